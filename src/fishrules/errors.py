@@ -1,0 +1,143 @@
+"""Errors and source positions, shared by every stage.
+
+Every diagnostic about a rule file carries a `Span` (file, line, column) and is rendered in one place,
+`Diagnostic.render`, with the source line and a caret under the offending text.  Stages collect
+diagnostics and raise a single `RuleError` holding all of them, sorted by position.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Iterable, Sequence
+
+import attrs
+
+__all__ = [
+    "Source",
+    "Span",
+    "Diagnostic",
+    "RuleError",
+    "IllegalAction",
+    "OptionError",
+    "did_you_mean",
+]
+
+
+@attrs.frozen(slots=True, eq=False)
+class Source:
+    """The text of one rule file, kept so diagnostics can quote it."""
+
+    name: str
+    text: str
+
+    def line(self, number: int) -> str:
+        lines = self.text.splitlines()
+        if 1 <= number <= len(lines):
+            return lines[number - 1]
+        return ""
+
+
+@attrs.frozen(slots=True, order=False)
+class Span:
+    """Where a piece of syntax came from.  Spans never take part in node equality."""
+
+    source: Source = attrs.field(eq=False, repr=False)
+    line: int
+    column: int
+    end_line: int = 0
+    end_column: int = 0
+
+    @property
+    def file(self) -> str:
+        return self.source.name
+
+    def __str__(self) -> str:
+        return f"{self.source.name}:{self.line}:{self.column}"
+
+    def sort_key(self) -> tuple:
+        return (self.source.name, self.line, self.column)
+
+
+@attrs.frozen(slots=True)
+class Diagnostic:
+    span: Span | None
+    message: str
+    hint: str | None = None
+    severity: str = "error"  # or "warning"
+
+    def render(self) -> str:
+        if self.span is None:
+            head = f"{self.severity}: {self.message}"
+            return head + (f"\n  hint: {self.hint}" if self.hint else "")
+        sp = self.span
+        out = [f"{sp}: {self.severity}: {self.message}"]
+        text = sp.source.line(sp.line)
+        if text:
+            gutter = f"{sp.line:>5} | "
+            out.append(gutter + text.rstrip("\n"))
+            start = max(sp.column, 1)
+            if sp.end_line == sp.line and sp.end_column > sp.column:
+                width = sp.end_column - sp.column
+            else:
+                width = 1
+            width = max(1, min(width, len(text) - start + 1 if len(text) >= start else 1))
+            out.append(" " * (len(gutter) - 2) + "| " + " " * (start - 1) + "^" * width)
+        if self.hint:
+            out.append(f"  hint: {self.hint}")
+        return "\n".join(out)
+
+    def sort_key(self) -> tuple:
+        return self.span.sort_key() if self.span else ("", 0, 0)
+
+
+class RuleError(Exception):
+    """A rule file is wrong.  Holds every diagnostic found, sorted by position."""
+
+    def __init__(self, diagnostics: Diagnostic | Sequence[Diagnostic]):
+        if isinstance(diagnostics, Diagnostic):
+            diagnostics = [diagnostics]
+        self.diagnostics: list[Diagnostic] = sorted(diagnostics, key=Diagnostic.sort_key)
+        super().__init__(self.render())
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+    def render(self) -> str:
+        errors = [d for d in self.diagnostics if d.severity == "error"]
+        body = "\n\n".join(d.render() for d in self.diagnostics)
+        if len(errors) > 1:
+            body += f"\n\n{len(errors)} errors"
+        return body
+
+
+class IllegalAction(Exception):
+    """An action that the rules do not allow now.  The state it was applied to is unchanged.
+
+    `rule` names the rule that forbids it (when one does) and `span` is where that rule is written.
+    """
+
+    def __init__(self, action: str, reason: str, rule: str | None = None, span: Span | None = None):
+        self.action = action
+        self.reason = reason
+        self.rule = rule
+        self.span = span
+        msg = f"{action!r} is not allowed: {reason}"
+        if rule is not None:
+            msg += f" (rule {rule!r}"
+            msg += f", {span})" if span is not None else ")"
+        super().__init__(msg)
+
+
+class OptionError(ValueError):
+    """A game was started with players or options its rules do not allow."""
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
+    """A hint naming the closest known names, or None."""
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=3, cutoff=0.6)
+    if not close:
+        return None
+    if len(close) == 1:
+        return f"did you mean `{close[0]}`?"
+    return "did you mean " + ", ".join(f"`{c}`" for c in close[:-1]) + f" or `{close[-1]}`?"

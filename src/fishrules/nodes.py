@@ -1,0 +1,507 @@
+"""Stage 1 output: the syntax tree of a .fish file.
+
+Plain, frozen, slotted attrs classes, one per construct of the grammar.  Every node carries a `span`
+(excluded from equality, so two trees compare by meaning) and nothing is resolved yet: names are
+just names.  The checker turns these into the typed model of `fishrules.model`.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import attrs
+
+from .errors import Span
+
+node = attrs.frozen(slots=True)
+
+
+def _span() -> Span | None:
+    return attrs.field(default=None, eq=False, repr=False, kw_only=True)
+
+
+# ---- expressions ---------------------------------------------------------------------------------
+
+
+class Expr:
+    __slots__ = ()
+
+
+@node
+class Number(Expr):
+    value: int
+    span: Span | None = _span()
+
+
+@node
+class Text(Expr):
+    value: str
+    span: Span | None = _span()
+
+
+@node
+class Boolean(Expr):
+    value: bool
+    span: Span | None = _span()
+
+
+@node
+class Nobody(Expr):
+    span: Span | None = _span()
+
+
+@node
+class You(Expr):
+    span: Span | None = _span()
+
+
+@node
+class It(Expr):
+    span: Span | None = _span()
+
+
+@node
+class Name(Expr):
+    name: str
+    span: Span | None = _span()
+
+
+@node
+class Your(Expr):
+    """`your NAME`: a per-player value of the player the rule speaks to."""
+
+    name: str
+    span: Span | None = _span()
+
+
+@node
+class Possessive(Expr):
+    """`owner's NAME`."""
+
+    owner: Expr
+    name: str
+    span: Span | None = _span()
+
+
+@node
+class AttrOf(Expr):
+    """`NAME of thing`: an attribute of one thing, or of every thing in a collection."""
+
+    name: str
+    target: Expr
+    span: Span | None = _span()
+
+
+@node
+class Beside(Expr):
+    """`left of P` (offset +1, the next player clockwise) or `right of P` (offset -1)."""
+
+    offset: int
+    player: Expr
+    span: Span | None = _span()
+
+
+@node
+class Call(Expr):
+    func: str
+    args: tuple[Expr, ...]
+    span: Span | None = _span()
+
+
+@node
+class BinOp(Expr):
+    """Arithmetic (+ - *), logic (and or) and comparison (= != < <= > >= is isnot in notin)."""
+
+    op: str
+    left: Expr
+    right: Expr
+    span: Span | None = _span()
+
+
+@node
+class Not(Expr):
+    operand: Expr
+    span: Span | None = _span()
+
+
+@node
+class Negate(Expr):
+    operand: Expr
+    span: Span | None = _span()
+
+
+@node
+class IfExpr(Expr):
+    test: Expr
+    then: Expr
+    otherwise: Expr
+    span: Span | None = _span()
+
+
+@node
+class Shows(Expr):
+    """`die shows FACE`."""
+
+    thing: Expr
+    face: str
+    span: Span | None = _span()
+
+
+@node
+class Quantified(Expr):
+    """`every|any|no NAME [in COLL] (shows FACE | where COND)`."""
+
+    quantifier: str  # "every", "any", "no"
+    var: str
+    source: Optional[Expr]
+    face: Optional[str]
+    condition: Optional[Expr]
+    span: Span | None = _span()
+
+
+@node
+class Showing(Expr):
+    collection: Expr
+    face: str
+    span: Span | None = _span()
+
+
+@node
+class OtherThan(Expr):
+    collection: Expr
+    excluded: Expr
+    span: Span | None = _span()
+
+
+@node
+class StartingWith(Expr):
+    collection: Expr
+    first: Expr
+    span: Span | None = _span()
+
+
+@node
+class Going(Expr):
+    collection: Expr
+    direction: Expr
+    span: Span | None = _span()
+
+
+@node
+class Where(Expr):
+    collection: Expr
+    condition: Expr
+    span: Span | None = _span()
+
+
+@node
+class WithBest(Expr):
+    """`COLL with the highest|lowest KEY`: every element that ties for the best key."""
+
+    collection: Expr
+    highest: bool
+    key: Expr
+    span: Span | None = _span()
+
+
+# ---- types ---------------------------------------------------------------------------------------
+
+
+class TypeSpec:
+    __slots__ = ()
+
+
+@node
+class NumberType(TypeSpec):
+    low: Optional[Expr] = None
+    high: Optional[Expr] = None
+    span: Span | None = _span()
+
+
+@node
+class BoolType(TypeSpec):
+    span: Span | None = _span()
+
+
+@node
+class PlayerType(TypeSpec):
+    span: Span | None = _span()
+
+
+@node
+class ListType(TypeSpec):
+    span: Span | None = _span()
+
+
+@node
+class EnumType(TypeSpec):
+    choices: tuple[str, ...]
+    span: Span | None = _span()
+
+
+# ---- statements ----------------------------------------------------------------------------------
+
+
+class Stmt:
+    __slots__ = ()
+
+
+@node
+class Set(Stmt):
+    target: Expr
+    value: Expr
+    span: Span | None = _span()
+
+
+@node
+class AddTo(Stmt):
+    value: Expr
+    target: Expr
+    span: Span | None = _span()
+
+
+@node
+class SubtractFrom(Stmt):
+    value: Expr
+    target: Expr
+    span: Span | None = _span()
+
+
+@node
+class RemoveFrom(Stmt):
+    value: Expr
+    target: Expr
+    span: Span | None = _span()
+
+
+@node
+class Clear(Stmt):
+    target: Expr
+    span: Span | None = _span()
+
+
+@node
+class Roll(Stmt):
+    dice: Expr
+    span: Span | None = _span()
+
+
+@node
+class Play(Stmt):
+    phase: str
+    argument: Optional[Expr]
+    span: Span | None = _span()
+
+
+@node
+class PlayAgain(Stmt):
+    span: Span | None = _span()
+
+
+@node
+class End(Stmt):
+    name: str
+    span: Span | None = _span()
+
+
+@node
+class Chooses(Stmt):
+    chooser: Expr
+    actions: tuple[str, ...]
+    span: Span | None = _span()
+    action_spans: tuple[Span, ...] = attrs.field(default=(), eq=False, repr=False, kw_only=True)
+
+
+@node
+class Nothing(Stmt):
+    span: Span | None = _span()
+
+
+@node
+class Require(Stmt):
+    name: str
+    condition: Expr
+    span: Span | None = _span()
+
+
+@node
+class If(Stmt):
+    branches: tuple[tuple[Expr, tuple[Stmt, ...]], ...]
+    otherwise: tuple[Stmt, ...]
+    span: Span | None = _span()
+
+
+@node
+class Repeat(Stmt):
+    kind: str  # "times", "while", "until", "forever"
+    expr: Optional[Expr]
+    body: tuple[Stmt, ...]
+    span: Span | None = _span()
+
+
+@node
+class ForEach(Stmt):
+    var: str
+    source: Optional[Expr]  # None: the collection named by `var` (player -> players, die -> dice)
+    body: tuple[Stmt, ...]
+    span: Span | None = _span()
+
+
+@node
+class RuleBlock(Stmt):
+    """`rule "name": ...` — a named block an overlay can replace, remove or insert next to."""
+
+    name: str
+    body: tuple[Stmt, ...]
+    span: Span | None = _span()
+
+
+# ---- top-level items -----------------------------------------------------------------------------
+
+
+class Item:
+    __slots__ = ()
+
+
+@node
+class GameDecl(Item):
+    title: str
+    span: Span | None = _span()
+
+
+@node
+class PlayersDecl(Item):
+    low: int
+    high: int
+    span: Span | None = _span()
+
+
+@node
+class Extends(Item):
+    target: str
+    span: Span | None = _span()
+
+
+@node
+class OptionDecl(Item):
+    name: str
+    type: TypeSpec
+    default: Expr
+    doc: Optional[str] = None
+    span: Span | None = _span()
+
+
+@node
+class Face:
+    name: str
+    value: int
+    span: Span | None = _span()
+
+
+@node
+class DiceDecl(Item):
+    count: Expr
+    faces: tuple[Face, ...]
+    span: Span | None = _span()
+
+
+@node
+class VarDecl(Item):
+    scope: str  # "player" or "game"
+    name: str
+    type: TypeSpec
+    initial: Optional[Expr]
+    visibility: str = "public"  # "public", "secret" (owner only), "hidden" (nobody)
+    span: Span | None = _span()
+
+
+@node
+class Define(Item):
+    name: str
+    expr: Expr
+    span: Span | None = _span()
+
+
+@node
+class Phase(Item):
+    name: str
+    param: Optional[str]
+    body: tuple[Stmt, ...]
+    span: Span | None = _span()
+
+
+@node
+class ParamType:
+    kind: str  # "some", "one of", "number"
+    source: Optional[Expr] = None
+    low: Optional[Expr] = None
+    high: Optional[Expr] = None
+    span: Span | None = _span()
+
+
+@node
+class Param:
+    name: str
+    type: ParamType
+    span: Span | None = _span()
+
+
+@node
+class Action(Item):
+    name: str
+    params: tuple[Param, ...]
+    body: tuple[Stmt, ...]
+    span: Span | None = _span()
+
+
+@node
+class Score(Item):
+    name: str
+    expr: Expr
+    span: Span | None = _span()
+
+
+@node
+class Winners(Item):
+    expr: Expr
+    span: Span | None = _span()
+
+
+@node
+class Variant(Item):
+    name: str
+    doc: Optional[str]
+    items: tuple[Item, ...]
+    span: Span | None = _span()
+
+
+@node
+class Replace(Item):
+    item: Item  # any declaration, or a RuleBlock
+    span: Span | None = _span()
+
+
+@node
+class Remove(Item):
+    kind: str  # "phase", "action", "define", "option", "score", "rule"
+    name: str
+    span: Span | None = _span()
+
+
+@node
+class AddRule(Item):
+    """`add rule "X" before|after rule "Y"` or `... at the start|end of phase|action NAME`."""
+
+    rule: RuleBlock
+    where: str  # "before", "after", "start", "end"
+    anchor_kind: str  # "rule", "phase", "action"
+    anchor: str
+    span: Span | None = _span()
+
+
+@node
+class Module:
+    """One parsed file."""
+
+    items: tuple[Item, ...]
+    source: object = attrs.field(default=None, eq=False, repr=False)
