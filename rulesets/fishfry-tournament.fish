@@ -1,0 +1,54 @@
+# Fishfry — the tournament rules shared by every tournament mode.
+#
+# From "Tournament Rules" and "Special Tournament Rules" of shared/rulebooks/fishfry.txt.  The
+# rulebook's own modes extend this file: fishfry-total-points.fish, fishfry-first-to.fish and
+# fishfry-keeper.fish.  On its own it is a Total Points tournament.
+
+extends "fishfry"
+
+game "Fishfry tournament"
+
+# "In the multiple round game of a FISHFRY tournament, players must keep track of fish they catch
+#  with a paper and pencil."  Every player's `catch` is that paper: one entry per recorded turn.
+option rounds: number from 1 to 100 = 5, "how many rounds the tournament lasts"
+
+# "Some gamers prefer that ALL other players "fry-up" one fish (their choice), but this rule is up
+#  to your group."
+option fry_up: one of roller_eats, everyone_fries = roller_eats, "roller_eats: the FISHFRY roller eats one fish of one player; everyone_fries: every other player fries one fish of their choice"
+
+# "TIES do NOT allow for the ONE TIE-ALL TIE rule."  The rounds are played and that is all.
+replace phase game:
+  repeat rounds times:
+    play round
+
+# "The tied players must split the awards for the 2 places they are tied for."  Tied players share
+# the victory; `State.ranking()` gives the shared places for the 1st, 2nd and 3rd awards.
+# AMBIGUITY (agreed tie-breaks): "Players may also choose an alternate way to break ties, if all the
+# players agree before the game begins" — a group that does writes it as a house rule replacing this.
+replace winners: players with the highest score
+
+# "In a Tournament, the special "FISHFRY" roll is five PANFISH. It is NOT an instant winner."
+# AMBIGUITY (what a fish is in Total Points): the points of each turn are recorded as one entry, so
+# a fish to eat is one recorded turn ("The points of each player's turn are recorded on paper").
+# AMBIGUITY (what the FISHFRY roll scores): nothing — its reward is the meal and the free turn.
+# AMBIGUITY ("may select"): eating never costs the roller anything, so the roller must eat when there
+# is a fish to eat; with no fish on anybody's paper there is nothing to eat.
+replace phase fishfry for roller:
+  if fry_up is roller_eats:
+    # "The player who rolled the FISHFRY may select any fish currently caught by any one player,
+    #  "fry it up," and eat it. That fish is subtracted from the other player's score."
+    if any player in players other than roller has count(catch) > 0:
+      roller chooses eat
+  otherwise:
+    # "ALL other players "fry-up" one fish (their choice)", in turn order from the roller's left.
+    for each player other than roller starting with left of roller:
+      if count(player's catch) > 0:
+        player chooses fry
+  # "The player then rolls again in a free turn to try and catch fish."
+  play turn for roller
+
+action eat(victim: one of players other than you, fish: one of victim's catch):
+  remove fish from victim's catch
+
+action fry(fish: one of your catch):
+  remove fish from your catch

@@ -1,0 +1,232 @@
+"""The embedding API: `load` a ruleset into a `Game`, then `start` states of it.
+
+This module strings the stages together — parse, resolve overlays, check, compile — and is the
+only place that knows the whole pipeline.  A `Game` is compiled once and starts any number of
+states, which share its program.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+import attrs
+
+from . import model as m
+from .checker import check
+from .compiler import compile_model
+from .errors import Diagnostic, OptionError, RuleError, did_you_mean
+from .runtime import CHANCE, State
+from .variants import Resolved, bundled_names, find_ruleset, resolve_file, resolve_text, rulesets_dir
+
+__all__ = ["load", "loads", "Game", "OptionInfo", "bundled"]
+
+
+@attrs.frozen(slots=True)
+class OptionInfo:
+    """An option of a game: what `start(options={...})` accepts."""
+
+    name: str
+    kind: str  # "number", "yes or no", "choice"
+    default: Any
+    low: Optional[int] = None
+    high: Optional[int] = None
+    choices: tuple[str, ...] = ()
+    doc: Optional[str] = None
+
+
+class Game:
+    """A loaded, checked and compiled ruleset."""
+
+    def __init__(self, resolved: Resolved, model: m.Model, name: str, text_hash: str):
+        self._resolved = resolved
+        self._model = model
+        self._program = compile_model(model)
+        self.name = name
+        self.variant = resolved.variant
+        self._identity = f"{model.title}#{text_hash}"
+        self.options: dict[str, OptionInfo] = {
+            o.name: OptionInfo(
+                o.name,
+                {"number": "number", "bool": "yes or no", "symbol": "choice"}[o.type.kind],
+                o.default,
+                o.low,
+                o.high,
+                o.choices,
+                o.doc,
+            )
+            for o in model.options
+        }
+
+    # ---- description -------------------------------------------------------------------------
+
+    @property
+    def title(self) -> str:
+        return self._model.title
+
+    @property
+    def min_players(self) -> int:
+        return self._model.min_players
+
+    @property
+    def max_players(self) -> int:
+        return self._model.max_players
+
+    @property
+    def variants(self) -> list[str]:
+        """The variants `load(..., variant=V)` accepts: the file's own `variant` blocks, and for a
+        bundled ruleset NAME the bundled files NAME-V.fish."""
+        names = list(self._resolved.variants)
+        path = self._resolved.path
+        if path is not None and path.parent.resolve() == rulesets_dir().resolve():
+            prefix = path.stem + "-"
+            for other in bundled_names():
+                if other.startswith(prefix):
+                    names.append(other[len(prefix):])
+        return names
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """The files these rules were read from, the base ruleset first."""
+        return self._resolved.files
+
+    def explain(self) -> str:
+        """The effective rules, after every overlay, as .fish text."""
+        from .explain import explain
+
+        return explain(self._resolved, self)
+
+    def __repr__(self) -> str:
+        v = f" variant={self.variant!r}" if self.variant else ""
+        return f"<Game {self.title!r}{v} {self.min_players}-{self.max_players} players>"
+
+    # ---- states ------------------------------------------------------------------------------
+
+    def _options(self, options: Optional[Mapping[str, Any]]) -> dict:
+        given = dict(options or {})
+        out = {}
+        for name, info in self.options.items():
+            v = given.pop(name, info.default)
+            if info.kind == "number":
+                if isinstance(v, bool) or not isinstance(v, int):
+                    raise OptionError(f"option {name!r} takes a whole number, not {v!r}")
+                if info.low is not None and not (info.low <= v <= info.high):
+                    raise OptionError(f"option {name!r} must be from {info.low} to {info.high}, not {v}")
+            elif info.kind == "yes or no":
+                if not isinstance(v, bool):
+                    raise OptionError(f"option {name!r} takes True or False, not {v!r}")
+            else:
+                if v not in info.choices:
+                    raise OptionError(f"option {name!r} must be one of {', '.join(info.choices)}, not {v!r}")
+            out[name] = v
+        if given:
+            bad = next(iter(given))
+            hint = did_you_mean(bad, self.options)
+            known = ", ".join(self.options) or "none"
+            raise OptionError(f"{self.title} has no option {bad!r}" + (f"; {hint}" if hint else f" (its options: {known})"))
+        return out
+
+    def start(
+        self,
+        players: int = 2,
+        seed: Optional[int] = None,
+        options: Optional[Mapping[str, Any]] = None,
+        chance: str = "seeded",
+    ) -> State:
+        """A new game.  `chance="seeded"` (the default) resolves dice and shuffles with a generator
+        seeded by `seed` (a random seed if None); `chance="manual"` leaves every chance node to the
+        caller (`state.chance_outcomes()`, then `state.apply(outcome)`)."""
+        if isinstance(players, bool) or not isinstance(players, int):
+            raise OptionError(f"players must be a whole number, not {players!r}")
+        if not (self.min_players <= players <= self.max_players):
+            raise OptionError(f"{self.title} is for {self.min_players} to {self.max_players} players, not {players}")
+        if chance not in ("seeded", "manual"):
+            raise OptionError(f"chance must be 'seeded' or 'manual', not {chance!r}")
+        opts = self._options(options)
+        if seed is None:
+            seed = secrets.randbits(63)
+        elif isinstance(seed, bool) or not isinstance(seed, int):
+            raise OptionError(f"seed must be a whole number, not {seed!r}")
+        return State._new(self, players, opts, seed, chance == "manual")
+
+    def replay(
+        self,
+        history: Iterable[str],
+        players: int = 2,
+        options: Optional[Mapping[str, Any]] = None,
+        seed: Optional[int] = None,
+    ) -> State:
+        """The state reached by playing `history` (action texts, chance included) from the start.
+        Chance is manual while replaying; with `seed`, the result also continues like the original."""
+        s = self.start(players, seed=seed if seed is not None else 0, options=options, chance="manual")
+        for text in history:
+            if seed is not None and s.current == CHANCE:
+                s._draw_chance()  # consume the generator as the seeded game did
+            s.apply(text)
+        if seed is not None:
+            s.manual = False
+            if s.current == CHANCE:
+                s._run()
+        return s
+
+    def state_from_json(self, text: str) -> State:
+        import json
+
+        return State._from_dict(self, json.loads(text))
+
+
+_cache: dict[tuple, Game] = {}
+
+
+def load(ruleset: str | os.PathLike, variant: Optional[str] = None) -> Game:
+    """Load a bundled ruleset by name (`"fishfry"`), or a .fish file by path.
+
+    `variant` picks a `variant` block of the file, or for a bundled ruleset NAME the bundled file
+    NAME-VARIANT.fish.  Raises `RuleError` listing every problem if the rules are wrong."""
+    ref = os.fspath(ruleset)
+    path = find_ruleset(ref)
+    if path is None:
+        names = bundled_names()
+        hint = did_you_mean(ref, names) or ("the bundled rulesets are " + ", ".join(names))
+        raise RuleError(Diagnostic(None, f"cannot find the ruleset {ref!r}", hint))
+    if variant is not None:
+        sibling = path.with_name(f"{path.stem}-{variant}.fish")
+        if path.parent.resolve() == rulesets_dir().resolve() and sibling.is_file():
+            return load(sibling)
+    text = path.read_bytes()
+    key = (str(path.resolve()), variant, _stamp(path))
+    if key in _cache:
+        return _cache[key]
+    resolved = resolve_file(path, variant)
+    model = check(list(resolved.items), resolved.variants, resolved.files)
+    name = path.stem if variant is None else f"{path.stem}:{variant}"
+    game = Game(resolved, model, name, _hash_files(resolved, text))
+    _cache[key] = game
+    return game
+
+
+def loads(text: str, name: str = "<rules>", variant: Optional[str] = None, base_dir: Optional[str] = None) -> Game:
+    """Load rules from a string (a file that `extends` looks for its base in `base_dir`)."""
+    resolved = resolve_text(text, name, variant, Path(base_dir) if base_dir else None)
+    model = check(list(resolved.items), resolved.variants, resolved.files)
+    return Game(resolved, model, name, hashlib.sha256(text.encode()).hexdigest()[:12])
+
+
+def _stamp(path: Path) -> tuple:
+    st = path.stat()
+    return (st.st_mtime_ns, st.st_size)
+
+
+def _hash_files(resolved: Resolved, text: bytes) -> str:
+    h = hashlib.sha256(text)
+    for item in resolved.items:
+        h.update(repr(item).encode())
+    return h.hexdigest()[:12]
+
+
+def bundled() -> list[str]:
+    """The names of the bundled rulesets."""
+    return bundled_names()

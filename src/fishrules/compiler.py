@@ -1,0 +1,915 @@
+"""Stage 4: typed model -> runnable program.
+
+Expressions become Python closures `f(state, locals)`; phases and actions become flat lists of
+instructions with jumps, so that where the game stands is nothing but data: a stack of frames
+`[block, pc, locals]` inside the state (see `fishrules.runtime`).  The program itself holds every
+closure and is shared, read-only, by all the states of a game.
+
+An instruction is a closure `ins(state, frame)` that sets `frame[1]` (the next pc) and returns a true
+value only when the game must wait: for a player's decision or for chance.
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+from typing import Callable, Optional
+
+from . import model as m
+from .errors import Span
+
+__all__ = ["compile_model", "Program", "ActionProgram", "Fail", "CHANCE", "SIMULTANEOUS", "MAX_STACK", "MAX_SUBSET"]
+
+CHANCE = "chance"
+SIMULTANEOUS = "simultaneous"
+
+#: Phases calling phases deeper than this is a runaway recursion in the rules.
+MAX_STACK = 256
+#: `some X` enumerates subsets; more elements than this is refused (2**16 ways to choose).
+MAX_SUBSET = 16
+
+Fn = Callable
+
+
+class Fail(Exception):
+    """A rule went wrong while running (the runtime adds the position)."""
+
+
+# ---- program pieces -------------------------------------------------------------------------------
+
+
+class ParamProgram:
+    __slots__ = ("name", "kind", "slot", "domain", "render", "parse", "element", "span", "describe")
+
+    def __init__(self, name, kind, slot, domain, render, parse, element, span, describe):
+        self.name = name
+        self.kind = kind
+        self.slot = slot
+        self.domain = domain
+        self.render = render
+        self.parse = parse
+        self.element = element
+        self.span = span
+        self.describe = describe
+
+
+class ActionProgram:
+    __slots__ = ("name", "block", "nlocals", "params", "requires", "span", "example")
+
+    def __init__(self, name, block, nlocals, params, requires, span):
+        self.name = name
+        self.block = block
+        self.nlocals = nlocals
+        self.params: list[ParamProgram] = params
+        self.requires: list[tuple[str, Span, Fn]] = requires
+        self.span = span
+
+
+class ChoosePause:
+    __slots__ = ("actions", "slot", "span")
+
+    def __init__(self, actions, slot, span):
+        self.actions: list[ActionProgram] = actions
+        self.slot = slot
+        self.span = span
+
+
+class RollPause:
+    __slots__ = ("slot", "span")
+
+    def __init__(self, slot, span):
+        self.slot = slot
+        self.span = span
+
+
+class Program:
+    """Everything needed to run a game, compiled once."""
+
+    def __init__(self, model: m.Model):
+        self.model = model
+        self.code: list[list[Fn]] = []
+        self.spans: list[list[Optional[Span]]] = []
+        self.block_names: list[str] = []
+        self.block_is_phase: list[bool] = []
+        self.block_nlocals: list[int] = []
+        self.pauses: dict[tuple[int, int], object] = {}
+        self.phase_block: dict[str, int] = {}
+        self.actions: dict[str, ActionProgram] = {}
+        self.defines: dict[str, Fn] = {}
+        self.score_terms: list[tuple[str, Fn]] = []
+        self.score: Fn = lambda s, p: 0
+        self.winners: Fn = lambda s: ()
+        self.game_inits: list[tuple[int, Fn]] = []
+        self.player_inits: list[Fn] = []
+        self.dice_count: Optional[Fn] = None
+        self.faces: list[m.FaceInfo] = []
+        self.face_kinds: list = []
+        self.face_values: list[int] = []
+        self.face_labels: list[str] = []
+        self.face_canonical: list[int] = []
+        self.unrolled = 0
+        self.chance_outcomes: list[tuple[str, int, Fraction]] = []
+        self.roll_texts: list[list[str]] = []
+        self.n_options = len(model.options)
+        self.option_slots = {o.name: o.slot for o in model.options}
+
+    def roll_text(self, die: int, face: int) -> str:
+        return f"die {die + 1} rolls {self.face_labels[face]}"
+
+
+# ---- the compiler ---------------------------------------------------------------------------------
+
+
+class _Compiler:
+    def __init__(self, model: m.Model):
+        self.model = model
+        self.prog = Program(model)
+        self.define_fns: dict[str, Fn] = {}
+        self.winners_cell: list[Fn] = [lambda s: ()]
+        self.score_cell: list[Fn] = [lambda s, p: 0]
+
+    def run(self) -> Program:
+        prog, model = self.prog, self.model
+        if model.dice is not None:
+            faces = list(model.dice.faces)
+            prog.faces = faces
+            prog.face_kinds = [f.kind for f in faces] + [None]
+            prog.face_values = [f.value for f in faces] + [0]
+            prog.face_labels = [f.label for f in faces] + ["-"]
+            prog.unrolled = len(faces)
+            first: dict[str, int] = {}
+            for i, f in enumerate(faces):
+                first.setdefault(f.label, i)
+            prog.face_canonical = [first[f.label] for f in faces] + [len(faces)]
+            counts: dict[str, int] = {}
+            for f in faces:
+                counts[f.label] = counts.get(f.label, 0) + 1
+            prog.chance_outcomes = [(lab, first[lab], Fraction(c, len(faces))) for lab, c in counts.items()]
+            prog.dice_count = self.expr(model.dice.count)
+        for name in model.defines:
+            self.define(name)
+        prog.defines = dict(self.define_fns)
+        # scores
+        terms = []
+        for t in model.scores:
+            terms.append((t.name, self.per_player_fn(t.expr, t.nlocals)))
+        prog.score_terms = terms
+        fns = [f for _, f in terms]
+        if len(fns) == 1:
+            prog.score = fns[0]
+        else:
+            prog.score = lambda s, p: sum(f(s, p) for f in fns)
+        self.score_cell[0] = prog.score
+        wf = self.expr(model.winners)
+        wn = model.winners_nlocals
+        prog.winners = lambda s: tuple(sorted(set(wf(s, [None] * wn))))
+        self.winners_cell[0] = prog.winners
+        # initial values (they may use options only)
+        for v in model.game_vars:
+            prog.game_inits.append((v.slot, self.expr(v.initial)))
+        prog.player_inits = [self.expr(v.initial) for v in model.player_vars]
+        # blocks: allocate ids first so calls can refer to any phase
+        for name, ph in model.phases.items():
+            prog.phase_block[name] = self.new_block(name, True, ph.nlocals)
+        for name, a in model.actions.items():
+            bid = self.new_block(f"action {name}", False, a.nlocals)
+            prog.actions[name] = ActionProgram(name, bid, a.nlocals, [], [], a.span)
+        for name, ph in model.phases.items():
+            self.emit_block(prog.phase_block[name], ph.body, ph.span)
+        for name, a in model.actions.items():
+            ap = prog.actions[name]
+            ap.params = [self.param(p) for p in a.params]
+            ap.requires = [(r.name, r.span, self.expr(r.condition)) for r in a.requires]
+            self.emit_block(ap.block, a.body, a.span)
+        return prog
+
+    # ---- blocks ------------------------------------------------------------------------------
+
+    def new_block(self, name: str, is_phase: bool, nlocals: int) -> int:
+        p = self.prog
+        p.code.append([])
+        p.spans.append([])
+        p.block_names.append(name)
+        p.block_is_phase.append(is_phase)
+        p.block_nlocals.append(nlocals)
+        return len(p.code) - 1
+
+    def emit_block(self, bid: int, body: tuple, span) -> None:
+        ops: list = []
+        self.stmts(body, ops)
+        ops.append(("return", span))
+        # resolve labels
+        labels = {}
+        real = []
+        for op in ops:
+            if op[0] == "label":
+                labels[op[1]] = len(real)
+            else:
+                real.append(op)
+        code = self.prog.code[bid]
+        spans = self.prog.spans[bid]
+        for pc, op in enumerate(real):
+            code.append(self.materialize(bid, pc, op, labels))
+            spans.append(op[-1])
+
+    def stmts(self, body, ops: list) -> None:
+        for s in body:
+            self.stmt(s, ops)
+
+    _label = 0
+
+    def label(self) -> int:
+        _Compiler._label += 1
+        return _Compiler._label
+
+    def stmt(self, s, ops: list) -> None:
+        sp = s.span
+        if isinstance(s, m.Assign):
+            ops.append(("exec", self.assign(s.target, s.value), sp))
+        elif isinstance(s, m.Change):
+            ops.append(("exec", self.change(s), sp))
+        elif isinstance(s, m.RollDice):
+            ops.append(("roll_init", self.expr(s.dice), s.dice.type == m.DIE, s.list_slot, sp))
+            ops.append(("roll_wait", s.list_slot, sp))
+        elif isinstance(s, m.CallPhase):
+            arg = self.expr(s.argument) if s.argument is not None else None
+            ops.append(("call", s.phase, arg, sp))
+        elif isinstance(s, m.Restart):
+            ops.append(("restart", sp))
+        elif isinstance(s, m.EndPhase):
+            ops.append(("end", s.phase, sp))
+        elif isinstance(s, m.Choose):
+            ops.append(("choose", self.expr(s.chooser), s.slot, s.actions, sp))
+        elif isinstance(s, m.NoOp):
+            pass
+        elif isinstance(s, m.RuleStmt):
+            self.stmts(s.body, ops)
+        elif isinstance(s, m.IfStmt):
+            end = self.label()
+            for cond, body in s.branches:
+                nxt = self.label()
+                ops.append(("jumpifnot", self.expr(cond), nxt, cond.span or sp))
+                self.stmts(body, ops)
+                ops.append(("jump", end, sp))
+                ops.append(("label", nxt))
+            self.stmts(s.otherwise, ops)
+            ops.append(("label", end))
+        elif isinstance(s, m.RepeatStmt):
+            top, end = self.label(), self.label()
+            if s.kind == "times":
+                ops.append(("times_init", self.expr(s.expr), s.slot, sp))
+                ops.append(("label", top))
+                ops.append(("times_test", s.slot, end, sp))
+            else:
+                ops.append(("label", top))
+                if s.kind == "while":
+                    ops.append(("jumpifnot", self.expr(s.expr), end, sp))
+                elif s.kind == "until":
+                    ops.append(("jumpif", self.expr(s.expr), end, sp))
+            self.stmts(s.body, ops)
+            ops.append(("jump", top, sp))
+            ops.append(("label", end))
+        elif isinstance(s, m.ForEachStmt):
+            top, end = self.label(), self.label()
+            ops.append(("each_init", self.expr(s.collection), s.list_slot, sp))
+            ops.append(("label", top))
+            ops.append(("each_next", s.var_slot, s.list_slot, end, sp))
+            self.stmts(s.body, ops)
+            ops.append(("jump", top, sp))
+            ops.append(("label", end))
+        else:  # pragma: no cover
+            raise AssertionError(s)
+
+    def materialize(self, bid: int, pc: int, op, labels) -> Fn:
+        kind = op[0]
+        nxt = pc + 1
+        prog = self.prog
+        if kind == "exec":
+            fn = op[1]
+
+            def ins(s, fr):
+                fn(s, fr[2])
+                fr[1] = nxt
+
+            return ins
+        if kind == "jump":
+            target = labels[op[1]]
+
+            def ins(s, fr):
+                fr[1] = target
+
+            return ins
+        if kind in ("jumpifnot", "jumpif"):
+            cond, target = op[1], labels[op[2]]
+            if kind == "jumpifnot":
+
+                def ins(s, fr):
+                    fr[1] = nxt if cond(s, fr[2]) else target
+
+            else:
+
+                def ins(s, fr):
+                    fr[1] = target if cond(s, fr[2]) else nxt
+
+            return ins
+        if kind == "times_init":
+            nf, slot = op[1], op[2]
+
+            def ins(s, fr):
+                L = fr[2]
+                L[slot] = nf(s, L)
+                fr[1] = nxt
+
+            return ins
+        if kind == "times_test":
+            slot, target = op[1], labels[op[2]]
+
+            def ins(s, fr):
+                L = fr[2]
+                if L[slot] > 0:
+                    L[slot] -= 1
+                    fr[1] = nxt
+                else:
+                    fr[1] = target
+
+            return ins
+        if kind == "each_init":
+            cf, ls = op[1], op[2]
+
+            def ins(s, fr):
+                L = fr[2]
+                L[ls] = tuple(cf(s, L))
+                L[ls + 1] = 0
+                fr[1] = nxt
+
+            return ins
+        if kind == "each_next":
+            var, ls, target = op[1], op[2], labels[op[3]]
+
+            def ins(s, fr):
+                L = fr[2]
+                i = L[ls + 1]
+                items = L[ls]
+                if i < len(items):
+                    L[var] = items[i]
+                    L[ls + 1] = i + 1
+                    fr[1] = nxt
+                else:
+                    fr[1] = target
+
+            return ins
+        if kind == "call":
+            phase, argf = op[1], op[2]
+            target = prog.phase_block[phase]
+            nl = self.model.phases[phase].nlocals
+            if argf is None:
+
+                def ins(s, fr):
+                    fr[1] = nxt
+                    st = s.stack
+                    st.append([target, 0, [None] * nl])
+                    if len(st) > MAX_STACK:
+                        raise Fail(f"phases are nested more than {MAX_STACK} deep: the rules recurse without end")
+
+            else:
+
+                def ins(s, fr):
+                    fr[1] = nxt
+                    L = [None] * nl
+                    p = argf(s, fr[2])
+                    if p is None:
+                        raise Fail(f"phase `{phase}` is played for nobody")
+                    L[0] = p
+                    st = s.stack
+                    st.append([target, 0, L])
+                    if len(st) > MAX_STACK:
+                        raise Fail(f"phases are nested more than {MAX_STACK} deep: the rules recurse without end")
+
+            return ins
+        if kind == "return":
+
+            def ins(s, fr):
+                s.stack.pop()
+
+            return ins
+        if kind == "end":
+            phase = op[1]
+            if phase == "game":
+
+                def ins(s, fr):
+                    s.stack.clear()
+
+                return ins
+            target = prog.phase_block[phase]
+
+            def ins(s, fr):
+                st = s.stack
+                for i in range(len(st) - 1, -1, -1):
+                    if st[i][0] == target:
+                        del st[i:]
+                        return None
+                raise Fail(f"`end {phase}`: phase `{phase}` is not being played now")
+
+            return ins
+        if kind == "restart":
+
+            def ins(s, fr):
+                s._restart()
+
+            return ins
+        if kind == "roll_init":
+            df, single, ls = op[1], op[2], op[3]
+
+            def ins(s, fr):
+                L = fr[2]
+                d = df(s, L)
+                L[ls] = (d,) if single else tuple(d)
+                L[ls + 1] = 0
+                fr[1] = nxt
+
+            return ins
+        if kind == "roll_wait":
+            ls = op[1]
+            prog.pauses[(bid, pc)] = RollPause(ls, op[-1])
+            chance = CHANCE
+
+            def ins(s, fr):
+                L = fr[2]
+                if L[ls + 1] < len(L[ls]):
+                    s.cur = chance
+                    return True
+                fr[1] = nxt
+                return None
+
+            return ins
+        if kind == "choose":
+            wf, slot, names = op[1], op[2], op[3]
+            prog.pauses[(bid, pc)] = ChoosePause([prog.actions[nm] for nm in names], slot, op[-1])
+
+            def ins(s, fr):
+                L = fr[2]
+                who = wf(s, L)
+                if who is None:
+                    raise Fail("nobody is there to choose")
+                L[slot] = who
+                s.cur = who
+                return True
+
+            return ins
+        raise AssertionError(kind)  # pragma: no cover
+
+    # ---- statements' effects -----------------------------------------------------------------
+
+    def assign(self, target, value) -> Fn:
+        vf = self.expr(value)
+        if isinstance(target, m.GameVar):
+            k = target.slot
+
+            def f(s, L):
+                s.g[k] = vf(s, L)
+
+            return f
+        pf, k = self.expr(target.player), target.slot
+
+        def f(s, L):
+            p = pf(s, L)
+            if p is None:
+                raise Fail("a rule changed something of nobody")
+            s.p[p][k] = vf(s, L)
+
+        return f
+
+    def change(self, c: m.Change) -> Fn:
+        op = c.op
+        vf = self.expr(c.value) if c.value is not None else None
+        if op == "increase":
+            upd = lambda old, v: old + v  # noqa: E731
+        elif op == "decrease":
+            upd = lambda old, v: old - v  # noqa: E731
+        elif op == "append":
+            upd = lambda old, v: old + (v,)  # noqa: E731
+        elif op == "extend":
+            upd = lambda old, v: old + tuple(v)  # noqa: E731
+        elif op == "remove":
+
+            def upd(old, v):
+                try:
+                    i = old.index(v)
+                except ValueError:
+                    raise Fail(f"{v} is not in the list to remove it from") from None
+                return old[:i] + old[i + 1:]
+
+        elif op == "clear":
+            upd = lambda old, v: ()  # noqa: E731
+        else:  # pragma: no cover
+            raise AssertionError(op)
+        t = c.target
+        if vf is None:
+            vf = lambda s, L: None  # noqa: E731
+        if isinstance(t, m.GameVar):
+            k = t.slot
+
+            def f(s, L):
+                g = s.g
+                g[k] = upd(g[k], vf(s, L))
+
+            return f
+        pf, k = self.expr(t.player), t.slot
+
+        def f(s, L):
+            p = pf(s, L)
+            if p is None:
+                raise Fail("a rule changed something of nobody")
+            row = s.p[p]
+            row[k] = upd(row[k], vf(s, L))
+
+        return f
+
+    # ---- actions' parameters -----------------------------------------------------------------
+
+    def param(self, p: m.ParamDecl) -> ParamProgram:
+        if p.kind == "number":
+            lo, hi = self.expr(p.low), self.expr(p.high)
+
+            def domain(s, L):
+                return range(lo(s, L), hi(s, L) + 1)
+
+            return ParamProgram(p.name, "number", p.slot, domain, str, _parse_int, m.NUMBER, p.span, "a number")
+        src = self.expr(p.source)
+        elem = p.type.element if p.kind == "some" else p.type
+        render1, parse1, what = _codec(elem, self.prog)
+        if p.kind == "one of":
+
+            def domain(s, L):
+                seen = []
+                for v in src(s, L):
+                    if v not in seen:
+                        seen.append(v)
+                return seen
+
+            return ParamProgram(p.name, "one of", p.slot, domain, render1, parse1, elem, p.span, what)
+
+        def domain(s, L):
+            items = tuple(src(s, L))
+            if len(items) > MAX_SUBSET:
+                raise Fail(f"choosing some of {len(items)} things has too many ways (at most {MAX_SUBSET} things)")
+            out = []
+            for k in range(1, len(items) + 1):
+                out.extend(itertools.combinations(items, k))
+            return out
+
+        def render(vals):
+            return " ".join(render1(v) for v in vals)
+
+        return ParamProgram(p.name, "some", p.slot, domain, render, parse1, elem, p.span, f"one or more of {what}")
+
+    # ---- expressions -------------------------------------------------------------------------
+
+    def define(self, name: str) -> Fn:
+        if name in self.define_fns:
+            return self.define_fns[name]
+        d = self.model.defines[name]
+        body = self.expr(d.expr)
+        nl = d.nlocals
+        if d.per_player:
+            fn = _per_player(body, nl)
+        elif nl == 0:
+            fn = body  # called as fn(s, anything)
+        else:
+            fn = lambda s, L: body(s, [None] * nl)  # noqa: E731
+        self.define_fns[name] = fn
+        return fn
+
+    def per_player_fn(self, e: m.Expr, nlocals: int) -> Fn:
+        """A closure f(s, player) for a score term or per-player define."""
+        return _per_player(self.expr(e), nlocals)
+
+    def expr(self, e: m.Expr) -> Fn:
+        meth = getattr(self, "x_" + type(e).__name__)
+        return meth(e)
+
+    def x_Const(self, e):
+        v = e.value
+        return lambda s, L: v
+
+    def x_Local(self, e):
+        k = e.slot
+        return lambda s, L: L[k]
+
+    def x_GameVar(self, e):
+        k = e.slot
+        return lambda s, L: s.g[k]
+
+    def x_PlayerVar(self, e):
+        k = e.slot
+        if isinstance(e.player, m.Local):
+            j = e.player.slot
+            return lambda s, L: s.p[L[j]][k]
+        pf = self.expr(e.player)
+        return lambda s, L: s.p[pf(s, L)][k]
+
+    def x_DefineRef(self, e):
+        fn = self.define(e.name)
+        if e.player is None:
+            return fn
+        pf = self.expr(e.player)
+        return lambda s, L: fn(s, pf(s, L))
+
+    def x_ScoreOf(self, e):
+        cell = self.score_cell
+        pf = self.expr(e.player)
+        return lambda s, L: cell[0](s, pf(s, L))
+
+    def x_WinnersRef(self, e):
+        cell = self.winners_cell
+        return lambda s, L: cell[0](s)
+
+    def x_AllPlayers(self, e):
+        return lambda s, L: s.seats
+
+    def x_AllDice(self, e):
+        return lambda s, L: s.dice_ids
+
+    def x_DieAttr(self, e):
+        df = self.expr(e.die)
+        prog = self.prog
+        if e.attr == "face":
+            kinds = prog.face_kinds
+            return lambda s, L: kinds[s.dice[df(s, L)]]
+        if e.attr == "value":
+            values = prog.face_values
+            return lambda s, L: values[s.dice[df(s, L)]]
+        return lambda s, L: df(s, L) + 1
+
+    def x_DieShows(self, e):
+        df = self.expr(e.die)
+        kinds, kind = self.prog.face_kinds, e.kind
+        return lambda s, L: kinds[s.dice[df(s, L)]] == kind
+
+    def x_Beside(self, e):
+        pf, off = self.expr(e.player), e.offset
+        return lambda s, L: (pf(s, L) + off) % s.n
+
+    def x_Seat(self, e):
+        return self.expr(e.player)
+
+    def x_Singleton(self, e):
+        pf = self.expr(e.player)
+
+        def f(s, L):
+            p = pf(s, L)
+            return () if p is None else (p,)
+
+        return f
+
+    def x_Builtin(self, e):
+        args = [self.expr(a) for a in e.args]
+        f = e.func
+        if f == "count":
+            a = args[0]
+            return lambda s, L: len(a(s, L))
+        if f == "sum":
+            a = args[0]
+            return lambda s, L: sum(a(s, L))
+        if f == "abs":
+            a = args[0]
+            return lambda s, L: abs(a(s, L))
+        if f in ("min", "max"):
+            op = min if f == "min" else max
+            if len(args) == 1:
+                a = args[0]
+
+                def g(s, L):
+                    v = a(s, L)
+                    return op(v) if v else 0
+
+                return g
+            if len(args) == 2:
+                a, b = args
+                return lambda s, L: op(a(s, L), b(s, L))
+            if len(args) == 3:
+                a, b, c = args
+                return lambda s, L: op(a(s, L), b(s, L), c(s, L))
+            return lambda s, L: op(x(s, L) for x in args)
+        if f in ("largest", "smallest"):
+            kf, lf = args
+            rev = f == "largest"
+
+            def g(s, L):
+                k = kf(s, L)
+                if k <= 0:
+                    return ()
+                return tuple(sorted(lf(s, L), reverse=rev)[:k])
+
+            return g
+        raise AssertionError(f)  # pragma: no cover
+
+    def x_BinOp(self, e):
+        a, b = self.expr(e.left), self.expr(e.right)
+        op = e.op
+        if op == "and":
+            return lambda s, L: a(s, L) and b(s, L)
+        if op == "or":
+            return lambda s, L: a(s, L) or b(s, L)
+        if op == "+":
+            return lambda s, L: a(s, L) + b(s, L)
+        if op == "-":
+            return lambda s, L: a(s, L) - b(s, L)
+        if op == "*":
+            return lambda s, L: a(s, L) * b(s, L)
+        if op == "=":
+            if isinstance(e.right, m.Const):
+                v = e.right.value
+                return lambda s, L: a(s, L) == v
+            return lambda s, L: a(s, L) == b(s, L)
+        if op == "!=":
+            if isinstance(e.right, m.Const):
+                v = e.right.value
+                return lambda s, L: a(s, L) != v
+            return lambda s, L: a(s, L) != b(s, L)
+        if op == "<":
+            return lambda s, L: a(s, L) < b(s, L)
+        if op == "<=":
+            return lambda s, L: a(s, L) <= b(s, L)
+        if op == ">":
+            return lambda s, L: a(s, L) > b(s, L)
+        if op == ">=":
+            return lambda s, L: a(s, L) >= b(s, L)
+        if op == "in":
+            return lambda s, L: a(s, L) in b(s, L)
+        if op == "notin":
+            return lambda s, L: a(s, L) not in b(s, L)
+        raise AssertionError(op)  # pragma: no cover
+
+    def x_Not(self, e):
+        a = self.expr(e.operand)
+        return lambda s, L: not a(s, L)
+
+    def x_Negate(self, e):
+        a = self.expr(e.operand)
+        return lambda s, L: -a(s, L)
+
+    def x_IfExpr(self, e):
+        t, a, b = self.expr(e.test), self.expr(e.then), self.expr(e.otherwise)
+        return lambda s, L: a(s, L) if t(s, L) else b(s, L)
+
+    def _die_kind_test(self, cond, slot):
+        """The face kind tested by `cond` if it is just `element shows KIND`, for a fast path."""
+        if isinstance(cond, m.DieShows) and isinstance(cond.die, m.Local) and cond.die.slot == slot:
+            return cond.kind
+        return None
+
+    def x_Filter(self, e):
+        cf = self.expr(e.collection)
+        k = e.slot
+        kind = self._die_kind_test(e.condition, k)
+        if kind is not None:
+            kinds = self.prog.face_kinds
+            return lambda s, L: tuple(d for d in cf(s, L) if kinds[s.dice[d]] == kind)
+        cond = self.expr(e.condition)
+
+        def f(s, L):
+            out = []
+            for x in cf(s, L):
+                L[k] = x
+                if cond(s, L):
+                    out.append(x)
+            return tuple(out)
+
+        return f
+
+    def x_Project(self, e):
+        cf = self.expr(e.collection)
+        k = e.slot
+        ex = e.expr
+        if isinstance(ex, m.DieAttr) and isinstance(ex.die, m.Local) and ex.die.slot == k and ex.attr == "value":
+            values = self.prog.face_values
+            return lambda s, L: tuple(values[s.dice[d]] for d in cf(s, L))
+        xf = self.expr(ex)
+
+        def f(s, L):
+            out = []
+            for x in cf(s, L):
+                L[k] = x
+                out.append(xf(s, L))
+            return tuple(out)
+
+        return f
+
+    def x_Best(self, e):
+        cf, kf, k, hi = self.expr(e.collection), self.expr(e.key), e.slot, e.highest
+
+        def f(s, L):
+            best = None
+            out: list = []
+            for x in cf(s, L):
+                L[k] = x
+                v = kf(s, L)
+                if best is None or (v > best if hi else v < best):
+                    best, out = v, [x]
+                elif v == best:
+                    out.append(x)
+            return tuple(out)
+
+        return f
+
+    def x_Quantified(self, e):
+        cf, k, q = self.expr(e.collection), e.slot, e.quantifier
+        kind = self._die_kind_test(e.condition, k)
+        if kind is not None:
+            kinds = self.prog.face_kinds
+            if q == "every":
+                return lambda s, L: all(kinds[s.dice[d]] == kind for d in cf(s, L))
+            if q == "any":
+                return lambda s, L: any(kinds[s.dice[d]] == kind for d in cf(s, L))
+            return lambda s, L: not any(kinds[s.dice[d]] == kind for d in cf(s, L))
+        cond = self.expr(e.condition)
+
+        def test(s, L):
+            for x in cf(s, L):
+                L[k] = x
+                yield cond(s, L)
+
+        if q == "every":
+            return lambda s, L: all(test(s, L))
+        if q == "any":
+            return lambda s, L: any(test(s, L))
+        return lambda s, L: not any(test(s, L))
+
+    def x_Exclude(self, e):
+        cf, xf = self.expr(e.collection), self.expr(e.excluded)
+        if e.excluded.type.kind == "collection":
+
+            def f(s, L):
+                out = set(xf(s, L))
+                return tuple(x for x in cf(s, L) if x not in out)
+
+            return f
+
+        def f(s, L):
+            v = xf(s, L)
+            return tuple(x for x in cf(s, L) if x != v)
+
+        return f
+
+    def x_Rotate(self, e):
+        cf, ff = self.expr(e.collection), self.expr(e.first)
+
+        def f(s, L):
+            first = ff(s, L)
+            n = s.n
+            return tuple(sorted(cf(s, L), key=lambda p: (p - first) % n))
+
+        return f
+
+    def x_Direction(self, e):
+        cf, df = self.expr(e.collection), self.expr(e.direction)
+
+        def f(s, L):
+            items = tuple(cf(s, L))
+            if not items:
+                return items
+            first, n = items[0], s.n
+            if df(s, L) == "counterclockwise":
+                return tuple(sorted(items, key=lambda p: (first - p) % n))
+            return tuple(sorted(items, key=lambda p: (p - first) % n))
+
+        return f
+
+
+def _per_player(body: Fn, nl: int) -> Fn:
+    if nl == 1:
+        return lambda s, p: body(s, [p])
+    pad = [None] * (nl - 1)
+    return lambda s, p: body(s, [p] + pad)
+
+
+def _parse_int(tok: str):
+    try:
+        return int(tok)
+    except ValueError:
+        return None
+
+
+def _codec(t: m.Type, prog: Program):
+    """How a value of type `t` is written in an action's text, and read back."""
+    if t.kind == "die":
+        return (lambda d: str(d + 1)), (lambda tok: (int(tok) - 1) if tok.isdigit() else None), "dice (by number, 1 first)"
+    if t.kind == "player":
+
+        def parse(tok):
+            tok = tok.lower()
+            if tok.startswith("p") and tok[1:].isdigit():
+                return int(tok[1:])
+            return None
+
+        return (lambda p: f"p{p}"), parse, "players (written p0, p1, …)"
+    if t.kind == "number":
+        return str, _parse_int, "numbers"
+    if t.kind == "symbol":
+        return str, (lambda tok: tok), "choices"
+    return str, (lambda tok: tok), str(t)
+
+
+def compile_model(model: m.Model) -> Program:
+    return _Compiler(model).run()

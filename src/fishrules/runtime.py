@@ -1,0 +1,554 @@
+"""Stage 5: running a compiled program.  `State` is one position of one game.
+
+A state is plain data: game-wide values `g` (options first), per-player values `p`, the faces the
+dice show, a stack of frames `[block, pc, locals]` saying where the rules are, the history of action
+texts, and the random generator (a seed and a count of draws).  Values inside are ints, strings,
+booleans, None and tuples only, so `clone` is a few list copies and JSON round-trips exactly.
+
+The interpreter runs instructions until the rules wait for a decision (`current` is a player) or
+for chance (`current` is CHANCE).  With a seeded generator chance is resolved on the spot, and still
+recorded in the history; with `chance="manual"` the caller picks each outcome.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from typing import Any, Iterable, Optional, Sequence, Union
+
+from .compiler import CHANCE, SIMULTANEOUS, ChoosePause, Fail, Program, RollPause
+from .errors import Diagnostic, IllegalAction, RuleError
+
+__all__ = ["State", "Action", "CHANCE", "SIMULTANEOUS", "STEP_BUDGET"]
+
+#: Instructions run between two decisions before the rules are declared to loop forever.
+STEP_BUDGET = 200_000
+
+_M64 = (1 << 64) - 1
+
+
+def _mix(seed: int, n: int) -> int:
+    """splitmix64 of the n-th draw: a counter-based generator, so its state is two integers."""
+    z = (seed + (n + 1) * 0x9E3779B97F4A7C15) & _M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    return z ^ (z >> 31)
+
+
+class Action:
+    """One thing that can be done now.  `str(action)` is its canonical text; `apply` takes either."""
+
+    __slots__ = ("name", "text", "player", "_values")
+
+    def __init__(self, name: str, text: str, player: Optional[int], values: tuple = ()):
+        self.name = name
+        self.text = text
+        self.player = player
+        self._values = values
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"Action({self.text!r})"
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Action):
+            return self.text == other.text and self.player == other.player
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
+def _normalize(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _tuplify(x):
+    if isinstance(x, list):
+        return tuple(_tuplify(i) for i in x)
+    return x
+
+
+def _listify(x):
+    if isinstance(x, tuple):
+        return [_listify(i) for i in x]
+    return x
+
+
+class State:
+    """A position in a game.  Create one with `Game.start`; see the module docstring."""
+
+    __slots__ = (
+        "game", "prog", "n", "seats", "dice_ids", "g", "p", "dice", "stack", "history", "cur",
+        "seed", "draws", "manual", "_legal", "_broken",
+    )
+
+    # ---- creation ----------------------------------------------------------------------------
+
+    @classmethod
+    def _new(cls, game, players: int, options: dict, seed: Optional[int], manual: bool) -> "State":
+        prog: Program = game._program
+        s = cls.__new__(cls)
+        s.game = game
+        s.prog = prog
+        s.n = players
+        s.seats = tuple(range(players))
+        s.g = [None] * prog.model.n_game_slots
+        for name, value in options.items():
+            s.g[prog.option_slots[name]] = value
+        s.dice_ids = ()
+        s.dice = []
+        if prog.dice_count is not None:
+            count = prog.dice_count(s, ())
+            if not isinstance(count, int) or count < 0 or count > 1000:
+                raise RuleError(Diagnostic(prog.model.dice.span, f"the number of dice must be 0 to 1000, not {count}"))
+            s.dice_ids = tuple(range(count))
+        s.history = []
+        s.seed = seed
+        s.draws = 0
+        s.manual = manual
+        s._legal = None
+        s._broken = None
+        s._init_values()
+        s.cur = None
+        s._run()
+        return s
+
+    def _init_values(self) -> None:
+        prog = self.prog
+        for slot, f in prog.game_inits:
+            self.g[slot] = f(self, ())
+        self.p = [[f(self, ()) for f in prog.player_inits] for _ in range(self.n)]
+        self.dice = [prog.unrolled] * len(self.dice_ids)
+        game_block = prog.phase_block["game"]
+        self.stack = [[game_block, 0, [None] * prog.block_nlocals[game_block]]]
+
+    def _restart(self) -> None:
+        """`play again`: everything back to the start but the options and the history."""
+        self._init_values()
+        # the caller's frame is gone; the new game frame runs next
+
+    # ---- the interpreter ---------------------------------------------------------------------
+
+    def _run(self) -> None:
+        code = self.prog.code
+        stack = self.stack
+        steps = 0
+        try:
+            while stack:
+                fr = stack[-1]
+                if code[fr[0]][fr[1]](self, fr):
+                    if self.cur == CHANCE and not self.manual:
+                        self._auto_chance(fr)
+                        stack = self.stack
+                        continue
+                    return
+                stack = self.stack  # `play again` replaces it
+                steps += 1
+                if steps > STEP_BUDGET:
+                    fr = stack[-1] if stack else fr
+                    raise Fail(f"the rules ran {STEP_BUDGET} steps without waiting for anybody: an endless loop?")
+        except RuleError:
+            raise
+        except Exception as exc:  # a rule went wrong at run time: report where
+            err = self._runtime_error(exc, fr)
+            self._broken = err
+            raise err from None
+        self.cur = None
+
+    def _runtime_error(self, exc: Exception, fr) -> RuleError:
+        prog = self.prog
+        try:
+            span = prog.spans[fr[0]][fr[1]]
+        except (IndexError, TypeError):
+            span = None
+        if isinstance(exc, Fail):
+            msg = str(exc)
+        elif isinstance(exc, RecursionError):
+            msg = "the rules are nested too deeply to work out"
+        elif isinstance(exc, TypeError) and "NoneType" in str(exc):
+            msg = "a rule used `nobody` where a player is needed"
+        else:
+            msg = f"the rules went wrong here ({type(exc).__name__}: {exc})"
+        return RuleError(Diagnostic(span, msg, f"while playing {prog.block_names[fr[0]]}"))
+
+    def _check(self) -> None:
+        if self._broken is not None:
+            raise self._broken
+
+    # ---- chance ------------------------------------------------------------------------------
+
+    def _pause(self):
+        fr = self.stack[-1]
+        return fr, self.prog.pauses[(fr[0], fr[1])]
+
+    def _randbelow(self, k: int) -> int:
+        limit = (1 << 64) - ((1 << 64) % k)
+        while True:
+            r = _mix(self.seed, self.draws)
+            self.draws += 1
+            if r < limit:
+                return r % k
+
+    def _draw_chance(self):
+        """Draw the outcome of the chance node the state waits at: (die, face)."""
+        fr, info = self._pause()
+        if isinstance(info, RollPause):
+            L = fr[2]
+            prog = self.prog
+            face = prog.face_canonical[self._randbelow(len(prog.faces))]
+            return L[info.slot][L[info.slot + 1]], face
+        raise AssertionError(info)  # pragma: no cover
+
+    def _auto_chance(self, fr) -> None:
+        die, face = self._draw_chance()
+        L = fr[2]
+        slot = self.prog.pauses[(fr[0], fr[1])].slot
+        self.dice[die] = face
+        L[slot + 1] += 1
+        self.history.append(self.prog.roll_text(die, face))
+        self.cur = None
+
+    def chance_outcomes(self) -> list[tuple[Action, Fraction]]:
+        """At a chance node, every outcome with its exact probability; [] elsewhere."""
+        self._check()
+        if self.cur != CHANCE:
+            return []
+        fr, info = self._pause()
+        prog = self.prog
+        if isinstance(info, RollPause):
+            L = fr[2]
+            die = L[info.slot][L[info.slot + 1]]
+            return [(Action("roll", prog.roll_text(die, face), None, (die, face)), p) for _, face, p in prog.chance_outcomes]
+        raise AssertionError(info)  # pragma: no cover
+
+    # ---- decisions ---------------------------------------------------------------------------
+
+    @property
+    def current(self) -> Union[int, str, None]:
+        """The player to act (0-based), CHANCE, SIMULTANEOUS, or None when the game is over."""
+        return self.cur
+
+    @property
+    def is_over(self) -> bool:
+        return not self.stack
+
+    def legal_actions(self, player: Optional[int] = None) -> list[Action]:
+        """Every action the player to act may take, in a fixed order.  At a chance node these are the
+        chance outcomes; when the game is over, none."""
+        self._check()
+        cur = self.cur
+        if cur is None:
+            return []
+        if cur == CHANCE:
+            return [a for a, _ in self.chance_outcomes()]
+        if player is not None and player != cur:
+            return []
+        if self._legal is None:
+            self._legal = self._enumerate()
+        return list(self._legal[0])
+
+    def _enumerate(self):
+        fr, info = self._pause()
+        actor = fr[2][info.slot]
+        out: list[Action] = []
+        for ap in info.actions:
+            L = [None] * ap.nlocals
+            L[0] = actor
+            self._combos(ap, 0, L, out, actor)
+        return out, {a.text: a for a in out}
+
+    def _combos(self, ap, i: int, L: list, out: list, actor: int) -> None:
+        params = ap.params
+        if i == len(params):
+            for _, _, test in ap.requires:
+                if not test(self, L):
+                    return
+            vals = tuple(L[p.slot] for p in params)
+            text = " ".join([ap.name] + [p.render(v) for p, v in zip(params, vals)])
+            out.append(Action(ap.name, text, actor, vals))
+            return
+        p = params[i]
+        for v in p.domain(self, L):
+            L[p.slot] = v
+            self._combos(ap, i + 1, L, out, actor)
+
+    def apply(self, action: Union[Action, str]) -> "State":
+        """Do an action (an `Action` or its text).  Raises `IllegalAction`, changing nothing, if the
+        rules do not allow it now.  Returns the state itself, so calls can be chained."""
+        self._check()
+        text = action.text if isinstance(action, Action) else _normalize(str(action))
+        cur = self.cur
+        if cur is None:
+            raise IllegalAction(text, "the game is over")
+        if cur == CHANCE:
+            for a, _ in self.chance_outcomes():
+                if a.text == text:
+                    self._apply_chance(a)
+                    return self
+            outs = [a.text for a, _ in self.chance_outcomes()]
+            raise IllegalAction(text, "chance is to play now: one of " + "; ".join(outs[:8]) + ("; …" if len(outs) > 8 else ""))
+        if self._legal is None:
+            self._legal = self._enumerate()
+        found = self._legal[1].get(text)
+        if found is None:
+            self._explain_illegal(text)
+        self._do(found)
+        return self
+
+    def _apply_chance(self, a: Action) -> None:
+        fr, info = self._pause()
+        L = fr[2]
+        die, face = a._values
+        self.dice[die] = face
+        L[info.slot + 1] += 1
+        self.history.append(a.text)
+        self.cur = None
+        self._legal = None
+        self._run()
+
+    def _do(self, a: Action) -> None:
+        fr, info = self._pause()
+        ap = self.prog.actions[a.name]
+        fr[1] += 1
+        L = [None] * ap.nlocals
+        L[0] = a.player
+        for p, v in zip(ap.params, a._values):
+            L[p.slot] = v
+        self.stack.append([ap.block, 0, L])
+        self.history.append(a.text)
+        self.cur = None
+        self._legal = None
+        self._run()
+
+    def _explain_illegal(self, text: str):
+        fr, info = self._pause()
+        actor = fr[2][info.slot]
+        offered = {ap.name: ap for ap in info.actions}
+        words = text.split()
+        who = f"p{actor}"
+        choices = " or ".join(offered)
+        if not words:
+            raise IllegalAction(text, f"no action given; {who} chooses {choices}")
+        ap = offered.get(words[0])
+        if ap is None:
+            if words[0] in self.prog.actions:
+                raise IllegalAction(text, f"`{words[0]}` is not offered now; {who} chooses {choices}")
+            raise IllegalAction(text, f"there is no action `{words[0]}`; {who} chooses {choices}")
+        L = [None] * ap.nlocals
+        L[0] = actor
+        toks = words[1:]
+        for i, p in enumerate(ap.params):
+            if p.kind == "some":
+                take, toks = toks, []
+                if not take:
+                    raise IllegalAction(text, f"`{ap.name}` needs {p.describe} for `{p.name}`")
+                vals = [p.parse(t) for t in take]
+                if any(v is None for v in vals):
+                    raise IllegalAction(text, f"`{p.name}` takes {p.describe}")
+                domain_items = set()
+                for combo in p.domain(self, L):
+                    domain_items.update(combo)
+                bad = [t for t, v in zip(take, vals) if v not in domain_items]
+                if bad:
+                    raise IllegalAction(text, f"{bad[0]} is not one of the things `{p.name}` may be chosen from")
+                value = tuple(sorted(set(vals), key=vals.index))
+                if len(value) != len(vals):
+                    raise IllegalAction(text, f"something is named twice in `{p.name}`")
+                # canonical order is the domain's order
+                order = {v: k for k, v in enumerate(x for combo in p.domain(self, L) if len(combo) == 1 for x in combo)}
+                value = tuple(sorted(value, key=lambda v: order.get(v, 0)))
+            else:
+                if not toks:
+                    raise IllegalAction(text, f"`{ap.name}` needs {p.describe} for `{p.name}`")
+                tok, toks = toks[0], toks[1:]
+                value = p.parse(tok)
+                if value is None:
+                    raise IllegalAction(text, f"`{p.name}` takes {p.describe}, not {tok!r}")
+                dom = list(p.domain(self, L))
+                if value not in dom:
+                    shown = ", ".join(p.render(v) for v in dom[:10]) or "nothing"
+                    raise IllegalAction(text, f"{tok} is not a possible `{p.name}` now (possible: {shown})")
+            L[p.slot] = value
+        if toks:
+            raise IllegalAction(text, f"too many words: `{ap.name}` takes " + (", ".join(p.name for p in ap.params) or "nothing more"))
+        for name, span, test in ap.requires:
+            if not test(self, L):
+                raise IllegalAction(text, f'the rule "{name}" forbids it', rule=name, span=span)
+        raise IllegalAction(text, "it is not one of the legal actions now")  # pragma: no cover
+
+    # ---- results -----------------------------------------------------------------------------
+
+    def scores(self) -> list[int]:
+        """Each player's score as the rules define it (running during the game, final at the end)."""
+        self._check()
+        f = self.prog.score
+        return [f(self, p) for p in range(self.n)]
+
+    def winners(self) -> list[int]:
+        """The winners (ties share the victory) once the game is over; [] before."""
+        self._check()
+        if self.stack:
+            return []
+        return list(self.prog.winners(self))
+
+    def ranking(self) -> list[int]:
+        """Each player's place by score, competition style: two tied for second are both 2nd and
+        nobody is 3rd."""
+        sc = self.scores()
+        return [1 + sum(1 for o in sc if o > x) for x in sc]
+
+    @property
+    def phase(self) -> list[str]:
+        """The phases being played, outermost first."""
+        prog = self.prog
+        return [prog.block_names[f[0]] for f in self.stack if prog.block_is_phase[f[0]]]
+
+    # ---- copying, equality, JSON -------------------------------------------------------------
+
+    def clone(self) -> "State":
+        c = State.__new__(State)
+        c.game = self.game
+        c.prog = self.prog
+        c.n = self.n
+        c.seats = self.seats
+        c.dice_ids = self.dice_ids
+        c.g = self.g[:]
+        c.p = [row[:] for row in self.p]
+        c.dice = self.dice[:]
+        c.stack = [[f[0], f[1], f[2][:]] for f in self.stack]
+        c.history = self.history[:]
+        c.cur = self.cur
+        c.seed = self.seed
+        c.draws = self.draws
+        c.manual = self.manual
+        c._legal = self._legal
+        c._broken = self._broken
+        return c
+
+    def _key(self) -> tuple:
+        return (
+            self.n,
+            tuple(self.g),
+            tuple(tuple(r) for r in self.p),
+            tuple(self.dice),
+            tuple((f[0], f[1], tuple(f[2])) for f in self.stack),
+            tuple(self.history),
+            self.cur,
+        )
+
+    def __eq__(self, other) -> bool:
+        """Two states are equal when they are the same position of the same game with the same
+        history.  How future chance will be resolved (seed, manual) is not part of the position."""
+        if not isinstance(other, State):
+            return NotImplemented
+        return self.game._identity == other.game._identity and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def to_dict(self) -> dict:
+        return {
+            "format": "fishrules-state/1",
+            "game": self.game._identity,
+            "players": self.n,
+            "g": _listify(tuple(self.g)),
+            "p": [_listify(tuple(r)) for r in self.p],
+            "dice": list(self.dice),
+            "stack": [[f[0], f[1], _listify(tuple(f[2]))] for f in self.stack],
+            "history": list(self.history),
+            "current": self.cur,
+            "seed": self.seed,
+            "draws": self.draws,
+            "manual": self.manual,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"))
+
+    @classmethod
+    def _from_dict(cls, game, d: dict) -> "State":
+        if d.get("format") != "fishrules-state/1":
+            raise ValueError("not a fishrules state")
+        if d.get("game") != game._identity:
+            raise ValueError(f"this state belongs to another game ({d.get('game')!r}, not {game._identity!r})")
+        s = cls.__new__(cls)
+        s.game = game
+        s.prog = game._program
+        s.n = int(d["players"])
+        s.seats = tuple(range(s.n))
+        s.g = [_tuplify(v) for v in d["g"]]
+        s.p = [[_tuplify(v) for v in r] for r in d["p"]]
+        s.dice = list(d["dice"])
+        s.dice_ids = tuple(range(len(s.dice)))
+        s.stack = [[f[0], f[1], [_tuplify(v) for v in f[2]]] for f in d["stack"]]
+        s.history = list(d["history"])
+        s.cur = d["current"]
+        s.seed = d["seed"]
+        s.draws = d["draws"]
+        s.manual = d["manual"]
+        s._legal = None
+        s._broken = None
+        prog = s.prog
+        for f in s.stack:
+            if not (0 <= f[0] < len(prog.code) and 0 <= f[1] < len(prog.code[f[0]])):
+                raise ValueError("the state does not fit these rules")
+        return s
+
+    # ---- views -------------------------------------------------------------------------------
+
+    def view(self, player: Optional[int] = None) -> dict:
+        """What `player` may know, as JSON-able data (`None`: a spectator).  Values declared
+        `secret` are shown to their owner only; `hidden` ones to nobody."""
+        self._check()
+        prog = self.prog
+        model = prog.model
+        if player is not None and not (0 <= player < self.n):
+            raise ValueError(f"there is no player {player}")
+        values = {}
+        for v in model.game_vars:
+            if v.visibility == "public":
+                values[v.name] = _listify(self.g[v.slot])
+        options = {o.name: self.g[o.slot] for o in model.options}
+        players = []
+        sc = self.scores()
+        for i in range(self.n):
+            row = {"player": i}
+            for v in model.player_vars:
+                if v.visibility == "public" or (v.visibility == "secret" and player == i):
+                    row[v.name] = _listify(self.p[i][v.slot])
+            row["score"] = sc[i]
+            players.append(row)
+        out: dict[str, Any] = {
+            "title": model.title,
+            "viewer": player,
+            "players": self.n,
+            "current": self.cur,
+            "over": self.is_over,
+            "phase": self.phase,
+            "options": options,
+            "values": values,
+            "seats": players,
+        }
+        if self.dice_ids:
+            out["dice"] = [prog.face_labels[f] if f != prog.unrolled else None for f in self.dice]
+        derived = {}
+        for name, d in model.defines.items():
+            if not d.per_player and d.type.kind in ("number", "bool"):
+                try:
+                    derived[name] = prog.defines[name](self, ())
+                except Exception:  # a define that cannot be worked out yet (nothing rolled)
+                    pass
+        out["derived"] = derived
+        if self.is_over:
+            out["winners"] = self.winners()
+        if player is not None and self.cur == player:
+            out["legal_actions"] = [a.text for a in self.legal_actions()]
+        out["history"] = list(self.history)
+        return out
+
+    def __repr__(self) -> str:
+        where = "over" if self.is_over else f"current={self.cur!r}"
+        return f"<State {self.prog.model.title!r} {self.n} players, {where}, {len(self.history)} actions>"

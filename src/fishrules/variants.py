@@ -1,0 +1,407 @@
+"""Stage 2: overlays.  Parsed files -> one flat list of declarations.
+
+A file that `extends` another is an overlay: it may add declarations, `replace` or `remove` named
+ones (options, dice, variables, defines, phases, actions, scores, winners, and `rule "…"` blocks
+inside phases and actions), and `add rule` blocks before or after a named rule or at the start or
+end of a phase or action.  A `variant NAME:` block inside a file is an overlay applied only when that
+variant is asked for.  Naming something that does not exist is an error with a "did you mean".
+
+Files are found here too: a bundled ruleset by name (`fishfry`), a sibling file of the one that
+extends it, or a path.  The bundled variants of a ruleset are the files named `NAME-VARIANT.fish`
+beside it and its own `variant` blocks.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+import attrs
+
+from . import nodes as n
+from .errors import Diagnostic, RuleError, Span, did_you_mean
+from .parser import parse
+
+__all__ = ["Resolved", "resolve_file", "resolve_text", "rulesets_dir", "bundled_names", "find_ruleset"]
+
+MAX_EXTENDS_DEPTH = 16
+
+
+def rulesets_dir() -> Path:
+    """Where the bundled rulesets are: inside the installed package, or the repository's rulesets/."""
+    env = os.environ.get("FISHRULES_RULESETS")
+    if env:
+        return Path(env)
+    here = Path(__file__).resolve().parent
+    packaged = here / "rulesets"
+    if packaged.is_dir():
+        return packaged
+    return here.parent.parent / "rulesets"
+
+
+def bundled_names() -> list[str]:
+    d = rulesets_dir()
+    if not d.is_dir():
+        return []
+    return sorted(p.stem for p in d.glob("*.fish"))
+
+
+def find_ruleset(ref: str, relative_to: Optional[Path] = None) -> Optional[Path]:
+    """A path, a sibling file of `relative_to`, or a bundled ruleset name -> the file, or None."""
+    cand = []
+    p = Path(ref)
+    if relative_to is not None:
+        cand.append(relative_to / ref)
+        if not ref.endswith(".fish"):
+            cand.append(relative_to / f"{ref}.fish")
+    cand.append(p)
+    if not ref.endswith(".fish"):
+        cand.append(p.with_name(p.name + ".fish"))
+        cand.append(rulesets_dir() / f"{ref}.fish")
+    for c in cand:
+        if c.is_file():
+            return c
+    return None
+
+
+def _display_name(path: Path) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # pragma: no cover - another drive on Windows
+        rel = str(path)
+    return rel if not rel.startswith("..") else str(path)
+
+
+@attrs.frozen(slots=True)
+class Resolved:
+    """The effective rules: every declaration after overlays, in order."""
+
+    items: tuple
+    variants: tuple[str, ...]
+    variant: Optional[str]
+    files: tuple[str, ...]
+    path: Optional[Path] = None
+
+
+_KEYED = (n.OptionDecl, n.DiceDecl, n.VarDecl, n.Define, n.Phase, n.Action, n.Score, n.Winners)
+
+
+def _key(it) -> tuple[str, str]:
+    if isinstance(it, n.OptionDecl):
+        return ("option", it.name)
+    if isinstance(it, n.DiceDecl):
+        return ("dice", "")
+    if isinstance(it, n.VarDecl):
+        return ("variable", it.name)
+    if isinstance(it, n.Define):
+        return ("define", it.name)
+    if isinstance(it, n.Phase):
+        return ("phase", it.name)
+    if isinstance(it, n.Action):
+        return ("action", it.name)
+    if isinstance(it, n.Score):
+        return ("score", it.name)
+    if isinstance(it, n.Winners):
+        return ("winners", "")
+    raise AssertionError(it)  # pragma: no cover
+
+
+def _describe(key: tuple[str, str]) -> str:
+    kind, name = key
+    if kind == "dice":
+        return "the dice"
+    if kind == "winners":
+        return "the winners"
+    if kind == "score":
+        return f'score "{name}"'
+    return f"{kind} `{name}`"
+
+
+def _replace_syntax(key: tuple[str, str]) -> str:
+    kind, name = key
+    if kind == "dice":
+        return "replace dice: …"
+    if kind == "winners":
+        return "replace winners: …"
+    if kind == "score":
+        return f'replace score "{name}": …'
+    if kind == "variable":
+        return "replace each player has … / replace the game has …"
+    return f"replace {kind} {name} …"
+
+
+class _Rules:
+    """The declarations being built up, with where each came from."""
+
+    def __init__(self, diags: list[Diagnostic]):
+        self.diags = diags
+        self.title: Optional[n.GameDecl] = None
+        self.players: Optional[n.PlayersDecl] = None
+        self.decls: dict[tuple[str, str], object] = {}
+        self.variants: dict[str, n.Variant] = {}
+
+    def error(self, span, msg, hint=None):
+        self.diags.append(Diagnostic(span, msg, hint))
+
+    # rule blocks live inside the bodies of phases and actions
+    def rule_names(self) -> dict[str, tuple]:
+        found: dict[str, tuple] = {}
+        for key, d in self.decls.items():
+            if isinstance(d, (n.Phase, n.Action)):
+                for r in _rules_in(d.body):
+                    found.setdefault(r.name, (key, r))
+        return found
+
+    def apply(self, it, overlay: bool) -> None:
+        if isinstance(it, n.GameDecl):
+            self.title = it
+        elif isinstance(it, n.PlayersDecl):
+            self.players = it
+        elif isinstance(it, n.Extends):
+            pass  # handled by the caller
+        elif isinstance(it, n.Variant):
+            if it.name in self.variants:
+                self.error(it.span, f"variant `{it.name}` is declared twice")
+            self.variants[it.name] = it
+        elif isinstance(it, _KEYED):
+            key = _key(it)
+            if key in self.decls:
+                prev = self.decls[key]
+                where = f" (at {prev.span})" if getattr(prev, "span", None) else ""
+                if overlay:
+                    self.error(it.span, f"{_describe(key)} already exists{where}",
+                               f"to change it, write `{_replace_syntax(key)}`")
+                else:
+                    self.error(it.span, f"{_describe(key)} is declared twice{where}")
+                return
+            if isinstance(it, (n.Phase, n.Action)):
+                self.check_new_rules(it.body)
+            self.decls[key] = it
+        elif isinstance(it, n.Replace):
+            self.replace(it)
+        elif isinstance(it, n.Remove):
+            self.remove(it)
+        elif isinstance(it, n.AddRule):
+            self.add_rule(it)
+        else:  # pragma: no cover
+            self.error(getattr(it, "span", None), f"unexpected {type(it).__name__}")
+
+    def check_new_rules(self, body) -> None:
+        existing = self.rule_names()
+        for r in _rules_in(body):
+            if r.name in existing:
+                self.error(r.span, f'rule "{r.name}" already exists (at {existing[r.name][1].span})',
+                           "rule names must be unique, so that overlays can name them")
+
+    def replace(self, it: n.Replace) -> None:
+        item = it.item
+        if isinstance(item, n.PlayersDecl):
+            self.players = item
+            return
+        if isinstance(item, n.RuleBlock):
+            rules = self.rule_names()
+            if item.name not in rules:
+                self.error(item.span, f'there is no rule "{item.name}" to replace', did_you_mean(item.name, rules))
+                return
+            key, _ = rules[item.name]
+            d = self.decls[key]
+            new_body = _map_rules(d.body, lambda r: [n.RuleBlock(r.name, item.body, span=item.span)] if r.name == item.name else None)
+            self.decls[key] = attrs.evolve(d, body=new_body)
+            return
+        key = _key(item)
+        if key not in self.decls:
+            names = [k[1] for k in self.decls if k[0] == key[0]]
+            self.error(item.span, f"there is no {_describe(key)} to replace", did_you_mean(key[1], names))
+            return
+        if isinstance(item, n.Phase) or isinstance(item, n.Action):
+            old_rules = {r.name for r in _rules_in(self.decls[key].body)}
+            existing = {k: v for k, v in self.rule_names().items() if k not in old_rules}
+            for r in _rules_in(item.body):
+                if r.name in existing:
+                    self.error(r.span, f'rule "{r.name}" already exists (at {existing[r.name][1].span})')
+        self.decls[key] = item
+
+    def remove(self, it: n.Remove) -> None:
+        if it.kind == "rule":
+            rules = self.rule_names()
+            if it.name not in rules:
+                self.error(it.span, f'there is no rule "{it.name}" to remove', did_you_mean(it.name, rules))
+                return
+            key, _ = rules[it.name]
+            d = self.decls[key]
+            self.decls[key] = attrs.evolve(d, body=_map_rules(d.body, lambda r: [] if r.name == it.name else None))
+            return
+        kind = {"phase": "phase", "action": "action", "define": "define", "option": "option", "score": "score"}[it.kind]
+        key = (kind, it.name)
+        if key not in self.decls:
+            names = [k[1] for k in self.decls if k[0] == kind]
+            self.error(it.span, f"there is no {_describe(key)} to remove", did_you_mean(it.name, names))
+            return
+        del self.decls[key]
+
+    def add_rule(self, it: n.AddRule) -> None:
+        rules = self.rule_names()
+        new = it.rule
+        if new.name in rules:
+            self.error(it.span, f'rule "{new.name}" already exists (at {rules[new.name][1].span})',
+                       f'to change it, write `replace rule "{new.name}": …`')
+            return
+        if it.anchor_kind == "rule":
+            if it.anchor not in rules:
+                self.error(it.span, f'there is no rule "{it.anchor}" to put a rule {it.where}', did_you_mean(it.anchor, rules))
+                return
+            key, _ = rules[it.anchor]
+            d = self.decls[key]
+
+            def put(r):
+                if r.name != it.anchor:
+                    return None
+                return [new, r] if it.where == "before" else [r, new]
+
+            self.decls[key] = attrs.evolve(d, body=_map_rules(d.body, put))
+            return
+        key = (it.anchor_kind, it.anchor)
+        if key not in self.decls:
+            names = [k[1] for k in self.decls if k[0] == it.anchor_kind]
+            self.error(it.span, f"there is no {it.anchor_kind} `{it.anchor}`", did_you_mean(it.anchor, names))
+            return
+        d = self.decls[key]
+        body = (new,) + d.body if it.where == "start" else d.body + (new,)
+        self.decls[key] = attrs.evolve(d, body=body)
+
+    def items(self) -> list:
+        out = []
+        if self.title is not None:
+            out.append(self.title)
+        if self.players is not None:
+            out.append(self.players)
+        out.extend(self.decls.values())
+        return out
+
+
+def _rules_in(body):
+    for s in body:
+        if isinstance(s, n.RuleBlock):
+            yield s
+            yield from _rules_in(s.body)
+        elif isinstance(s, n.If):
+            for _, b in s.branches:
+                yield from _rules_in(b)
+            yield from _rules_in(s.otherwise)
+        elif isinstance(s, (n.Repeat, n.ForEach)):
+            yield from _rules_in(s.body)
+
+
+def _map_rules(body, fn) -> tuple:
+    """Rewrite a body: `fn(rule)` returns a list of statements to put in the rule's place, or None
+    to keep it (and look inside it)."""
+    out = []
+    for s in body:
+        if isinstance(s, n.RuleBlock):
+            r = fn(s)
+            if r is not None:
+                out.extend(r)
+                continue
+            out.append(attrs.evolve(s, body=_map_rules(s.body, fn)))
+        elif isinstance(s, n.If):
+            out.append(
+                attrs.evolve(
+                    s,
+                    branches=tuple((c, _map_rules(b, fn)) for c, b in s.branches),
+                    otherwise=_map_rules(s.otherwise, fn),
+                )
+            )
+        elif isinstance(s, (n.Repeat, n.ForEach)):
+            out.append(attrs.evolve(s, body=_map_rules(s.body, fn)))
+        else:
+            out.append(s)
+    return tuple(out)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        from .errors import Source
+
+        src = Source(_display_name(path), "")
+        raise RuleError(Diagnostic(Span(src, 1, 1, 1, 1), "the file is not UTF-8 text")) from None
+
+
+def _build(module: n.Module, path: Optional[Path], diags: list, chain: tuple[str, ...], files: list) -> _Rules:
+    extends = [it for it in module.items if isinstance(it, n.Extends)]
+    if len(extends) > 1:
+        diags.append(Diagnostic(extends[1].span, "a file can extend only one ruleset"))
+    if extends:
+        ext = extends[0]
+        if module.items[0] is not ext:
+            diags.append(Diagnostic(ext.span, "`extends` must be the first line of the file", None, "warning"))
+        base_dir = path.parent if path is not None else Path.cwd()
+        target = find_ruleset(ext.target, base_dir)
+        if target is None:
+            names = bundled_names()
+            diags.append(Diagnostic(ext.span, f'cannot find the ruleset "{ext.target}" to extend',
+                                    did_you_mean(ext.target, names) or ("the bundled rulesets are " + ", ".join(names))))
+            rules = _Rules(diags)
+        elif str(target.resolve()) in chain or len(chain) > MAX_EXTENDS_DEPTH:
+            diags.append(Diagnostic(ext.span, f'"{ext.target}" extends itself, through ' + " -> ".join(Path(c).name for c in chain)))
+            rules = _Rules(diags)
+        else:
+            base = parse(_read(target), _display_name(target))
+            rules = _build(base, target, diags, chain + (str(target.resolve()),), files)
+        # the base's variants are not inherited: an overlay is its own game
+        rules.variants = {}
+        overlay = True
+    else:
+        rules = _Rules(diags)
+        overlay = False
+    if path is not None:
+        files.append(_display_name(path))
+    for it in module.items:
+        if isinstance(it, n.Replace | n.Remove | n.AddRule) and not overlay:
+            diags.append(Diagnostic(it.span, "`replace`, `remove` and `add rule` only make sense in a file that `extends` another,"
+                                    " or inside a `variant` block"))
+            continue
+        rules.apply(it, overlay)
+    return rules
+
+
+def _finish(rules: _Rules, variant: Optional[str], diags: list, files: list, path: Optional[Path]) -> Resolved:
+    if variant is not None:
+        v = rules.variants.get(variant)
+        if v is None:
+            # a bundled sibling file NAME-VARIANT.fish is a variant too
+            diags.append(Diagnostic(None, f"there is no variant `{variant}`",
+                                    did_you_mean(variant, rules.variants) or (
+                                        "the variants are " + ", ".join(rules.variants) if rules.variants else "this ruleset has no variants")))
+        else:
+            for it in v.items:
+                if isinstance(it, n.Variant):
+                    diags.append(Diagnostic(it.span, "a variant cannot contain another variant"))
+                    continue
+                rules.apply(it, overlay=True)
+    errors = [d for d in diags if d.severity == "error"]
+    if errors:
+        raise RuleError(diags)
+    return Resolved(tuple(rules.items()), tuple(rules.variants), variant, tuple(files), path)
+
+
+def resolve_file(path: Path | str, variant: Optional[str] = None) -> Resolved:
+    path = Path(path)
+    diags: list[Diagnostic] = []
+    files: list[str] = []
+    module = parse(_read(path), _display_name(path))
+    rules = _build(module, path, diags, (str(path.resolve()),), files)
+    return _finish(rules, variant, diags, files, path)
+
+
+def resolve_text(text: str, name: str = "<rules>", variant: Optional[str] = None, base_dir: Optional[Path] = None) -> Resolved:
+    diags: list[Diagnostic] = []
+    files: list[str] = []
+    module = parse(text, name)
+    fake = (base_dir / name) if base_dir is not None else None
+    rules = _build(module, fake, diags, (), files)
+    if fake is None:
+        files.append(name)
+    return _finish(rules, variant, diags, files, None)
