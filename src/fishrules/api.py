@@ -89,6 +89,11 @@ class Game:
         return names
 
     @property
+    def warnings(self) -> list:
+        """Problems in the rules that do not stop them from running."""
+        return list(self._model.warnings)
+
+    @property
     def files(self) -> tuple[str, ...]:
         """The files these rules were read from, the base ruleset first."""
         return self._resolved.files

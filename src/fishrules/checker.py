@@ -133,10 +133,6 @@ class _Checker:
                     pslot += 1
         n_game_slots = slot
 
-        # Initial values may use options only: they are computed before anything happens.
-        for name in list(self.gvars) + list(self.pvars):
-            pass
-
         for name in self.define_nodes:
             self.define(name, None)
         scores = tuple(self.check_score(s) for s in self.score_nodes)
@@ -166,6 +162,7 @@ class _Checker:
             n_game_slots=n_game_slots,
             variants=self.variants,
             source_names=self.source_names,
+            warnings=tuple(d for d in self.diags if d.severity == "warning"),
         )
 
     def collect(self, it) -> None:
@@ -1116,10 +1113,3 @@ def attrs_fields(x) -> list[str]:
 def check(items: list, variants: tuple[str, ...] = (), source_names: tuple[str, ...] = ()) -> m.Model:
     """Check the items of a resolved rule set; raise `RuleError` with every problem found."""
     return _Checker(items, variants, source_names).run()
-
-
-def warnings_of(items: list) -> list[Diagnostic]:
-    """Check and return the warnings only (an error raises)."""
-    c = _Checker(items)
-    c.run()
-    return [d for d in c.diags if d.severity == "warning"]

@@ -39,9 +39,9 @@ class Fail(Exception):
 
 
 class ParamProgram:
-    __slots__ = ("name", "kind", "slot", "domain", "render", "parse", "element", "span", "describe")
+    __slots__ = ("name", "kind", "slot", "domain", "render", "parse", "element", "span", "describe", "elements")
 
-    def __init__(self, name, kind, slot, domain, render, parse, element, span, describe):
+    def __init__(self, name, kind, slot, domain, render, parse, element, span, describe, elements=None):
         self.name = name
         self.kind = kind
         self.slot = slot
@@ -51,10 +51,11 @@ class ParamProgram:
         self.element = element
         self.span = span
         self.describe = describe
+        self.elements = elements  # for `some`: the things chosen from, in their order
 
 
 class ActionProgram:
-    __slots__ = ("name", "block", "nlocals", "params", "requires", "span", "example")
+    __slots__ = ("name", "block", "nlocals", "params", "requires", "span")
 
     def __init__(self, name, block, nlocals, params, requires, span):
         self.name = name
@@ -561,7 +562,8 @@ class _Compiler:
         def render(vals):
             return " ".join(render1(v) for v in vals)
 
-        return ParamProgram(p.name, "some", p.slot, domain, render, parse1, elem, p.span, f"one or more of {what}")
+        return ParamProgram(p.name, "some", p.slot, domain, render, parse1, elem, p.span, f"one or more of {what}",
+                            lambda s, L: tuple(src(s, L)))
 
     # ---- expressions -------------------------------------------------------------------------
 

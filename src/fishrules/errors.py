@@ -123,9 +123,8 @@ class IllegalAction(Exception):
         self.rule = rule
         self.span = span
         msg = f"{action!r} is not allowed: {reason}"
-        if rule is not None:
-            msg += f" (rule {rule!r}"
-            msg += f", {span})" if span is not None else ")"
+        if span is not None:
+            msg += f" ({span})"
         super().__init__(msg)
 
 

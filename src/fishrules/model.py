@@ -505,3 +505,4 @@ class Model:
     n_game_slots: int
     variants: tuple[str, ...] = ()
     source_names: tuple[str, ...] = ()
+    warnings: tuple = ()  # Diagnostics that do not stop the rules from running

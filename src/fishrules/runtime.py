@@ -139,7 +139,8 @@ class State:
         try:
             while stack:
                 fr = stack[-1]
-                if code[fr[0]][fr[1]](self, fr):
+                pc = fr[1]
+                if code[fr[0]][pc](self, fr):
                     if self.cur == CHANCE and not self.manual:
                         self._auto_chance(fr)
                         stack = self.stack
@@ -148,20 +149,19 @@ class State:
                 stack = self.stack  # `play again` replaces it
                 steps += 1
                 if steps > STEP_BUDGET:
-                    fr = stack[-1] if stack else fr
                     raise Fail(f"the rules ran {STEP_BUDGET} steps without waiting for anybody: an endless loop?")
         except RuleError:
             raise
         except Exception as exc:  # a rule went wrong at run time: report where
-            err = self._runtime_error(exc, fr)
+            err = self._runtime_error(exc, fr[0], pc)
             self._broken = err
             raise err from None
         self.cur = None
 
-    def _runtime_error(self, exc: Exception, fr) -> RuleError:
+    def _runtime_error(self, exc: Exception, block: int, pc: int) -> RuleError:
         prog = self.prog
         try:
-            span = prog.spans[fr[0]][fr[1]]
+            span = prog.spans[block][pc]
         except (IndexError, TypeError):
             span = None
         if isinstance(exc, Fail):
@@ -172,7 +172,7 @@ class State:
             msg = "a rule used `nobody` where a player is needed"
         else:
             msg = f"the rules went wrong here ({type(exc).__name__}: {exc})"
-        return RuleError(Diagnostic(span, msg, f"while playing {prog.block_names[fr[0]]}"))
+        return RuleError(Diagnostic(span, msg, f"while playing {prog.block_names[block]}"))
 
     def _check(self) -> None:
         if self._broken is not None:
@@ -294,7 +294,11 @@ class State:
             self._legal = self._enumerate()
         found = self._legal[1].get(text)
         if found is None:
-            self._explain_illegal(text)
+            # Not written canonically (say "reroll 3 1"), or not allowed: read it, and either find
+            # the legal action it means or learn which rule forbids it.
+            found = self._legal[1].get(self._read_action(text))
+            if found is None:  # pragma: no cover - _read_action raises for anything not legal
+                raise IllegalAction(text, "it is not one of the legal actions now")
         self._do(found)
         return self
 
@@ -323,7 +327,9 @@ class State:
         self._legal = None
         self._run()
 
-    def _explain_illegal(self, text: str):
+    def _read_action(self, text: str) -> str:
+        """The canonical text of the action `text` means, if the rules allow it now; otherwise
+        raise `IllegalAction` saying why (naming the rule that forbids it, if one does)."""
         fr, info = self._pause()
         actor = fr[2][info.slot]
         offered = {ap.name: ap for ap in info.actions}
@@ -340,7 +346,7 @@ class State:
         L = [None] * ap.nlocals
         L[0] = actor
         toks = words[1:]
-        for i, p in enumerate(ap.params):
+        for p in ap.params:
             if p.kind == "some":
                 take, toks = toks, []
                 if not take:
@@ -348,18 +354,13 @@ class State:
                 vals = [p.parse(t) for t in take]
                 if any(v is None for v in vals):
                     raise IllegalAction(text, f"`{p.name}` takes {p.describe}")
-                domain_items = set()
-                for combo in p.domain(self, L):
-                    domain_items.update(combo)
-                bad = [t for t, v in zip(take, vals) if v not in domain_items]
-                if bad:
-                    raise IllegalAction(text, f"{bad[0]} is not one of the things `{p.name}` may be chosen from")
-                value = tuple(sorted(set(vals), key=vals.index))
-                if len(value) != len(vals):
+                order = {v: i for i, v in enumerate(p.elements(self, L))}
+                for t, v in zip(take, vals):
+                    if v not in order:
+                        raise IllegalAction(text, f"{t} is not one of the {p.describe[len('one or more of '):]} to choose from now")
+                if len(set(vals)) != len(vals):
                     raise IllegalAction(text, f"something is named twice in `{p.name}`")
-                # canonical order is the domain's order
-                order = {v: k for k, v in enumerate(x for combo in p.domain(self, L) if len(combo) == 1 for x in combo)}
-                value = tuple(sorted(value, key=lambda v: order.get(v, 0)))
+                value = tuple(sorted(vals, key=order.__getitem__))
             else:
                 if not toks:
                     raise IllegalAction(text, f"`{ap.name}` needs {p.describe} for `{p.name}`")
@@ -373,11 +374,12 @@ class State:
                     raise IllegalAction(text, f"{tok} is not a possible `{p.name}` now (possible: {shown})")
             L[p.slot] = value
         if toks:
-            raise IllegalAction(text, f"too many words: `{ap.name}` takes " + (", ".join(p.name for p in ap.params) or "nothing more"))
+            takes = ", ".join(p.name for p in ap.params) or "nothing more"
+            raise IllegalAction(text, f"too many words: `{ap.name}` takes {takes}")
         for name, span, test in ap.requires:
             if not test(self, L):
-                raise IllegalAction(text, f'the rule "{name}" forbids it', rule=name, span=span)
-        raise IllegalAction(text, "it is not one of the legal actions now")  # pragma: no cover
+                raise IllegalAction(text, f'it breaks the rule "{name}"', rule=name, span=span)
+        return " ".join([ap.name] + [p.render(L[p.slot]) for p in ap.params])
 
     # ---- results -----------------------------------------------------------------------------
 

@@ -1,0 +1,394 @@
+"""The `fishrules` command: check, play, simulate, explain, replay.
+
+Only this module prints.  Bad rule files and bad arguments end with a readable message and exit
+status 1 or 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Optional, Sequence
+
+from . import api
+from .errors import IllegalAction, OptionError, RuleError
+from .runtime import CHANCE, State
+from .variants import bundled_names
+
+__all__ = ["main"]
+
+
+def _err(msg: str) -> None:
+    print(msg, file=sys.stderr)
+
+
+def _load(ref: str, variant: Optional[str]) -> api.Game:
+    return api.load(ref, variant=variant)
+
+
+def _parse_options(game: api.Game, pairs: Sequence[str]) -> dict:
+    out = {}
+    for pair in pairs or ():
+        if "=" not in pair:
+            raise OptionError(f"write options as NAME=VALUE, not {pair!r}")
+        name, value = pair.split("=", 1)
+        name = name.strip()
+        info = game.options.get(name)
+        if info is None:
+            game._options({name: None})  # raises with a "did you mean"
+        if info.kind == "number":
+            try:
+                out[name] = int(value)
+            except ValueError:
+                raise OptionError(f"option {name!r} takes a whole number, not {value!r}") from None
+        elif info.kind == "yes or no":
+            low = value.strip().lower()
+            if low not in ("yes", "no", "true", "false"):
+                raise OptionError(f"option {name!r} takes yes or no, not {value!r}")
+            out[name] = low in ("yes", "true")
+        else:
+            out[name] = value.strip()
+    return out
+
+
+# ---- check ----------------------------------------------------------------------------------------
+
+
+def cmd_check(args) -> int:
+    bad = 0
+    for ref in args.files:
+        try:
+            game = _load(ref, None)
+            games = [game] + [_load(ref, v) for v in game._resolved.variants]
+        except RuleError as e:
+            print(e.render())
+            print()
+            bad += 1
+            continue
+        warnings = list(dict.fromkeys(d for g in games for d in g.warnings))
+        for w in warnings:
+            print(w.render())
+        extra = f", variants: {', '.join(game._resolved.variants)}" if game._resolved.variants else ""
+        print(f"{ref}: ok — {game.title}, {game.min_players} to {game.max_players} players{extra}")
+    if bad:
+        print(f"{bad} of {len(args.files)} file(s) have errors", file=sys.stderr)
+    return 1 if bad else 0
+
+
+# ---- explain --------------------------------------------------------------------------------------
+
+
+def cmd_explain(args) -> int:
+    game = _load(args.game, args.variant)
+    sys.stdout.write(game.explain())
+    return 0
+
+
+# ---- simulate -------------------------------------------------------------------------------------
+
+
+def play_random(state: State, rng: random.Random, max_actions: int = 1_000_000) -> State:
+    """Play random legal actions until the game ends."""
+    n = 0
+    while not state.is_over:
+        acts = state.legal_actions()
+        state.apply(acts[rng.randrange(len(acts))])
+        n += 1
+        if n > max_actions:
+            raise RuntimeError(f"the game did not end within {max_actions} actions")
+    return state
+
+
+def simulate(game: api.Game, players: int, games: int, seed: int, options: dict, progress=None) -> dict:
+    wins = [0.0] * players
+    scores: list[list[int]] = [[] for _ in range(players)]
+    lengths: list[int] = []
+    decisions: list[int] = []
+    started = time.perf_counter()
+    for i in range(games):
+        s = game.start(players=players, seed=seed + i, options=options)
+        rng = random.Random(seed * 1_000_003 + i)
+        n = 0
+        while not s.is_over:
+            acts = s.legal_actions()
+            s.apply(acts[rng.randrange(len(acts))])
+            n += 1
+        w = s.winners()
+        for p in w:
+            wins[p] += 1 / len(w)
+        for p, sc in enumerate(s.scores()):
+            scores[p].append(sc)
+        lengths.append(len(s.history))
+        decisions.append(n)
+        if progress is not None:
+            progress()
+    elapsed = time.perf_counter() - started
+
+    def spread(xs):
+        return statistics.pstdev(xs) if len(xs) > 1 else 0.0
+
+    return {
+        "game": game.title,
+        "players": players,
+        "games": games,
+        "seed": seed,
+        "options": options,
+        "seats": [
+            {
+                "seat": p,
+                "win_rate": wins[p] / games if games else 0.0,
+                "mean_score": statistics.fmean(scores[p]) if games else 0.0,
+                "score_spread": spread(scores[p]),
+                "min_score": min(scores[p]) if games else 0,
+                "max_score": max(scores[p]) if games else 0,
+            }
+            for p in range(players)
+        ],
+        "length": {
+            "mean_actions": statistics.fmean(lengths) if games else 0.0,
+            "spread_actions": spread(lengths),
+            "min_actions": min(lengths) if games else 0,
+            "max_actions": max(lengths) if games else 0,
+            "mean_decisions": statistics.fmean(decisions) if games else 0.0,
+        },
+        "seconds": elapsed,
+        "games_per_second": games / elapsed if elapsed > 0 else 0.0,
+    }
+
+
+def cmd_simulate(args) -> int:
+    game = _load(args.game, args.variant)
+    players = args.players or game.min_players
+    options = _parse_options(game, args.option)
+    if args.games < 1:
+        raise OptionError("--games must be at least 1")
+    if args.json:
+        result = simulate(game, players, args.games, args.seed, options)
+        print(json.dumps(result, indent=2))
+        return 0
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.table import Table
+
+    console = Console()
+    with Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+        console=console, transient=True,
+    ) as bar:
+        task = bar.add_task(f"{game.title}, {players} players", total=args.games)
+        result = simulate(game, players, args.games, args.seed, options, progress=lambda: bar.advance(task))
+    t = Table(title=f"{game.title} — {args.games} random games, {players} players, seed {args.seed}")
+    for col in ("seat", "win rate", "mean score", "spread", "min", "max"):
+        t.add_column(col, justify="right")
+    for s in result["seats"]:
+        t.add_row(
+            f"p{s['seat']}", f"{s['win_rate']:.1%}", f"{s['mean_score']:.1f}", f"{s['score_spread']:.1f}",
+            str(s["min_score"]), str(s["max_score"]),
+        )
+    console.print(t)
+    ln = result["length"]
+    console.print(
+        f"game length: {ln['mean_actions']:.1f} actions on average (spread {ln['spread_actions']:.1f}, "
+        f"{ln['min_actions']} to {ln['max_actions']}), {ln['mean_decisions']:.1f} player decisions; "
+        f"{result['games_per_second']:.0f} games/s"
+    )
+    return 0
+
+
+# ---- play -----------------------------------------------------------------------------------------
+
+
+def _show(console, state: State, me: int) -> None:
+    from rich.table import Table
+
+    v = state.view(me)
+    t = Table(show_header=True, header_style="bold")
+    t.add_column("player")
+    names = [k for k in v["seats"][0] if k not in ("player",)]
+    for k in names:
+        t.add_column(k, justify="right")
+    for row in v["seats"]:
+        label = f"p{row['player']}" + (" (you)" if row["player"] == me else "")
+        t.add_row(label, *[_fmt(row.get(k)) for k in names])
+    console.print(t)
+    if "dice" in v:
+        console.print("dice: " + "  ".join(f"[bold]{i + 1}[/]:{f or '-'}" for i, f in enumerate(v["dice"])))
+    shown = {k: x for k, x in v["values"].items()}
+    shown.update({k: x for k, x in v.get("derived", {}).items()})
+    if shown:
+        console.print("  ".join(f"{k}: {_fmt(x)}" for k, x in shown.items()), style="dim")
+
+
+def _fmt(x) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, list):
+        return "[" + ", ".join(_fmt(i) for i in x) + "]" if x else "[]"
+    return str(x)
+
+
+def cmd_play(args) -> int:
+    from rich.console import Console
+
+    console = Console()
+    game = _load(args.game, args.variant)
+    players = args.players or game.min_players
+    options = _parse_options(game, args.option)
+    me = args.seat
+    if not (0 <= me < players):
+        raise OptionError(f"--seat must be from 0 to {players - 1}")
+    seed = args.seed if args.seed is not None else random.randrange(1 << 30)
+    state = game.start(players=players, seed=seed, options=options)
+    rng = random.Random(seed)
+    console.print(f"[bold]{game.title}[/] — {players} players, you are p{me} (seed {seed}). Type a number, an action, or q to quit.")
+    seen = 0
+    while not state.is_over:
+        new = state.history[seen:]
+        for h in new:
+            console.print(f"  · {h}", style="dim")
+        seen = len(state.history)
+        if state.current != me:
+            acts = state.legal_actions()
+            a = acts[rng.randrange(len(acts))]
+            console.print(f"p{state.current} chooses [bold]{a}[/]")
+            state.apply(a)
+            continue
+        _show(console, state, me)
+        acts = state.legal_actions()
+        for i, a in enumerate(acts, 1):
+            console.print(f"  [bold]{i:>3}[/]  {a}")
+        try:
+            answer = input("your choice> ").strip()
+        except EOFError:
+            console.print("\nbye")
+            return 0
+        if answer.lower() in ("q", "quit", "exit"):
+            return 0
+        try:
+            if answer.isdigit() and 1 <= int(answer) <= len(acts):
+                state.apply(acts[int(answer) - 1])
+            else:
+                state.apply(answer)
+        except IllegalAction as e:
+            console.print(f"[red]{e}[/]")
+    for h in state.history[seen:]:
+        console.print(f"  · {h}", style="dim")
+    _show(console, state, me)
+    w = state.winners()
+    console.print(f"[bold]Game over.[/] Winner{'s' if len(w) != 1 else ''}: " + ", ".join(f"p{p}" for p in w))
+    if args.log:
+        write_log(args.log, game, args.game, state, options, seed)
+        console.print(f"log written to {args.log}")
+    return 0
+
+
+# ---- replay ---------------------------------------------------------------------------------------
+
+
+def write_log(path: str, game: api.Game, ref: str, state: State, options: dict, seed: Optional[int]) -> None:
+    data = {
+        "format": "fishrules-log/1",
+        "ruleset": ref,
+        "variant": game.variant,
+        "players": state.n,
+        "options": options,
+        "seed": seed,
+        "history": list(state.history),
+    }
+    Path(path).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
+def cmd_replay(args) -> int:
+    try:
+        data = json.loads(Path(args.log).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        _err(f"cannot read the log {args.log}: {e}")
+        return 2
+    if not isinstance(data, dict) or data.get("format") != "fishrules-log/1":
+        _err(f"{args.log} is not a fishrules log (format fishrules-log/1)")
+        return 2
+    game = _load(data["ruleset"], data.get("variant"))
+    history = data.get("history", [])
+    state = game.start(players=data["players"], options=data.get("options") or {}, chance="manual", seed=0)
+    for i, text in enumerate(history, 1):
+        try:
+            state.apply(text)
+        except IllegalAction as e:
+            _err(f"action {i} of the log: {e}")
+            return 1
+        if args.verbose:
+            print(f"{i:>5}  {text}")
+    print(f"{game.title}: {len(history)} actions replayed; scores {state.scores()}", end="")
+    print(f"; winners {['p%d' % p for p in state.winners()]}" if state.is_over else "; not over")
+    return 0
+
+
+# ---- main -----------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="fishrules", description="Play, check and simulate games written as .fish rule files.")
+    sub = p.add_subparsers(dest="command", required=True)
+    names = ", ".join(bundled_names())
+
+    c = sub.add_parser("check", help="check rule files and print every problem")
+    c.add_argument("files", nargs="+", help="a .fish file or a bundled ruleset name")
+    c.set_defaults(func=cmd_check)
+
+    def game_args(sp):
+        sp.add_argument("game", help=f"a .fish file or a bundled ruleset ({names})")
+        sp.add_argument("--variant", help="a variant of the ruleset")
+        sp.add_argument("--players", type=int, help="how many play (default: the fewest allowed)")
+        sp.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="set an option (repeatable)")
+
+    s = sub.add_parser("simulate", help="play many random games and report win rates, scores and lengths")
+    game_args(s)
+    s.add_argument("--games", type=int, default=1000)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--json", action="store_true", help="print the results as JSON")
+    s.set_defaults(func=cmd_simulate)
+
+    pl = sub.add_parser("play", help="play a game in the terminal against random bots")
+    game_args(pl)
+    pl.add_argument("--seat", type=int, default=0, help="your seat (0 first)")
+    pl.add_argument("--seed", type=int)
+    pl.add_argument("--log", help="write the game's log to this file, for `fishrules replay`")
+    pl.set_defaults(func=cmd_play)
+
+    e = sub.add_parser("explain", help="print the effective rules, after overlays and variants")
+    e.add_argument("game")
+    e.add_argument("--variant")
+    e.set_defaults(func=cmd_explain)
+
+    r = sub.add_parser("replay", help="replay a game log written by `fishrules play --log`")
+    r.add_argument("log")
+    r.add_argument("--verbose", "-v", action="store_true", help="print every action")
+    r.set_defaults(func=cmd_replay)
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except RuleError as e:
+        print(e.render(), file=sys.stderr)
+        return 1
+    except (OptionError, IllegalAction) as e:
+        _err(f"fishrules: {e}")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
