@@ -55,7 +55,7 @@ class ParamProgram:
 
 
 class ActionProgram:
-    __slots__ = ("name", "block", "nlocals", "params", "requires", "span")
+    __slots__ = ("name", "block", "nlocals", "params", "requires", "checks", "span")
 
     def __init__(self, name, block, nlocals, params, requires, span):
         self.name = name
@@ -63,7 +63,14 @@ class ActionProgram:
         self.nlocals = nlocals
         self.params: list[ParamProgram] = params
         self.requires: list[tuple[str, Span, Fn]] = requires
+        # the requires that enumeration must still test (others are built into a domain)
+        self.checks: list[Fn] = [f for _, _, f in requires]
         self.span = span
+
+    def render(self, values: tuple) -> str:
+        if not values:
+            return self.name
+        return " ".join([self.name] + [p.render(v) for p, v in zip(self.params, values)])
 
 
 class ChoosePause:
@@ -179,8 +186,10 @@ class _Compiler:
             self.emit_block(prog.phase_block[name], ph.body, ph.span)
         for name, a in model.actions.items():
             ap = prog.actions[name]
-            ap.params = [self.param(p) for p in a.params]
+            pushed = self.pushdown(a)
+            ap.params = [self.param(p, pushed.get(p.slot)) for p in a.params]
             ap.requires = [(r.name, r.span, self.expr(r.condition)) for r in a.requires]
+            ap.checks = [f for r, (_, _, f) in zip(a.requires, ap.requires) if id(r) not in pushed.get("done", ())]
             self.emit_block(ap.block, a.body, a.span)
         return prog
 
@@ -433,12 +442,24 @@ class _Compiler:
             ls = op[1]
             prog.pauses[(bid, pc)] = RollPause(ls, op[-1])
             chance = CHANCE
+            canonical = prog.face_canonical
+            nfaces = len(prog.faces)
+            texts = prog.roll_text
 
             def ins(s, fr):
                 L = fr[2]
-                if L[ls + 1] < len(L[ls]):
-                    s.cur = chance
-                    return True
+                dice, i = L[ls], L[ls + 1]
+                if i < len(dice):
+                    if s.manual:
+                        s.cur = chance
+                        return True
+                    # a seeded game rolls every die here, recording each outcome in the history
+                    faces, hist = s.dice, s.history
+                    for d in dice[i:]:
+                        f = canonical[s._randbelow(nfaces)]
+                        faces[d] = f
+                        hist.append(texts(d, f))
+                    L[ls + 1] = len(dice)
                 fr[1] = nxt
                 return None
 
@@ -528,7 +549,28 @@ class _Compiler:
 
     # ---- actions' parameters -----------------------------------------------------------------
 
-    def param(self, p: m.ParamDecl) -> ParamProgram:
+    def pushdown(self, a: m.ActionDecl) -> dict:
+        """Requires that only say which elements a `some` parameter may contain
+        (`no die in chosen shows PANFISH`, `every card in chosen where …`) become a filter on the
+        elements, so enumeration never builds a subset the rule would refuse.  The rule itself is
+        kept to explain a refusal."""
+        out: dict = {"done": set()}
+        later: dict[int, set[int]] = {}
+        slots = [p.slot for p in a.params]
+        for i, p in enumerate(a.params):
+            later[p.slot] = set(slots[i:])
+        for r in a.requires:
+            q = r.condition
+            if not (isinstance(q, m.Quantified) and q.quantifier in ("no", "every") and isinstance(q.collection, m.Local)):
+                continue
+            p = next((p for p in a.params if p.slot == q.collection.slot and p.kind == "some"), None)
+            if p is None or _locals_in(q.condition) & later[p.slot]:
+                continue
+            out.setdefault(p.slot, []).append((q.slot, self.expr(q.condition), q.quantifier == "every"))
+            out["done"].add(id(r))
+        return out
+
+    def param(self, p: m.ParamDecl, filters=None) -> ParamProgram:
         if p.kind == "number":
             lo, hi = self.expr(p.low), self.expr(p.high)
 
@@ -550,8 +592,24 @@ class _Compiler:
 
             return ParamProgram(p.name, "one of", p.slot, domain, render1, parse1, elem, p.span, what)
 
+        if filters:
+
+            def pool(s, L):
+                out = []
+                for x in src(s, L):
+                    for k, cond, want in filters:
+                        L[k] = x
+                        if bool(cond(s, L)) != want:
+                            break
+                    else:
+                        out.append(x)
+                return out
+
+        else:
+            pool = src
+
         def domain(s, L):
-            items = tuple(src(s, L))
+            items = tuple(pool(s, L))
             if len(items) > MAX_SUBSET:
                 raise Fail(f"choosing some of {len(items)} things has too many ways (at most {MAX_SUBSET} things)")
             out = []
@@ -877,6 +935,26 @@ class _Compiler:
             return tuple(sorted(items, key=lambda p: (p - first) % n))
 
         return f
+
+
+def _locals_in(e) -> set[int]:
+    """The local slots an expression reads."""
+    import attrs
+
+    found: set[int] = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, m.Local):
+            found.add(x.slot)
+        if attrs.has(type(x)):
+            for f in attrs.fields(type(x)):
+                v = getattr(x, f.name)
+                if isinstance(v, m.Expr):
+                    stack.append(v)
+                elif isinstance(v, tuple):
+                    stack.extend(i for i in v if isinstance(i, m.Expr))
+    return found
 
 
 def _per_player(body: Fn, nl: int) -> Fn:

@@ -38,13 +38,22 @@ def _mix(seed: int, n: int) -> int:
 class Action:
     """One thing that can be done now.  `str(action)` is its canonical text; `apply` takes either."""
 
-    __slots__ = ("name", "text", "player", "_values")
+    __slots__ = ("name", "player", "_values", "_text", "_render", "_origin")
 
-    def __init__(self, name: str, text: str, player: Optional[int], values: tuple = ()):
+    def __init__(self, name: str, text: Optional[str], player: Optional[int], values: tuple = (), render=None, origin=None):
         self.name = name
-        self.text = text
         self.player = player
         self._values = values
+        self._text = text
+        self._render = render  # the ActionProgram, to write the text only when somebody asks
+        self._origin = origin  # the legal list this came from: applying it needs no re-checking
+
+    @property
+    def text(self) -> str:
+        t = self._text
+        if t is None:
+            t = self._text = self._render.render(self._values)
+        return t
 
     def __str__(self) -> str:
         return self.text
@@ -250,37 +259,62 @@ class State:
             self._legal = self._enumerate()
         return list(self._legal[0])
 
-    def _enumerate(self):
+    def _enumerate(self) -> list:
         fr, info = self._pause()
         actor = fr[2][info.slot]
         out: list[Action] = []
         for ap in info.actions:
             L = [None] * ap.nlocals
             L[0] = actor
-            self._combos(ap, 0, L, out, actor)
-        return out, {a.text: a for a in out}
+            params = ap.params
+            if not params:
+                if all(test(self, L) for test in ap.checks):
+                    out.append(Action(ap.name, ap.name, actor, (), None, out))
+            elif len(params) == 1:
+                p, checks, name = params[0], ap.checks, ap.name
+                slot = p.slot
+                for v in p.domain(self, L):
+                    L[slot] = v
+                    for test in checks:
+                        if not test(self, L):
+                            break
+                    else:
+                        out.append(Action(name, None, actor, (v,), ap, out))
+            else:
+                self._combos(ap, 0, L, out)
+        return [out, None]
 
-    def _combos(self, ap, i: int, L: list, out: list, actor: int) -> None:
+    def _combos(self, ap, i: int, L: list, out: list) -> None:
         params = ap.params
         if i == len(params):
-            for _, _, test in ap.requires:
+            for test in ap.checks:
                 if not test(self, L):
                     return
-            vals = tuple(L[p.slot] for p in params)
-            text = " ".join([ap.name] + [p.render(v) for p, v in zip(params, vals)])
-            out.append(Action(ap.name, text, actor, vals))
+            out.append(Action(ap.name, None, L[0], tuple(L[p.slot] for p in params), ap, out))
             return
         p = params[i]
         for v in p.domain(self, L):
             L[p.slot] = v
-            self._combos(ap, i + 1, L, out, actor)
+            self._combos(ap, i + 1, L, out)
+
+    def _by_text(self) -> dict:
+        legal = self._legal
+        if legal[1] is None:
+            legal[1] = {a.text: a for a in legal[0]}
+        return legal[1]
 
     def apply(self, action: Union[Action, str]) -> "State":
         """Do an action (an `Action` or its text).  Raises `IllegalAction`, changing nothing, if the
         rules do not allow it now.  Returns the state itself, so calls can be chained."""
         self._check()
-        text = action.text if isinstance(action, Action) else _normalize(str(action))
         cur = self.cur
+        if isinstance(action, Action):
+            if self._legal is not None and action._origin is self._legal[0]:
+                self._do(action)  # straight from legal_actions() of this very position
+                return self
+            text = action.text
+        else:
+            text = _normalize(str(action))
         if cur is None:
             raise IllegalAction(text, "the game is over")
         if cur == CHANCE:
@@ -292,11 +326,12 @@ class State:
             raise IllegalAction(text, "chance is to play now: one of " + "; ".join(outs[:8]) + ("; …" if len(outs) > 8 else ""))
         if self._legal is None:
             self._legal = self._enumerate()
-        found = self._legal[1].get(text)
+        by_text = self._by_text()
+        found = by_text.get(text)
         if found is None:
             # Not written canonically (say "reroll 3 1"), or not allowed: read it, and either find
             # the legal action it means or learn which rule forbids it.
-            found = self._legal[1].get(self._read_action(text))
+            found = by_text.get(self._read_action(text))
             if found is None:  # pragma: no cover - _read_action raises for anything not legal
                 raise IllegalAction(text, "it is not one of the legal actions now")
         self._do(found)
