@@ -169,7 +169,7 @@ class Game:
         s = self.start(players, seed=seed if seed is not None else 0, options=options, chance="manual")
         for text in history:
             if seed is not None and s.current == CHANCE:
-                s._draw_chance()  # consume the generator as the seeded game did
+                s._consume_chance_draws()
             s.apply(text)
         if seed is not None:
             s.manual = False

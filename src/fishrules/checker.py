@@ -998,7 +998,7 @@ class _Checker:
 
         def arity(k: int) -> bool:
             if len(args) != k:
-                self.error(sp, f"`{f}` takes {k} {'thing' if k == 1 else 'things'} ({BUILTINS[f]}), not {len(args)}")
+                self.error(sp, f"`{f}` takes {k} {'thing' if k == 1 else 'things'}, not {len(args)}", f"`{f}` takes {BUILTINS[f]}")
                 return False
             return True
 

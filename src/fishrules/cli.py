@@ -23,6 +23,13 @@ from .variants import bundled_names
 __all__ = ["main"]
 
 
+def _esc(text: str) -> str:
+    """Text from the rules or the player, to print through rich as it is, never read as markup."""
+    from rich.markup import escape
+
+    return escape(text)
+
+
 def _err(msg: str) -> None:
     print(msg, file=sys.stderr)
 
@@ -180,9 +187,9 @@ def cmd_simulate(args) -> int:
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
         console=console, transient=True,
     ) as bar:
-        task = bar.add_task(f"{game.title}, {players} players", total=args.games)
+        task = bar.add_task(f"{_esc(game.title)}, {players} players", total=args.games)
         result = simulate(game, players, args.games, args.seed, options, progress=lambda: bar.advance(task))
-    t = Table(title=f"{game.title} — {args.games} random games, {players} players, seed {args.seed}")
+    t = Table(title=f"{_esc(game.title)} — {args.games} random games, {players} players, seed {args.seed}")
     for col in ("seat", "win rate", "mean score", "spread", "min", "max"):
         t.add_column(col, justify="right")
     for s in result["seats"]:
@@ -214,14 +221,14 @@ def _show(console, state: State, me: int) -> None:
         t.add_column(k, justify="right")
     for row in v["seats"]:
         label = f"p{row['player']}" + (" (you)" if row["player"] == me else "")
-        t.add_row(label, *[_fmt(row.get(k)) for k in names])
+        t.add_row(label, *[_esc(_fmt(row.get(k))) for k in names])
     console.print(t)
     if "dice" in v:
-        console.print("dice: " + "  ".join(f"[bold]{i + 1}[/]:{f or '-'}" for i, f in enumerate(v["dice"])))
+        console.print("dice: " + "  ".join(f"[bold]{i + 1}[/]:{_esc(f or '-')}" for i, f in enumerate(v["dice"])))
     shown = {k: x for k, x in v["values"].items()}
     shown.update({k: x for k, x in v.get("derived", {}).items()})
     if shown:
-        console.print("  ".join(f"{k}: {_fmt(x)}" for k, x in shown.items()), style="dim")
+        console.print(_esc("  ".join(f"{k}: {_fmt(x)}" for k, x in shown.items())), style="dim")
 
 
 def _fmt(x) -> str:
@@ -247,23 +254,23 @@ def cmd_play(args) -> int:
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     state = game.start(players=players, seed=seed, options=options)
     rng = random.Random(seed)
-    console.print(f"[bold]{game.title}[/] — {players} players, you are p{me} (seed {seed}). Type a number, an action, or q to quit.")
+    console.print(f"[bold]{_esc(game.title)}[/] — {players} players, you are p{me} (seed {seed}). Type a number, an action, or q to quit.")
     seen = 0
     while not state.is_over:
         new = state.history[seen:]
         for h in new:
-            console.print(f"  · {h}", style="dim")
+            console.print(f"  · {_esc(h)}", style="dim")
         seen = len(state.history)
         if state.current != me:
             acts = state.legal_actions()
             a = acts[rng.randrange(len(acts))]
-            console.print(f"p{state.current} chooses [bold]{a}[/]")
+            console.print(f"p{state.current} chooses [bold]{_esc(str(a))}[/]")
             state.apply(a)
             continue
         _show(console, state, me)
         acts = state.legal_actions()
         for i, a in enumerate(acts, 1):
-            console.print(f"  [bold]{i:>3}[/]  {a}")
+            console.print(f"  [bold]{i:>3}[/]  {_esc(str(a))}")
         try:
             answer = input("your choice> ").strip()
         except EOFError:
@@ -277,15 +284,15 @@ def cmd_play(args) -> int:
             else:
                 state.apply(answer)
         except IllegalAction as e:
-            console.print(f"[red]{e}[/]")
+            console.print(f"[red]{_esc(str(e))}[/]")
     for h in state.history[seen:]:
-        console.print(f"  · {h}", style="dim")
+        console.print(f"  · {_esc(h)}", style="dim")
     _show(console, state, me)
     w = state.winners()
     console.print(f"[bold]Game over.[/] Winner{'s' if len(w) != 1 else ''}: " + ", ".join(f"p{p}" for p in w))
     if args.log:
         write_log(args.log, game, args.game, state, options, seed)
-        console.print(f"log written to {args.log}")
+        console.print(f"log written to {_esc(args.log)}")
     return 0
 
 
@@ -314,8 +321,12 @@ def cmd_replay(args) -> int:
     if not isinstance(data, dict) or data.get("format") != "fishrules-log/1":
         _err(f"{args.log} is not a fishrules log (format fishrules-log/1)")
         return 2
-    game = _load(data["ruleset"], data.get("variant"))
     history = data.get("history", [])
+    if not isinstance(data.get("ruleset"), str) or not isinstance(data.get("players"), int) \
+            or not isinstance(history, list) or not isinstance(data.get("options") or {}, dict):
+        _err(f"{args.log} is a broken fishrules log: it needs a ruleset, players and a history")
+        return 2
+    game = _load(data["ruleset"], data.get("variant"))
     state = game.start(players=data["players"], options=data.get("options") or {}, chance="manual", seed=0)
     for i, text in enumerate(history, 1):
         try:

@@ -12,6 +12,8 @@ value only when the game must wait: for a player's decision or for chance.
 from __future__ import annotations
 
 import itertools
+
+import attrs
 from fractions import Fraction
 from typing import Callable, Optional
 
@@ -74,12 +76,20 @@ class ActionProgram:
 
 
 class ChoosePause:
-    __slots__ = ("actions", "slot", "span")
+    __slots__ = ("actions", "slot", "span", "key", "memo")
 
     def __init__(self, actions, slot, span):
         self.actions: list[ActionProgram] = actions
         self.slot = slot
         self.span = span
+        # key(state, actor): everything the legality of these actions reads, or None when that
+        # cannot be known; legal lists are then shared by all positions with the same key.
+        self.key: Optional[Fn] = None
+        self.memo: dict = {}
+
+
+#: Positions remembered per decision point before the memo stops growing.
+MEMO_LIMIT = 50_000
 
 
 class RollPause:
@@ -191,7 +201,83 @@ class _Compiler:
             ap.requires = [(r.name, r.span, self.expr(r.condition)) for r in a.requires]
             ap.checks = [f for r, (_, _, f) in zip(a.requires, ap.requires) if id(r) not in pushed.get("done", ())]
             self.emit_block(ap.block, a.body, a.span)
+        for info in prog.pauses.values():
+            if isinstance(info, ChoosePause):
+                info.key = self.legality_key([self.model.actions[ap.name] for ap in info.actions])
         return prog
+
+    # ---- what legality depends on ------------------------------------------------------------
+
+    def reads(self, e, seen=None) -> Optional[set]:
+        """The parts of a state an expression reads: "dice", ("g", slot), ("p", slot); None if
+        that cannot be told."""
+        seen = seen if seen is not None else set()
+        out: set = set()
+        stack = [e]
+        while stack:
+            x = stack.pop()
+            if x is None:
+                continue
+            if isinstance(x, m.GameVar):
+                out.add(("g", x.slot))
+            elif isinstance(x, m.PlayerVar):
+                out.add(("p", x.slot))
+            elif isinstance(x, (m.DieAttr, m.DieShows)):
+                out.add("dice")
+            elif isinstance(x, m.DefineRef):
+                if x.name not in seen:
+                    seen.add(x.name)
+                    stack.append(self.model.defines[x.name].expr)
+            elif isinstance(x, m.ScoreOf):
+                if "score" not in seen:
+                    seen.add("score")
+                    stack.extend(t.expr for t in self.model.scores)
+            elif isinstance(x, m.WinnersRef):
+                if "winners" not in seen:
+                    seen.add("winners")
+                    stack.append(self.model.winners)
+            elif not isinstance(x, (m.Const, m.Local, m.AllPlayers, m.AllDice, m.Beside, m.Seat, m.Builtin, m.BinOp,
+                                    m.Not, m.Negate, m.IfExpr, m.Filter, m.Project, m.Best, m.Quantified,
+                                    m.Exclude, m.Rotate, m.Direction, m.Singleton)):
+                return None  # something new: do not guess
+            for f in attrs.fields(type(x)):
+                v = getattr(x, f.name)
+                if isinstance(v, m.Expr):
+                    stack.append(v)
+                elif isinstance(v, tuple):
+                    stack.extend(i for i in v if isinstance(i, m.Expr))
+        return out
+
+    def legality_key(self, actions) -> Optional[Fn]:
+        parts: set = set()
+        for a in actions:
+            exprs = [r.condition for r in a.requires]
+            for p in a.params:
+                exprs += [p.source, p.low, p.high]
+            for e in exprs:
+                r = self.reads(e)
+                if r is None:
+                    return None
+                parts |= r
+        gslots = sorted(k for x, k in (p for p in parts if p != "dice") if x == "g")
+        pslots = sorted(k for x, k in (p for p in parts if p != "dice") if x == "p")
+        dice = "dice" in parts
+        if not gslots and not pslots:
+            if dice:
+                return lambda s, actor: (s.n, actor, *s.dice)
+            return lambda s, actor: (s.n, actor)
+
+        def key(s, actor):
+            k = [s.n, actor]
+            if dice:
+                k.extend(s.dice)
+            g = s.g
+            k.extend(g[i] for i in gslots)
+            for row in s.p:
+                k.extend(row[i] for i in pslots)
+            return tuple(k)
+
+        return key
 
     # ---- blocks ------------------------------------------------------------------------------
 
@@ -455,8 +541,8 @@ class _Compiler:
                         return True
                     # a seeded game rolls every die here, recording each outcome in the history
                     faces, hist = s.dice, s.history
-                    for d in dice[i:]:
-                        f = canonical[s._randbelow(nfaces)]
+                    for d, f in zip(dice[i:], roll_faces(s, len(dice) - i, nfaces)):
+                        f = canonical[f]
                         faces[d] = f
                         hist.append(texts(d, f))
                     L[ls + 1] = len(dice)
@@ -617,8 +703,15 @@ class _Compiler:
                 out.extend(itertools.combinations(items, k))
             return out
 
+        memo: dict = {}
+
         def render(vals):
-            return " ".join(render1(v) for v in vals)
+            t = memo.get(vals)
+            if t is None:
+                t = " ".join(render1(v) for v in vals)
+                if len(memo) < 4096:
+                    memo[vals] = t
+            return t
 
         return ParamProgram(p.name, "some", p.slot, domain, render, parse1, elem, p.span, f"one or more of {what}",
                             lambda s, L: tuple(src(s, L)))
@@ -955,6 +1048,20 @@ def _locals_in(e) -> set[int]:
                 elif isinstance(v, tuple):
                     stack.extend(i for i in v if isinstance(i, m.Expr))
     return found
+
+
+def roll_faces(s, k: int, nfaces: int) -> list[int]:
+    """The faces (indices) of k dice rolled together by the seeded generator: one draw for the
+    group when its outcomes fit in 62 bits, exactly uniform thanks to the generator's rejection."""
+    total = nfaces**k
+    if total <= 1 << 62:
+        r = s._randbelow(total)
+        out = []
+        for _ in range(k):
+            r, f = divmod(r, nfaces)
+            out.append(f)
+        return out
+    return [s._randbelow(nfaces) for _ in range(k)]
 
 
 def _per_player(body: Fn, nl: int) -> Fn:

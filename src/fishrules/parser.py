@@ -22,7 +22,7 @@ from lark.exceptions import (
 from lark.indenter import DedentError, Indenter
 
 from . import nodes as n
-from .errors import Diagnostic, RuleError, Source, Span
+from .errors import Diagnostic, RuleError, Source, Span, did_you_mean
 
 __all__ = ["parse", "MAX_SOURCE_BYTES"]
 
@@ -358,6 +358,9 @@ class _Build(Transformer):
     def compare(self, meta, c):
         return n.BinOp(str(c[1]), c[0], c[2], span=self._sp(meta))
 
+    def equals(self, meta, c):
+        return n.BinOp("=", c[0], c[1], span=self._sp(meta))
+
     def is_(self, meta, c):
         return n.BinOp("is", c[0], c[1], span=self._sp(meta))
 
@@ -461,7 +464,21 @@ _TOKEN_WORDS = {
     "_DEDENT": "the end of the indented block",
     "$END": "the end of the file",
     "POSS": "`'s`",
+    "COMPARE": "a comparison such as `<`",
 }
+
+#: terminals that stand for a few keywords; each keyword is listed on its own
+_TOKEN_CHOICES = {
+    "HIGH_LOW": ("highest", "lowest"),
+    "BEFORE_AFTER": ("before", "after"),
+    "START_END": ("start", "end"),
+    "PHASE_ACTION": ("phase", "action"),
+    "REMOVABLE": ("phase", "action", "define", "option", "score", "rule"),
+}
+
+#: the words that start a line at the left edge of a file
+_ITEM_WORDS = ("game", "players", "extends", "option", "dice", "each", "the", "define", "phase", "action",
+               "score", "winners", "variant", "replace", "remove", "add")
 
 
 def _describe(term: str) -> str:
@@ -477,7 +494,8 @@ def _describe(term: str) -> str:
 
 
 def _expected(expected: set[str]) -> str:
-    words = sorted({_describe(e) for e in expected if not e.startswith("__")})
+    words = sorted({f"`{w}`" for e in expected if e in _TOKEN_CHOICES for w in _TOKEN_CHOICES[e]}
+                   | {_describe(e) for e in expected if not e.startswith("__") and e not in _TOKEN_CHOICES})
     if not words:
         return ""
     if len(words) > 8:
@@ -533,29 +551,47 @@ def _syntax_error(exc: UnexpectedInput, source: Source) -> Diagnostic:
             hint = "blocks are written by indenting the lines under a line that ends in `:`"
         elif ch == "/":
             hint = "there is no division; whole numbers only"
+        elif ch == '"':
+            hint = 'a text in double quotes must end, with another `"`, on the same line'
         span = Span(source, line, col, line, col + 1)
         return Diagnostic(span, f"unexpected character {ch!r}", hint)
     if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
-        expected = getattr(exc, "expected", None) or getattr(exc, "accepts", None) or set()
+        expected = getattr(exc, "accepts", None) or getattr(exc, "expected", None) or set()
         open_at = _open_paren_before(text, len(text))
         last = max(1, len(text.rstrip("\n").splitlines()))
         span = Span(source, last, 1, last, 1)
         hint = None
+        if "_INDENT" in expected:
+            hint = "a line ending in `:` must be followed by at least one indented line"
         if open_at:
             hint = f"you probably forgot to close the `(` opened at line {open_at[0]}, column {open_at[1]}"
             span = Span(source, open_at[0], open_at[1], open_at[0], open_at[1] + 1)
         return Diagnostic(span, "the file ends too early" + (f"; expected {_expected(set(expected))}" if expected else ""), hint)
     assert isinstance(exc, UnexpectedToken)
     tok = exc.token
-    expected = set(exc.expected or ())
+    # `accepts` is what the parser can really take here; `expected` also lists tokens that the
+    # state would only reduce on before failing, which made the "expected …" lists misleading.
+    expected = set(getattr(exc, "accepts", None) or exc.expected or ())
     tline = tok.line or line
     tcol = tok.column or col
     width = max(1, len(str(tok))) if tok.type not in ("_NL", "_INDENT", "_DEDENT") else 1
     span = Span(source, tline, tcol, tline, tcol + width)
     hint = None
     if tok.type == "_INDENT":
+        # The indenter gives _INDENT the position of the newline before it; its end is where the
+        # over-indented line starts.
+        if tok.end_line:
+            span = Span(source, tok.end_line, tok.end_column, tok.end_line, tok.end_column + 1)
         msg = "this line is indented more than the line before it"
         hint = "only the lines under a line ending in `:` are indented"
+    elif "_INDENT" in expected and tok.type not in ("_DEDENT", "_NL"):
+        # A block header followed by a line at the same indentation: point at the header.
+        prev = (getattr(exc, "token_history", None) or [None])[-1]
+        hline = prev.line if prev is not None and prev.line else _previous_code_line(text, tline)
+        htext = source.line(hline).rstrip()
+        span = Span(source, hline, len(htext) + 1, hline, len(htext) + 2)
+        msg = "nothing is indented under this line"
+        hint = "a line ending in `:` must be followed by at least one indented line"
     elif tok.type == "_DEDENT":
         msg = "the indented block ends too early"
         if "_INDENT" in expected:
@@ -586,9 +622,32 @@ def _syntax_error(exc: UnexpectedInput, source: Source) -> Diagnostic:
             hint = "only lines that start a block end with `:`"
         elif tok.type == "NAME" and "COLON" in expected:
             hint = "names are single words; join words with `_`, as in `fish_limit`"
-    if tok.type == "_INDENT" and expected:
-        msg += f"; expected {_expected(expected)}"
+        elif "$END" in expected and tok.type != "COLON" and tok.column == 1:
+            msg = f"unexpected `{shown}` at the start of a line"
+            hint = did_you_mean(shown, _ITEM_WORDS) or (
+                "a line at the left edge starts with " + ", ".join(f"`{w}`" for w in _ITEM_WORDS[:-1]) + " or `add rule`;"
+                " the lines of a phase or an action are indented under it")
+        elif shown == "=" and text[(tok.start_pos or 1) - 1:(tok.start_pos or 0) + 1] == "==":
+            msg = "unexpected `==`"
+            span = Span(source, tline, tcol - 1, tline, tcol + 1)
+            hint = "compare with a single `=`, or `is`, as in `count(dice) is 2`"
+        if "RPAR" in expected:
+            open_at = _open_paren_before(text, tok.start_pos or 0)
+            # only when the rest of the line does not close it either
+            end = text.find("\n", tok.start_pos or 0)
+            if open_at and _open_paren_before(text, len(text) if end < 0 else end) == open_at:
+                hint = f"you probably forgot to close the `(` opened at line {open_at[0]}, column {open_at[1]}"
     return Diagnostic(span, msg, hint)
+
+
+def _previous_code_line(text: str, before: int) -> int:
+    """The last line before line `before` that holds more than blanks and a comment."""
+    lines = text.splitlines()
+    for i in range(min(before - 1, len(lines)), 0, -1):
+        stripped = lines[i - 1].strip()
+        if stripped and not stripped.startswith("#"):
+            return i
+    return max(1, before - 1)
 
 
 def parse(text: str, filename: str = "<rules>") -> n.Module:

@@ -16,7 +16,7 @@ import json
 from fractions import Fraction
 from typing import Any, Iterable, Optional, Sequence, Union
 
-from .compiler import CHANCE, SIMULTANEOUS, ChoosePause, Fail, Program, RollPause
+from .compiler import CHANCE, SIMULTANEOUS, ChoosePause, Fail, Program, RollPause, roll_faces, MEMO_LIMIT
 from .errors import Diagnostic, IllegalAction, RuleError
 
 __all__ = ["State", "Action", "CHANCE", "SIMULTANEOUS", "STEP_BUDGET"]
@@ -150,10 +150,6 @@ class State:
                 fr = stack[-1]
                 pc = fr[1]
                 if code[fr[0]][pc](self, fr):
-                    if self.cur == CHANCE and not self.manual:
-                        self._auto_chance(fr)
-                        stack = self.stack
-                        continue
                     return
                 stack = self.stack  # `play again` replaces it
                 steps += 1
@@ -201,24 +197,13 @@ class State:
             if r < limit:
                 return r % k
 
-    def _draw_chance(self):
-        """Draw the outcome of the chance node the state waits at: (die, face)."""
+    def _consume_chance_draws(self) -> None:
+        """Advance the generator as a seeded game did at this chance node (used by `replay` with a
+        seed): a seeded game rolls a whole group of dice with one draw, at the group's first die."""
         fr, info = self._pause()
-        if isinstance(info, RollPause):
-            L = fr[2]
-            prog = self.prog
-            face = prog.face_canonical[self._randbelow(len(prog.faces))]
-            return L[info.slot][L[info.slot + 1]], face
-        raise AssertionError(info)  # pragma: no cover
-
-    def _auto_chance(self, fr) -> None:
-        die, face = self._draw_chance()
         L = fr[2]
-        slot = self.prog.pauses[(fr[0], fr[1])].slot
-        self.dice[die] = face
-        L[slot + 1] += 1
-        self.history.append(self.prog.roll_text(die, face))
-        self.cur = None
+        if isinstance(info, RollPause) and L[info.slot + 1] == 0:
+            roll_faces(self, len(L[info.slot]), len(self.prog.faces))
 
     def chance_outcomes(self) -> list[tuple[Action, Fraction]]:
         """At a chance node, every outcome with its exact probability; [] elsewhere."""
@@ -262,6 +247,18 @@ class State:
     def _enumerate(self) -> list:
         fr, info = self._pause()
         actor = fr[2][info.slot]
+        if info.key is not None:
+            key = info.key(self, actor)
+            found = info.memo.get(key)
+            if found is not None:
+                return found
+            legal = self._enumerate_fresh(info, actor)
+            if len(info.memo) < MEMO_LIMIT:
+                info.memo[key] = legal
+            return legal
+        return self._enumerate_fresh(info, actor)
+
+    def _enumerate_fresh(self, info, actor) -> list:
         out: list[Action] = []
         for ap in info.actions:
             L = [None] * ap.nlocals
@@ -273,6 +270,9 @@ class State:
             elif len(params) == 1:
                 p, checks, name = params[0], ap.checks, ap.name
                 slot = p.slot
+                if not checks:
+                    out.extend([Action(name, None, actor, (v,), ap, out) for v in p.domain(self, L)])
+                    continue
                 for v in p.domain(self, L):
                     L[slot] = v
                     for test in checks:

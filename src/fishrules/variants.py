@@ -188,11 +188,13 @@ class _Rules:
             self.error(getattr(it, "span", None), f"unexpected {type(it).__name__}")
 
     def check_new_rules(self, body) -> None:
-        existing = self.rule_names()
+        existing = {name: r for name, (_, r) in self.rule_names().items()}
         for r in _rules_in(body):
             if r.name in existing:
-                self.error(r.span, f'rule "{r.name}" already exists (at {existing[r.name][1].span})',
+                self.error(r.span, f'rule "{r.name}" already exists (at {existing[r.name].span})',
                            "rule names must be unique, so that overlays can name them")
+            else:
+                existing[r.name] = r  # two rules of one name in the same phase or action
 
     def replace(self, it: n.Replace) -> None:
         item = it.item
@@ -220,6 +222,8 @@ class _Rules:
             for r in _rules_in(item.body):
                 if r.name in existing:
                     self.error(r.span, f'rule "{r.name}" already exists (at {existing[r.name][1].span})')
+                else:
+                    existing[r.name] = (key, r)
         self.decls[key] = item
 
     def remove(self, it: n.Remove) -> None:
@@ -372,9 +376,12 @@ def _finish(rules: _Rules, variant: Optional[str], diags: list, files: list, pat
         v = rules.variants.get(variant)
         if v is None:
             # a bundled sibling file NAME-VARIANT.fish is a variant too
+            names = list(rules.variants)
+            if path is not None and path.parent.resolve() == rulesets_dir().resolve():
+                names += [p.stem[len(path.stem) + 1:] for p in sorted(path.parent.glob(f"{path.stem}-*.fish"))]
             diags.append(Diagnostic(None, f"there is no variant `{variant}`",
-                                    did_you_mean(variant, rules.variants) or (
-                                        "the variants are " + ", ".join(rules.variants) if rules.variants else "this ruleset has no variants")))
+                                    did_you_mean(variant, names) or (
+                                        "the variants are " + ", ".join(names) if names else "this ruleset has no variants")))
         else:
             for it in v.items:
                 if isinstance(it, n.Variant):
