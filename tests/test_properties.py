@@ -56,6 +56,10 @@ def check_invariants(name: str, s: fishrules.State, opts: dict) -> None:
         assert outs and sum(p for _, p in outs) == 1
     else:
         assert 0 <= cur < s.n and s.legal_actions()
+        # legal lists are memoised by what legality reads; they must equal a fresh enumeration
+        fr, info = s._pause()
+        fresh = s._enumerate_fresh(info, fr[2][info.slot])[0]
+        assert [str(a) for a in s.legal_actions()] == [str(a) for a in fresh]
 
 
 def check_end(name: str, s: fishrules.State, opts: dict) -> None:

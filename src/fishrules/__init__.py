@@ -1,7 +1,7 @@
 """fishrules: a rules engine for small tabletop games written as readable .fish rule files.
 
     import fishrules
-    game = fishrules.load("fishfry")
+    game = fishrules.load("rules/my-game.fish")  # or a bundled ruleset by name
     state = game.start(players=3, seed=7)
     while not state.is_over:
         state.apply(state.legal_actions()[0])

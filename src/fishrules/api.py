@@ -187,7 +187,7 @@ _cache: dict[tuple, Game] = {}
 
 
 def load(ruleset: str | os.PathLike, variant: Optional[str] = None) -> Game:
-    """Load a bundled ruleset by name (`"fishfry"`), or a .fish file by path.
+    """Load a bundled ruleset by name (the stem of a file in rulesets/), or a .fish file by path.
 
     `variant` picks a `variant` block of the file, or for a bundled ruleset NAME the bundled file
     NAME-VARIANT.fish.  Raises `RuleError` listing every problem if the rules are wrong."""

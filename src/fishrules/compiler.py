@@ -222,7 +222,9 @@ class _Compiler:
                 out.add(("g", x.slot))
             elif isinstance(x, m.PlayerVar):
                 out.add(("p", x.slot))
-            elif isinstance(x, (m.DieAttr, m.DieShows)):
+            elif isinstance(x, m.DieShows):
+                out.add(("shows", x.kind))
+            elif isinstance(x, m.DieAttr):
                 out.add("dice")
             elif isinstance(x, m.DefineRef):
                 if x.name not in seen:
@@ -259,17 +261,30 @@ class _Compiler:
                 if r is None:
                     return None
                 parts |= r
-        gslots = sorted(k for x, k in (p for p in parts if p != "dice") if x == "g")
-        pslots = sorted(k for x, k in (p for p in parts if p != "dice") if x == "p")
-        dice = "dice" in parts
+        pairs = [p for p in parts if p != "dice"]
+        gslots = sorted(k for x, k in pairs if x == "g")
+        pslots = sorted(k for x, k in pairs if x == "p")
+        shown = {k for x, k in pairs if x == "shows"}
+        if "dice" in parts or not shown:
+            dice = "dice" in parts
+            classes = None
+        else:
+            # Only `die shows KIND` is asked: a face matters only as one of those kinds or not.
+            dice = True
+            kinds = self.prog.face_kinds
+            classes = [k if k in shown else None for k in kinds]
         if not gslots and not pslots:
+            if classes is not None:
+                return lambda s, actor: (s.n, actor, *[classes[f] for f in s.dice])
             if dice:
                 return lambda s, actor: (s.n, actor, *s.dice)
             return lambda s, actor: (s.n, actor)
 
         def key(s, actor):
             k = [s.n, actor]
-            if dice:
+            if classes is not None:
+                k.extend(classes[f] for f in s.dice)
+            elif dice:
                 k.extend(s.dice)
             g = s.g
             k.extend(g[i] for i in gslots)
@@ -637,7 +652,7 @@ class _Compiler:
 
     def pushdown(self, a: m.ActionDecl) -> dict:
         """Requires that only say which elements a `some` parameter may contain
-        (`no die in chosen shows PANFISH`, `every card in chosen where …`) become a filter on the
+        (`no die in chosen shows SIX`, `every card in chosen where …`) become a filter on the
         elements, so enumeration never builds a subset the rule would refuse.  The rule itself is
         kept to explain a refusal."""
         out: dict = {"done": set()}

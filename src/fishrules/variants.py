@@ -6,7 +6,7 @@ inside phases and actions), and `add rule` blocks before or after a named rule o
 end of a phase or action.  A `variant NAME:` block inside a file is an overlay applied only when that
 variant is asked for.  Naming something that does not exist is an error with a "did you mean".
 
-Files are found here too: a bundled ruleset by name (`fishfry`), a sibling file of the one that
+Files are found here too: a bundled ruleset by name (a file of rulesets/), a sibling file of the one that
 extends it, or a path.  The bundled variants of a ruleset are the files named `NAME-VARIANT.fish`
 beside it and its own `variant` blocks.
 """
