@@ -100,10 +100,12 @@ class _Checker:
     def run(self) -> m.Model:
         for it in self.items:
             self.collect(it)
+        top = next((Span(i.span.source, 1, 1, 1, 1) for i in self.items if getattr(i, "span", None)), None)
+        self.top = top
         if self.title is None:
-            self.error(None, "the rules have no title", 'start the file with a line such as `game "My game"`')
+            self.error(top, "the rules have no title", 'start the file with a line such as `game "My game"`')
         if self.players is None:
-            self.error(None, "the rules do not say how many may play", "add a line such as `players 2 to 4`")
+            self.error(top, "the rules do not say how many may play", "add a line such as `players 2 to 4`")
         elif self.players.low < 1 or self.players.high < self.players.low:
             self.error(self.players.span, f"`players {self.players.low} to {self.players.high}` is not a range of player counts")
         elif self.players.high > 64:
@@ -472,7 +474,7 @@ class _Checker:
 
     def check_reachable(self) -> None:
         if "game" not in self.phase_nodes:
-            self.error(None, "the rules have no `phase game`", "the game starts by playing `phase game`: add one")
+            self.error(self.top, "the rules have no `phase game`", "the game starts by playing `phase game`: add one")
             return
         seen = set()
         todo = [("phase", "game")]

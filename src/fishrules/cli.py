@@ -266,6 +266,7 @@ def cmd_play(args) -> int:
             a = acts[rng.randrange(len(acts))]
             console.print(f"p{state.current} chooses [bold]{_esc(str(a))}[/]")
             state.apply(a)
+            seen += 1  # announced above; the dice it rolls follow in the history
             continue
         _show(console, state, me)
         acts = state.legal_actions()
@@ -281,8 +282,10 @@ def cmd_play(args) -> int:
         try:
             if answer.isdigit() and 1 <= int(answer) <= len(acts):
                 state.apply(acts[int(answer) - 1])
+                seen += 1
             else:
                 state.apply(answer)
+                seen += 1
         except IllegalAction as e:
             console.print(f"[red]{_esc(str(e))}[/]")
     for h in state.history[seen:]:
