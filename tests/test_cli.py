@@ -322,3 +322,14 @@ def test_replay_of_a_tampered_log(capsys, tmp_path):
     rc, _, err = run(capsys, "replay", str(f))
     assert rc == 1
     assert "action 1 of the log" in err and "BANANA" in err
+
+
+def test_play_never_shows_another_players_secret(monkeypatch, capsys):
+    """A Fish at the table must not learn the Fisherman's hidden Fishing card from the screen."""
+    answers = iter(["1"] * 200)
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert main(["play", "fishfish", "--players", "3", "--seat", "1", "--seed", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "p0 chooses set_line ?" in out
+    others = re.findall(r"p[02] chooses set_line (\S+)", out)
+    assert others and set(others) == {"?"}

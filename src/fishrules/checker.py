@@ -26,6 +26,9 @@ BUILTINS = {
     "largest": "(how many, a list of numbers): that many of the largest numbers",
     "smallest": "(how many, a list of numbers): that many of the smallest numbers",
     "abs": "a number: its size without a sign",
+    "first": "a collection or a list: its first thing (nobody or nothing if it is empty)",
+    "last": "a collection or a list: its last thing — the top card of a zone",
+    "divide": "(a number, a number): the first divided by the second, rounded down",
 }
 
 _PLURAL = {"die": "dice", "player": "players"}
@@ -66,6 +69,10 @@ class _Checker:
         self.players = None
         self.option_nodes: list[n.OptionDecl] = []
         self.dice_node: Optional[n.DiceDecl] = None
+        self.cards_nodes: list[n.CardsDecl] = []
+        self.card_sets: dict[str, m.CardSet] = {}
+        self.cards: list[m.CardInfo] = []
+        self.card_attrs: dict[str, m.Type] = {}  # attribute -> type, over every set
         self.var_nodes: list[n.VarDecl] = []
         self.define_nodes: dict[str, n.Define] = {}
         self.phase_nodes: dict[str, n.Phase] = {}
@@ -83,6 +90,7 @@ class _Checker:
         self.symbol_domains: dict[str, list[str]] = {}
         self.face_kinds: list[str] = []
         self.calls: dict[str, set[str]] = {}  # phase/action key -> called phase/action keys
+        self.pending_seen_by: list = []
 
     # ---- diagnostics --------------------------------------------------------------------------
 
@@ -120,6 +128,8 @@ class _Checker:
                 self.options[o.name] = opt
                 slot += 1
         dice = self.check_dice()
+        for c in self.cards_nodes:
+            self.check_cards(c)
         for v in self.var_nodes:
             if v.scope == "game":
                 var = self.check_var(v, slot)
@@ -134,6 +144,12 @@ class _Checker:
                     self.pvars[v.name] = var
                     pslot += 1
         n_game_slots = slot
+        for v, vslot in self.pending_seen_by:
+            u = _Unit("visibility", v.name, you=False)
+            e = self.expr(v.seen_by, u)
+            self.expect(e, "player", v.seen_by, "who sees it")
+            old = self.gvars[v.name]
+            self.gvars[v.name] = m.Variable(old.name, old.scope, old.type, old.initial, "seen by", old.slot, old.choices, e, span=old.span)
 
         for name in self.define_nodes:
             self.define(name, None)
@@ -163,6 +179,8 @@ class _Checker:
             symbols=dict(self.symbols),
             n_game_slots=n_game_slots,
             variants=self.variants,
+            card_sets=tuple(self.card_sets.values()),
+            cards=tuple(self.cards),
             source_names=self.source_names,
             warnings=tuple(d for d in self.diags if d.severity == "warning"),
         )
@@ -176,6 +194,8 @@ class _Checker:
             self.option_nodes.append(it)
         elif isinstance(it, n.DiceDecl):
             self.dice_node = it
+        elif isinstance(it, n.CardsDecl):
+            self.cards_nodes.append(it)
         elif isinstance(it, n.VarDecl):
             self.var_nodes.append(it)
         elif isinstance(it, n.Define):
@@ -203,6 +223,7 @@ class _Checker:
     def all_names(self, u: Optional[_Unit]) -> list[str]:
         names = list(self.gvars) + list(self.options) + list(self.defines) + list(self.define_nodes)
         names += list(self.symbol_domains) + ["players", "winners"] + (["dice"] if self.dice_node else [])
+        names += list(self.card_sets)
         if u is not None:
             for sc in u.scopes:
                 names += list(sc)
@@ -215,6 +236,8 @@ class _Checker:
             return list(self.pvars) + [d for d in self.define_nodes if self.is_per_player(d)] + ["score", "seat"]
         if t.kind == "die":
             return list(_DIE_ATTRS)
+        if t.kind == "card":
+            return list(dict.fromkeys(a for cs in self.card_sets.values() for a, _ in cs.attrs))
         return []
 
     # ---- declarations ---------------------------------------------------------------------------
@@ -255,6 +278,11 @@ class _Checker:
             return m.PLAYER, ()
         if isinstance(spec, n.ListType):
             return m.LIST, ()
+        if isinstance(spec, n.ZoneType):
+            if spec.of is not None and spec.of not in self.card_sets:
+                self.error(spec.span, f"there are no cards `{spec.of}`", did_you_mean(spec.of, self.card_sets))
+                return m.zone_type(None), ()
+            return m.zone_type(spec.of), ()
         if isinstance(spec, n.EnumType):
             seen = set()
             for c in spec.choices:
@@ -320,6 +348,50 @@ class _Checker:
             self.error(d.span, "dice need at least one face")
         return m.Dice(count, tuple(faces), span=d.span)
 
+    def check_cards(self, c: n.CardsDecl) -> None:
+        if c.name in self.card_sets:
+            self.error(c.span, f"cards `{c.name}` are declared twice")
+            return
+        attrs = []
+        names = set()
+        for a in c.attrs:
+            if a.name in names:
+                self.error(a.span, f"attribute `{a.name}` is given twice")
+            names.add(a.name)
+            kinds = {type(v) for v, _ in a.values}
+            if len(kinds) > 1:
+                self.error(a.span, f"the values of `{a.name}` must be all numbers or all names")
+                return
+            if kinds == {int}:
+                t = m.NUMBER
+            else:
+                choices = tuple(dict.fromkeys(v for v, _ in a.values))
+                key = _domain_key(choices)
+                self.add_domain(key, choices)
+                t = m.symbol_type(key)
+            prev = self.card_attrs.get(a.name)
+            if prev is not None and prev != t:
+                self.error(a.span, f"`{a.name}` is {prev} for other cards; an attribute has one type for every card")
+            self.card_attrs[a.name] = t
+            for v, k in a.values:
+                if k < 1:
+                    self.error(a.span, f"`x {k}`: each value needs at least one card")
+            attrs.append((a.name, t))
+        first = len(self.cards)
+        combos = [()]
+        for a in c.attrs:
+            combos = [prev + ((a.name, v),) for prev in combos for v, k in a.values for _ in range(k)]
+        if len(self.cards) + len(combos) > 5000:
+            self.error(c.span, "more than 5000 cards in all")
+            return
+        numeric = all(isinstance(v, int) for combo in combos[:1] for _, v in combo)
+        for combo in combos:
+            label = "-".join(str(v) for _, v in combo)
+            if numeric:
+                label = f"{c.name}-{label}"
+            self.cards.append(m.CardInfo(c.name, combo, label))
+        self.card_sets[c.name] = m.CardSet(c.name, tuple(attrs), first, len(combos), span=c.span)
+
     def only_options(self, e: n.Expr, what: str) -> None:
         """`what` is computed when the game starts, so it may use numbers and options only."""
         bad = [x for x in _walk(e) if isinstance(x, n.Name) and x.name not in self.options]
@@ -333,8 +405,10 @@ class _Checker:
             return None
         t, choices = self.type_of_spec(v.type, f"`{v.name}`")
         u = _Unit("init", v.name, you=False)
-        if v.initial is None:
-            default = {"number": 0, "bool": False, "player": None, "list": ()}.get(t.kind)
+        if t.kind == "zone" and v.initial is not None:
+            self.error(v.initial.span, "a zone starts empty; put cards in it with `move`")
+        if v.initial is None or t.kind == "zone":
+            default = {"number": 0, "bool": False, "player": None, "list": (), "zone": ()}.get(t.kind)
             if t.kind == "symbol":
                 default = choices[0]
             init = m.Const(default, t, span=v.span)
@@ -346,7 +420,17 @@ class _Checker:
             self.warn(v.type.span, "a range on a variable is not enforced; only options check their range")
         vis = v.visibility
         if v.scope == "game" and vis == "secret":
-            self.error(v.span, "a game-wide value has no owner to keep a secret for", "write `hidden` to hide it from everybody")
+            self.error(v.span, "a game-wide value has no owner to keep a secret for",
+                       "write `hidden` to hide it from everybody, or `seen by PLAYER`")
+        seen_by = None
+        if v.seen_by is not None:
+            if v.scope != "game":
+                self.error(v.seen_by.span, "`seen by` is for game-wide values; a player's own value is `secret`")
+            elif vis != "public":
+                self.error(v.seen_by.span, f"a value cannot be both `{vis}` and `seen by` a player")
+            else:
+                self.pending_seen_by.append((v, slot))
+            vis = "seen by"
         return m.Variable(v.name, v.scope, t, init, vis, slot, choices, span=v.span)
 
     # ---- defines ---------------------------------------------------------------------------------
@@ -439,21 +523,21 @@ class _Checker:
                 hi = self.expr(pt.high, u)
                 self.expect(lo, "number", pt.low, "the low end")
                 self.expect(hi, "number", pt.high, "the high end")
-                params.append(m.ParamDecl(prm.name, "number", slot, m.NUMBER, None, lo, hi, span=prm.span))
+                params.append(m.ParamDecl(prm.name, "number", slot, m.NUMBER, None, lo, hi, secret=prm.secret, span=prm.span))
                 t = m.NUMBER
             else:
                 src = self.expr(pt.source, u)
                 if src.type == ERR:
                     t = ERR
-                elif src.type.kind == "collection":
-                    t = src.type if pt.kind == "some" else src.type.element
+                elif src.type.is_collection:
+                    t = m.Type("collection", element=src.type.element) if pt.kind == "some" else src.type.element
                 elif src.type == m.LIST and pt.kind == "one of":
                     t = m.NUMBER
                 else:
                     what = "some" if pt.kind == "some" else "one of"
                     self.error(pt.source.span, f"`{what}` needs a collection to choose from, not {src.type}")
                     t = ERR
-                params.append(m.ParamDecl(prm.name, pt.kind, slot, t, src, span=prm.span))
+                params.append(m.ParamDecl(prm.name, pt.kind, slot, t, src, secret=prm.secret, span=prm.span))
             u.scopes[0][prm.name] = m.Local(slot, t, prm.name)
         requires = []
         body_stmts = list(a.body)
@@ -513,6 +597,9 @@ class _Checker:
         if isinstance(s, n.Set):
             target = self.lvalue(s.target, u)
             value = self.expr(s.value, u, expected=target.type if target is not None else None)
+            if target is not None and target.type.kind == "zone":
+                self.error(sp, f"{self.describe_target(s.target)} is a zone: put cards in it with `move`")
+                return None
             if target is not None:
                 self.compatible(target.type, value, s.value, self.describe_target(s.target))
                 return m.Assign(target, value, span=sp)
@@ -550,6 +637,29 @@ class _Checker:
                 self.error(sp, f"`clear` empties a list, but {self.describe_target(s.target)} is {target.type}", "use `set … to 0` for a number")
                 return None
             return m.Change("clear", target, None, span=sp)
+        if isinstance(s, n.Move):
+            cards = self.expr(s.cards, u)
+            self.expect_cards(cards, s.cards, "what `move` moves")
+            target = self.zone_lvalue(s.zone, u)
+            if target is None:
+                return None
+            return m.MoveCards(cards, target, s.facing, span=sp)
+        if isinstance(s, n.Draw):
+            count = self.expr(s.count, u) if s.count is not None else m.Const(1, m.NUMBER, span=sp)
+            if s.count is not None:
+                self.expect(count, "number", s.count, "how many cards to draw")
+            source = self.zone_lvalue(s.source, u)
+            target = self.zone_lvalue(s.target, u)
+            if source is None or target is None:
+                return None
+            return m.DrawCards(count, source, target, s.facing, u.alloc(3), span=sp)
+        if isinstance(s, n.Shuffle):
+            z = self.zone_lvalue(s.zone, u)
+            return m.ShuffleZone(z, span=sp) if z is not None else None
+        if isinstance(s, n.Reveal):
+            cards = self.expr(s.cards, u)
+            self.expect_cards(cards, s.cards, "what `reveal` shows")
+            return m.RevealCards(cards, span=sp)
         if isinstance(s, n.Roll):
             d = self.expr(s.dice, u)
             if d.type not in (m.DIE, m.DICE, ERR):
@@ -635,7 +745,7 @@ class _Checker:
                 coll = self.expr(s.source, u)
             if coll.type == ERR:
                 elem = ERR
-            elif coll.type.kind == "collection":
+            elif coll.type.is_collection:
                 elem = coll.type.element
             elif coll.type == m.LIST:
                 elem = m.NUMBER
@@ -649,6 +759,38 @@ class _Checker:
         if isinstance(s, n.RuleBlock):
             return m.RuleStmt(s.name, self.scoped_block(s.body, u, {}), span=sp)
         raise AssertionError(s)  # pragma: no cover
+
+    def expect_cards(self, e: m.Expr, src: n.Expr, what: str) -> None:
+        t = e.type
+        if t == ERR or t.kind == "card" or (t.is_collection and t.element.kind == "card"):
+            return
+        self.error(src.span, f"{what} must be a card or cards, not {t}")
+
+    def zone_lvalue(self, e: n.Expr, u: _Unit) -> Optional[m.Expr]:
+        """A zone cards can be put in: a zone variable, the game's or a player's."""
+        if isinstance(e, n.Name) and e.name in self.gvars:
+            v = self.gvars[e.name]
+            if v.type.kind != "zone":
+                self.error(e.span, f"`{e.name}` is {v.type}, not a zone of cards")
+                return None
+            return m.GameVar(v.slot, v.type, v.name, span=e.span)
+        if isinstance(e, (n.Your, n.Possessive)):
+            r = self.expr(e, u)
+            if r.type == ERR:
+                return None
+            if isinstance(r, m.PlayerVar) and r.type.kind == "zone":
+                return r
+            self.error(e.span, f"`{e.name}` is {r.type}, not a zone of cards")
+            return None
+        if isinstance(e, n.Name) and e.name in self.pvars:
+            self.error(e.span, f"`{e.name}` belongs to each player", f"write `your {e.name}` or `PLAYER's {e.name}`")
+            return None
+        zones = [v for v, var in list(self.gvars.items()) if var.type.kind == "zone"]
+        zones += [v for v, var in self.pvars.items() if var.type.kind == "zone"]
+        name = getattr(e, "name", None)
+        self.error(e.span, "cards go into a zone, such as `discard` or `your hand`",
+                   did_you_mean(name, zones) if isinstance(name, str) else None)
+        return None
 
     def describe_target(self, e: n.Expr) -> str:
         if isinstance(e, n.Name):
@@ -828,7 +970,7 @@ class _Checker:
                 self.error(sp, "`where` filters a collection of things, not a list of numbers",
                            "to filter before taking an attribute, write `value of (dice where …)`")
                 return self.bad(sp)
-            return m.Filter(coll, slot, cond, coll.type, span=sp)
+            return m.Filter(coll, slot, cond, _as_coll(coll.type), span=sp)
         if isinstance(e, n.WithBest):
             coll = self.expr(e.collection, u)
             elem = self.elem_type(coll, e.collection, "`with the highest`")
@@ -843,14 +985,14 @@ class _Checker:
             if coll.type == m.LIST:
                 self.error(sp, "`with the highest` picks among things; for numbers use `max(…)`")
                 return self.bad(sp)
-            return m.Best(coll, slot, key, e.highest, coll.type, span=sp)
+            return m.Best(coll, slot, key, e.highest, _as_coll(coll.type), span=sp)
         if isinstance(e, n.OtherThan):
             coll = self.expr(e.collection, u)
             elem = self.elem_type(coll, e.collection, "`other than`")
             x = self.expr(e.excluded, u)
             if x.type != ERR and elem != ERR and x.type != elem and x.type != coll.type:
                 self.error(e.excluded.span, f"`other than` leaves out {elem}, not {x.type}")
-            return m.Exclude(coll, x, coll.type, span=sp)
+            return m.Exclude(coll, x, _as_coll(coll.type), span=sp)
         if isinstance(e, n.StartingWith):
             coll = self.expr(e.collection, u)
             if coll.type not in (m.PLAYERS, ERR):
@@ -872,7 +1014,7 @@ class _Checker:
     def elem_type(self, coll: m.Expr, src, what: str) -> m.Type:
         if coll.type == ERR:
             return ERR
-        if coll.type.kind == "collection":
+        if coll.type.is_collection:
             return coll.type.element
         if coll.type == m.LIST:
             return m.NUMBER
@@ -920,6 +1062,8 @@ class _Checker:
             return m.AllDice(span=sp)
         if nm == "winners":
             return m.WinnersRef(span=sp)
+        if nm in self.card_sets:
+            return m.AllCards(nm, m.cards_type(nm), span=sp)
         if nm in self.symbol_domains:
             return m.Const(nm, m.symbol_type(self.symbol_domains[nm][0]), span=sp)
         if nm in self.pvars or nm == "score":
@@ -939,6 +1083,10 @@ class _Checker:
         elif t.kind == "die":
             if nm in _DIE_ATTRS:
                 return m.DieAttr(el, nm, _DIE_ATTRS[nm], span=sp)
+        elif t.kind == "card":
+            sets = [t.domain] if t.domain else list(self.card_sets)
+            if any(a == nm for s_ in sets for a, _ in self.card_sets[s_].attrs):
+                return self.card_attr(nm, el, sp)
         return None
 
     def attr(self, nm: str, target: m.Expr, sp, u: _Unit) -> m.Expr:
@@ -952,18 +1100,31 @@ class _Checker:
                 self.error(sp, f"a die has no `{nm}`", did_you_mean(nm, _DIE_ATTRS) or "a die has a face, a value and a number")
                 return self.bad(sp)
             return m.DieAttr(target, nm, _DIE_ATTRS[nm], span=sp)
-        if t.kind == "collection":
+        if t.kind == "card":
+            return self.card_attr(nm, target, sp)
+        if t.is_collection:
             slot = u.alloc()
             el = m.Local(slot, t.element)
             inner = self.attr(nm, el, sp, u)
             if inner.type == ERR:
                 return inner
             if inner.type != m.NUMBER:
-                self.error(sp, f"`{nm} of …` over many things gives a list of numbers, but `{nm}` is {inner.type}")
+                self.error(sp, f"`{nm} of …` over many things gives a list of numbers, but `{nm}` is {inner.type}",
+                           "to compare one thing's attribute, take one thing first, as in `" + nm + " of first(…)`")
                 return self.bad(sp)
             return m.Project(target, slot, inner, span=sp)
         self.error(sp, f"{t} has no `{nm}`")
         return self.bad(sp)
+
+    def card_attr(self, nm: str, c: m.Expr, sp) -> m.Expr:
+        sets = [c.type.domain] if c.type.domain else list(self.card_sets)
+        types = {t for s_ in sets for a, t in self.card_sets[s_].attrs if a == nm}
+        if not types:
+            cands = [a for s_ in sets for a, _ in self.card_sets[s_].attrs]
+            what = f"a {c.type.domain} card" if c.type.domain else "a card"
+            self.error(sp, f"{what} has no `{nm}`", did_you_mean(nm, cands) or ("its attributes: " + ", ".join(dict.fromkeys(cands))))
+            return self.bad(sp)
+        return m.CardAttr(c, nm, types.pop(), span=sp)
 
     def player_attr(self, nm: str, p: m.Expr, sp) -> m.Expr:
         if nm in self.pvars:
@@ -1004,10 +1165,27 @@ class _Checker:
                 return False
             return True
 
+        if f in ("first", "last"):
+            if not arity(1):
+                return self.bad(sp)
+            t = args[0].type
+            if t.is_collection:
+                return m.Builtin(f, tuple(args), t.element, span=sp)
+            if t.kind == "list":
+                return m.Builtin(f, tuple(args), m.NUMBER, span=sp)
+            self.error(e.args[0].span, f"`{f}` takes a collection or a list, not {t}")
+            return self.bad(sp)
+        if f == "divide":
+            if not arity(2):
+                return self.bad(sp)
+            if kinds != ["number", "number"]:
+                self.error(sp, "`divide` takes two numbers")
+                return self.bad(sp)
+            return m.Builtin(f, tuple(args), m.NUMBER, span=sp)
         if f == "count":
             if not arity(1):
                 return self.bad(sp)
-            if kinds[0] not in ("collection", "list"):
+            if kinds[0] not in ("collection", "list", "zone"):
                 self.error(e.args[0].span, f"`count` counts a collection or a list, not {args[0].type}")
                 return self.bad(sp)
             return m.Builtin(f, tuple(args), m.NUMBER, span=sp)
@@ -1086,6 +1264,13 @@ class _Checker:
                 self.error(sp, f"{b.type} cannot hold {a.type}")
             return m.BinOp("in" if op == "in" else "notin", a, b, m.BOOL, span=sp)
         raise AssertionError(op)  # pragma: no cover
+
+
+def _as_coll(t: m.Type) -> m.Type:
+    """A filtered zone is no longer a zone (cards cannot be moved into it): just cards."""
+    if t.kind == "zone":
+        return m.Type("collection", element=t.element)
+    return t
 
 
 def _walk(e):

@@ -257,16 +257,18 @@ def cmd_play(args) -> int:
     console.print(f"[bold]{_esc(game.title)}[/] — {players} players, you are p{me} (seed {seed}). Type a number, an action, or q to quit.")
     seen = 0
     while not state.is_over:
-        new = state.history[seen:]
+        new = state.history_for(me)[seen:]
         for h in new:
             console.print(f"  · {_esc(h)}", style="dim")
         seen = len(state.history)
         if state.current != me:
             acts = state.legal_actions()
             a = acts[rng.randrange(len(acts))]
-            console.print(f"p{state.current} chooses [bold]{_esc(str(a))}[/]")
+            who, at = state.current, len(state.history)
             state.apply(a)
-            seen += 1  # announced above; the dice it rolls follow in the history
+            # announce it as this player may know it: another's secret choice reads `?`
+            console.print(f"p{who} chooses [bold]{_esc(state.history_for(me)[at])}[/]")
+            seen += 1  # announced; what it caused (dice, draws) follows in the history
             continue
         _show(console, state, me)
         acts = state.legal_actions()
@@ -288,7 +290,7 @@ def cmd_play(args) -> int:
                 seen += 1
         except IllegalAction as e:
             console.print(f"[red]{_esc(str(e))}[/]")
-    for h in state.history[seen:]:
+    for h in state.history_for(me)[seen:]:
         console.print(f"  · {_esc(h)}", style="dim")
     _show(console, state, me)
     w = state.winners()

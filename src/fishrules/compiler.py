@@ -41,9 +41,11 @@ class Fail(Exception):
 
 
 class ParamProgram:
-    __slots__ = ("name", "kind", "slot", "domain", "render", "parse", "element", "span", "describe", "elements")
+    __slots__ = ("name", "kind", "slot", "domain", "render", "parse", "element", "span", "describe", "elements",
+                 "render_one", "secret")
 
-    def __init__(self, name, kind, slot, domain, render, parse, element, span, describe, elements=None):
+    def __init__(self, name, kind, slot, domain, render, parse, element, span, describe, elements=None,
+                 render_one=None, secret=False):
         self.name = name
         self.kind = kind
         self.slot = slot
@@ -54,6 +56,8 @@ class ParamProgram:
         self.span = span
         self.describe = describe
         self.elements = elements  # for `some`: the things chosen from, in their order
+        self.render_one = render_one or render  # how one element is written
+        self.secret = secret  # written `?` in the history everybody but the actor sees
 
 
 class ActionProgram:
@@ -74,6 +78,12 @@ class ActionProgram:
             return self.name
         return " ".join([self.name] + [p.render(v) for p, v in zip(self.params, values)])
 
+    def render_redacted(self, values: tuple) -> Optional[str]:
+        """The text others see, when some parameter is secret; None when nothing is."""
+        if not any(p.secret for p in self.params):
+            return None
+        return " ".join([self.name] + ["?" if p.secret else p.render(v) for p, v in zip(self.params, values)])
+
 
 class ChoosePause:
     __slots__ = ("actions", "slot", "span", "key", "memo")
@@ -90,6 +100,19 @@ class ChoosePause:
 
 #: Positions remembered per decision point before the memo stops growing.
 MEMO_LIMIT = 50_000
+
+
+class DrawPause:
+    __slots__ = ("slot", "facing", "span")
+
+    def __init__(self, slot, facing, span):
+        self.slot = slot
+        self.facing = facing
+        self.span = span
+
+
+#: Zone keys: a game zone is its slot; a player's zone is G + slot * MAX_SEATS + player.
+MAX_SEATS = 64
 
 
 class RollPause:
@@ -130,6 +153,29 @@ class Program:
         self.roll_texts: list[list[str]] = []
         self.n_options = len(model.options)
         self.option_slots = {o.name: o.slot for o in model.options}
+        self.G = model.n_game_slots
+        self.cards = list(model.cards)
+        self.card_labels = [ci.label for ci in model.cards]
+        self.card_values: dict[str, list] = {}
+        for i, ci in enumerate(model.cards):
+            for a, v in ci.values:
+                self.card_values.setdefault(a, [None] * len(model.cards))[i] = v
+        # visibility of every variable: vis(state, viewer, owner) -> may the viewer see it
+        self.game_vis: dict[int, Fn] = {}
+        self.player_vis: dict[int, Fn] = {}
+        self.public_defines: set[str] = set()
+
+    def zone_of_key(self, key: int) -> tuple[bool, int, int]:
+        """(is a game zone, slot, owner) of a zone key."""
+        if key < self.G:
+            return True, key, -1
+        k = key - self.G
+        return False, k // MAX_SEATS, k % MAX_SEATS
+
+    def can_see_zone(self, s, key: int, viewer) -> bool:
+        is_game, slot, owner = self.zone_of_key(key)
+        vis = self.game_vis[slot] if is_game else self.player_vis[slot]
+        return vis(s, viewer, owner)
 
     def roll_text(self, die: int, face: int) -> str:
         return f"die {die + 1} rolls {self.face_labels[face]}"
@@ -186,6 +232,19 @@ class _Compiler:
         for v in model.game_vars:
             prog.game_inits.append((v.slot, self.expr(v.initial)))
         prog.player_inits = [self.expr(v.initial) for v in model.player_vars]
+        for v in model.game_vars:
+            prog.game_vis[v.slot] = self.visibility(v)
+        for o in model.options:
+            prog.game_vis[o.slot] = lambda s, viewer, owner: True
+        for v in model.player_vars:
+            prog.player_vis[v.slot] = self.visibility(v)
+        public = {("g", v.slot) for v in model.game_vars if v.visibility == "public"}
+        public |= {("g", o.slot) for o in model.options}
+        public |= {("p", v.slot) for v in model.player_vars if v.visibility == "public"}
+        for name, d in model.defines.items():
+            r = self.reads(d.expr)
+            if r is not None and all(x in public for x in r if isinstance(x, tuple) and x[0] in ("g", "p")):
+                prog.public_defines.add(name)
         # blocks: allocate ids first so calls can refer to any phase
         for name, ph in model.phases.items():
             prog.phase_block[name] = self.new_block(name, True, ph.nlocals)
@@ -205,6 +264,41 @@ class _Compiler:
             if isinstance(info, ChoosePause):
                 info.key = self.legality_key([self.model.actions[ap.name] for ap in info.actions])
         return prog
+
+    def visibility(self, v: m.Variable) -> Fn:
+        if v.visibility == "public":
+            return lambda s, viewer, owner: True
+        if v.visibility == "secret":
+            return lambda s, viewer, owner: viewer is not None and viewer == owner
+        if v.visibility == "seen by":
+            who = self.expr(v.seen_by)
+            return lambda s, viewer, owner: viewer is not None and viewer == who(s, ())
+        return lambda s, viewer, owner: False
+
+    def zone_key(self, e: m.Expr) -> Fn:
+        if isinstance(e, m.GameVar):
+            k = e.slot
+            return lambda s, L: k
+        pf, base = self.expr(e.player), self.prog.G + e.slot * MAX_SEATS
+
+        def key(s, L):
+            p = pf(s, L)
+            if p is None:
+                raise Fail("a rule used a zone of nobody")
+            return base + p
+
+        return key
+
+    def cards_fn(self, e: m.Expr) -> Fn:
+        f = self.expr(e)
+        if e.type.kind == "card":
+
+            def one(s, L):
+                c = f(s, L)
+                return () if c is None else (c,)
+
+            return one
+        return f
 
     # ---- what legality depends on ------------------------------------------------------------
 
@@ -226,6 +320,8 @@ class _Compiler:
                 out.add(("shows", x.kind))
             elif isinstance(x, m.DieAttr):
                 out.add("dice")
+            elif isinstance(x, (m.AllCards, m.CardAttr)):
+                pass  # cards' attributes never change
             elif isinstance(x, m.DefineRef):
                 if x.name not in seen:
                     seen.add(x.name)
@@ -339,6 +435,32 @@ class _Compiler:
             ops.append(("exec", self.assign(s.target, s.value), sp))
         elif isinstance(s, m.Change):
             ops.append(("exec", self.change(s), sp))
+        elif isinstance(s, m.MoveCards):
+            cf, kf, facing = self.cards_fn(s.cards), self.zone_key(s.target), s.facing
+
+            def move(st, L):
+                st._move(tuple(cf(st, L)), kf(st, L), facing)
+
+            ops.append(("exec", move, sp))
+        elif isinstance(s, m.DrawCards):
+            ops.append(("draw_init", self.expr(s.count), self.zone_key(s.source), self.zone_key(s.target), s.slot, sp))
+            ops.append(("draw_wait", s.slot, s.facing, sp))
+        elif isinstance(s, m.ShuffleZone):
+            kf = self.zone_key(s.zone)
+
+            def shuffle(st, L):
+                st.mixed = st.mixed | {kf(st, L)}
+
+            ops.append(("exec", shuffle, sp))
+        elif isinstance(s, m.RevealCards):
+            cf = self.cards_fn(s.cards)
+
+            def reveal(st, L):
+                up = st.up
+                for card in cf(st, L):
+                    up[card] = True
+
+            ops.append(("exec", reveal, sp))
         elif isinstance(s, m.RollDice):
             ops.append(("roll_init", self.expr(s.dice), s.dice.type == m.DIE, s.list_slot, sp))
             ops.append(("roll_wait", s.list_slot, sp))
@@ -565,6 +687,42 @@ class _Compiler:
                 return None
 
             return ins
+        if kind == "draw_init":
+            nf, sf, tf, ls = op[1], op[2], op[3], op[4]
+
+            def ins(s, fr):
+                L = fr[2]
+                L[ls] = nf(s, L)
+                L[ls + 1] = sf(s, L)
+                L[ls + 2] = tf(s, L)
+                fr[1] = nxt
+
+            return ins
+        if kind == "draw_wait":
+            ls, facing = op[1], op[2]
+            prog.pauses[(bid, pc)] = DrawPause(ls, facing, op[-1])
+            chance = CHANCE
+
+            def ins(s, fr):
+                L = fr[2]
+                while L[ls] > 0:
+                    src = L[ls + 1]
+                    cards = s._zget(src)
+                    if not cards:
+                        break
+                    if src in s.mixed:
+                        if s.manual:
+                            s.cur = chance
+                            return True
+                        card = s._same_card(cards, cards[s._randbelow(len(cards))])
+                        s._draw(card, L[ls + 2], facing)
+                    else:
+                        s._move((cards[-1],), L[ls + 2], facing)  # the top card: no chance involved
+                    L[ls] -= 1
+                fr[1] = nxt
+                return None
+
+            return ins
         if kind == "choose":
             wf, slot, names = op[1], op[2], op[3]
             prog.pauses[(bid, pc)] = ChoosePause([prog.actions[nm] for nm in names], slot, op[-1])
@@ -678,20 +836,36 @@ class _Compiler:
             def domain(s, L):
                 return range(lo(s, L), hi(s, L) + 1)
 
-            return ParamProgram(p.name, "number", p.slot, domain, str, _parse_int, m.NUMBER, p.span, "a number")
+            return ParamProgram(p.name, "number", p.slot, domain, str, _parse_int, m.NUMBER, p.span, "a number",
+                                secret=p.secret)
         src = self.expr(p.source)
         elem = p.type.element if p.kind == "some" else p.type
         render1, parse1, what = _codec(elem, self.prog)
         if p.kind == "one of":
+            if elem.kind == "card":
+                labels = self.prog.card_labels
 
-            def domain(s, L):
-                seen = []
-                for v in src(s, L):
-                    if v not in seen:
-                        seen.append(v)
-                return seen
+                def domain(s, L):
+                    # identical cards are one choice: the first of them stands for all
+                    seen, out = set(), []
+                    for v in src(s, L):
+                        lab = labels[v]
+                        if lab not in seen:
+                            seen.add(lab)
+                            out.append(v)
+                    return out
 
-            return ParamProgram(p.name, "one of", p.slot, domain, render1, parse1, elem, p.span, what)
+            else:
+
+                def domain(s, L):
+                    seen = []
+                    for v in src(s, L):
+                        if v not in seen:
+                            seen.append(v)
+                    return seen
+
+            return ParamProgram(p.name, "one of", p.slot, domain, render1, parse1, elem, p.span, what,
+                                render_one=render1, secret=p.secret)
 
         if filters:
 
@@ -709,6 +883,9 @@ class _Compiler:
         else:
             pool = src
 
+        dedupe = elem.kind == "card"
+        labels = self.prog.card_labels
+
         def domain(s, L):
             items = tuple(pool(s, L))
             if len(items) > MAX_SUBSET:
@@ -716,6 +893,14 @@ class _Compiler:
             out = []
             for k in range(1, len(items) + 1):
                 out.extend(itertools.combinations(items, k))
+            if dedupe:  # identical cards: one choice per different set of labels
+                seen, kept = set(), []
+                for combo in out:
+                    key = tuple(labels[c] for c in combo)
+                    if key not in seen:
+                        seen.add(key)
+                        kept.append(combo)
+                out = kept
             return out
 
         memo: dict = {}
@@ -729,7 +914,7 @@ class _Compiler:
             return t
 
         return ParamProgram(p.name, "some", p.slot, domain, render, parse1, elem, p.span, f"one or more of {what}",
-                            lambda s, L: tuple(src(s, L)))
+                            lambda s, L: tuple(src(s, L)), render_one=render1, secret=p.secret)
 
     # ---- expressions -------------------------------------------------------------------------
 
@@ -798,6 +983,20 @@ class _Compiler:
     def x_AllDice(self, e):
         return lambda s, L: s.dice_ids
 
+    def x_AllCards(self, e):
+        cs = next(c for c in self.model.card_sets if c.name == e.card_set)
+        ids = tuple(range(cs.first, cs.first + cs.count))
+        return lambda s, L: ids
+
+    def x_CardAttr(self, e):
+        cf, values = self.expr(e.card), self.prog.card_values[e.attr]
+
+        def f(s, L):
+            c = cf(s, L)
+            return None if c is None else values[c]
+
+        return f
+
     def x_DieAttr(self, e):
         df = self.expr(e.die)
         prog = self.prog
@@ -842,6 +1041,26 @@ class _Compiler:
         if f == "abs":
             a = args[0]
             return lambda s, L: abs(a(s, L))
+        if f in ("first", "last"):
+            a = args[0]
+            i = 0 if f == "first" else -1
+            empty = 0 if e.args[0].type.kind == "list" else None
+
+            def g(s, L):
+                v = a(s, L)
+                return v[i] if v else empty
+
+            return g
+        if f == "divide":
+            a, b = args
+
+            def g(s, L):
+                d = b(s, L)
+                if d == 0:
+                    raise Fail("divide by zero")
+                return a(s, L) // d
+
+            return g
         if f in ("min", "max"):
             op = min if f == "min" else max
             if len(args) == 1:
@@ -1110,6 +1329,9 @@ def _codec(t: m.Type, prog: Program):
         return str, _parse_int, "numbers"
     if t.kind == "symbol":
         return str, (lambda tok: tok), "choices"
+    if t.kind == "card":
+        labels = prog.card_labels
+        return (lambda c: labels[c]), (lambda tok: tok), "cards"
     return str, (lambda tok: tok), str(t)
 
 

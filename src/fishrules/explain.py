@@ -110,6 +110,8 @@ def _type(t) -> str:
         return "list of numbers"
     if isinstance(t, n.EnumType):
         return "one of " + ", ".join(t.choices)
+    if isinstance(t, n.ZoneType):
+        return "zone" + (f" of {t.of}" if t.of else "")
     raise AssertionError(t)  # pragma: no cover
 
 
@@ -152,6 +154,16 @@ def _stmt(s, indent: int, pad: str) -> list[str]:
         return [f"{pad}{u(s.chooser, 1)} chooses {' or '.join(s.actions)}"]
     if isinstance(s, n.Nothing):
         return [f"{pad}nothing"]
+    face = {"up": " face up", "down": " face down", None: ""}
+    if isinstance(s, n.Move):
+        return [f"{pad}move {u(s.cards)} to {u(s.zone, _PREC['primary'])}{face[s.facing]}"]
+    if isinstance(s, n.Draw):
+        count = f" {u(s.count, _PREC['sum'])}" if s.count is not None else ""
+        return [f"{pad}draw{count} from {u(s.source, _PREC['primary'])} to {u(s.target, _PREC['primary'])}{face[s.facing]}"]
+    if isinstance(s, n.Shuffle):
+        return [f"{pad}shuffle {u(s.zone, _PREC['primary'])}"]
+    if isinstance(s, n.Reveal):
+        return [f"{pad}reveal {u(s.cards)}"]
     if isinstance(s, n.Require):
         return [f'{pad}require "{s.name}": {u(s.condition)}']
     if isinstance(s, n.If):
@@ -194,7 +206,14 @@ def _item(it) -> list[str]:
         who = "each player has" if it.scope == "player" else "the game has"
         vis = "" if it.visibility == "public" else it.visibility + " "
         init = f" = {u(it.initial)}" if it.initial is not None else ""
-        return [f"{who} {vis}{it.name}: {_type(it.type)}{init}"]
+        seen = f" seen by {u(it.seen_by, _PREC['primary'])}" if it.seen_by is not None else ""
+        return [f"{who} {vis}{it.name}: {_type(it.type)}{seen}{init}"]
+    if isinstance(it, n.CardsDecl):
+        parts = []
+        for a in it.attrs:
+            vals = ", ".join(str(v) + (f" x {k}" if k != 1 else "") for v, k in a.values)
+            parts.append(f"{a.name} in {vals}")
+        return [f"cards {it.name}: " + " and ".join(parts)]
     if isinstance(it, n.Define):
         return [f"define {it.name}: {u(it.expr)}"]
     if isinstance(it, n.Score):
@@ -214,6 +233,8 @@ def _item(it) -> list[str]:
                     ps.append(f"{p.name}: a number from {u(t.low, _PREC['sum'])} to {u(t.high, _PREC['sum'])}")
                 else:
                     ps.append(f"{p.name}: {t.kind} {u(t.source, _PREC['postfix'])}")
+                if p.secret:
+                    ps[-1] = "secret " + ps[-1]
             params = "(" + ", ".join(ps) + ")"
         return _block(f"action {it.name}{params}", it.body, 0, "")
     raise AssertionError(it)  # pragma: no cover

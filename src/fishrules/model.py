@@ -36,9 +36,18 @@ class Type:
     domain: Optional[str] = None
     element: Optional["Type"] = None
 
+    @property
+    def is_collection(self) -> bool:
+        """A collection of things: a zone holds cards and is one too."""
+        return self.kind in ("collection", "zone")
+
     def __str__(self) -> str:
         if self.kind == "collection":
-            return {"die": "dice", "player": "players"}.get(self.element.kind, f"collection of {self.element}")
+            return {"die": "dice", "player": "players", "card": "cards"}.get(self.element.kind, f"collection of {self.element}")
+        if self.kind == "zone":
+            return "a zone of cards"
+        if self.kind == "card":
+            return f"a {self.domain} card" if self.domain else "a card"
         if self.kind == "symbol":
             return f"one of the {self.domain} choices" if self.domain != "face" else "a face"
         if self.kind == "list":
@@ -61,6 +70,18 @@ FACE = Type("symbol", domain="face")
 
 def symbol_type(domain: str) -> Type:
     return Type("symbol", domain=domain)
+
+
+def card_type(card_set: Optional[str] = None) -> Type:
+    return Type("card", domain=card_set)
+
+
+def zone_type(card_set: Optional[str] = None) -> Type:
+    return Type("zone", element=card_type(card_set))
+
+
+def cards_type(card_set: Optional[str] = None) -> Type:
+    return Type("collection", element=card_type(card_set))
 
 
 # ---- expressions ---------------------------------------------------------------------------------
@@ -146,6 +167,23 @@ class DieAttr(Expr):
     """`face`, `value` or `number` (1-based position) of a die."""
 
     die: Expr
+    attr: str
+    type: Type
+    span: Span | None = _span()
+
+
+@node
+class AllCards(Expr):
+    """Every card of a set, wherever it is."""
+
+    card_set: str
+    type: Type
+    span: Span | None = _span()
+
+
+@node
+class CardAttr(Expr):
+    card: Expr
     attr: str
     type: Type
     span: Span | None = _span()
@@ -352,6 +390,36 @@ class Choose(Stmt):
 
 
 @node
+class MoveCards(Stmt):
+    cards: Expr
+    target: Expr  # a zone variable
+    facing: Optional[str]
+    span: Span | None = _span()
+
+
+@node
+class DrawCards(Stmt):
+    count: Expr
+    source: Expr
+    target: Expr
+    facing: Optional[str]
+    slot: int  # three locals: cards still to draw, source key, target key
+    span: Span | None = _span()
+
+
+@node
+class ShuffleZone(Stmt):
+    zone: Expr
+    span: Span | None = _span()
+
+
+@node
+class RevealCards(Stmt):
+    cards: Expr
+    span: Span | None = _span()
+
+
+@node
 class NoOp(Stmt):
     span: Span | None = _span()
 
@@ -427,6 +495,23 @@ class Variable:
     visibility: str
     slot: int
     choices: tuple[str, ...] = ()
+    seen_by: Optional[Expr] = None
+    span: Span | None = _span()
+
+
+@node
+class CardInfo:
+    card_set: str
+    values: tuple  # ((attribute, value), ...)
+    label: str
+
+
+@node
+class CardSet:
+    name: str
+    attrs: tuple  # ((attribute, Type), ...)
+    first: int
+    count: int
     span: Span | None = _span()
 
 
@@ -458,6 +543,7 @@ class ParamDecl:
     source: Optional[Expr] = None
     low: Optional[Expr] = None
     high: Optional[Expr] = None
+    secret: bool = False
     span: Span | None = _span()
 
 
@@ -504,5 +590,7 @@ class Model:
     symbols: dict  # domain -> tuple of symbol names
     n_game_slots: int
     variants: tuple[str, ...] = ()
+    card_sets: tuple = ()  # CardSet, in order
+    cards: tuple = ()  # CardInfo per card id
     source_names: tuple[str, ...] = ()
     warnings: tuple = ()  # Diagnostics that do not stop the rules from running

@@ -234,6 +234,12 @@ class ListType(TypeSpec):
 
 
 @node
+class ZoneType(TypeSpec):
+    of: Optional[str] = None  # the kind of cards it holds, if said
+    span: Span | None = _span()
+
+
+@node
 class EnumType(TypeSpec):
     choices: tuple[str, ...]
     span: Span | None = _span()
@@ -310,6 +316,39 @@ class Chooses(Stmt):
     actions: tuple[str, ...]
     span: Span | None = _span()
     action_spans: tuple[Span, ...] = attrs.field(default=(), eq=False, repr=False, kw_only=True)
+
+
+@node
+class Move(Stmt):
+    """`move CARDS to ZONE [face up|face down]`."""
+
+    cards: Expr
+    zone: Expr
+    facing: Optional[str] = None  # "up", "down", or None (unchanged)
+    span: Span | None = _span()
+
+
+@node
+class Draw(Stmt):
+    """`draw [N] from ZONE to ZONE`: from the top, or at random from a shuffled zone."""
+
+    count: Optional[Expr]
+    source: Expr
+    target: Expr
+    facing: Optional[str] = None
+    span: Span | None = _span()
+
+
+@node
+class Shuffle(Stmt):
+    zone: Expr
+    span: Span | None = _span()
+
+
+@node
+class Reveal(Stmt):
+    cards: Expr
+    span: Span | None = _span()
 
 
 @node
@@ -412,6 +451,23 @@ class VarDecl(Item):
     type: TypeSpec
     initial: Optional[Expr]
     visibility: str = "public"  # "public", "secret" (owner only), "hidden" (nobody)
+    seen_by: Optional[Expr] = None  # `seen by PLAYER`: that player only
+    span: Span | None = _span()
+
+
+@node
+class CardAttr:
+    """One attribute of a set of cards: its values with how many of each, or a range."""
+
+    name: str
+    values: tuple  # ((value, count), ...); value is an int or a name
+    span: Span | None = _span()
+
+
+@node
+class CardsDecl(Item):
+    name: str
+    attrs: tuple[CardAttr, ...]
     span: Span | None = _span()
 
 
@@ -443,6 +499,7 @@ class ParamType:
 class Param:
     name: str
     type: ParamType
+    secret: bool = False  # shown as `?` to everybody but the actor
     span: Span | None = _span()
 
 

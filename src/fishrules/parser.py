@@ -113,6 +113,25 @@ class _Build(Transformer):
     def t_enum(self, meta, c):
         return n.EnumType(c[0], span=self._sp(meta))
 
+    def t_zone(self, meta, c):
+        return n.ZoneType(str(c[0]) if c[0] is not None else None, span=self._sp(meta))
+
+    def cards_decl(self, meta, c):
+        return n.CardsDecl(str(c[0]), tuple(c[1:]), span=self._sp(meta))
+
+    def attr_values(self, meta, c):
+        name, *values = c
+        return n.CardAttr(str(name), tuple(values), span=self._sp(meta))
+
+    def attr_range(self, meta, c):
+        name, lo, hi = c
+        return n.CardAttr(str(name), tuple((v, 1) for v in range(int(lo), int(hi) + 1)), span=self._sp(meta))
+
+    def card_value(self, meta, c):
+        v, k = c
+        value = int(v) if v.type == "INT" else str(v)
+        return (value, int(k) if k is not None else 1)
+
     def name_list(self, meta, c):
         return tuple(str(t) for t in c)
 
@@ -123,8 +142,8 @@ class _Build(Transformer):
         return n.Face(str(c[0]), int(c[1]) if c[1] is not None else 0, span=self._sp(meta))
 
     def _var(self, scope, meta, c):
-        vis, name, type_, init = c[0]
-        return n.VarDecl(scope, str(name), type_, init, vis or "public", span=self._sp(meta))
+        vis, name, type_, seen_by, init = c[0]
+        return n.VarDecl(scope, str(name), type_, init, vis or "public", seen_by, span=self._sp(meta))
 
     def player_var(self, meta, c):
         return self._var("player", meta, c)
@@ -158,7 +177,8 @@ class _Build(Transformer):
         return n.Action(str(name), params, body, span=self._sp(meta))
 
     def param(self, meta, c):
-        return n.Param(str(c[0]), c[1], span=self._sp(meta))
+        secret, name, type_ = c
+        return n.Param(str(name), type_, secret is not None, span=self._sp(meta))
 
     def p_some(self, meta, c):
         return n.ParamType("some", c[0], span=self._sp(meta))
@@ -243,6 +263,24 @@ class _Build(Transformer):
             span=self._sp(meta),
             action_spans=tuple(self._tsp(t) for t in names),
         )
+
+    def move_stmt(self, meta, c):
+        return n.Move(c[0], c[1], c[2], span=self._sp(meta))
+
+    def draw_stmt(self, meta, c):
+        return n.Draw(c[0], c[1], c[2], c[3], span=self._sp(meta))
+
+    def shuffle_stmt(self, meta, c):
+        return n.Shuffle(c[0], span=self._sp(meta))
+
+    def reveal_stmt(self, meta, c):
+        return n.Reveal(c[0], span=self._sp(meta))
+
+    def face_up(self, meta, c):
+        return "up"
+
+    def face_down(self, meta, c):
+        return "down"
 
     def nothing_stmt(self, meta, c):
         return n.Nothing(span=self._sp(meta))

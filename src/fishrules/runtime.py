@@ -16,7 +16,7 @@ import json
 from fractions import Fraction
 from typing import Any, Iterable, Optional, Sequence, Union
 
-from .compiler import CHANCE, SIMULTANEOUS, ChoosePause, Fail, Program, RollPause, roll_faces, MEMO_LIMIT
+from .compiler import CHANCE, MEMO_LIMIT, SIMULTANEOUS, ChoosePause, DrawPause, Fail, Program, RollPause, roll_faces
 from .errors import Diagnostic, IllegalAction, RuleError
 
 __all__ = ["State", "Action", "CHANCE", "SIMULTANEOUS", "STEP_BUDGET"]
@@ -80,6 +80,18 @@ def _tuplify(x):
     return x
 
 
+def _zones_of(s):
+    """(key, cards) of every zone of a state."""
+    model = s.prog.model
+    for v in model.game_vars:
+        if v.type.kind == "zone":
+            yield v.slot, s.g[v.slot]
+    for v in model.player_vars:
+        if v.type.kind == "zone":
+            for p in range(s.n):
+                yield s.prog.G + v.slot * 64 + p, s.p[p][v.slot]
+
+
 def _listify(x):
     if isinstance(x, tuple):
         return [_listify(i) for i in x]
@@ -91,7 +103,7 @@ class State:
 
     __slots__ = (
         "game", "prog", "n", "seats", "dice_ids", "g", "p", "dice", "stack", "history", "cur",
-        "seed", "draws", "manual", "_legal", "_broken",
+        "seed", "draws", "manual", "where", "up", "mixed", "redact", "_legal", "_broken",
     )
 
     # ---- creation ----------------------------------------------------------------------------
@@ -115,6 +127,7 @@ class State:
                 raise RuleError(Diagnostic(prog.model.dice.span, f"the number of dice must be 0 to 1000, not {count}"))
             s.dice_ids = tuple(range(count))
         s.history = []
+        s.redact = []
         s.seed = seed
         s.draws = 0
         s.manual = manual
@@ -131,6 +144,10 @@ class State:
             self.g[slot] = f(self, ())
         self.p = [[f(self, ()) for f in prog.player_inits] for _ in range(self.n)]
         self.dice = [prog.unrolled] * len(self.dice_ids)
+        ncards = len(prog.cards)
+        self.where = [-1] * ncards  # the zone key of every card; -1: in the box
+        self.up = [False] * ncards  # face up: everybody sees it, whatever zone it is in
+        self.mixed = frozenset()  # keys of shuffled zones, drawn from at random
         game_block = prog.phase_block["game"]
         self.stack = [[game_block, 0, [None] * prog.block_nlocals[game_block]]]
 
@@ -183,6 +200,67 @@ class State:
         if self._broken is not None:
             raise self._broken
 
+    # ---- zones -------------------------------------------------------------------------------
+
+    def _zget(self, key: int) -> tuple:
+        G = self.prog.G
+        if key < G:
+            return self.g[key]
+        k = key - G
+        return self.p[k % 64][k // 64]
+
+    def _zset(self, key: int, cards: tuple) -> None:
+        G = self.prog.G
+        if key < G:
+            self.g[key] = cards
+        else:
+            k = key - G
+            self.p[k % 64][k // 64] = cards
+
+    def _move(self, cards: tuple, dest: int, facing) -> None:
+        where, up = self.where, self.up
+        for c in cards:
+            src = where[c]
+            if src >= 0:
+                t = self._zget(src)
+                i = t.index(c)
+                self._zset(src, t[:i] + t[i + 1:])
+            self._zset(dest, self._zget(dest) + (c,))
+            where[c] = dest
+            if facing == "up":
+                up[c] = True
+            elif facing == "down":
+                up[c] = False
+
+    def _same_card(self, cards: tuple, card: int) -> int:
+        """The first card of `cards` that nobody can tell from `card` (same label, same face)."""
+        labels, up = self.prog.card_labels, self.up
+        lab, u = labels[card], up[card]
+        for c in cards:
+            if labels[c] == lab and up[c] == u:
+                return c
+        return card  # pragma: no cover
+
+    def _draw(self, card: int, dest: int, facing) -> None:
+        """A card drawn at random: moved, and recorded as a chance outcome (seen by those who may
+        see where it goes)."""
+        self._move((card,), dest, facing)
+        text = f"draw {self.prog.card_labels[card]}"
+        self._record(text, "draw ?", self._audience(dest, card))
+
+    def _audience(self, key: int, card: Optional[int] = None) -> Optional[tuple]:
+        """Who may see the zone `key` (or the card in it); None for everybody."""
+        if card is not None and self.up[card]:
+            return None
+        can = self.prog.can_see_zone
+        who = tuple(p for p in range(self.n) if can(self, key, p))
+        return None if len(who) == self.n else who
+
+    def _record(self, text: str, redacted: Optional[str], audience: Optional[tuple]) -> None:
+        if audience is not None and redacted is not None:
+            self.redact.append((len(self.history), redacted, audience))
+        self.history.append(text)
+
     # ---- chance ------------------------------------------------------------------------------
 
     def _pause(self):
@@ -204,6 +282,8 @@ class State:
         L = fr[2]
         if isinstance(info, RollPause) and L[info.slot + 1] == 0:
             roll_faces(self, len(L[info.slot]), len(self.prog.faces))
+        elif isinstance(info, DrawPause):
+            self._randbelow(len(self._zget(L[info.slot + 1])))
 
     def chance_outcomes(self) -> list[tuple[Action, Fraction]]:
         """At a chance node, every outcome with its exact probability; [] elsewhere."""
@@ -216,6 +296,17 @@ class State:
             L = fr[2]
             die = L[info.slot][L[info.slot + 1]]
             return [(Action("roll", prog.roll_text(die, face), None, (die, face)), p) for _, face, p in prog.chance_outcomes]
+        if isinstance(info, DrawPause):
+            cards = self._zget(fr[2][info.slot + 1])
+            groups: dict = {}
+            for c in cards:
+                k = (prog.card_labels[c], self.up[c])
+                if k in groups:
+                    groups[k][1] += 1
+                else:
+                    groups[k] = [c, 1]
+            total = len(cards)
+            return [(Action("draw", f"draw {lab}", None, (c,)), Fraction(k, total)) for (lab, _), (c, k) in groups.items()]
         raise AssertionError(info)  # pragma: no cover
 
     # ---- decisions ---------------------------------------------------------------------------
@@ -340,10 +431,14 @@ class State:
     def _apply_chance(self, a: Action) -> None:
         fr, info = self._pause()
         L = fr[2]
-        die, face = a._values
-        self.dice[die] = face
-        L[info.slot + 1] += 1
-        self.history.append(a.text)
+        if isinstance(info, DrawPause):
+            self._draw(a._values[0], L[info.slot + 2], info.facing)
+            L[info.slot] -= 1
+        else:
+            die, face = a._values
+            self.dice[die] = face
+            L[info.slot + 1] += 1
+            self.history.append(a.text)
         self.cur = None
         self._legal = None
         self._run()
@@ -357,7 +452,11 @@ class State:
         for p, v in zip(ap.params, a._values):
             L[p.slot] = v
         self.stack.append([ap.block, 0, L])
-        self.history.append(a.text)
+        hidden = ap.render_redacted(a._values) if ap.params else None
+        if hidden is None:
+            self.history.append(a.text)
+        else:
+            self._record(a.text, hidden, (a.player,))
         self.cur = None
         self._legal = None
         self._run()
@@ -386,25 +485,26 @@ class State:
                 take, toks = toks, []
                 if not take:
                     raise IllegalAction(text, f"`{ap.name}` needs {p.describe} for `{p.name}`")
-                vals = [p.parse(t) for t in take]
-                if any(v is None for v in vals):
-                    raise IllegalAction(text, f"`{p.name}` takes {p.describe}")
-                order = {v: i for i, v in enumerate(p.elements(self, L))}
-                for t, v in zip(take, vals):
-                    if v not in order:
+                elements = list(p.elements(self, L))
+                order = {v: i for i, v in enumerate(elements)}
+                vals = []
+                for t in take:
+                    found = next((v for v in elements if p.render_one(v) == t and v not in vals), None)
+                    if found is None:
+                        if any(p.render_one(v) == t for v in elements):
+                            raise IllegalAction(text, f"something is named twice in `{p.name}`")
                         raise IllegalAction(text, f"{t} is not one of the {p.describe[len('one or more of '):]} to choose from now")
-                if len(set(vals)) != len(vals):
-                    raise IllegalAction(text, f"something is named twice in `{p.name}`")
+                    vals.append(found)
                 value = tuple(sorted(vals, key=order.__getitem__))
             else:
                 if not toks:
                     raise IllegalAction(text, f"`{ap.name}` needs {p.describe} for `{p.name}`")
                 tok, toks = toks[0], toks[1:]
-                value = p.parse(tok)
-                if value is None:
-                    raise IllegalAction(text, f"`{p.name}` takes {p.describe}, not {tok!r}")
                 dom = list(p.domain(self, L))
-                if value not in dom:
+                value = next((v for v in dom if p.render(v) == tok), None)
+                if value is None:
+                    if p.parse(tok) is None:
+                        raise IllegalAction(text, f"`{p.name}` takes {p.describe}, not {tok!r}")
                     shown = ", ".join(p.render(v) for v in dom[:10]) or "nothing"
                     raise IllegalAction(text, f"{tok} is not a possible `{p.name}` now (possible: {shown})")
             L[p.slot] = value
@@ -457,6 +557,10 @@ class State:
         c.dice = self.dice[:]
         c.stack = [[f[0], f[1], f[2][:]] for f in self.stack]
         c.history = self.history[:]
+        c.redact = self.redact[:]
+        c.where = self.where[:]
+        c.up = self.up[:]
+        c.mixed = self.mixed
         c.cur = self.cur
         c.seed = self.seed
         c.draws = self.draws
@@ -474,6 +578,9 @@ class State:
             tuple((f[0], f[1], tuple(f[2])) for f in self.stack),
             tuple(self.history),
             self.cur,
+            tuple(self.up),
+            tuple(sorted(self.mixed)),
+            tuple(self.redact),
         )
 
     def __eq__(self, other) -> bool:
@@ -496,6 +603,9 @@ class State:
             "dice": list(self.dice),
             "stack": [[f[0], f[1], _listify(tuple(f[2]))] for f in self.stack],
             "history": list(self.history),
+            "redact": [[i, t, list(a)] for i, t, a in self.redact],
+            "up": [i for i, u in enumerate(self.up) if u],
+            "mixed": sorted(self.mixed),
             "current": self.cur,
             "seed": self.seed,
             "draws": self.draws,
@@ -522,6 +632,16 @@ class State:
         s.dice_ids = tuple(range(len(s.dice)))
         s.stack = [[f[0], f[1], [_tuplify(v) for v in f[2]]] for f in d["stack"]]
         s.history = list(d["history"])
+        s.redact = [(i, t, tuple(a)) for i, t, a in d.get("redact", [])]
+        ncards = len(game._program.cards)
+        s.up = [False] * ncards
+        for i in d.get("up", []):
+            s.up[i] = True
+        s.mixed = frozenset(d.get("mixed", []))
+        s.where = [-1] * ncards
+        for key, cards in _zones_of(s):
+            for c in cards:
+                s.where[c] = key
         s.cur = d["current"]
         s.seed = d["seed"]
         s.draws = d["draws"]
@@ -537,25 +657,40 @@ class State:
     # ---- views -------------------------------------------------------------------------------
 
     def view(self, player: Optional[int] = None) -> dict:
-        """What `player` may know, as JSON-able data (`None`: a spectator).  Values declared
-        `secret` are shown to their owner only; `hidden` ones to nobody."""
+        """What `player` may know, as JSON-able data (`None`: a spectator).
+
+        Values declared `secret` are shown to their owner only, `hidden` ones to nobody and `seen by
+        P` ones to P.  A zone always shows how many cards it holds: each card is its label, or None
+        where the viewer may not see it (a face-up card everybody sees).  The history is the one
+        this viewer may know: hidden outcomes and secret choices of others read `?`.  Scores are
+        public."""
         self._check()
         prog = self.prog
         model = prog.model
         if player is not None and not (0 <= player < self.n):
             raise ValueError(f"there is no player {player}")
+        labels, up = prog.card_labels, self.up
+
+        def shown(v, value, owner):
+            ok = (prog.game_vis[v.slot] if v.scope == "game" else prog.player_vis[v.slot])(self, player, owner)
+            if v.type.kind == "zone":
+                return True, [labels[c] if ok or up[c] else None for c in value]
+            return ok, _listify(value)
+
         values = {}
         for v in model.game_vars:
-            if v.visibility == "public":
-                values[v.name] = _listify(self.g[v.slot])
+            ok, val = shown(v, self.g[v.slot], -1)
+            if ok:
+                values[v.name] = val
         options = {o.name: self.g[o.slot] for o in model.options}
         players = []
         sc = self.scores()
         for i in range(self.n):
             row = {"player": i}
             for v in model.player_vars:
-                if v.visibility == "public" or (v.visibility == "secret" and player == i):
-                    row[v.name] = _listify(self.p[i][v.slot])
+                ok, val = shown(v, self.p[i][v.slot], i)
+                if ok:
+                    row[v.name] = val
             row["score"] = sc[i]
             players.append(row)
         out: dict[str, Any] = {
@@ -573,7 +708,7 @@ class State:
             out["dice"] = [prog.face_labels[f] if f != prog.unrolled else None for f in self.dice]
         derived = {}
         for name, d in model.defines.items():
-            if not d.per_player and d.type.kind in ("number", "bool"):
+            if not d.per_player and d.type.kind in ("number", "bool") and name in prog.public_defines:
                 try:
                     derived[name] = prog.defines[name](self, ())
                 except Exception:  # a define that cannot be worked out yet (nothing rolled)
@@ -583,8 +718,17 @@ class State:
             out["winners"] = self.winners()
         if player is not None and self.cur == player:
             out["legal_actions"] = [a.text for a in self.legal_actions()]
-        out["history"] = list(self.history)
+        out["history"] = self.history_for(player)
         return out
+
+    def history_for(self, player: Optional[int]) -> list[str]:
+        """The history as `player` may know it (None: a spectator).  `state.history` itself is the
+        full record, for replays: never show it to a player."""
+        hist = list(self.history)
+        for i, text, audience in self.redact:
+            if player not in audience:
+                hist[i] = text
+        return hist
 
     def __repr__(self) -> str:
         where = "over" if self.is_over else f"current={self.cur!r}"

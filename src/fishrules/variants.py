@@ -84,7 +84,7 @@ class Resolved:
     path: Optional[Path] = None
 
 
-_KEYED = (n.OptionDecl, n.DiceDecl, n.VarDecl, n.Define, n.Phase, n.Action, n.Score, n.Winners)
+_KEYED = (n.OptionDecl, n.DiceDecl, n.CardsDecl, n.VarDecl, n.Define, n.Phase, n.Action, n.Score, n.Winners)
 
 
 def _key(it) -> tuple[str, str]:
@@ -92,6 +92,8 @@ def _key(it) -> tuple[str, str]:
         return ("option", it.name)
     if isinstance(it, n.DiceDecl):
         return ("dice", "")
+    if isinstance(it, n.CardsDecl):
+        return ("cards", it.name)
     if isinstance(it, n.VarDecl):
         return ("variable", it.name)
     if isinstance(it, n.Define):
