@@ -441,16 +441,20 @@ class _Checker:
         d = self.define_nodes.get(name)
         if d is None:
             return False
-        seen = seen or set()
+        seen = seen if seen is not None else set()
         if name in seen:
             return False
         seen.add(name)
         result = False
         for x in _walk(d.expr):
-            if isinstance(x, (n.You, n.Your)):
+            # `you`, `your X`, or the bare name of another define about one player
+            if isinstance(x, (n.You, n.Your)) or (
+                isinstance(x, n.Name) and x.name != name and x.name in self.define_nodes and self.is_per_player(x.name, seen)
+            ):
                 result = True
                 break
-        self.per_player_cache[name] = result
+        if result or len(seen) == 1:
+            self.per_player_cache[name] = result
         return result
 
     def define(self, name: str, span: Span | None) -> Optional[m.DefineDecl]:
@@ -518,7 +522,14 @@ class _Checker:
                 self.error(prm.span, f"parameter `{prm.name}` is named twice")
             slot = u.alloc()
             pt = prm.type
-            if pt.kind == "number":
+            if pt.kind == "choice":
+                key = _domain_key(pt.choices)
+                if len(set(pt.choices)) != len(pt.choices):
+                    self.error(pt.span, "a choice is listed twice")
+                self.add_domain(key, tuple(dict.fromkeys(pt.choices)))
+                t = m.symbol_type(key)
+                params.append(m.ParamDecl(prm.name, "choice", slot, t, secret=prm.secret, choices=tuple(pt.choices), span=prm.span))
+            elif pt.kind == "number":
                 lo = self.expr(pt.low, u)
                 hi = self.expr(pt.high, u)
                 self.expect(lo, "number", pt.low, "the low end")
@@ -531,8 +542,8 @@ class _Checker:
                     t = ERR
                 elif src.type.is_collection:
                     t = m.Type("collection", element=src.type.element) if pt.kind == "some" else src.type.element
-                elif src.type == m.LIST and pt.kind == "one of":
-                    t = m.NUMBER
+                elif src.type.kind == "list" and pt.kind == "one of":
+                    t = src.type.element or m.NUMBER
                 else:
                     what = "some" if pt.kind == "some" else "one of"
                     self.error(pt.source.span, f"`{what}` needs a collection to choose from, not {src.type}")
@@ -747,8 +758,8 @@ class _Checker:
                 elem = ERR
             elif coll.type.is_collection:
                 elem = coll.type.element
-            elif coll.type == m.LIST:
-                elem = m.NUMBER
+            elif coll.type.kind == "list":
+                elem = coll.type.element or m.NUMBER
             else:
                 self.error(s.source.span if s.source else sp, f"`for each` goes through a collection or a list, not {coll.type}")
                 elem = ERR
@@ -1016,8 +1027,8 @@ class _Checker:
             return ERR
         if coll.type.is_collection:
             return coll.type.element
-        if coll.type == m.LIST:
-            return m.NUMBER
+        if coll.type.kind == "list":
+            return coll.type.element or m.NUMBER
         self.error(getattr(src, "span", None), f"{what} needs a collection, not {coll.type}")
         return ERR
 
@@ -1047,6 +1058,12 @@ class _Checker:
             return m.GameVar(o.slot, o.type, nm, span=sp)
         if nm in self.define_nodes:
             if self.is_per_player(nm):
+                if u.you is not None:
+                    # inside a rule about one player, another fact about a player means theirs
+                    d = self.define(nm, sp)
+                    if d is None:
+                        return self.bad(sp)
+                    return m.DefineRef(nm, m.Local(u.you, m.PLAYER, "you"), d.type, span=sp)
                 self.error(sp, f"`{nm}` is worked out for one player at a time", f"write `your {nm}` or `PLAYER's {nm}`")
                 return self.bad(sp)
             d = self.define(nm, sp)
@@ -1108,6 +1125,8 @@ class _Checker:
             inner = self.attr(nm, el, sp, u)
             if inner.type == ERR:
                 return inner
+            if inner.type.kind == "symbol":
+                return m.Project(target, slot, inner, m.Type("list", element=inner.type), span=sp)
             if inner.type != m.NUMBER:
                 self.error(sp, f"`{nm} of …` over many things gives a list of numbers, but `{nm}` is {inner.type}",
                            "to compare one thing's attribute, take one thing first, as in `" + nm + " of first(…)`")
@@ -1172,7 +1191,7 @@ class _Checker:
             if t.is_collection:
                 return m.Builtin(f, tuple(args), t.element, span=sp)
             if t.kind == "list":
-                return m.Builtin(f, tuple(args), m.NUMBER, span=sp)
+                return m.Builtin(f, tuple(args), t.element or m.NUMBER, span=sp)
             self.error(e.args[0].span, f"`{f}` takes a collection or a list, not {t}")
             return self.bad(sp)
         if f == "divide":
@@ -1193,7 +1212,7 @@ class _Checker:
             if not arity(1):
                 return self.bad(sp)
             want = "list" if f == "sum" else "number"
-            if kinds[0] != want:
+            if kinds[0] != want or (f == "sum" and args[0].type != m.LIST):
                 hint = "take a number from each first, as in `sum(value of dice)`" if kinds[0] == "collection" else None
                 self.error(e.args[0].span, f"`{f}` takes {m.LIST if f == 'sum' else m.NUMBER}, not {args[0].type}", hint)
                 return self.bad(sp)
@@ -1203,7 +1222,7 @@ class _Checker:
                 self.error(sp, f"`{f}` needs something to compare")
                 return self.bad(sp)
             if len(args) == 1:
-                if kinds[0] != "list":
+                if args[0].type != m.LIST:
                     self.error(e.args[0].span, f"`{f}` of one thing takes a list of numbers, not {args[0].type}")
                     return self.bad(sp)
             else:
@@ -1215,7 +1234,7 @@ class _Checker:
         if f in ("largest", "smallest"):
             if not arity(2):
                 return self.bad(sp)
-            if kinds[0] != "number" or kinds[1] != "list":
+            if kinds[0] != "number" or args[1].type != m.LIST:
                 self.error(sp, f"`{f}` takes how many and a list of numbers, as in `{f}(3, value of dice)`")
                 return self.bad(sp)
             return m.Builtin(f, tuple(args), m.LIST, span=sp)

@@ -830,6 +830,10 @@ class _Compiler:
         return out
 
     def param(self, p: m.ParamDecl, filters=None) -> ParamProgram:
+        if p.kind == "choice":
+            choices = list(p.choices)
+            return ParamProgram(p.name, "choice", p.slot, lambda s, L: choices, str, lambda t: t, p.type, p.span,
+                                "one of " + " or ".join(choices), secret=p.secret)
         if p.kind == "number":
             lo, hi = self.expr(p.low), self.expr(p.high)
 
@@ -1044,7 +1048,7 @@ class _Compiler:
         if f in ("first", "last"):
             a = args[0]
             i = 0 if f == "first" else -1
-            empty = 0 if e.args[0].type.kind == "list" else None
+            empty = 0 if e.args[0].type == m.LIST else None
 
             def g(s, L):
                 v = a(s, L)

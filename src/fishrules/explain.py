@@ -231,6 +231,8 @@ def _item(it) -> list[str]:
                 t = p.type
                 if t.kind == "number":
                     ps.append(f"{p.name}: a number from {u(t.low, _PREC['sum'])} to {u(t.high, _PREC['sum'])}")
+                elif t.kind == "choice":
+                    ps.append(f"{p.name}: one of " + " or ".join(t.choices))
                 else:
                     ps.append(f"{p.name}: {t.kind} {u(t.source, _PREC['postfix'])}")
                 if p.secret:

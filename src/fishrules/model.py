@@ -51,7 +51,7 @@ class Type:
         if self.kind == "symbol":
             return f"one of the {self.domain} choices" if self.domain != "face" else "a face"
         if self.kind == "list":
-            return "a list of numbers"
+            return "a list of numbers" if self.element is None else "a list of choices"
         if self.kind == "bool":
             return "yes or no"
         return {"number": "a number", "player": "a player", "die": "a die", "text": "a text"}.get(self.kind, self.kind)
@@ -544,6 +544,7 @@ class ParamDecl:
     low: Optional[Expr] = None
     high: Optional[Expr] = None
     secret: bool = False
+    choices: tuple = ()  # for kind "choice"
     span: Span | None = _span()
 
 

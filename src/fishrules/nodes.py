@@ -488,11 +488,12 @@ class Phase(Item):
 
 @node
 class ParamType:
-    kind: str  # "some", "one of", "number"
+    kind: str  # "some", "one of", "number", "choice"
     source: Optional[Expr] = None
     low: Optional[Expr] = None
     high: Optional[Expr] = None
     span: Span | None = _span()
+    choices: tuple[str, ...] = ()  # for `one of A or B`
 
 
 @node

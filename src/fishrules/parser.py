@@ -186,6 +186,9 @@ class _Build(Transformer):
     def p_one_of(self, meta, c):
         return n.ParamType("one of", c[0], span=self._sp(meta))
 
+    def p_choice(self, meta, c):
+        return n.ParamType("choice", None, span=self._sp(meta), choices=tuple(str(t) for t in c))
+
     def p_number(self, meta, c):
         return n.ParamType("number", None, c[0], c[1], span=self._sp(meta))
 
