@@ -29,6 +29,8 @@ BUILTINS = {
     "first": "a collection or a list: its first thing (nobody or nothing if it is empty)",
     "last": "a collection or a list: its last thing — the top card of a zone",
     "divide": "(a number, a number): the first divided by the second, rounded down",
+    "top": "(how many, a zone or a list): that many from its end — the top cards of a zone",
+    "distinct": "a list: each value once, in the order they first come",
 }
 
 _PLURAL = {"die": "dice", "player": "players"}
@@ -135,7 +137,7 @@ class _Checker:
                 var = self.check_var(v, slot)
                 if var is not None:
                     self.gvars[v.name] = var
-                    slot += 1
+                    slot += var.family[1] if var.family else 1
         pslot = 0
         for v in self.var_nodes:
             if v.scope == "player":
@@ -403,6 +405,28 @@ class _Checker:
         if v.name in self.gvars or v.name in self.pvars or v.name in self.options:
             self.error(v.span, f"`{v.name}` is declared twice")
             return None
+        if isinstance(v.type, n.ZonesType):
+            lo, hi = self.static_int(v.type.low), self.static_int(v.type.high)
+            if lo is None or hi is None:
+                self.error(v.type.span, "a family of zones is numbered with plain numbers, as in `zones from 1 to 3`")
+                return None
+            if hi < lo or hi - lo >= 1000:
+                self.error(v.type.span, f"`zones from {lo} to {hi}` must number 1 to 1000 zones")
+                return None
+            if v.scope != "game":
+                self.error(v.span, "a family of zones belongs to the game; give each player a single zone")
+                return None
+            if v.initial is not None:
+                self.error(v.initial.span, "zones start empty; put cards in them with `move`")
+            if v.type.of is not None and v.type.of not in self.card_sets:
+                self.error(v.type.span, f"there are no cards `{v.type.of}`", did_you_mean(v.type.of, self.card_sets))
+            t = m.zone_type(v.type.of if v.type.of in self.card_sets else None)
+            if v.visibility == "secret":
+                self.error(v.span, "a game-wide value has no owner to keep a secret for")
+            if v.seen_by is not None:
+                self.error(v.seen_by.span, "`seen by` is for single zones")
+            return m.Variable(v.name, v.scope, t, m.Const((), t, span=v.span), v.visibility, slot, (),
+                              family=(lo, hi - lo + 1), span=v.span)
         t, choices = self.type_of_spec(v.type, f"`{v.name}`")
         u = _Unit("init", v.name, you=False)
         if t.kind == "zone" and v.initial is not None:
@@ -553,19 +577,37 @@ class _Checker:
         requires = []
         body_stmts = list(a.body)
         head = []
+        heady = (n.Require, n.WhenBroken)
         while body_stmts and (
-            isinstance(body_stmts[0], n.Require)
-            or (isinstance(body_stmts[0], n.RuleBlock) and all(isinstance(s, n.Require) for s in body_stmts[0].body))
+            isinstance(body_stmts[0], heady)
+            or (isinstance(body_stmts[0], n.RuleBlock) and all(isinstance(s, heady) for s in body_stmts[0].body))
         ):
             head.append(body_stmts.pop(0))
+        broken = []
         for s in head:
-            reqs = [s] if isinstance(s, n.Require) else list(s.body)
-            for r in reqs:
-                c = self.expr(r.condition, u)
-                self.expect(c, "bool", r.condition, f'rule "{r.name}"')
-                requires.append(m.RequireDecl(r.name, c, span=r.span))
-        body = self.block(tuple(body_stmts), u)
-        return m.ActionDecl(a.name, tuple(params), tuple(requires), body, u.n, span=a.span)
+            for r in [s] if isinstance(s, heady) else list(s.body):
+                if isinstance(r, n.Require):
+                    c = self.expr(r.condition, u)
+                    self.expect(c, "bool", r.condition, f'rule "{r.name}"')
+                    requires.append(m.RequireDecl(r.name, c, span=r.span))
+                else:
+                    broken.append(r)
+        names = [r.name for r in requires]
+        handlers = []
+        for w in broken:
+            if w.rule not in names:
+                self.error(w.span, f'action `{a.name}` has no rule "{w.rule}"', did_you_mean(w.rule, names))
+                continue
+            cond = None
+            if w.condition is not None:
+                cond = self.expr(w.condition, u)
+                self.expect(cond, "bool", w.condition, "the condition of `when … is broken`")
+            handlers.append(m.BrokenDecl(w.rule, cond, self.block(w.body, u), span=w.span))
+        for s in body_stmts:
+            if isinstance(s, n.WhenBroken):
+                self.error(s.span, "`when … is broken` belongs with the action's rules, before its effects")
+        body = self.block(tuple(s for s in body_stmts if not isinstance(s, n.WhenBroken)), u)
+        return m.ActionDecl(a.name, tuple(params), tuple(requires), body, u.n, span=a.span, broken=tuple(handlers))
 
     def check_reachable(self) -> None:
         if "game" not in self.phase_nodes:
@@ -721,6 +763,11 @@ class _Checker:
             return m.Choose(who, tuple(s.actions), u.alloc(), span=sp)
         if isinstance(s, n.Nothing):
             return m.NoOp(span=sp)
+        if isinstance(s, n.Unavailable):
+            return m.Refuse(s.message, span=sp)
+        if isinstance(s, n.WhenBroken):
+            self.error(sp, "`when … is broken` is only for the rules of an action")
+            return None
         if isinstance(s, n.Require):
             where = "an action" if u.kind == "action" else f"{u.kind} `{u.name}`"
             self.error(sp, f"`require` must come first in an action, before anything happens (found in {where})",
@@ -779,6 +826,12 @@ class _Checker:
 
     def zone_lvalue(self, e: n.Expr, u: _Unit) -> Optional[m.Expr]:
         """A zone cards can be put in: a zone variable, the game's or a player's."""
+        if isinstance(e, n.Call) and e.func in self.gvars and self.gvars[e.func].family:
+            r = self.zone_at(e, u)
+            return r if r.type != ERR else None
+        if isinstance(e, n.Name) and e.name in self.gvars and self.gvars[e.name].family:
+            self.error(e.span, f"`{e.name}` is a family of zones: name one, as in `{e.name}({self.gvars[e.name].family[0]})`")
+            return None
         if isinstance(e, n.Name) and e.name in self.gvars:
             v = self.gvars[e.name]
             if v.type.kind != "zone":
@@ -816,6 +869,9 @@ class _Checker:
         if isinstance(e, n.Name):
             if e.name in self.gvars:
                 v = self.gvars[e.name]
+                if v.family:
+                    self.error(e.span, f"`{e.name}` is a family of zones: put cards in them with `move`")
+                    return None
                 return m.GameVar(v.slot, v.type, v.name, span=e.span)
             if e.name in self.options:
                 self.error(e.span, f"`{e.name}` is an option: it is chosen when the game starts and cannot change")
@@ -1052,6 +1108,10 @@ class _Checker:
             return m.Const(nm, expected, span=sp)
         if nm in self.gvars:
             v = self.gvars[nm]
+            if v.family:
+                # a family's bare name is its numbers: `for each r in rows`, `one of rows`
+                lo, count = v.family
+                return m.Const(tuple(range(lo, lo + count)), m.LIST, span=sp)
             return m.GameVar(v.slot, v.type, nm, span=sp)
         if nm in self.options:
             o = self.options[nm]
@@ -1165,8 +1225,20 @@ class _Checker:
         self.error(sp, f"a player has no `{nm}`", did_you_mean(nm, cands))
         return self.bad(sp)
 
+    def zone_at(self, e: n.Call, u: _Unit) -> m.Expr:
+        v = self.gvars[e.func]
+        if len(e.args) != 1:
+            self.error(e.span, f"one zone of `{e.func}` is named by one number, as in `{e.func}({v.family[0]})`")
+            return self.bad(e.span)
+        i = self.expr(e.args[0], u)
+        self.expect(i, "number", e.args[0], f"the number of a zone of `{e.func}`")
+        lo, count = v.family
+        return m.ZoneAt(v.slot, lo, count, i, e.func, v.type, span=e.span)
+
     def call(self, e: n.Call, u: _Unit) -> m.Expr:
         f, sp = e.func, e.span
+        if f in self.gvars and self.gvars[f].family:
+            return self.zone_at(e, u)
         if f not in BUILTINS:
             hint = did_you_mean(f, BUILTINS) or ("the functions are " + ", ".join(BUILTINS))
             self.error(sp, f"unknown function `{f}`", hint)
@@ -1194,6 +1266,22 @@ class _Checker:
                 return m.Builtin(f, tuple(args), t.element or m.NUMBER, span=sp)
             self.error(e.args[0].span, f"`{f}` takes a collection or a list, not {t}")
             return self.bad(sp)
+        if f == "top":
+            if not arity(2):
+                return self.bad(sp)
+            t = args[1].type
+            if kinds[0] != "number" or not (t.is_collection or t.kind == "list"):
+                self.error(sp, "`top` takes how many and a zone, collection or list, as in `top(2, deck)`")
+                return self.bad(sp)
+            rt = m.Type("collection", element=t.element) if t.is_collection else t
+            return m.Builtin(f, tuple(args), rt, span=sp)
+        if f == "distinct":
+            if not arity(1):
+                return self.bad(sp)
+            if kinds[0] != "list":
+                self.error(sp, "`distinct` takes a list, as in `distinct(colour of taken)`")
+                return self.bad(sp)
+            return m.Builtin(f, tuple(args), args[0].type, span=sp)
         if f == "divide":
             if not arity(2):
                 return self.bad(sp)

@@ -37,6 +37,10 @@ class Fail(Exception):
     """A rule went wrong while running (the runtime adds the position)."""
 
 
+class Unplayable(Exception):
+    """`unavailable "…"`: the rules cannot be played as asked."""
+
+
 # ---- program pieces -------------------------------------------------------------------------------
 
 
@@ -61,7 +65,7 @@ class ParamProgram:
 
 
 class ActionProgram:
-    __slots__ = ("name", "block", "nlocals", "params", "requires", "checks", "span")
+    __slots__ = ("name", "block", "nlocals", "params", "requires", "checks", "span", "broken")
 
     def __init__(self, name, block, nlocals, params, requires, span):
         self.name = name
@@ -72,6 +76,8 @@ class ActionProgram:
         # the requires that enumeration must still test (others are built into a domain)
         self.checks: list[Fn] = [f for _, _, f in requires]
         self.span = span
+        # rule name -> (condition or None, block): a violation accepted instead of refused
+        self.broken: dict[str, tuple] = {}
 
     def render(self, values: tuple) -> str:
         if not values:
@@ -230,15 +236,20 @@ class _Compiler:
         self.winners_cell[0] = prog.winners
         # initial values (they may use options only)
         for v in model.game_vars:
-            prog.game_inits.append((v.slot, self.expr(v.initial)))
+            init = self.expr(v.initial)
+            for i in range(v.family[1] if v.family else 1):
+                prog.game_inits.append((v.slot + i, init))
         prog.player_inits = [self.expr(v.initial) for v in model.player_vars]
         for v in model.game_vars:
-            prog.game_vis[v.slot] = self.visibility(v)
+            vis = self.visibility(v)
+            for i in range(v.family[1] if v.family else 1):
+                prog.game_vis[v.slot + i] = vis
         for o in model.options:
             prog.game_vis[o.slot] = lambda s, viewer, owner: True
         for v in model.player_vars:
             prog.player_vis[v.slot] = self.visibility(v)
-        public = {("g", v.slot) for v in model.game_vars if v.visibility == "public"}
+        public = {("g", v.slot + i) for v in model.game_vars if v.visibility == "public"
+                  for i in range(v.family[1] if v.family else 1)}
         public |= {("g", o.slot) for o in model.options}
         public |= {("p", v.slot) for v in model.player_vars if v.visibility == "public"}
         for name, d in model.defines.items():
@@ -251,6 +262,10 @@ class _Compiler:
         for name, a in model.actions.items():
             bid = self.new_block(f"action {name}", False, a.nlocals)
             prog.actions[name] = ActionProgram(name, bid, a.nlocals, [], [], a.span)
+            for b in a.broken:
+                hb = self.new_block(f"action {name}, rule {b.rule!r} broken", False, a.nlocals)
+                cond = self.expr(b.condition) if b.condition is not None else None
+                prog.actions[name].broken[b.rule] = (cond, hb)
         for name, ph in model.phases.items():
             self.emit_block(prog.phase_block[name], ph.body, ph.span)
         for name, a in model.actions.items():
@@ -260,6 +275,8 @@ class _Compiler:
             ap.requires = [(r.name, r.span, self.expr(r.condition)) for r in a.requires]
             ap.checks = [f for r, (_, _, f) in zip(a.requires, ap.requires) if id(r) not in pushed.get("done", ())]
             self.emit_block(ap.block, a.body, a.span)
+            for b in a.broken:
+                self.emit_block(ap.broken[b.rule][1], b.body, b.span)
         for info in prog.pauses.values():
             if isinstance(info, ChoosePause):
                 info.key = self.legality_key([self.model.actions[ap.name] for ap in info.actions])
@@ -276,6 +293,8 @@ class _Compiler:
         return lambda s, viewer, owner: False
 
     def zone_key(self, e: m.Expr) -> Fn:
+        if isinstance(e, m.ZoneAt):
+            return self.zone_index(e, key=True)
         if isinstance(e, m.GameVar):
             k = e.slot
             return lambda s, L: k
@@ -288,6 +307,20 @@ class _Compiler:
             return base + p
 
         return key
+
+    def zone_index(self, e: m.ZoneAt, key: bool) -> Fn:
+        f, base, lo, count, name = self.expr(e.index), e.base, e.low, e.count, e.name
+
+        def at(s, L):
+            i = f(s, L)
+            if i is None or not (lo <= i < lo + count):
+                raise Fail(f"there is no `{name}({i})`: they are numbered {lo} to {lo + count - 1}")
+            return base + i - lo if key else s.g[base + i - lo]
+
+        return at
+
+    def x_ZoneAt(self, e):
+        return self.zone_index(e, key=False)
 
     def cards_fn(self, e: m.Expr) -> Fn:
         f = self.expr(e)
@@ -322,6 +355,8 @@ class _Compiler:
                 out.add("dice")
             elif isinstance(x, (m.AllCards, m.CardAttr)):
                 pass  # cards' attributes never change
+            elif isinstance(x, m.ZoneAt):
+                out.update(("g", x.base + i) for i in range(x.count))
             elif isinstance(x, m.DefineRef):
                 if x.name not in seen:
                     seen.add(x.name)
@@ -475,6 +510,13 @@ class _Compiler:
             ops.append(("choose", self.expr(s.chooser), s.slot, s.actions, sp))
         elif isinstance(s, m.NoOp):
             pass
+        elif isinstance(s, m.Refuse):
+            msg = s.message
+
+            def refuse(st, L):
+                raise Unplayable(msg)
+
+            ops.append(("exec", refuse, sp))
         elif isinstance(s, m.RuleStmt):
             self.stmts(s.body, ops)
         elif isinstance(s, m.IfStmt):
@@ -900,7 +942,7 @@ class _Compiler:
             if dedupe:  # identical cards: one choice per different set of labels
                 seen, kept = set(), []
                 for combo in out:
-                    key = tuple(labels[c] for c in combo)
+                    key = tuple(sorted(labels[c] for c in combo))
                     if key not in seen:
                         seen.add(key)
                         kept.append(combo)
@@ -1055,6 +1097,18 @@ class _Compiler:
                 return v[i] if v else empty
 
             return g
+        if f == "top":
+            kf, xf = args
+
+            def g(s, L):
+                k = kf(s, L)
+                v = tuple(xf(s, L))
+                return v[len(v) - k:] if k > 0 else ()
+
+            return g
+        if f == "distinct":
+            a = args[0]
+            return lambda s, L: tuple(dict.fromkeys(a(s, L)))
         if f == "divide":
             a, b = args
 

@@ -110,6 +110,8 @@ def _type(t) -> str:
         return "list of numbers"
     if isinstance(t, n.EnumType):
         return "one of " + ", ".join(t.choices)
+    if isinstance(t, n.ZonesType):
+        return f"zones from {unparse_expr(t.low, _PREC['sum'])} to {unparse_expr(t.high, _PREC['sum'])}" + (f" of {t.of}" if t.of else "")
     if isinstance(t, n.ZoneType):
         return "zone" + (f" of {t.of}" if t.of else "")
     raise AssertionError(t)  # pragma: no cover
@@ -164,6 +166,11 @@ def _stmt(s, indent: int, pad: str) -> list[str]:
         return [f"{pad}shuffle {u(s.zone, _PREC['primary'])}"]
     if isinstance(s, n.Reveal):
         return [f"{pad}reveal {u(s.cards)}"]
+    if isinstance(s, n.Unavailable):
+        return [f'{pad}unavailable "{s.message}"']
+    if isinstance(s, n.WhenBroken):
+        cond = f" and {u(s.condition, 1)}" if s.condition is not None else ""
+        return _block(f'when "{s.rule}" is broken{cond}', s.body, indent, pad)
     if isinstance(s, n.Require):
         return [f'{pad}require "{s.name}": {u(s.condition)}']
     if isinstance(s, n.If):

@@ -190,6 +190,19 @@ class CardAttr(Expr):
 
 
 @node
+class ZoneAt(Expr):
+    """One zone of a family: `rows(2)`."""
+
+    base: int  # the game slot of the family's first zone
+    low: int
+    count: int
+    index: Expr
+    name: str
+    type: Type
+    span: Span | None = _span()
+
+
+@node
 class DieShows(Expr):
     die: Expr
     kind: str
@@ -420,6 +433,12 @@ class RevealCards(Stmt):
 
 
 @node
+class Refuse(Stmt):
+    message: str
+    span: Span | None = _span()
+
+
+@node
 class NoOp(Stmt):
     span: Span | None = _span()
 
@@ -496,6 +515,7 @@ class Variable:
     slot: int
     choices: tuple[str, ...] = ()
     seen_by: Optional[Expr] = None
+    family: Optional[tuple[int, int]] = None  # (low, count) of a zone family
     span: Span | None = _span()
 
 
@@ -556,6 +576,14 @@ class RequireDecl:
 
 
 @node
+class BrokenDecl:
+    rule: str
+    condition: Optional[Expr]
+    body: tuple[Stmt, ...]
+    span: Span | None = _span()
+
+
+@node
 class ActionDecl:
     name: str
     params: tuple[ParamDecl, ...]
@@ -563,6 +591,7 @@ class ActionDecl:
     body: tuple[Stmt, ...]
     nlocals: int
     span: Span | None = _span()
+    broken: tuple = ()  # BrokenDecl: violations accepted instead of refused
 
 
 @node

@@ -240,6 +240,16 @@ class ZoneType(TypeSpec):
 
 
 @node
+class ZonesType(TypeSpec):
+    """`zones from 1 to 3 [of KIND]`: a numbered family of zones, such as rows or board circles."""
+
+    low: Expr
+    high: Expr
+    of: Optional[str] = None
+    span: Span | None = _span()
+
+
+@node
 class EnumType(TypeSpec):
     choices: tuple[str, ...]
     span: Span | None = _span()
@@ -348,6 +358,25 @@ class Shuffle(Stmt):
 @node
 class Reveal(Stmt):
     cards: Expr
+    span: Span | None = _span()
+
+
+@node
+class Unavailable(Stmt):
+    """`unavailable "why"`: these rules cannot be played as asked (an OptionError for the caller)."""
+
+    message: str
+    span: Span | None = _span()
+
+
+@node
+class WhenBroken(Stmt):
+    """`when "RULE" is broken [and COND]:` — in an action, the rule's violation is not refused:
+    the block runs instead of the action's effects."""
+
+    rule: str
+    condition: Optional[Expr]
+    body: tuple[Stmt, ...]
     span: Span | None = _span()
 
 

@@ -116,6 +116,17 @@ class _Build(Transformer):
     def t_zone(self, meta, c):
         return n.ZoneType(str(c[0]) if c[0] is not None else None, span=self._sp(meta))
 
+    def t_zones(self, meta, c):
+        lo, hi, of = c
+        return n.ZonesType(lo, hi, str(of) if of is not None else None, span=self._sp(meta))
+
+    def unavailable_stmt(self, meta, c):
+        return n.Unavailable(self._text(c[0]), span=self._sp(meta))
+
+    def broken_stmt(self, meta, c):
+        name, cond, body = c
+        return n.WhenBroken(self._text(name), cond, body, span=self._sp(meta))
+
     def cards_decl(self, meta, c):
         return n.CardsDecl(str(c[0]), tuple(c[1:]), span=self._sp(meta))
 

@@ -16,8 +16,8 @@ import json
 from fractions import Fraction
 from typing import Any, Iterable, Optional, Sequence, Union
 
-from .compiler import CHANCE, MEMO_LIMIT, SIMULTANEOUS, ChoosePause, DrawPause, Fail, Program, RollPause, roll_faces
-from .errors import Diagnostic, IllegalAction, RuleError
+from .compiler import CHANCE, MEMO_LIMIT, SIMULTANEOUS, ChoosePause, DrawPause, Fail, Program, RollPause, Unplayable, roll_faces
+from .errors import Diagnostic, IllegalAction, OptionError, RuleError
 
 __all__ = ["State", "Action", "CHANCE", "SIMULTANEOUS", "STEP_BUDGET"]
 
@@ -85,7 +85,8 @@ def _zones_of(s):
     model = s.prog.model
     for v in model.game_vars:
         if v.type.kind == "zone":
-            yield v.slot, s.g[v.slot]
+            for i in range(v.family[1] if v.family else 1):
+                yield v.slot + i, s.g[v.slot + i]
     for v in model.player_vars:
         if v.type.kind == "zone":
             for p in range(s.n):
@@ -174,6 +175,10 @@ class State:
                     raise Fail(f"the rules ran {STEP_BUDGET} steps without waiting for anybody: an endless loop?")
         except RuleError:
             raise
+        except Unplayable as exc:
+            err = OptionError(f"{self.prog.model.title}: {exc}")
+            self._broken = err
+            raise err from None
         except Exception as exc:  # a rule went wrong at run time: report where
             err = self._runtime_error(exc, fr[0], pc)
             self._broken = err
@@ -422,7 +427,11 @@ class State:
         if found is None:
             # Not written canonically (say "reroll 3 1"), or not allowed: read it, and either find
             # the legal action it means or learn which rule forbids it.
-            found = by_text.get(self._read_action(text))
+            read = self._read_action(text)
+            if isinstance(read, tuple):  # a broken rule whose violation the rules accept
+                self._do_broken(*read)
+                return self
+            found = by_text.get(read)
             if found is None:  # pragma: no cover - _read_action raises for anything not legal
                 raise IllegalAction(text, "it is not one of the legal actions now")
         self._do(found)
@@ -511,10 +520,26 @@ class State:
         if toks:
             takes = ", ".join(p.name for p in ap.params) or "nothing more"
             raise IllegalAction(text, f"too many words: `{ap.name}` takes {takes}")
+        canonical = " ".join([ap.name] + [p.render(L[p.slot]) for p in ap.params])
         for name, span, test in ap.requires:
             if not test(self, L):
+                handler = ap.broken.get(name)
+                if handler is not None and (handler[0] is None or handler[0](self, L)):
+                    return (ap, L, canonical, handler[1])
                 raise IllegalAction(text, f'it breaks the rule "{name}"', rule=name, span=span)
-        return " ".join([ap.name] + [p.render(L[p.slot]) for p in ap.params])
+        return canonical
+
+    def _do_broken(self, ap, L: list, text: str, block: int) -> None:
+        """An action that breaks a rule, accepted as the rules say: its `when … is broken` block
+        runs instead of its effects."""
+        fr = self.stack[-1]
+        fr[1] += 1
+        L = list(L)
+        self.stack.append([block, 0, L])
+        self.history.append(text)
+        self.cur = None
+        self._legal = None
+        self._run()
 
     # ---- results -----------------------------------------------------------------------------
 
@@ -679,6 +704,10 @@ class State:
 
         values = {}
         for v in model.game_vars:
+            if v.family:
+                lo, count = v.family
+                values[v.name] = {str(lo + i): shown(v, self.g[v.slot + i], -1)[1] for i in range(count)}
+                continue
             ok, val = shown(v, self.g[v.slot], -1)
             if ok:
                 values[v.name] = val

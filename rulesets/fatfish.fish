@@ -1,0 +1,182 @@
+# Fat Fish
+#
+# Written from the Fat Fish rulebook (shared/rulebooks/fat-fish.txt).  Lines in quotes are the
+# rulebook's own words; AMBIGUITY marks how this ruleset reads a sentence that can be read more than
+# one way, and why.  The fishing licenses are the overlay fatfish-licenses.fish.
+
+game "Fat Fish"
+
+# The reserve table of the rulebook goes from 2 to 6 players.
+players 2 to 6
+
+# "100 fish cards (five colors)"
+# AMBIGUITY (colours and values): the rulebook names four colours (yellow, green, blue, red) and
+# gives no value distribution; its examples show values 1 to 6.  The fifth colour is purple, and each
+# colour has 20 cards: four each of 1 and 2, three each of 3, 4, 5 and 6.  A house rule changes the
+# distribution here, once.
+cards fish: colour in red, yellow, green, blue, purple and value in 1 x 4, 2 x 4, 3 x 3, 4 x 3, 5 x 3, 6 x 3
+
+# "Fiasco card: The player who on their turn fishes not according to the rules must take back all
+# the cards laid out on that turn and place the fiasco card in front of them."  A strict table may
+# prefer to refuse a wrong lay instead.
+option fiasco: one of penalty, refusal = penalty, "penalty: a wrong lay takes the fiasco card (the rulebook); refusal: a wrong lay is refused"
+
+the game has hidden deck: zone of fish
+the game has hidden out_of_game: zone of fish
+# "Reserve stack of cards for the rows ... (face down)"
+the game has hidden reserve: zone of fish
+# "Place 3 fish cards face up in a column ... These cards are the first cards of the three rows"
+the game has rows: zones from 1 to 3 of fish
+# The cards of a completed row while they are being sorted.
+the game has taken: zone of fish
+
+# "Each player receives 12 fish cards and places them face down in a stack in front of them."
+each player has hidden stack: zone of fish
+each player has secret hand: zone of fish
+# "Place one card of each color, face up, in a separate pile in front of you."
+each player has victory: zone of fish
+# "Turn the remaining cards face down and place them in a separate pile beside it."
+# AMBIGUITY (who sees the penalty pile): the player who turned the cards down knows them; the others
+# see how many there are.
+each player has secret penalty: zone of fish
+# "After a player has run out of cards in their personal stack and in their hand, they leave the game."
+each player has left_the_game: yes or no
+
+# "The fiasco card remains lying in front of a player until another player makes a mistake"
+the game has fiasco_holder: player = nobody
+the game has turn_row: number
+the game has laid: number
+the game has turn_again: yes or no
+
+
+# ---- End of the Game ------------------------------------------------------------------------------
+
+# "At the end of the game each player calculates the sum of their victory points and subtracts from
+#  it all their penalty points. The player who received the fiasco card last subtracts 5 additional
+#  points."  ("Note: the number on a card shows how many points it adds or subtracts.")
+score "victory": sum(value of your victory)
+score "penalty": -sum(value of your penalty)
+score "fiasco": if fiasco_holder is you then -5 otherwise 0
+
+# "The player who scores the most points wins."  AMBIGUITY (ties): tied players share the victory.
+winners: players with the highest score
+
+
+# ---- Setup ----------------------------------------------------------------------------------------
+
+define reserve_size: 3 * (count(players) - 1)
+
+phase game:
+  play setup
+  # "The game begins with the youngest participant, and then turns pass clockwise."
+  # AMBIGUITY: the youngest sits in the first seat.
+  # "The other players continue playing until all players have run out of cards in their stacks
+  #  and hands."
+  repeat until every player where left_the_game:
+    for each player:
+      if not player's left_the_game:
+        play turn for player
+
+phase setup:
+  move fish to deck face down
+  shuffle deck
+  # "Each player receives 12 fish cards ... Then each player takes 4 cards from their stack into hand."
+  for each player:
+    draw 12 from deck to player's stack face down
+    draw 4 from player's stack to player's hand
+  # "Place 3 fish cards face up ... the first cards of the three rows"
+  for each r in rows:
+    draw from deck to rows(r) face up
+  # "Players 2: 3, 3: 6, 4: 9, 5: 12, 6: 15" cards in the reserve.
+  draw reserve_size from deck to reserve face down
+  # "Remove the remaining fish cards from the game"
+  move deck to out_of_game face down
+
+
+# ---- Playing the Game -----------------------------------------------------------------------------
+
+phase turn for fisher:
+  # "Then they must immediately take their turn again, this time following all the rules."
+  set turn_again to yes
+  repeat while turn_again:
+    set turn_again to no
+    play laying for fisher
+  # "At the end of your turn, draw cards from your personal stack into your hand so that you again
+  #  have 4 cards."
+  draw 4 - count(fisher's hand) from fisher's stack to fisher's hand
+  # "If you completed a row this turn, turn over the top card of the reserve stack face up and place
+  #  it in the place of the row whose cards you took."
+  # AMBIGUITY (the reserve runs out): the row stays empty; a card may start an empty row when no row
+  # ends with its colour (the rule below, with no last card to match).
+  for each r in rows:
+    if count(rows(r)) = 0:
+      draw from reserve to rows(r) face up
+  if count(fisher's hand) = 0:
+    set fisher's left_the_game to yes
+
+# "You may lay out from 1 to 4 cards from your hand per turn."
+phase laying for fisher:
+  set laid to 0
+  set turn_row to 0
+  repeat 4 times:
+    if count(fisher's hand) = 0:
+      end laying
+    fisher chooses lay or stop
+
+# "On your turn you may lay cards into only one of the three rows." / "You must always lay cards one
+#  at a time at the end of the chosen row." / "The card laid must be either the same color as the
+#  last card in the chosen row, or a color on which none of the rows ends."
+# The colours are looked at again before each card (Kata's example: after her yellow, green fits
+# row I because no row ends with green).
+action lay(row: one of rows, card: one of your hand):
+  require "one row a turn": laid = 0 or row = turn_row
+  require "a matching colour": colour of card is colour of last(rows(row)) or no r in rows where colour of last(rows(r)) is colour of card
+  # "Fiasco card: The player who on their turn fishes not according to the rules must take back all
+  #  the cards laid out on that turn and place the fiasco card in front of them. Then they must
+  #  immediately take their turn again, this time following all the rules."
+  when "one row a turn" is broken and fiasco is penalty:
+    play fiasco_card for you
+  when "a matching colour" is broken and fiasco is penalty:
+    play fiasco_card for you
+  move card to rows(row) face up
+  set turn_row to row
+  add 1 to laid
+  # "As soon as a row receives its 5th card, it is complete, and the player who laid the last card
+  #  into that row must take all the cards from that row"
+  # AMBIGUITY (laying on after completing a row): the row is gone until the end of the turn, and
+  # cards go into one row a turn, so completing a row ends the laying.
+  if count(rows(row)) = 5:
+    play big_catch for you
+    end laying
+
+# AMBIGUITY (stopping): a turn lays at least one card; stopping before any is refused, not a fiasco.
+action stop:
+  require "lay at least one card": laid > 0
+  end laying
+
+phase fiasco_card for culprit:
+  if laid > 0:
+    move top(laid, rows(turn_row)) to culprit's hand
+  set fiasco_holder to culprit
+  set turn_again to yes
+  end laying
+
+
+# ---- Your Big Catch -------------------------------------------------------------------------------
+
+# "you must take all 5 cards from that row. They become your victory points and penalty points"
+phase big_catch for catcher:
+  move rows(turn_row) to taken face up
+  catcher chooses keep
+  move taken to catcher's penalty face down
+
+define colours_taken: count(distinct(colour of taken))
+
+# "Place one card of each color, face up, in a separate pile in front of you."
+# "Exception: if you take 5 cards of one color, you may place 2 cards, not 1, into the victory
+#  points pile."
+# AMBIGUITY (the second card of one colour): a card in the victory pile adds what it would subtract
+# in the penalty pile, so the player always takes the two; which cards go up is the player's choice.
+action keep(chosen: some taken):
+  require "one card of each colour": if colours_taken = 1 then count(chosen) = 2 otherwise count(chosen) = colours_taken and count(distinct(colour of chosen)) = colours_taken
+  move chosen to your victory face up
