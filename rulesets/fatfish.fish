@@ -166,9 +166,11 @@ phase fiasco_card for culprit:
 
 # "you must take all 5 cards from that row. They become your victory points and penalty points"
 phase big_catch for catcher:
-  move rows(turn_row) to taken face up
-  catcher chooses keep
-  move taken to catcher's penalty face down
+  rule "take the row":
+    move rows(turn_row) to taken face up
+  rule "sort the catch":
+    catcher chooses keep
+    move taken to catcher's penalty face down
 
 define colours_taken: count(distinct(colour of taken))
 
