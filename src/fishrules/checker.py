@@ -31,7 +31,11 @@ BUILTINS = {
     "divide": "(a number, a number): the first divided by the second, rounded down",
     "top": "(how many, a zone or a list): that many from its end — the top cards of a zone",
     "distinct": "a list: each value once, in the order they first come",
+    "adjacent": "a circle of the board: the circles joined to it by a line, next to it",
+    "slide": "(a circle, the circles in the way): where a piece can go from it in a straight line without jumping",
 }
+
+_PARAM_TYPES = {"number": "number", "player": "player", "card": "card", "die": "die"}
 
 _PLURAL = {"die": "dice", "player": "players"}
 _DIRECTION_CHOICES = ("clockwise", "counterclockwise")
@@ -72,6 +76,7 @@ class _Checker:
         self.option_nodes: list[n.OptionDecl] = []
         self.dice_node: Optional[n.DiceDecl] = None
         self.cards_nodes: list[n.CardsDecl] = []
+        self.board_node: Optional[n.BoardDecl] = None
         self.card_sets: dict[str, m.CardSet] = {}
         self.cards: list[m.CardInfo] = []
         self.card_attrs: dict[str, m.Type] = {}  # attribute -> type, over every set
@@ -182,6 +187,7 @@ class _Checker:
             n_game_slots=n_game_slots,
             variants=self.variants,
             card_sets=tuple(self.card_sets.values()),
+            board=self.check_board(),
             cards=tuple(self.cards),
             source_names=self.source_names,
             warnings=tuple(d for d in self.diags if d.severity == "warning"),
@@ -198,6 +204,8 @@ class _Checker:
             self.dice_node = it
         elif isinstance(it, n.CardsDecl):
             self.cards_nodes.append(it)
+        elif isinstance(it, n.BoardDecl):
+            self.board_node = it
         elif isinstance(it, n.VarDecl):
             self.var_nodes.append(it)
         elif isinstance(it, n.Define):
@@ -394,6 +402,21 @@ class _Checker:
             self.cards.append(m.CardInfo(c.name, combo, label))
         self.card_sets[c.name] = m.CardSet(c.name, tuple(attrs), first, len(combos), span=c.span)
 
+    def check_board(self) -> Optional[m.Board]:
+        b = self.board_node
+        if b is None:
+            return None
+        if b.high < b.low or b.high - b.low >= 1000:
+            self.error(b.span, f"`circles from {b.low} to {b.high}` must number 1 to 1000 circles")
+            return None
+        for line in b.lines:
+            bad = [x for x in line if not (b.low <= x <= b.high)]
+            if bad:
+                self.error(b.span, f"line {', '.join(map(str, line))} names circle {bad[0]}, but the circles are {b.low} to {b.high}")
+            if len(set(line)) != len(line):
+                self.error(b.span, f"line {', '.join(map(str, line))} passes through a circle twice")
+        return m.Board(b.low, b.high, b.lines, span=b.span)
+
     def only_options(self, e: n.Expr, what: str) -> None:
         """`what` is computed when the game starts, so it may use numbers and options only."""
         bad = [x for x in _walk(e) if isinstance(x, n.Name) and x.name not in self.options]
@@ -463,7 +486,7 @@ class _Checker:
         if name in self.per_player_cache:
             return self.per_player_cache[name]
         d = self.define_nodes.get(name)
-        if d is None:
+        if d is None or d.params:
             return False
         seen = seen if seen is not None else set()
         if name in seen:
@@ -491,9 +514,21 @@ class _Checker:
         self.defining.add(name)
         per = self.is_per_player(name)
         u = _Unit("define", name, you=per)
+        params = []
+        for pname, tword in d.params:
+            t = _PARAM_TYPES.get(tword)
+            if t is None:
+                self.error(d.span, f"`{pname}: {tword}`: a define's parameter is a number, player, card or die")
+                t = "number"
+            pt = {"number": m.NUMBER, "player": m.PLAYER, "card": m.card_type(None), "die": m.DIE}[t]
+            slot = u.alloc()
+            u.scopes[0][pname] = m.Local(slot, pt, pname)
+            params.append((pname, pt))
+        if d.params and any(isinstance(x, (n.You, n.Your)) for x in _walk(d.expr)):
+            self.error(d.span, f"`{name}` has parameters, so it cannot also be about `you`", "pass the player as a parameter")
         e = self.expr(d.expr, u)
         self.defining.discard(name)
-        decl = m.DefineDecl(name, per, e, u.n, e.type, span=d.span)
+        decl = m.DefineDecl(name, per, e, u.n, e.type, span=d.span, params=tuple(params))
         self.defines[name] = decl
         return decl
 
@@ -621,12 +656,14 @@ class _Checker:
                 continue
             seen.add(k)
             todo.extend(self.calls.get(k, ()))
+        # Unreachable rules are dead, not wrong (an overlay that replaces a phase may leave some of
+        # the base behind): they are reported as warnings, which `fishrules check` prints.
         for name, p in self.phase_nodes.items():
             if ("phase", name) not in seen:
-                self.error(p.span, f"phase `{name}` is never played", "play it from another phase (`play " + name + "`), or remove it")
+                self.warn(p.span, f"phase `{name}` is never played", "play it from another phase (`play " + name + "`), or remove it")
         for name, a in self.action_nodes.items():
             if ("action", name) not in seen:
-                self.error(a.span, f"action `{name}` is never offered", f"offer it with `PLAYER chooses {name}`, or remove it")
+                self.warn(a.span, f"action `{name}` is never offered", f"offer it with `PLAYER chooses {name}`, or remove it")
 
     # ---- statements -----------------------------------------------------------------------------
 
@@ -761,6 +798,22 @@ class _Checker:
             if not ok:
                 return None
             return m.Choose(who, tuple(s.actions), u.alloc(), span=sp)
+        if isinstance(s, n.ChoosesTogether):
+            who = self.expr(s.choosers, u)
+            if who.type == m.PLAYER:
+                who = m.Singleton(who, span=who.span)
+            if who.type not in (m.PLAYERS, ERR):
+                self.error(s.choosers.span, f"those who choose together must be players, not {who.type}")
+            ok = True
+            for name, asp in zip(s.actions, s.action_spans or [sp] * len(s.actions)):
+                if name not in self.action_nodes:
+                    self.error(asp, f"there is no action `{name}`", did_you_mean(name, self.action_nodes))
+                    ok = False
+                else:
+                    self.calls[self.current_key].add(("action", name))
+            if not ok:
+                return None
+            return m.ChooseTogether(who, tuple(s.actions), u.alloc(2), span=sp)
         if isinstance(s, n.Nothing):
             return m.NoOp(span=sp)
         if isinstance(s, n.Unavailable):
@@ -1033,10 +1086,6 @@ class _Checker:
             finally:
                 u.elems.pop()
             self.expect(cond, "bool", e.condition, "the condition of `where`")
-            if coll.type == m.LIST:
-                self.error(sp, "`where` filters a collection of things, not a list of numbers",
-                           "to filter before taking an attribute, write `value of (dice where …)`")
-                return self.bad(sp)
             return m.Filter(coll, slot, cond, _as_coll(coll.type), span=sp)
         if isinstance(e, n.WithBest):
             coll = self.expr(e.collection, u)
@@ -1116,6 +1165,12 @@ class _Checker:
         if nm in self.options:
             o = self.options[nm]
             return m.GameVar(o.slot, o.type, nm, span=sp)
+        if nm in self.define_nodes and self.define_nodes[nm].params:
+            ps = ", ".join(p for p, _ in self.define_nodes[nm].params)
+            self.error(sp, f"`{nm}` takes {ps}: write `{nm}({ps})`")
+            return self.bad(sp)
+        if nm == "circles" and self.board_node is not None and nm not in self.gvars:
+            return m.Const(tuple(range(self.board_node.low, self.board_node.high + 1)), m.LIST, span=sp)
         if nm in self.define_nodes:
             if self.is_per_player(nm):
                 if u.you is not None:
@@ -1150,7 +1205,10 @@ class _Checker:
             kind = "an action" if nm in self.action_nodes else "a phase"
             self.error(sp, f"`{nm}` is {kind}, not a value")
             return self.bad(sp)
-        self.error(sp, f"unknown name `{nm}`", did_you_mean(nm, self.all_names(u)))
+        hint = did_you_mean(nm, self.all_names(u))
+        if hint is None and u.elems and u.elems[-1].type == m.NUMBER and nm in _DIE_ATTRS:
+            hint = "this filters numbers, which have no attributes; filter the things first, as in `value of (dice where …)`"
+        self.error(sp, f"unknown name `{nm}`", hint)
         return self.bad(sp)
 
     def elem_attr(self, nm: str, el: m.Local, t: m.Type, sp) -> Optional[m.Expr]:
@@ -1239,6 +1297,18 @@ class _Checker:
         f, sp = e.func, e.span
         if f in self.gvars and self.gvars[f].family:
             return self.zone_at(e, u)
+        if f in self.define_nodes and self.define_nodes[f].params:
+            d = self.define(f, sp)
+            args = [self.expr(a, u) for a in e.args]
+            if d is None:
+                return self.bad(sp)
+            if len(args) != len(d.params):
+                self.error(sp, f"`{f}` takes {len(d.params)}, not {len(args)}: " + ", ".join(p for p, _ in d.params))
+                return self.bad(sp)
+            for a, src, (pname, pt) in zip(args, e.args, d.params):
+                if a.type != ERR and a.type.kind != pt.kind:
+                    self.error(src.span, f"`{pname}` of `{f}` is {pt}, not {a.type}")
+            return m.DefineRef(f, None, d.type, span=sp, args=tuple(args))
         if f not in BUILTINS:
             hint = did_you_mean(f, BUILTINS) or ("the functions are " + ", ".join(BUILTINS))
             self.error(sp, f"unknown function `{f}`", hint)
@@ -1282,6 +1352,16 @@ class _Checker:
                 self.error(sp, "`distinct` takes a list, as in `distinct(colour of taken)`")
                 return self.bad(sp)
             return m.Builtin(f, tuple(args), args[0].type, span=sp)
+        if f in ("adjacent", "slide"):
+            if self.board_node is None:
+                self.error(sp, f"`{f}` needs a board", "declare one: `board: circles from 1 to 9` with its lines below")
+                return self.bad(sp)
+            if not arity(1 if f == "adjacent" else 2):
+                return self.bad(sp)
+            if kinds[0] != "number" or (f == "slide" and args[1].type != m.LIST):
+                self.error(sp, f"`{f}` takes {BUILTINS[f]}")
+                return self.bad(sp)
+            return m.Builtin(f, tuple(args), m.LIST, span=sp)
         if f == "divide":
             if not arity(2):
                 return self.bad(sp)

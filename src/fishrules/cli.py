@@ -17,7 +17,7 @@ from typing import Optional, Sequence
 
 from . import api
 from .errors import IllegalAction, OptionError, RuleError
-from .runtime import CHANCE, State
+from .runtime import CHANCE, SIMULTANEOUS, State
 from .variants import bundled_names
 
 __all__ = ["main"]
@@ -99,12 +99,28 @@ def cmd_explain(args) -> int:
 # ---- simulate -------------------------------------------------------------------------------------
 
 
+def next_chooser(state: State, prefer_not: Optional[int] = None) -> Optional[int]:
+    """Who acts next: the player to act, or at a simultaneous choice one still choosing (another than
+    `prefer_not` when there is one); None at chance or at the end."""
+    waiting = state.waiting
+    if not waiting:
+        return None
+    others = [p for p in waiting if p != prefer_not]
+    return (others or waiting)[0]
+
+
+def random_step(state: State, rng: random.Random) -> None:
+    """One random legal action, whoever is to act (chance and simultaneous choices included)."""
+    p = next_chooser(state)
+    acts = state.legal_actions(p) if state.current == SIMULTANEOUS else state.legal_actions()
+    state.apply(acts[rng.randrange(len(acts))])
+
+
 def play_random(state: State, rng: random.Random, max_actions: int = 1_000_000) -> State:
     """Play random legal actions until the game ends."""
     n = 0
     while not state.is_over:
-        acts = state.legal_actions()
-        state.apply(acts[rng.randrange(len(acts))])
+        random_step(state, rng)
         n += 1
         if n > max_actions:
             raise RuntimeError(f"the game did not end within {max_actions} actions")
@@ -122,8 +138,7 @@ def simulate(game: api.Game, players: int, games: int, seed: int, options: dict,
         rng = random.Random(seed * 1_000_003 + i)
         n = 0
         while not s.is_over:
-            acts = s.legal_actions()
-            s.apply(acts[rng.randrange(len(acts))])
+            random_step(s, rng)
             n += 1
         w = s.winners()
         for p in w:
@@ -261,17 +276,21 @@ def cmd_play(args) -> int:
         for h in new:
             console.print(f"  · {_esc(h)}", style="dim")
         seen = len(state.history)
-        if state.current != me:
-            acts = state.legal_actions()
+        chooser = next_chooser(state, prefer_not=me)
+        together = state.current == SIMULTANEOUS
+        if chooser != me:
+            acts = state.legal_actions(chooser) if together else state.legal_actions()
             a = acts[rng.randrange(len(acts))]
-            who, at = state.current, len(state.history)
+            who, at = state.current if not together else chooser, len(state.history)
             state.apply(a)
             # announce it as this player may know it: another's secret choice reads `?`
             console.print(f"p{who} chooses [bold]{_esc(state.history_for(me)[at])}[/]")
             seen += 1  # announced; what it caused (dice, draws) follows in the history
             continue
         _show(console, state, me)
-        acts = state.legal_actions()
+        acts = state.legal_actions(me) if together else state.legal_actions()
+        if together:
+            console.print("[bold]Everybody chooses at once[/]: nobody sees your choice until all have chosen.")
         for i, a in enumerate(acts, 1):
             console.print(f"  [bold]{i:>3}[/]  {_esc(str(a))}")
         try:
@@ -286,6 +305,8 @@ def cmd_play(args) -> int:
                 state.apply(acts[int(answer) - 1])
                 seen += 1
             else:
+                if together and not answer.lower().startswith(f"p{me}:"):
+                    answer = f"p{me}: {answer}"
                 state.apply(answer)
                 seen += 1
         except IllegalAction as e:

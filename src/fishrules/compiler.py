@@ -121,6 +121,20 @@ class DrawPause:
 MAX_SEATS = 64
 
 
+class SimulPause:
+    """`each of PLAYERS secretly chooses …`: L[slot] who chooses, L[slot + 1] their choices so far,
+    as (player, action, values) in the order they were made."""
+
+    __slots__ = ("actions", "slot", "span", "key", "memo")
+
+    def __init__(self, actions, slot, span):
+        self.actions: list[ActionProgram] = actions
+        self.slot = slot
+        self.span = span
+        self.key: Optional[Fn] = None
+        self.memo: dict = {}
+
+
 class RollPause:
     __slots__ = ("slot", "span")
 
@@ -278,7 +292,7 @@ class _Compiler:
             for b in a.broken:
                 self.emit_block(ap.broken[b.rule][1], b.body, b.span)
         for info in prog.pauses.values():
-            if isinstance(info, ChoosePause):
+            if isinstance(info, (ChoosePause, SimulPause)):
                 info.key = self.legality_key([self.model.actions[ap.name] for ap in info.actions])
         return prog
 
@@ -307,6 +321,25 @@ class _Compiler:
             return base + p
 
         return key
+
+    def board_adjacency(self) -> dict:
+        """circle -> the circles next to it on some line, in order."""
+        adj: dict = {}
+        for line in self.model.board.lines:
+            for x, y in zip(line, line[1:]):
+                adj.setdefault(x, set()).add(y)
+                adj.setdefault(y, set()).add(x)
+        return {c: tuple(sorted(v)) for c, v in adj.items()}
+
+    def board_runs(self) -> dict:
+        """circle -> the runs of circles leading away from it along each of its lines, nearest
+        first: a piece sliding in a straight line goes along one run until something is in the way."""
+        runs: dict = {}
+        for line in self.model.board.lines:
+            for i, c in enumerate(line):
+                runs.setdefault(c, []).append(tuple(line[i + 1:]))
+                runs.setdefault(c, []).append(tuple(reversed(line[:i])))
+        return {c: tuple(r for r in rs if r) for c, rs in runs.items()}
 
     def zone_index(self, e: m.ZoneAt, key: bool) -> Fn:
         f, base, lo, count, name = self.expr(e.index), e.base, e.low, e.count, e.name
@@ -508,6 +541,8 @@ class _Compiler:
             ops.append(("end", s.phase, sp))
         elif isinstance(s, m.Choose):
             ops.append(("choose", self.expr(s.chooser), s.slot, s.actions, sp))
+        elif isinstance(s, m.ChooseTogether):
+            ops.append(("together", self.expr(s.choosers), s.slot, s.actions, sp))
         elif isinstance(s, m.NoOp):
             pass
         elif isinstance(s, m.Refuse):
@@ -765,6 +800,23 @@ class _Compiler:
                 return None
 
             return ins
+        if kind == "together":
+            wf, slot, names = op[1], op[2], op[3]
+            prog.pauses[(bid, pc)] = SimulPause([prog.actions[nm] for nm in names], slot, op[-1])
+            simultaneous = SIMULTANEOUS
+
+            def ins(s, fr):
+                L = fr[2]
+                who = tuple(dict.fromkeys(p for p in wf(s, L) if p is not None))
+                if not who:
+                    fr[1] = nxt
+                    return None
+                L[slot] = who
+                L[slot + 1] = ()
+                s.cur = simultaneous
+                return True
+
+            return ins
         if kind == "choose":
             wf, slot, names = op[1], op[2], op[3]
             prog.pauses[(bid, pc)] = ChoosePause([prog.actions[nm] for nm in names], slot, op[-1])
@@ -970,7 +1022,10 @@ class _Compiler:
         d = self.model.defines[name]
         body = self.expr(d.expr)
         nl = d.nlocals
-        if d.per_player:
+        if d.params:
+            pad = [None] * (nl - len(d.params))
+            fn = lambda s, args: body(s, args + pad)  # noqa: E731
+        elif d.per_player:
             fn = _per_player(body, nl)
         elif nl == 0:
             fn = body  # called as fn(s, anything)
@@ -1009,6 +1064,9 @@ class _Compiler:
 
     def x_DefineRef(self, e):
         fn = self.define(e.name)
+        if e.args:
+            afs = [self.expr(a) for a in e.args]
+            return lambda s, L: fn(s, [a(s, L) for a in afs])
         if e.player is None:
             return fn
         pf = self.expr(e.player)
@@ -1109,6 +1167,24 @@ class _Compiler:
         if f == "distinct":
             a = args[0]
             return lambda s, L: tuple(dict.fromkeys(a(s, L)))
+        if f == "adjacent":
+            a, adj = args[0], self.board_adjacency()
+            return lambda s, L: adj.get(a(s, L), ())
+        if f == "slide":
+            a, blocked = args
+            runs = self.board_runs()
+
+            def g(s, L):
+                c, stop = a(s, L), set(blocked(s, L))
+                out = set()
+                for run in runs.get(c, ()):
+                    for x in run:
+                        if x in stop:
+                            break
+                        out.add(x)
+                return tuple(sorted(out))
+
+            return g
         if f == "divide":
             a, b = args
 

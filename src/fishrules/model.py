@@ -135,6 +135,7 @@ class DefineRef(Expr):
     player: Optional[Expr]  # the player a per-player define is about
     type: Type
     span: Span | None = _span()
+    args: tuple = ()  # for a define with parameters
 
 
 @node
@@ -439,6 +440,14 @@ class Refuse(Stmt):
 
 
 @node
+class ChooseTogether(Stmt):
+    choosers: Expr
+    actions: tuple[str, ...]
+    slot: int  # two locals: who chooses, and what they have chosen so far
+    span: Span | None = _span()
+
+
+@node
 class NoOp(Stmt):
     span: Span | None = _span()
 
@@ -543,6 +552,15 @@ class DefineDecl:
     nlocals: int
     type: Type
     span: Span | None = _span()
+    params: tuple = ()  # ((name, Type), ...), in slots 0, 1, ...
+
+
+@node
+class Board:
+    low: int
+    high: int
+    lines: tuple[tuple[int, ...], ...]
+    span: Span | None = _span()
 
 
 @node
@@ -621,6 +639,7 @@ class Model:
     n_game_slots: int
     variants: tuple[str, ...] = ()
     card_sets: tuple = ()  # CardSet, in order
+    board: Optional[Board] = None
     cards: tuple = ()  # CardInfo per card id
     source_names: tuple[str, ...] = ()
     warnings: tuple = ()  # Diagnostics that do not stop the rules from running

@@ -381,6 +381,16 @@ class WhenBroken(Stmt):
 
 
 @node
+class ChoosesTogether(Stmt):
+    """`each of PLAYERS secretly chooses A or B`: a simultaneous secret choice."""
+
+    choosers: Expr
+    actions: tuple[str, ...]
+    span: Span | None = _span()
+    action_spans: tuple[Span, ...] = attrs.field(default=(), eq=False, repr=False, kw_only=True)
+
+
+@node
 class Nothing(Stmt):
     span: Span | None = _span()
 
@@ -504,6 +514,17 @@ class CardsDecl(Item):
 class Define(Item):
     name: str
     expr: Expr
+    span: Span | None = _span()
+    params: tuple = ()  # ((name, type word), ...) for `define NAME(x: number): ...`
+
+
+@node
+class BoardDecl(Item):
+    """Circles numbered low..high joined by straight lines (each a sequence of circles)."""
+
+    low: int
+    high: int
+    lines: tuple[tuple[int, ...], ...]
     span: Span | None = _span()
 
 

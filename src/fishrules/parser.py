@@ -175,7 +175,26 @@ class _Build(Transformer):
         return "hidden"
 
     def define_decl(self, meta, c):
-        return n.Define(str(c[0]), c[1], span=self._sp(meta))
+        name, *rest = c
+        expr = rest[-1]
+        params = tuple(x for x in rest[:-1] if x is not None)
+        return n.Define(str(name), expr, span=self._sp(meta), params=params)
+
+    def define_param(self, meta, c):
+        return (str(c[0]), str(c[1]))
+
+    def board_decl(self, meta, c):
+        lo, hi, *lines = c
+        return n.BoardDecl(int(lo), int(hi), tuple(lines), span=self._sp(meta))
+
+    def board_line(self, meta, c):
+        return tuple(int(t) for t in c)
+
+    def simultaneous_stmt(self, meta, c):
+        who, *names = c
+        names = [t for t in names if _is_tok(t) and t.type == "NAME"]
+        return n.ChoosesTogether(who, tuple(str(t) for t in names), span=self._sp(meta),
+                                 action_spans=tuple(self._tsp(t) for t in names))
 
     def phase_decl(self, meta, c):
         name, param, body = c

@@ -16,7 +16,9 @@ import json
 from fractions import Fraction
 from typing import Any, Iterable, Optional, Sequence, Union
 
-from .compiler import CHANCE, MEMO_LIMIT, SIMULTANEOUS, ChoosePause, DrawPause, Fail, Program, RollPause, Unplayable, roll_faces
+from .compiler import (
+    CHANCE, MEMO_LIMIT, SIMULTANEOUS, ChoosePause, DrawPause, Fail, Program, RollPause, SimulPause, Unplayable, roll_faces,
+)
 from .errors import Diagnostic, IllegalAction, OptionError, RuleError
 
 __all__ = ["State", "Action", "CHANCE", "SIMULTANEOUS", "STEP_BUDGET"]
@@ -38,21 +40,23 @@ def _mix(seed: int, n: int) -> int:
 class Action:
     """One thing that can be done now.  `str(action)` is its canonical text; `apply` takes either."""
 
-    __slots__ = ("name", "player", "_values", "_text", "_render", "_origin")
+    __slots__ = ("name", "player", "_values", "_text", "_render", "_origin", "_prefix")
 
-    def __init__(self, name: str, text: Optional[str], player: Optional[int], values: tuple = (), render=None, origin=None):
+    def __init__(self, name: str, text: Optional[str], player: Optional[int], values: tuple = (), render=None,
+                 origin=None, prefix: str = ""):
         self.name = name
         self.player = player
         self._values = values
         self._text = text
         self._render = render  # the ActionProgram, to write the text only when somebody asks
         self._origin = origin  # the legal list this came from: applying it needs no re-checking
+        self._prefix = prefix  # "p1: " at a simultaneous choice, where the text says who chooses
 
     @property
     def text(self) -> str:
         t = self._text
         if t is None:
-            t = self._text = self._render.render(self._values)
+            t = self._text = self._prefix + self._render.render(self._values)
         return t
 
     def __str__(self) -> str:
@@ -325,6 +329,20 @@ class State:
     def is_over(self) -> bool:
         return not self.stack
 
+    @property
+    def waiting(self) -> list[int]:
+        """The players the game is waiting for: the one to act, or at a simultaneous choice everyone
+        who has not chosen yet; [] at chance and once the game is over."""
+        cur = self.cur
+        if cur is None or cur == CHANCE:
+            return []
+        if cur == SIMULTANEOUS:
+            fr, info = self._pause()
+            L = fr[2]
+            done = {c[0] for c in L[info.slot + 1]}
+            return [p for p in L[info.slot] if p not in done]
+        return [cur]
+
     def legal_actions(self, player: Optional[int] = None) -> list[Action]:
         """Every action the player to act may take, in a fixed order.  At a chance node these are the
         chance outcomes; when the game is over, none."""
@@ -334,6 +352,13 @@ class State:
             return []
         if cur == CHANCE:
             return [a for a, _ in self.chance_outcomes()]
+        if cur == SIMULTANEOUS:
+            if player is None:
+                raise ValueError("everybody in state.waiting chooses at once here: ask legal_actions(player) for one of them")
+            if player not in self.waiting:
+                return []
+            fr, info = self._pause()
+            return list(self._enumerate_for(info, player)[0])
         if player is not None and player != cur:
             return []
         if self._legal is None:
@@ -342,7 +367,9 @@ class State:
 
     def _enumerate(self) -> list:
         fr, info = self._pause()
-        actor = fr[2][info.slot]
+        return self._enumerate_for(info, fr[2][info.slot])
+
+    def _enumerate_for(self, info, actor: int) -> list:
         if info.key is not None:
             key = info.key(self, actor)
             found = info.memo.get(key)
@@ -356,18 +383,19 @@ class State:
 
     def _enumerate_fresh(self, info, actor) -> list:
         out: list[Action] = []
+        prefix = f"p{actor}: " if isinstance(info, SimulPause) else ""
         for ap in info.actions:
             L = [None] * ap.nlocals
             L[0] = actor
             params = ap.params
             if not params:
                 if all(test(self, L) for test in ap.checks):
-                    out.append(Action(ap.name, ap.name, actor, (), None, out))
+                    out.append(Action(ap.name, prefix + ap.name, actor, (), None, out))
             elif len(params) == 1:
                 p, checks, name = params[0], ap.checks, ap.name
                 slot = p.slot
                 if not checks:
-                    out.extend([Action(name, None, actor, (v,), ap, out) for v in p.domain(self, L)])
+                    out.extend([Action(name, None, actor, (v,), ap, out, prefix) for v in p.domain(self, L)])
                     continue
                 for v in p.domain(self, L):
                     L[slot] = v
@@ -375,23 +403,23 @@ class State:
                         if not test(self, L):
                             break
                     else:
-                        out.append(Action(name, None, actor, (v,), ap, out))
+                        out.append(Action(name, None, actor, (v,), ap, out, prefix))
             else:
-                self._combos(ap, 0, L, out)
+                self._combos(ap, 0, L, out, prefix)
         return [out, None]
 
-    def _combos(self, ap, i: int, L: list, out: list) -> None:
+    def _combos(self, ap, i: int, L: list, out: list, prefix: str) -> None:
         params = ap.params
         if i == len(params):
             for test in ap.checks:
                 if not test(self, L):
                     return
-            out.append(Action(ap.name, None, L[0], tuple(L[p.slot] for p in params), ap, out))
+            out.append(Action(ap.name, None, L[0], tuple(L[p.slot] for p in params), ap, out, prefix))
             return
         p = params[i]
         for v in p.domain(self, L):
             L[p.slot] = v
-            self._combos(ap, i + 1, L, out)
+            self._combos(ap, i + 1, L, out, prefix)
 
     def _by_text(self) -> dict:
         legal = self._legal
@@ -420,6 +448,9 @@ class State:
                     return self
             outs = [a.text for a, _ in self.chance_outcomes()]
             raise IllegalAction(text, "chance is to play now: one of " + "; ".join(outs[:8]) + ("; …" if len(outs) > 8 else ""))
+        if cur == SIMULTANEOUS:
+            self._commit(action, text)
+            return self
         if self._legal is None:
             self._legal = self._enumerate()
         by_text = self._by_text()
@@ -436,6 +467,51 @@ class State:
                 raise IllegalAction(text, "it is not one of the legal actions now")
         self._do(found)
         return self
+
+    def _commit(self, action, text: str) -> None:
+        """A choice at a simultaneous node: kept secret until everybody has chosen, then every
+        choice takes effect, in the order the rules name the players (not the order they chose)."""
+        if isinstance(action, Action) and action.player is not None:
+            player, rest = action.player, text.split(": ", 1)[-1]
+        else:
+            head, sep, rest = text.partition(":")
+            head = head.strip().lower()
+            if not sep or not (head.startswith("p") and head[1:].isdigit()):
+                raise IllegalAction(text, "everybody chooses at once here: say who, as in 'p1: " + text + "'")
+            player, rest = int(head[1:]), " ".join(rest.split())
+        waiting = self.waiting
+        if player not in waiting:
+            fr, info = self._pause()
+            why = "has chosen already" if player in fr[2][info.slot] else "is not choosing now"
+            raise IllegalAction(text, f"p{player} {why}; waiting for " + ", ".join(f"p{p}" for p in waiting))
+        fr, info = self._pause()
+        legal = self._enumerate_for(info, player)
+        prefix = f"p{player}: "
+        by_text = legal[1] if legal[1] is not None else {a.text: a for a in legal[0]}
+        legal[1] = by_text
+        found = by_text.get(prefix + rest)
+        if found is None:
+            canonical = self._read_action(rest, player, info.actions)
+            if isinstance(canonical, tuple):  # pragma: no cover - no violation handlers at simultaneous choices
+                raise IllegalAction(text, "a broken rule cannot be accepted at a simultaneous choice")
+            found = by_text[prefix + canonical]
+        L = fr[2]
+        L[info.slot + 1] = L[info.slot + 1] + ((player, found.name, found._values),)
+        self._record(found.text, f"{prefix}?", (player,))
+        self._legal = None
+        if len(L[info.slot + 1]) < len(L[info.slot]):
+            return
+        chosen = {p: (name, values) for p, name, values in L[info.slot + 1]}
+        fr[1] += 1
+        for p in reversed(L[info.slot]):
+            ap = self.prog.actions[chosen[p][0]]
+            AL = [None] * ap.nlocals
+            AL[0] = p
+            for prm, v in zip(ap.params, chosen[p][1]):
+                AL[prm.slot] = v
+            self.stack.append([ap.block, 0, AL])
+        self.cur = None
+        self._run()
 
     def _apply_chance(self, a: Action) -> None:
         fr, info = self._pause()
@@ -470,12 +546,13 @@ class State:
         self._legal = None
         self._run()
 
-    def _read_action(self, text: str) -> str:
+    def _read_action(self, text: str, actor: Optional[int] = None, actions=None):
         """The canonical text of the action `text` means, if the rules allow it now; otherwise
         raise `IllegalAction` saying why (naming the rule that forbids it, if one does)."""
-        fr, info = self._pause()
-        actor = fr[2][info.slot]
-        offered = {ap.name: ap for ap in info.actions}
+        if actor is None:
+            fr, info = self._pause()
+            actor, actions = fr[2][info.slot], info.actions
+        offered = {ap.name: ap for ap in actions}
         words = text.split()
         who = f"p{actor}"
         choices = " or ".join(offered)
@@ -737,7 +814,7 @@ class State:
             out["dice"] = [prog.face_labels[f] if f != prog.unrolled else None for f in self.dice]
         derived = {}
         for name, d in model.defines.items():
-            if not d.per_player and d.type.kind in ("number", "bool") and name in prog.public_defines:
+            if not d.per_player and not d.params and d.type.kind in ("number", "bool") and name in prog.public_defines:
                 try:
                     derived[name] = prog.defines[name](self, ())
                 except Exception:  # a define that cannot be worked out yet (nothing rolled)
@@ -745,8 +822,11 @@ class State:
         out["derived"] = derived
         if self.is_over:
             out["winners"] = self.winners()
-        if player is not None and self.cur == player:
-            out["legal_actions"] = [a.text for a in self.legal_actions()]
+        waiting = self.waiting
+        if self.cur == SIMULTANEOUS:
+            out["waiting"] = waiting
+        if player is not None and player in waiting:
+            out["legal_actions"] = [a.text for a in self.legal_actions(player)]
         out["history"] = self.history_for(player)
         return out
 

@@ -84,7 +84,7 @@ class Resolved:
     path: Optional[Path] = None
 
 
-_KEYED = (n.OptionDecl, n.DiceDecl, n.CardsDecl, n.VarDecl, n.Define, n.Phase, n.Action, n.Score, n.Winners)
+_KEYED = (n.OptionDecl, n.DiceDecl, n.CardsDecl, n.BoardDecl, n.VarDecl, n.Define, n.Phase, n.Action, n.Score, n.Winners)
 
 
 def _key(it) -> tuple[str, str]:
@@ -94,6 +94,8 @@ def _key(it) -> tuple[str, str]:
         return ("dice", "")
     if isinstance(it, n.CardsDecl):
         return ("cards", it.name)
+    if isinstance(it, n.BoardDecl):
+        return ("board", "")
     if isinstance(it, n.VarDecl):
         return ("variable", it.name)
     if isinstance(it, n.Define):
@@ -113,6 +115,8 @@ def _describe(key: tuple[str, str]) -> str:
     kind, name = key
     if kind == "dice":
         return "the dice"
+    if kind == "board":
+        return "the board"
     if kind == "winners":
         return "the winners"
     if kind == "score":
@@ -124,6 +128,8 @@ def _replace_syntax(key: tuple[str, str]) -> str:
     kind, name = key
     if kind == "dice":
         return "replace dice: …"
+    if kind == "board":
+        return "replace board: …"
     if kind == "winners":
         return "replace winners: …"
     if kind == "score":
