@@ -37,6 +37,8 @@ from fishrules.variants import find_ruleset, resolve_file
 SEED = 20240601
 MODES = ("fishfry", "fishfry-total-points", "fishfry-first-to", "fishfry-keeper")
 PLAYER_COUNTS = (2, 4)
+# The other rulesets, each at the fewest and the most players it allows.
+OTHERS = ("fishfish", "fisherman", "fatfish", "fatfish-licenses", "fisheatfish")
 
 perf = time.perf_counter
 
@@ -76,7 +78,10 @@ def engine_playouts(name: str, players: int, seconds: float) -> dict:
         s = game.start(players=players, seed=SEED + next(counter))
         n = 0
         while not s.is_over:
-            acts = s.legal_actions()
+            if s.current == fishrules.SIMULTANEOUS:
+                acts = s.legal_actions(s.waiting[0])
+            else:
+                acts = s.legal_actions()
             s.apply(acts[rng.randrange(len(acts))])
             n += 1
         return len(s.history), n
@@ -402,8 +407,12 @@ def main(argv=None) -> int:
 
     res["playouts"] = []
     res["errors"] = []
-    for name in MODES:
-        for players in PLAYER_COUNTS:
+    runs = [(name, p) for name in MODES for p in PLAYER_COUNTS]
+    for name in OTHERS:
+        g = fishrules.load(name)
+        runs += [(name, p) for p in sorted({g.min_players, g.max_players})]
+    for name, players in runs:
+        if True:
             print(f"  playouts: {name}, {players} players", file=sys.stderr)
             try:
                 res["playouts"].append(engine_playouts(name, players, play_s))

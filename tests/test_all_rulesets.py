@@ -47,6 +47,12 @@ def test_random_playout(name, data):
                 fresh = s._enumerate_fresh(info, who)[0]
                 have = s.legal_actions(who) if s.current == SIMULTANEOUS else s.legal_actions()
                 assert [str(a) for a in have] == [str(a) for a in fresh]
+                # values of defines are remembered until the state changes; forgetting them must
+                # change nothing (a remembered value that outlived a change would show here)
+                seen = s.view(who)
+                s._dmemo.clear()
+                assert s.view(who) == seen
+                assert [str(a) for a in s._enumerate_fresh(info, who)[0]] == [str(a) for a in fresh]
         random_step(s, rng)
     assert s.is_over, f"{name} did not end within {MAX_ACTIONS} actions"
     assert s.winners() and all(0 <= p < players for p in s.winners())

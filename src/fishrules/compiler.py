@@ -33,6 +33,9 @@ MAX_SUBSET = 16
 Fn = Callable
 
 
+_MISSING = object()
+
+
 class Fail(Exception):
     """A rule went wrong while running (the runtime adds the position)."""
 
@@ -599,6 +602,8 @@ class _Compiler:
 
             def ins(s, fr):
                 fn(s, fr[2])
+                if s._dmemo:  # the state changed: remembered defines are stale
+                    s._dmemo.clear()
                 fr[1] = nxt
 
             return ins
@@ -760,6 +765,7 @@ class _Compiler:
                         faces[d] = f
                         hist.append(texts(d, f))
                     L[ls + 1] = len(dice)
+                    s._dmemo.clear()
                 fr[1] = nxt
                 return None
 
@@ -796,6 +802,7 @@ class _Compiler:
                     else:
                         s._move((cards[-1],), L[ls + 2], facing)  # the top card: no chance involved
                     L[ls] -= 1
+                    s._dmemo.clear()
                 fr[1] = nxt
                 return None
 
@@ -1022,15 +1029,39 @@ class _Compiler:
         d = self.model.defines[name]
         body = self.expr(d.expr)
         nl = d.nlocals
+        # A define is a pure function of the state (and its arguments): its value is remembered in
+        # the state's `_dmemo` until the next change of the state (see `State._dmemo`).
         if d.params:
             pad = [None] * (nl - len(d.params))
-            fn = lambda s, args: body(s, args + pad)  # noqa: E731
+
+            def fn(s, args, name=name):
+                key = (name, *args)
+                memo = s._dmemo
+                v = memo.get(key, _MISSING)
+                if v is _MISSING:
+                    v = memo[key] = body(s, args + pad)
+                return v
+
         elif d.per_player:
-            fn = _per_player(body, nl)
-        elif nl == 0:
-            fn = body  # called as fn(s, anything)
+            inner = _per_player(body, nl)
+
+            def fn(s, p, name=name):
+                key = (name, p)
+                memo = s._dmemo
+                v = memo.get(key, _MISSING)
+                if v is _MISSING:
+                    v = memo[key] = inner(s, p)
+                return v
+
         else:
-            fn = lambda s, L: body(s, [None] * nl)  # noqa: E731
+
+            def fn(s, L, key=(name,)):
+                memo = s._dmemo
+                v = memo.get(key, _MISSING)
+                if v is _MISSING:
+                    v = memo[key] = body(s, [None] * nl if nl else ())
+                return v
+
         self.define_fns[name] = fn
         return fn
 

@@ -108,7 +108,7 @@ class State:
 
     __slots__ = (
         "game", "prog", "n", "seats", "dice_ids", "g", "p", "dice", "stack", "history", "cur",
-        "seed", "draws", "manual", "where", "up", "mixed", "redact", "_legal", "_broken",
+        "seed", "draws", "manual", "where", "up", "mixed", "redact", "_legal", "_broken", "_dmemo",
     )
 
     # ---- creation ----------------------------------------------------------------------------
@@ -138,6 +138,7 @@ class State:
         s.manual = manual
         s._legal = None
         s._broken = None
+        s._dmemo = {}  # values of defines, until the state next changes (not part of the state)
         s._init_values()
         s.cur = None
         s._run()
@@ -159,6 +160,7 @@ class State:
     def _restart(self) -> None:
         """`play again`: everything back to the start but the options and the history."""
         self._init_values()
+        self._dmemo.clear()
         # the caller's frame is gone; the new game frame runs next
 
     # ---- the interpreter ---------------------------------------------------------------------
@@ -524,6 +526,7 @@ class State:
             self.dice[die] = face
             L[info.slot + 1] += 1
             self.history.append(a.text)
+        self._dmemo.clear()
         self.cur = None
         self._legal = None
         self._run()
@@ -669,6 +672,7 @@ class State:
         c.manual = self.manual
         c._legal = self._legal
         c._broken = self._broken
+        c._dmemo = {}
         return c
 
     def _key(self) -> tuple:
@@ -750,6 +754,7 @@ class State:
         s.manual = d["manual"]
         s._legal = None
         s._broken = None
+        s._dmemo = {}
         prog = s.prog
         for f in s.stack:
             if not (0 <= f[0] < len(prog.code) and 0 <= f[1] < len(prog.code[f[0]])):
