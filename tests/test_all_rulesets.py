@@ -59,3 +59,12 @@ def test_random_playout(name, data):
     assert len(s.scores()) == players
     assert game.replay(s.history, players=players) == s
     assert game.state_from_json(s.to_json()) == s
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_explain_prints_rules_that_parse_back_to_the_same(name):
+    from fishrules.parser import parse
+
+    game = fishrules.load(name)
+    module = parse(game.explain(), "explained.fish")
+    assert tuple(module.items) == tuple(game._resolved.items)

@@ -32,6 +32,17 @@ def _wrap(text: str, prec: int, need: int) -> str:
     return f"({text})" if prec < need else text
 
 
+def _open_right(e) -> bool:
+    """Does the expression end in a `where …` that would swallow whatever is written after it?"""
+    if isinstance(e, n.Quantified):
+        return e.condition is not None
+    if isinstance(e, n.BinOp):
+        return _open_right(e.right)
+    if isinstance(e, (n.Not, n.Negate)):
+        return _open_right(e.operand)
+    return False
+
+
 def unparse_expr(e: n.Expr, need: int = 0) -> str:
     text, prec = _expr(e)
     return _wrap(text, prec, need)
@@ -67,7 +78,10 @@ def _expr(e) -> tuple[str, int]:
     if isinstance(e, n.BinOp):
         if e.op in _BIN_PREC:
             p = _BIN_PREC[e.op]
-            return f"{unparse_expr(e.left, p)} {e.op} {unparse_expr(e.right, p + 1)}", p
+            left = unparse_expr(e.left, p)
+            if _open_right(e.left):
+                left = f"({left})"
+            return f"{left} {e.op} {unparse_expr(e.right, p + 1)}", p
         return f"{unparse_expr(e.left, P['sum'])} {e.op} {unparse_expr(e.right, P['sum'])}", P["cmp"]
     if isinstance(e, n.Not):
         return f"not {unparse_expr(e.operand, P['not'])}", P["not"]
@@ -154,6 +168,8 @@ def _stmt(s, indent: int, pad: str) -> list[str]:
         return [f"{pad}end {s.name}"]
     if isinstance(s, n.Chooses):
         return [f"{pad}{u(s.chooser, 1)} chooses {' or '.join(s.actions)}"]
+    if isinstance(s, n.ChoosesTogether):
+        return [f"{pad}each of {u(s.choosers)} secretly chooses {' or '.join(s.actions)}"]
     if isinstance(s, n.Nothing):
         return [f"{pad}nothing"]
     face = {"up": " face up", "down": " face down", None: ""}
@@ -222,7 +238,10 @@ def _item(it) -> list[str]:
             parts.append(f"{a.name} in {vals}")
         return [f"cards {it.name}: " + " and ".join(parts)]
     if isinstance(it, n.Define):
-        return [f"define {it.name}: {u(it.expr)}"]
+        params = "(" + ", ".join(f"{p}: {t}" for p, t in it.params) + ")" if it.params else ""
+        return [f"define {it.name}{params}: {u(it.expr)}"]
+    if isinstance(it, n.BoardDecl):
+        return [f"board: circles from {it.low} to {it.high}"] + ["  line " + ", ".join(map(str, ln)) for ln in it.lines]
     if isinstance(it, n.Score):
         return [f'score "{it.name}": {u(it.expr)}']
     if isinstance(it, n.Winners):
