@@ -162,7 +162,8 @@ phase checking:
   #  to the largest Bait value the Fisherman still holds."
   # AMBIGUITY (a Catch discarded unrevealed): it is not "used" — only revealed Catch cards end the
   # round; ending it would also tell everybody what the hidden card was.
-  if catches_revealed = 2:
+  # ("both" Catch cards: every Catch card there is, so a house rule can change how many there are.)
+  if catches_revealed = count(fishing where kind is Catch):
     for each player other than fisherman:
       repeat player's tiles times:
         add max(value of bait_hand) to player's loot

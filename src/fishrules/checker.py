@@ -1076,27 +1076,11 @@ class _Checker:
             slot = u.alloc()
             return m.Filter(coll, slot, m.DieShows(m.Local(slot, m.DIE), e.face), coll.type, span=sp)
         if isinstance(e, n.Where):
-            coll = self.expr(e.collection, u)
-            elem = self.elem_type(coll, e.collection, "`where`")
-            slot = u.alloc()
-            el = m.Local(slot, elem, "it")
-            u.elems.append(el)
-            try:
-                cond = self.expr(e.condition, u)
-            finally:
-                u.elems.pop()
+            coll, slot, cond = self.each_element(e.collection, e.condition, u, "`where`")
             self.expect(cond, "bool", e.condition, "the condition of `where`")
             return m.Filter(coll, slot, cond, _as_coll(coll.type), span=sp)
         if isinstance(e, n.WithBest):
-            coll = self.expr(e.collection, u)
-            elem = self.elem_type(coll, e.collection, "`with the highest`")
-            slot = u.alloc()
-            el = m.Local(slot, elem, "it")
-            u.elems.append(el)
-            try:
-                key = self.expr(e.key, u)
-            finally:
-                u.elems.pop()
+            coll, slot, key = self.each_element(e.collection, e.key, u, "`with the highest`")
             self.expect(key, "number", e.key, "what is compared")
             if coll.type == m.LIST:
                 self.error(sp, "`with the highest` picks among things; for numbers use `max(…)`")
@@ -1126,6 +1110,19 @@ class _Checker:
                 self.error(e.direction.span, f"`going` takes clockwise or counterclockwise, not {d.type}")
             return m.Direction(coll, d, coll.type, span=sp)
         raise AssertionError(e)  # pragma: no cover
+
+    def each_element(self, coll_src: n.Expr, body_src: n.Expr, u: _Unit, what: str):
+        """Check `body_src` once per element of `coll_src` (bound as `it`, its values named bare):
+        (the collection, the element's slot, the body)."""
+        coll = self.expr(coll_src, u)
+        elem = self.elem_type(coll, coll_src, what)
+        slot = u.alloc()
+        u.elems.append(m.Local(slot, elem, "it"))
+        try:
+            body = self.expr(body_src, u)
+        finally:
+            u.elems.pop()
+        return coll, slot, body
 
     def elem_type(self, coll: m.Expr, src, what: str) -> m.Type:
         if coll.type == ERR:

@@ -124,18 +124,11 @@ class DrawPause:
 MAX_SEATS = 64
 
 
-class SimulPause:
+class SimulPause(ChoosePause):
     """`each of PLAYERS secretly chooses …`: L[slot] who chooses, L[slot + 1] their choices so far,
     as (player, action, values) in the order they were made."""
 
-    __slots__ = ("actions", "slot", "span", "key", "memo")
-
-    def __init__(self, actions, slot, span):
-        self.actions: list[ActionProgram] = actions
-        self.slot = slot
-        self.span = span
-        self.key: Optional[Fn] = None
-        self.memo: dict = {}
+    __slots__ = ()
 
 
 class RollPause:
@@ -295,7 +288,7 @@ class _Compiler:
             for b in a.broken:
                 self.emit_block(ap.broken[b.rule][1], b.body, b.span)
         for info in prog.pauses.values():
-            if isinstance(info, (ChoosePause, SimulPause)):
+            if isinstance(info, ChoosePause):  # simultaneous choices too
                 info.key = self.legality_key([self.model.actions[ap.name] for ap in info.actions])
         return prog
 
