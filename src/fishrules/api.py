@@ -65,14 +65,17 @@ class Game:
 
     @property
     def title(self) -> str:
+        """The game's title, from its `game "…"` line (an overlay's own title, if it gives one)."""
         return self._model.title
 
     @property
     def min_players(self) -> int:
+        """The fewest players `start` accepts (the `players A to B` line)."""
         return self._model.min_players
 
     @property
     def max_players(self) -> int:
+        """The most players `start` accepts."""
         return self._model.max_players
 
     @property
@@ -178,6 +181,8 @@ class Game:
         return s
 
     def state_from_json(self, text: str) -> State:
+        """The state `State.to_json` wrote, for these very rules (a `ValueError` otherwise).  It
+        continues exactly as the original would, its random generator included."""
         import json
 
         return State._from_dict(self, json.loads(text))

@@ -197,7 +197,7 @@ def cmd_simulate(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
     from rich.table import Table
 
-    console = Console()
+    console = Console(emoji=False)  # positions such as game.fish:100:3 are not emoji codes
     with Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
         console=console, transient=True,
@@ -259,7 +259,7 @@ def _fmt(x) -> str:
 def cmd_play(args) -> int:
     from rich.console import Console
 
-    console = Console()
+    console = Console(emoji=False)  # positions such as game.fish:100:3 are not emoji codes
     game = _load(args.game, args.variant)
     players = args.players or game.min_players
     options = _parse_options(game, args.option)

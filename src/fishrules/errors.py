@@ -60,6 +60,10 @@ class Span:
 
 @attrs.frozen(slots=True)
 class Diagnostic:
+    """One problem in a rule file: where (`span`: file, line, column), what (`message`), what to do
+    (`hint`, or None), and whether it stops the rules (`severity`: "error" or "warning").
+    `render()` gives the text `fishrules check` prints, with the source line and a caret."""
+
     span: Span | None
     message: str
     hint: str | None = None

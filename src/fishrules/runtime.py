@@ -38,7 +38,12 @@ def _mix(seed: int, n: int) -> int:
 
 
 class Action:
-    """One thing that can be done now.  `str(action)` is its canonical text; `apply` takes either."""
+    """One thing that can be done now.  `str(action)` is its canonical text; `apply` takes either.
+
+    `name` is the action's name in the rules (`"reroll"`), `text` its canonical text
+    (`"reroll 1 3"`, or `"p1: challenge_card red-7"` at a simultaneous choice, `"die 2 rolls HEAD"`
+    for chance) and `player` the player it is for (None for chance).  Two actions are equal when
+    their texts and players are."""
 
     __slots__ = ("name", "player", "_values", "_text", "_render", "_origin", "_prefix")
 
@@ -104,7 +109,14 @@ def _listify(x):
 
 
 class State:
-    """A position in a game.  Create one with `Game.start`; see the module docstring."""
+    """A position in a game.  Create one with `Game.start` (or `Game.replay`,
+    `Game.state_from_json`).
+
+    Everything that makes the position is plain data — values, zones, dice, where the rules are
+    (a stack of frames), the random generator (seed and draws) — so `clone` is cheap and JSON is
+    exact.  `history` is the full record of every action's text, chance included, for replays; a
+    player may only be shown `view(player)` and `history_for(player)`.  `n` is the number of
+    players and `game` the `Game` this is a state of."""
 
     __slots__ = (
         "game", "prog", "n", "seats", "dice_ids", "g", "p", "dice", "stack", "history", "cur",
@@ -329,6 +341,7 @@ class State:
 
     @property
     def is_over(self) -> bool:
+        """True once the game has ended (`current` is then None)."""
         return not self.stack
 
     @property
@@ -651,6 +664,7 @@ class State:
     # ---- copying, equality, JSON -------------------------------------------------------------
 
     def clone(self) -> "State":
+        """An independent copy: playing on either leaves the other as it was."""
         c = State.__new__(State)
         c.game = self.game
         c.prog = self.prog
@@ -700,6 +714,8 @@ class State:
         return hash(self._key())
 
     def to_dict(self) -> dict:
+        """The whole state as JSON-able data (`Game.state_from_json` reads its JSON back).  It holds
+        hidden information: it is for saving a game, not for showing to a player."""
         return {
             "format": "fishrules-state/1",
             "game": self.game._identity,
@@ -719,6 +735,7 @@ class State:
         }
 
     def to_json(self) -> str:
+        """`to_dict` as compact JSON text."""
         return json.dumps(self.to_dict(), separators=(",", ":"))
 
     @classmethod
