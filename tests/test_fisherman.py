@@ -242,3 +242,46 @@ def test_four_players_use_all_five_suits(game):
     # p1 is dealt first: only p1 sees those cards
     assert s.view(2)["history"][0] == "draw ?" and s.view(1)["history"][0] == s.history[0] != "draw ?"
     assert game.replay(s.history, players=4) == s
+
+
+def scripted_hands(players):
+    """A fixed deal: the cards in a fixed order, dealt 13 (3 players) or 12 (4) to each player in
+    dealing order, left of the dealer first; the rest stay in the box."""
+    suits = [HM, PF, SB, GO] + ([SQ] if players == 4 else [])
+    deck = [card(s, n) for n in range(1, 11) for s in suits]  # interleaved suits: mixed hands
+    size = len(deck) // players
+    order = [(k % players) for k in range(1, players + 1)]  # dealer is seat 0
+    return {p: deck[i * size:(i + 1) * size] for i, p in enumerate(order)}
+
+
+@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.parametrize("valuation", ["large", "small"])
+def test_scripted_round_trick_by_trick_with_points_and_shields(game, players, valuation):
+    s = deal(game.start(players=players, chance="manual"), scripted_hands(players))
+    decisions = [f"choose_target {SB}"]
+    decisions += [f"choose_valuation {valuation}", "choose_size 4"] if players == 4 else [f"choose_valuation_and_size {valuation} 4"]
+    decisions += [f"choose_not_target {GO}"]
+    for d in decisions:
+        s.apply(d)
+    target, not_target, size_low = SB, GO, 4
+    catches = {p: [] for p in range(players)}
+    tricks = 40 // 3 if players == 3 else 12
+    leader = 0  # the dealer leads the first trick
+    for t in range(tricks):
+        assert s.current == leader
+        plays = []
+        for _ in range(players):
+            p = s.current
+            a = s.legal_actions()[0]  # the first card allowed: the lowest of the lead suit if held
+            plays.append((p, str(a).split()[1]))
+            s.apply(a)
+        leader = trick_winner(plays, valuation, not_target)
+        catches[leader] += [c for _, c in plays]
+        if t < tricks - 1:
+            assert s.current == leader, f"trick {t + 1}: {plays}"
+            assert sorted(s.view(None)["seats"][leader]["catch"]) == sorted(catches[leader])
+    round_points = [points(catches[p], target, not_target, size_low) for p in range(players)]
+    assert [r["round_points"] for r in s.view(None)["seats"]] == round_points
+    assert s.scores() == shields(round_points)
+    # every card in play was won by somebody
+    assert sum(len(c) for c in catches.values()) == tricks * players
