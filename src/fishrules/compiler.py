@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 
-import attrs
 from fractions import Fraction
 from typing import Callable, Optional
 
@@ -402,12 +401,7 @@ class _Compiler:
                                     m.Not, m.Negate, m.IfExpr, m.Filter, m.Project, m.Best, m.Quantified,
                                     m.Exclude, m.Rotate, m.Direction, m.Singleton)):
                 return None  # something new: do not guess
-            for f in attrs.fields(type(x)):
-                v = getattr(x, f.name)
-                if isinstance(v, m.Expr):
-                    stack.append(v)
-                elif isinstance(v, tuple):
-                    stack.extend(i for i in v if isinstance(i, m.Expr))
+            stack.extend(m.children(x))
         return out
 
     def legality_key(self, actions) -> Optional[Fn]:
@@ -1424,21 +1418,13 @@ class _Compiler:
 
 def _locals_in(e) -> set[int]:
     """The local slots an expression reads."""
-    import attrs
-
     found: set[int] = set()
     stack = [e]
     while stack:
         x = stack.pop()
         if isinstance(x, m.Local):
             found.add(x.slot)
-        if attrs.has(type(x)):
-            for f in attrs.fields(type(x)):
-                v = getattr(x, f.name)
-                if isinstance(v, m.Expr):
-                    stack.append(v)
-                elif isinstance(v, tuple):
-                    stack.extend(i for i in v if isinstance(i, m.Expr))
+        stack.extend(m.children(x))
     return found
 
 

@@ -346,6 +346,16 @@ class Singleton(Expr):
     span: Span | None = _span()
 
 
+def children(e: Expr):
+    """The expressions directly inside a model expression."""
+    for f in attrs.fields(type(e)):
+        v = getattr(e, f.name)
+        if isinstance(v, Expr):
+            yield v
+        elif isinstance(v, tuple):
+            yield from (i for i in v if isinstance(i, Expr))
+
+
 # ---- statements ----------------------------------------------------------------------------------
 
 
