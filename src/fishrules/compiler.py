@@ -12,7 +12,6 @@ value only when the game must wait: for a player's decision or for chance.
 from __future__ import annotations
 
 import itertools
-
 from fractions import Fraction
 from typing import Callable, Optional
 
