@@ -10,7 +10,6 @@ from fractions import Fraction
 import pytest
 
 import fishrules
-from fishrules import CHANCE
 
 from .conftest import roll
 

@@ -8,7 +8,6 @@ import random
 import pytest
 
 import fishrules
-from fishrules import CHANCE
 
 FILL = ["purple-1", "purple-2", "purple-3", "purple-4", "purple-5", "purple-6", "purple-1", "purple-2"]
 

@@ -11,7 +11,7 @@ import hashlib
 import os
 import secrets
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from typing import Any, Iterable, Mapping, Optional
 
 import attrs
 

@@ -151,7 +151,7 @@ class _Checker:
                     self.pvars[v.name] = var
                     pslot += 1
         n_game_slots = slot
-        for v, vslot in self.pending_seen_by:
+        for v in self.pending_seen_by:
             u = _Unit("visibility", v.name, you=False)
             e = self.expr(v.seen_by, u)
             self.expect(e, "player", v.seen_by, "who sees it")
@@ -383,7 +383,7 @@ class _Checker:
             if prev is not None and prev != t:
                 self.error(a.span, f"`{a.name}` is {prev} for other cards; an attribute has one type for every card")
             self.card_attrs[a.name] = t
-            for v, k in a.values:
+            for _, k in a.values:
                 if k < 1:
                     self.error(a.span, f"`x {k}`: each value needs at least one card")
             attrs.append((a.name, t))
@@ -469,14 +469,13 @@ class _Checker:
         if v.scope == "game" and vis == "secret":
             self.error(v.span, "a game-wide value has no owner to keep a secret for",
                        "write `hidden` to hide it from everybody, or `seen by PLAYER`")
-        seen_by = None
         if v.seen_by is not None:
             if v.scope != "game":
                 self.error(v.seen_by.span, "`seen by` is for game-wide values; a player's own value is `secret`")
             elif vis != "public":
                 self.error(v.seen_by.span, f"a value cannot be both `{vis}` and `seen by` a player")
             else:
-                self.pending_seen_by.append((v, slot))
+                self.pending_seen_by.append(v)
             vis = "seen by"
         return m.Variable(v.name, v.scope, t, init, vis, slot, choices, span=v.span)
 

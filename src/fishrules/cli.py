@@ -17,7 +17,7 @@ from typing import Optional, Sequence
 
 from . import api
 from .errors import IllegalAction, OptionError, RuleError
-from .runtime import CHANCE, SIMULTANEOUS, State
+from .runtime import SIMULTANEOUS, State
 from .variants import bundled_names
 
 __all__ = ["main"]

@@ -743,7 +743,7 @@ def parse(text: str, filename: str = "<rules>") -> n.Module:
         tree = _parser().parse(text)
     except UnexpectedInput as exc:
         raise RuleError(_syntax_error(exc, source)) from None
-    except DedentError as exc:
+    except DedentError:
         line = _dedent_line(text)
         raise RuleError(
             Diagnostic(

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any, Optional, Union
 
 from .compiler import (
-    CHANCE, MEMO_LIMIT, SIMULTANEOUS, ChoosePause, DrawPause, Fail, Program, RollPause, SimulPause, Unplayable, roll_faces,
+    CHANCE, MEMO_LIMIT, SIMULTANEOUS, DrawPause, Fail, Program, RollPause, SimulPause, Unplayable, roll_faces,
 )
 from .errors import Diagnostic, IllegalAction, OptionError, RuleError
 
@@ -518,15 +518,9 @@ class State:
             return
         chosen = {p: (name, values) for p, name, values in L[info.slot + 1]}
         fr[1] += 1
-        for p in reversed(L[info.slot]):
-            ap = self.prog.actions[chosen[p][0]]
-            AL = [None] * ap.nlocals
-            AL[0] = p
-            for prm, v in zip(ap.params, chosen[p][1]):
-                AL[prm.slot] = v
-            self.stack.append([ap.block, 0, AL])
-        self.cur = None
-        self._run()
+        for p in reversed(L[info.slot]):  # pushed last first: the first player's effects run first
+            self._push_action(self.prog.actions[chosen[p][0]], p, chosen[p][1])
+        self._resume()
 
     def _apply_chance(self, a: Action) -> None:
         fr, info = self._pause()
@@ -540,27 +534,33 @@ class State:
             L[info.slot + 1] += 1
             self.history.append(a.text)
         self._dmemo.clear()
+        self._resume()
+
+    def _push_action(self, ap, player: int, values: tuple, block: Optional[int] = None) -> None:
+        """Start an action's effects (or, with `block`, its violation handler) for `player`."""
+        L = [None] * ap.nlocals
+        L[0] = player
+        for p, v in zip(ap.params, values):
+            L[p.slot] = v
+        self.stack.append([ap.block if block is None else block, 0, L])
+
+    def _resume(self) -> None:
+        """Carry on after a decision or a chance outcome, until the rules wait again."""
         self.cur = None
         self._legal = None
         self._run()
 
     def _do(self, a: Action) -> None:
-        fr, info = self._pause()
+        fr = self.stack[-1]
         ap = self.prog.actions[a.name]
         fr[1] += 1
-        L = [None] * ap.nlocals
-        L[0] = a.player
-        for p, v in zip(ap.params, a._values):
-            L[p.slot] = v
-        self.stack.append([ap.block, 0, L])
+        self._push_action(ap, a.player, a._values)
         hidden = ap.render_redacted(a._values) if ap.params else None
         if hidden is None:
             self.history.append(a.text)
         else:
             self._record(a.text, hidden, (a.player,))
-        self.cur = None
-        self._legal = None
-        self._run()
+        self._resume()
 
     def _read_action(self, text: str, actor: Optional[int] = None, actions=None):
         """The canonical text of the action `text` means, if the rules allow it now; otherwise
@@ -618,21 +618,17 @@ class State:
             if not test(self, L):
                 handler = ap.broken.get(name)
                 if handler is not None and (handler[0] is None or handler[0](self, L)):
-                    return (ap, L, canonical, handler[1])
+                    return (ap, actor, tuple(L[p.slot] for p in ap.params), canonical, handler[1])
                 raise IllegalAction(text, f'it breaks the rule "{name}"', rule=name, span=span)
         return canonical
 
-    def _do_broken(self, ap, L: list, text: str, block: int) -> None:
+    def _do_broken(self, ap, player: int, values: tuple, text: str, block: int) -> None:
         """An action that breaks a rule, accepted as the rules say: its `when … is broken` block
         runs instead of its effects."""
-        fr = self.stack[-1]
-        fr[1] += 1
-        L = list(L)
-        self.stack.append([block, 0, L])
+        self.stack[-1][1] += 1
+        self._push_action(ap, player, values, block)
         self.history.append(text)
-        self.cur = None
-        self._legal = None
-        self._run()
+        self._resume()
 
     # ---- results -----------------------------------------------------------------------------
 
