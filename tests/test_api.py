@@ -113,7 +113,7 @@ def test_json_round_trip_mid_game(modes):
         s.apply(r1.choice(s.legal_actions()))
         back.apply(r2.choice(back.legal_actions()))
     assert back == s and back.history == s.history
-    with pytest.raises(ValueError, match="another game"):
+    with pytest.raises(fishrules.StateError, match="another game"):
         modes["fishfry"].state_from_json(text)
 
 
@@ -123,7 +123,7 @@ def test_replay_reproduces_and_rejects_a_bad_history(fishfry):
     while not s.is_over:
         s.apply(rng.choice(s.legal_actions()))
     assert fishfry.replay(s.history, players=3) == s
-    with pytest.raises(fishrules.IllegalAction):
+    with pytest.raises(fishrules.StateError, match=r"history entry 7 \('stay'\) is not allowed: chance is to play"):
         fishfry.replay(s.history[:5] + ["stay", "stay"], players=3)
 
 

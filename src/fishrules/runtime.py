@@ -17,14 +17,13 @@ from fractions import Fraction
 from typing import Any, Optional, Union
 
 from .compiler import (
-    CHANCE, MEMO_LIMIT, SIMULTANEOUS, DrawPause, Fail, Program, RollPause, SimulPause, Unplayable, roll_faces,
+    CHANCE, MEMO_LIMIT, OVER_BUDGET, SIMULTANEOUS, DrawPause, Fail, Program, RollPause, SimulPause, Unplayable,
+    charge, roll_faces,
 )
-from .errors import Diagnostic, IllegalAction, OptionError, RuleError
+from .errors import Diagnostic, FishrulesError, IllegalAction, OptionError, RuleError, StateError
+from .limits import MAX_ACTION_TEXT, MAX_CHOICES, MAX_DICE, MAX_HISTORY, WORK_BUDGET
 
-__all__ = ["State", "Action", "CHANCE", "SIMULTANEOUS", "STEP_BUDGET"]
-
-#: Instructions run between two decisions before the rules are declared to loop forever.
-STEP_BUDGET = 200_000
+__all__ = ["State", "Action", "CHANCE", "SIMULTANEOUS"]
 
 _M64 = (1 << 64) - 1
 
@@ -45,10 +44,10 @@ class Action:
     for chance) and `player` the player it is for (None for chance).  Two actions are equal when
     their texts and players are."""
 
-    __slots__ = ("name", "player", "_values", "_text", "_render", "_origin", "_prefix")
+    __slots__ = ("name", "player", "_values", "_text", "_render", "_origin", "_prefix", "_prog")
 
     def __init__(self, name: str, text: Optional[str], player: Optional[int], values: tuple = (), render=None,
-                 origin=None, prefix: str = ""):
+                 origin=None, prefix: str = "", prog=None):
         self.name = name
         self.player = player
         self._values = values
@@ -56,6 +55,7 @@ class Action:
         self._render = render  # the ActionProgram, to write the text only when somebody asks
         self._origin = origin  # the legal list this came from: applying it needs no re-checking
         self._prefix = prefix  # "p1: " at a simultaneous choice, where the text says who chooses
+        self._prog = prog  # the compiled rules it belongs to: another game's action is refused
 
     @property
     def text(self) -> str:
@@ -83,6 +83,14 @@ def _normalize(text: str) -> str:
     return " ".join(text.split())
 
 
+def _seat(word: str) -> Optional[int]:
+    """The player a word such as `p1` names (ASCII digits only), or None."""
+    word = word.lower()
+    if len(word) < 2 or len(word) > 3 or word[0] != "p" or not word[1:].isascii() or not word[1:].isdigit():
+        return None
+    return int(word[1:])
+
+
 def _tuplify(x):
     if isinstance(x, list):
         return tuple(_tuplify(i) for i in x)
@@ -100,6 +108,18 @@ def _zones_of(s):
         if v.type.kind == "zone":
             for p in range(s.n):
                 yield s.prog.G + v.slot * 64 + p, s.p[p][v.slot]
+
+
+#: The fields of a saved state; the position ones must be what replaying its history gives.
+_STATE_FIELDS = ("format", "game", "players", "g", "p", "dice", "stack", "history", "redact", "up", "mixed",
+                 "current", "seed", "draws", "manual")
+_POSITION_FIELDS = ("g", "p", "dice", "stack", "redact", "up", "mixed", "current")
+
+
+def _short(x) -> str:
+    """A value from outside, shown in a message without flooding it."""
+    r = repr(x)
+    return r if len(r) <= 60 else r[:57] + "…"
 
 
 def _listify(x):
@@ -120,7 +140,7 @@ class State:
 
     __slots__ = (
         "game", "prog", "n", "seats", "dice_ids", "g", "p", "dice", "stack", "history", "cur",
-        "seed", "draws", "manual", "where", "up", "mixed", "redact", "_legal", "_broken", "_dmemo",
+        "seed", "draws", "manual", "where", "up", "mixed", "redact", "_legal", "_work", "_dmemo",
     )
 
     # ---- creation ----------------------------------------------------------------------------
@@ -138,10 +158,11 @@ class State:
             s.g[prog.option_slots[name]] = value
         s.dice_ids = ()
         s.dice = []
+        s._work = 0
         if prog.dice_count is not None:
             count = prog.dice_count(s, ())
-            if not isinstance(count, int) or count < 0 or count > 1000:
-                raise RuleError(Diagnostic(prog.model.dice.span, f"the number of dice must be 0 to 1000, not {count}"))
+            if not isinstance(count, int) or count < 0 or count > MAX_DICE:
+                raise RuleError(Diagnostic(prog.model.dice.span, f"the number of dice must be 0 to {MAX_DICE:,}, not {count:,}"))
             s.dice_ids = tuple(range(count))
         s.history = []
         s.redact = []
@@ -149,11 +170,15 @@ class State:
         s.draws = 0
         s.manual = manual
         s._legal = None
-        s._broken = None
         s._dmemo = {}  # values of defines, until the state next changes (not part of the state)
-        s._init_values()
         s.cur = None
-        s._run()
+        try:
+            s._init_values()
+            s._run()
+        except FishrulesError:
+            raise
+        except Exception as exc:  # a starting value that cannot be worked out
+            raise s._fault(exc, None, "while setting up the game") from None
         return s
 
     def _init_values(self) -> None:
@@ -178,50 +203,75 @@ class State:
     # ---- the interpreter ---------------------------------------------------------------------
 
     def _run(self) -> None:
+        """Run the rules until they wait for somebody (or chance), or the game ends.  Steps count
+        against the work budget of the call, with what expressions look at (`charge`)."""
         code = self.prog.code
         stack = self.stack
         steps = 0
+        budget = WORK_BUDGET - self._work
+        fr, pc = None, 0
         try:
             while stack:
                 fr = stack[-1]
                 pc = fr[1]
                 if code[fr[0]][pc](self, fr):
+                    self._work += steps
                     return
                 stack = self.stack  # `play again` replaces it
                 steps += 1
-                if steps > STEP_BUDGET:
-                    raise Fail(f"the rules ran {STEP_BUDGET} steps without waiting for anybody: an endless loop?")
-        except RuleError:
+                if steps > budget:
+                    raise Fail(OVER_BUDGET)
+        except FishrulesError:
             raise
         except Unplayable as exc:
-            err = OptionError(f"{self.prog.model.title}: {exc}")
-            self._broken = err
-            raise err from None
+            raise OptionError(f"{self.prog.model.title}: {exc}") from None
         except Exception as exc:  # a rule went wrong at run time: report where
-            err = self._runtime_error(exc, fr[0], pc)
-            self._broken = err
-            raise err from None
+            if fr is None:
+                raise self._fault(exc, None, "while playing") from None
+            raise self._fault(exc, self._span_at(fr[0], pc), f"while playing {self.prog.block_names[fr[0]]}") from None
+        self._work += steps
         self.cur = None
 
-    def _runtime_error(self, exc: Exception, block: int, pc: int) -> RuleError:
-        prog = self.prog
+    def _span_at(self, block: int, pc: int):
         try:
-            span = prog.spans[block][pc]
+            return self.prog.spans[block][pc]
         except (IndexError, TypeError):
-            span = None
+            return None
+
+    def _fault(self, exc: BaseException, span, context: str) -> RuleError:
+        """The RuleError for a rule that went wrong while running: the failing piece's own
+        position when it knows it, else `span` (what was being worked out)."""
         if isinstance(exc, Fail):
             msg = str(exc)
+            span = exc.span or span
         elif isinstance(exc, RecursionError):
             msg = "the rules are nested too deeply to work out"
         elif isinstance(exc, TypeError) and "NoneType" in str(exc):
             msg = "a rule used `nobody` where a player is needed"
+        elif isinstance(exc, ZeroDivisionError):
+            msg = "divide by zero"
+        elif isinstance(exc, MemoryError):
+            msg = "the rules ran out of memory"
         else:
             msg = f"the rules went wrong here ({type(exc).__name__}: {exc})"
-        return RuleError(Diagnostic(span, msg, f"while playing {prog.block_names[block]}"))
+        if span is None:
+            span = self.prog.model_span
+        return RuleError(Diagnostic(span, msg, context))
 
-    def _check(self) -> None:
-        if self._broken is not None:
-            raise self._broken
+    # ---- undoing a call that failed ------------------------------------------------------------
+
+    def _snapshot(self) -> tuple:
+        """Everything a call may change, copied, so a call that fails leaves the state as it was."""
+        return (self.g[:], [row[:] for row in self.p], self.dice[:], [[f[0], f[1], f[2][:]] for f in self.stack],
+                len(self.history), len(self.redact), self.where[:], self.up[:], self.mixed, self.cur, self.draws,
+                self._legal)
+
+    def _restore(self, snap: tuple) -> None:
+        (self.g, self.p, self.dice, self.stack, nh, nr, self.where, self.up, self.mixed, self.cur, self.draws,
+         self._legal) = snap
+        del self.history[nh:]
+        del self.redact[nr:]
+        self._dmemo.clear()
 
     # ---- zones -------------------------------------------------------------------------------
 
@@ -310,7 +360,6 @@ class State:
 
     def chance_outcomes(self) -> list[tuple[Action, Fraction]]:
         """At a chance node, every outcome with its exact probability; [] elsewhere."""
-        self._check()
         if self.cur != CHANCE:
             return []
         fr, info = self._pause()
@@ -318,7 +367,7 @@ class State:
         if isinstance(info, RollPause):
             L = fr[2]
             die = L[info.slot][L[info.slot + 1]]
-            return [(Action("roll", prog.roll_text(die, face), None, (die, face)), p) for _, face, p in prog.chance_outcomes]
+            return [(Action("roll", prog.roll_text(die, face), None, (die, face), prog=prog), p) for _, face, p in prog.chance_outcomes]
         if isinstance(info, DrawPause):
             cards = self._zget(fr[2][info.slot + 1])
             groups: dict = {}
@@ -329,7 +378,7 @@ class State:
                 else:
                     groups[k] = [c, 1]
             total = len(cards)
-            return [(Action("draw", f"draw {lab}", None, (c,)), Fraction(k, total)) for (lab, _), (c, k) in groups.items()]
+            return [(Action("draw", f"draw {lab}", None, (c,), prog=prog), Fraction(k, total)) for (lab, _), (c, k) in groups.items()]
         raise AssertionError(info)  # pragma: no cover
 
     # ---- decisions ---------------------------------------------------------------------------
@@ -360,8 +409,8 @@ class State:
 
     def legal_actions(self, player: Optional[int] = None) -> list[Action]:
         """Every action the player to act may take, in a fixed order.  At a chance node these are the
-        chance outcomes; when the game is over, none."""
-        self._check()
+        chance outcomes; when the game is over, none.  At a simultaneous choice, ask for one of
+        `waiting`.  A position where a player must act but may do nothing raises `RuleError`."""
         cur = self.cur
         if cur is None:
             return []
@@ -369,14 +418,16 @@ class State:
             return [a for a, _ in self.chance_outcomes()]
         if cur == SIMULTANEOUS:
             if player is None:
-                raise ValueError("everybody in state.waiting chooses at once here: ask legal_actions(player) for one of them")
+                raise OptionError("everybody in state.waiting chooses at once here: ask legal_actions(player) for one of them")
             if player not in self.waiting:
                 return []
             fr, info = self._pause()
+            self._work = 0
             return list(self._enumerate_for(info, player)[0])
         if player is not None and player != cur:
             return []
         if self._legal is None:
+            self._work = 0
             self._legal = self._enumerate()
         return list(self._legal[0])
 
@@ -385,19 +436,45 @@ class State:
         return self._enumerate_for(info, fr[2][info.slot])
 
     def _enumerate_for(self, info, actor: int) -> list:
-        if info.key is not None:
-            key = info.key(self, actor)
-            found = info.memo.get(key)
-            if found is not None:
-                return found
-            legal = self._enumerate_fresh(info, actor)
-            if len(info.memo) < MEMO_LIMIT:
-                info.memo[key] = legal
-            return legal
-        return self._enumerate_fresh(info, actor)
+        """[legal actions, None or a dict of them by text] of `actor` at the pause `info`.  A rule
+        that goes wrong while the choices are listed is a RuleError at the choice; so is a player
+        who must act and may do nothing (the game would be stuck)."""
+        try:
+            if info.key is not None:
+                key = info.key(self, actor)
+                legal = info.memo.get(key)
+                if legal is None:
+                    legal = self._enumerate_fresh(info, actor)
+                    if len(info.memo) < MEMO_LIMIT:
+                        info.memo[key] = legal
+            else:
+                legal = self._enumerate_fresh(info, actor)
+        except FishrulesError:
+            raise
+        except Exception as exc:
+            raise self._fault(exc, info.span, f"while listing what p{actor} may do in {self._where()}") from None
+        if not legal[0]:
+            names = " or ".join(ap.name for ap in info.actions)
+            raise RuleError(Diagnostic(info.span, f"p{actor} must choose {names} here, but none of them is allowed: the game is stuck",
+                                       f"while playing {self._where()}; the rules must leave a player who must act "
+                                       "at least one choice (or not ask them)"))
+        return legal
+
+    def _pause_span(self):
+        if not self.stack:
+            return None
+        fr = self.stack[-1]
+        info = self.prog.pauses.get((fr[0], fr[1]))
+        return info.span if info is not None else None
+
+    def _where(self) -> str:
+        """The phase being played, for messages."""
+        phases = self.phase
+        return f"phase {phases[-1]}" if phases else "the game"
 
     def _enumerate_fresh(self, info, actor) -> list:
         out: list[Action] = []
+        prog = self.prog
         prefix = f"p{actor}: " if isinstance(info, SimulPause) else ""
         for ap in info.actions:
             L = [None] * ap.nlocals
@@ -405,20 +482,22 @@ class State:
             params = ap.params
             if not params:
                 if all(test(self, L) for test in ap.checks):
-                    out.append(Action(ap.name, prefix + ap.name, actor, (), None, out))
+                    out.append(Action(ap.name, prefix + ap.name, actor, (), None, out, prog=prog))
             elif len(params) == 1:
                 p, checks, name = params[0], ap.checks, ap.name
                 slot = p.slot
+                dom = p.domain(self, L)
+                charge(self, len(dom))
                 if not checks:
-                    out.extend([Action(name, None, actor, (v,), ap, out, prefix) for v in p.domain(self, L)])
+                    out.extend([Action(name, None, actor, (v,), ap, out, prefix, prog) for v in dom])
                     continue
-                for v in p.domain(self, L):
+                for v in dom:
                     L[slot] = v
                     for test in checks:
                         if not test(self, L):
                             break
                     else:
-                        out.append(Action(name, None, actor, (v,), ap, out, prefix))
+                        out.append(Action(name, None, actor, (v,), ap, out, prefix, prog))
             else:
                 self._combos(ap, 0, L, out, prefix)
         return [out, None]
@@ -429,10 +508,14 @@ class State:
             for test in ap.checks:
                 if not test(self, L):
                     return
-            out.append(Action(ap.name, None, L[0], tuple(L[p.slot] for p in params), ap, out, prefix))
+            if len(out) >= MAX_CHOICES:
+                raise Fail(f"`{ap.name}` offers more than {MAX_CHOICES:,} choices at once", ap.span)
+            out.append(Action(ap.name, None, L[0], tuple(L[p.slot] for p in params), ap, out, prefix, self.prog))
             return
         p = params[i]
-        for v in p.domain(self, L):
+        dom = p.domain(self, L)
+        charge(self, len(dom))
+        for v in dom:
             L[p.slot] = v
             self._combos(ap, i + 1, L, out, prefix)
 
@@ -444,28 +527,76 @@ class State:
 
     def apply(self, action: Union[Action, str]) -> "State":
         """Do an action (an `Action` or its text).  Raises `IllegalAction`, changing nothing, if the
-        rules do not allow it now.  Returns the state itself, so calls can be chained."""
-        self._check()
-        cur = self.cur
+        rules do not allow it now; an `Action` is refused unless it is for the player to act and
+        from this game.  A rule that goes wrong while the action takes effect raises `RuleError`
+        and also leaves the state as it was.  Returns the state itself, so calls can be chained."""
         if isinstance(action, Action):
-            if self._legal is not None and action._origin is self._legal[0]:
-                self._do(action)  # straight from legal_actions() of this very position
+            legal = self._legal
+            if legal is not None and action._origin is legal[0]:
+                snap = self._snapshot()
+                self._work = 0
+                try:
+                    self._do(action)  # straight from legal_actions() of this very position
+                except BaseException:
+                    self._restore(snap)
+                    raise
                 return self
+            self._check_action_object(action)
             text = action.text
+        elif isinstance(action, str):
+            if len(action) > MAX_ACTION_TEXT:
+                raise IllegalAction(action[:40] + "…", f"an action text is at most {MAX_ACTION_TEXT:,} characters")
+            text = _normalize(action)
         else:
-            text = _normalize(str(action))
-        if cur is None:
+            raise IllegalAction(repr(action)[:60], "an action is an Action or its text")
+        if self.cur is None:
             raise IllegalAction(text, "the game is over")
+        snap = self._snapshot()
+        self._work = 0
+        try:
+            self._apply_text(action, text)
+        except FishrulesError:
+            self._restore(snap)
+            raise
+        except Exception as exc:  # a rule that went wrong while the text was read
+            self._restore(snap)
+            raise self._fault(exc, self._pause_span(), f"while reading {text!r}") from None
+        except BaseException:
+            self._restore(snap)
+            raise
+        return self
+
+    def _check_action_object(self, a: Action) -> None:
+        """An `Action` that did not come from this very position's legal list: it must be of this
+        game and for somebody who may act now."""
+        prog = a._prog
+        if prog is not None and prog is not self.prog and prog.identity != self.prog.identity:
+            raise IllegalAction(a.text, "this action belongs to another game")
+        cur = self.cur
+        if cur is None:
+            return
+        if cur == CHANCE:
+            if a.player is not None:
+                raise IllegalAction(a.text, f"this is p{a.player}'s action, but chance is to play now")
+        elif cur == SIMULTANEOUS:
+            if a.player is None:
+                raise IllegalAction(a.text, "this is a chance outcome, but players are choosing now")
+        elif a.player != cur:
+            whose = "a chance outcome" if a.player is None else f"p{a.player}'s action"
+            raise IllegalAction(a.text, f"this is {whose}, but p{cur} is to act")
+
+    def _apply_text(self, action, text: str) -> None:
+        cur = self.cur
         if cur == CHANCE:
             for a, _ in self.chance_outcomes():
                 if a.text == text:
                     self._apply_chance(a)
-                    return self
+                    return
             outs = [a.text for a, _ in self.chance_outcomes()]
             raise IllegalAction(text, "chance is to play now: one of " + "; ".join(outs[:8]) + ("; …" if len(outs) > 8 else ""))
         if cur == SIMULTANEOUS:
             self._commit(action, text)
-            return self
+            return
         if self._legal is None:
             self._legal = self._enumerate()
         by_text = self._by_text()
@@ -476,28 +607,32 @@ class State:
             read = self._read_action(text)
             if isinstance(read, tuple):  # a broken rule whose violation the rules accept
                 self._do_broken(*read)
-                return self
+                return
             found = by_text.get(read)
             if found is None:  # pragma: no cover - _read_action raises for anything not legal
                 raise IllegalAction(text, "it is not one of the legal actions now")
         self._do(found)
-        return self
 
     def _commit(self, action, text: str) -> None:
         """A choice at a simultaneous node: kept secret until everybody has chosen, then every
         choice takes effect, in the order the rules name the players (not the order they chose)."""
+        waiting = self.waiting
         if isinstance(action, Action) and action.player is not None:
             player, rest = action.player, text.split(": ", 1)[-1]
         else:
             head, sep, rest = text.partition(":")
-            head = head.strip().lower()
-            if not sep or not (head.startswith("p") and head[1:].isdigit()):
-                raise IllegalAction(text, "everybody chooses at once here: say who, as in 'p1: " + text + "'")
-            player, rest = int(head[1:]), " ".join(rest.split())
-        waiting = self.waiting
+            player = _seat(head.strip()) if sep else None
+            if player is None:
+                raise IllegalAction(text, f"several players choose at once here: say who, as in 'p{waiting[0]}: {text}'")
+            rest = " ".join(rest.split())
         if player not in waiting:
             fr, info = self._pause()
-            why = "has chosen already" if player in fr[2][info.slot] else "is not choosing now"
+            if player in fr[2][info.slot]:
+                why = "has chosen already"
+            elif 0 <= player < self.n:
+                why = "is not choosing now"
+            else:
+                why = f"is not in this game (there are {self.n} players)"
             raise IllegalAction(text, f"p{player} {why}; waiting for " + ", ".join(f"p{p}" for p in waiting))
         fr, info = self._pause()
         legal = self._enumerate_for(info, player)
@@ -634,16 +769,27 @@ class State:
 
     def scores(self) -> list[int]:
         """Each player's score as the rules define it (running during the game, final at the end)."""
-        self._check()
         f = self.prog.score
-        return [f(self, p) for p in range(self.n)]
+        self._work = 0
+        try:
+            return [f(self, p) for p in range(self.n)]
+        except FishrulesError:
+            raise
+        except Exception as exc:
+            scores = self.prog.model.scores
+            raise self._fault(exc, scores[0].span if scores else None, "while working out the scores") from None
 
     def winners(self) -> list[int]:
         """The winners (ties share the victory) once the game is over; [] before."""
-        self._check()
         if self.stack:
             return []
-        return list(self.prog.winners(self))
+        self._work = 0
+        try:
+            return list(self.prog.winners(self))
+        except FishrulesError:
+            raise
+        except Exception as exc:
+            raise self._fault(exc, self.prog.winners_span, "while working out the winners") from None
 
     def ranking(self) -> list[int]:
         """Each player's place by score, competition style: two tied for second are both 2nd and
@@ -681,7 +827,7 @@ class State:
         c.draws = self.draws
         c.manual = self.manual
         c._legal = self._legal
-        c._broken = self._broken
+        c._work = 0
         c._dmemo = {}
         return c
 
@@ -735,43 +881,76 @@ class State:
         return json.dumps(self.to_dict(), separators=(",", ":"))
 
     @classmethod
-    def _from_dict(cls, game, d: dict) -> "State":
+    def _replayed(cls, game, history, players: int, options: Optional[dict], seed: Optional[int] = None) -> "State":
+        """The state reached by `history` (action texts, chance included) from the start; with
+        `seed`, it continues as a game seeded so would have.  Anything wrong with the history is a
+        `StateError` naming the entry."""
+        if not isinstance(history, (list, tuple)):
+            raise StateError(f"a history is a list of action texts, not {type(history).__name__}")
+        if len(history) > MAX_HISTORY:
+            raise StateError(f"the history holds {len(history):,} actions; at most {MAX_HISTORY:,} are read")
+        try:
+            s = game.start(players, seed=seed if seed is not None else 0, options=options, chance="manual")
+        except OptionError as exc:
+            raise StateError(str(exc)) from None
+        for i, text in enumerate(history, 1):
+            if not isinstance(text, str):
+                raise StateError(f"history entry {i} is not an action text: {_short(text)}")
+            if s.cur is None:
+                raise StateError(f"history entry {i} ({_short(text)}) comes after the end of the game")
+            try:
+                if seed is not None and s.cur == CHANCE:
+                    s._consume_chance_draws()
+                s.apply(text)
+            except IllegalAction as exc:
+                raise StateError(f"history entry {i} ({_short(text)}) is not allowed: {exc.reason}") from None
+            except RuleError as exc:
+                raise StateError(f"history entry {i} ({_short(text)}) makes the rules fail:\n{exc}") from None
+        if seed is not None:
+            s.manual = False
+            if s.cur == CHANCE:
+                s._run()
+        return s
+
+    @classmethod
+    def _from_dict(cls, game, d) -> "State":
+        """A saved state, re-derived by replaying its history under these rules: every other field
+        must be what that replay gives, so a state that loads is one the rules could reach."""
+        if not isinstance(d, dict):
+            raise StateError("a saved state is a JSON object")
         if d.get("format") != "fishrules-state/1":
-            raise ValueError("not a fishrules state")
+            raise StateError("this is not a fishrules state (format fishrules-state/1)")
         if d.get("game") != game._identity:
-            raise ValueError(f"this state belongs to another game ({d.get('game')!r}, not {game._identity!r})")
-        s = cls.__new__(cls)
-        s.game = game
-        s.prog = game._program
-        s.n = int(d["players"])
-        s.seats = tuple(range(s.n))
-        s.g = [_tuplify(v) for v in d["g"]]
-        s.p = [[_tuplify(v) for v in r] for r in d["p"]]
-        s.dice = list(d["dice"])
-        s.dice_ids = tuple(range(len(s.dice)))
-        s.stack = [[f[0], f[1], [_tuplify(v) for v in f[2]]] for f in d["stack"]]
-        s.history = list(d["history"])
-        s.redact = [(i, t, tuple(a)) for i, t, a in d.get("redact", [])]
-        ncards = len(game._program.cards)
-        s.up = [False] * ncards
-        for i in d.get("up", []):
-            s.up[i] = True
-        s.mixed = frozenset(d.get("mixed", []))
-        s.where = [-1] * ncards
-        for key, cards in _zones_of(s):
-            for c in cards:
-                s.where[c] = key
-        s.cur = d["current"]
-        s.seed = d["seed"]
-        s.draws = d["draws"]
-        s.manual = d["manual"]
-        s._legal = None
-        s._broken = None
-        s._dmemo = {}
-        prog = s.prog
-        for f in s.stack:
-            if not (0 <= f[0] < len(prog.code) and 0 <= f[1] < len(prog.code[f[0]])):
-                raise ValueError("the state does not fit these rules")
+            raise StateError(f"this state belongs to another game ({_short(d.get('game'))}, not {game._identity!r})")
+        missing = [k for k in _STATE_FIELDS if k not in d]
+        if missing:
+            raise StateError("the saved state has no " + ", ".join(repr(k) for k in missing))
+        extra = [k for k in d if k not in _STATE_FIELDS]
+        if extra:
+            raise StateError("the saved state has unknown fields: " + ", ".join(_short(k) for k in extra[:5]))
+        n = d["players"]
+        if type(n) is not int or not (game.min_players <= n <= game.max_players):
+            raise StateError(f"field 'players': {game.title} is for {game.min_players} to {game.max_players} players, not {_short(n)}")
+        for name, ok in (("seed", lambda v: type(v) is int and -(1 << 64) < v < (1 << 64)),
+                         ("draws", lambda v: type(v) is int and 0 <= v < (1 << 63)),
+                         ("manual", lambda v: type(v) is bool)):
+            if not ok(d[name]):
+                raise StateError(f"field {name!r} is not a possible value: {_short(d[name])}")
+        g = d["g"]
+        prog = game._program
+        if type(g) is not list or len(g) != prog.model.n_game_slots:
+            raise StateError("field 'g' does not fit these rules")
+        options = {o.name: g[o.slot] for o in prog.model.options}
+        try:
+            game._options(options)
+        except OptionError as exc:
+            raise StateError(f"field 'g': {exc}") from None
+        s = cls._replayed(game, d["history"], n, options)
+        mine = s.to_dict()
+        for name in _POSITION_FIELDS:
+            if mine[name] != d[name]:
+                raise StateError(f"field {name!r} is not what the state's history leads to")
+        s.seed, s.draws, s.manual = d["seed"], d["draws"], d["manual"]
         return s
 
     # ---- views -------------------------------------------------------------------------------
@@ -784,11 +963,18 @@ class State:
         where the viewer may not see it (a face-up card everybody sees).  The history is the one
         this viewer may know: hidden outcomes and secret choices of others read `?`.  Scores are
         public."""
-        self._check()
+        if player is not None and (type(player) is not int or not (0 <= player < self.n)):
+            raise OptionError(f"there is no player {_short(player)} in this game of {self.n}")
+        try:
+            return self._view(player)
+        except FishrulesError:
+            raise
+        except Exception as exc:
+            raise self._fault(exc, None, f"while working out what {'the spectator' if player is None else f'p{player}'} sees") from None
+
+    def _view(self, player: Optional[int]) -> dict:
         prog = self.prog
         model = prog.model
-        if player is not None and not (0 <= player < self.n):
-            raise ValueError(f"there is no player {player}")
         labels, up = prog.card_labels, self.up
 
         def shown(v, value, owner):

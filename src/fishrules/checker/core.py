@@ -13,6 +13,7 @@ from typing import Iterable, Optional
 from .. import model as m
 from .. import nodes as n
 from ..errors import Diagnostic, RuleError, Span
+from ..limits import MAX_PLAYERS
 
 ERR = m.Type("error")
 
@@ -65,8 +66,9 @@ class _Unit:
 
 
 class Core:
-    def __init__(self, items: list, variants: tuple[str, ...] = (), source_names: tuple[str, ...] = ()):
+    def __init__(self, items: list, variants: tuple[str, ...] = (), source_names: tuple[str, ...] = (), source=None):
         self.items = items
+        self.source = source  # the file checked, for problems of the whole file (line 1)
         self.variants = variants
         self.source_names = source_names
         self.diags: list[Diagnostic] = []
@@ -114,7 +116,10 @@ class Core:
     def run(self) -> m.Model:
         for it in self.items:
             self.collect(it)
+        self.order_defines()
         top = next((Span(i.span.source, 1, 1, 1, 1) for i in self.items if getattr(i, "span", None)), None)
+        if top is None and self.source is not None:  # an empty file: its problems are at line 1
+            top = Span(self.source, 1, 1, 1, 1)
         self.top = top
         if self.title is None:
             self.error(top, "the rules have no title", 'start the file with a line such as `game "My game"`')
@@ -122,8 +127,8 @@ class Core:
             self.error(top, "the rules do not say how many may play", "add a line such as `players 2 to 4`")
         elif self.players.low < 1 or self.players.high < self.players.low:
             self.error(self.players.span, f"`players {self.players.low} to {self.players.high}` is not a range of player counts")
-        elif self.players.high > 64:
-            self.error(self.players.span, "at most 64 players are supported")
+        elif self.players.high > MAX_PLAYERS:
+            self.error(self.players.span, f"at most {MAX_PLAYERS} players are supported")
 
         self.add_domain("face", ())  # filled by dice
         self.add_domain(_domain_key(_DIRECTION_CHOICES), _DIRECTION_CHOICES)
@@ -157,13 +162,18 @@ class Core:
             old = self.gvars[v.name]
             self.gvars[v.name] = m.Variable(old.name, old.scope, old.type, old.initial, "seen by", old.slot, old.choices, e, span=old.span)
 
-        for name in self.define_nodes:
+        # Each define is checked after the defines it uses, so checking never recurses deeply.
+        for name in self.define_order:
             self.define(name, None)
         scores = tuple(self.check_score(s) for s in self.score_nodes)
         winners, wn = self.check_winners()
         phases = {name: self.check_phase(p) for name, p in self.phase_nodes.items()}
         actions = {name: self.check_action(a) for name, a in self.action_nodes.items()}
         self.check_reachable()
+        self.check_evaluation_depth(scores, winners)
+        self.check_statement_depths(phases, actions)
+        self.check_choice_counts(actions)
+        board = self.check_board()
 
         errors = [d for d in self.diags if d.severity == "error"]
         if errors:
@@ -186,10 +196,11 @@ class Core:
             n_game_slots=n_game_slots,
             variants=self.variants,
             card_sets=tuple(self.card_sets.values()),
-            board=self.check_board(),
+            board=board,
             cards=tuple(self.cards),
             source_names=self.source_names,
             warnings=tuple(d for d in self.diags if d.severity == "warning"),
+            span=self.top,
         )
 
     def collect(self, it) -> None:

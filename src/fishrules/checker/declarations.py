@@ -8,6 +8,7 @@ from typing import Optional
 from .. import model as m
 from .. import nodes as n
 from ..errors import did_you_mean
+from ..limits import MAX_CARDS, MAX_DICE, MAX_CIRCLES, MAX_ZONES
 from .core import (
     ERR,
     _domain_key,
@@ -121,6 +122,8 @@ class Declarations:
         count = self.expr(d.count, u)
         self.expect(count, "number", d.count, "the number of dice")
         self.only_options(d.count, "the number of dice")
+        if isinstance(count, m.Const) and isinstance(count.value, int) and not (0 <= count.value <= MAX_DICE):
+            self.error(d.count.span, f"{count.value:,} dice: a game rolls 0 to {MAX_DICE:,} dice")
         if len(d.faces) < 1:
             self.error(d.span, "dice need at least one face")
         return m.Dice(count, tuple(faces), span=d.span)
@@ -155,12 +158,16 @@ class Declarations:
                     self.error(a.span, f"`x {k}`: each value needs at least one card")
             attrs.append((a.name, t))
         first = len(self.cards)
+        # Counted before a single card is built: `x 1000000000` is refused at once.
+        count = 1
+        for a in c.attrs:
+            count *= sum(max(k, 0) for _, k in a.values)
+        if len(self.cards) + count > MAX_CARDS:
+            self.error(c.span, f"more than {MAX_CARDS:,} cards in all", "see the limits in the language reference")
+            return
         combos = [()]
         for a in c.attrs:
             combos = [prev + ((a.name, v),) for prev in combos for v, k in a.values for _ in range(k)]
-        if len(self.cards) + len(combos) > 5000:
-            self.error(c.span, "more than 5000 cards in all")
-            return
         numeric = all(isinstance(v, int) for combo in combos[:1] for _, v in combo)
         for combo in combos:
             label = "-".join(str(v) for _, v in combo)
@@ -173,8 +180,8 @@ class Declarations:
         b = self.board_node
         if b is None:
             return None
-        if b.high < b.low or b.high - b.low >= 1000:
-            self.error(b.span, f"`circles from {b.low} to {b.high}` must number 1 to 1000 circles")
+        if b.high < b.low or b.high - b.low >= MAX_CIRCLES:
+            self.error(b.span, f"`circles from {b.low} to {b.high}` must number 1 to {MAX_CIRCLES:,} circles")
             return None
         for line in b.lines:
             bad = [x for x in line if not (b.low <= x <= b.high)]
@@ -200,8 +207,8 @@ class Declarations:
             if lo is None or hi is None:
                 self.error(v.type.span, "a family of zones is numbered with plain numbers, as in `zones from 1 to 3`")
                 return None
-            if hi < lo or hi - lo >= 1000:
-                self.error(v.type.span, f"`zones from {lo} to {hi}` must number 1 to 1000 zones")
+            if hi < lo or hi - lo >= MAX_ZONES:
+                self.error(v.type.span, f"`zones from {lo} to {hi}` must number 1 to {MAX_ZONES:,} zones")
                 return None
             if v.scope != "game":
                 self.error(v.span, "a family of zones belongs to the game; give each player a single zone")

@@ -13,31 +13,59 @@ from .core import (
     _walk,
 )
 
+#: the syntax that can name a define: `name`, `your name`, `X's name`, `name of X`
+_NAMING = (n.Name, n.Your, n.Possessive, n.AttrOf)
+
 
 class Defines:
     # ---- defines ---------------------------------------------------------------------------------
 
-    def is_per_player(self, name: str, seen: Optional[set] = None) -> bool:
-        if name in self.per_player_cache:
-            return self.per_player_cache[name]
-        d = self.define_nodes.get(name)
-        if d is None or d.params:
-            return False
-        seen = seen if seen is not None else set()
-        if name in seen:
-            return False
-        seen.add(name)
-        result = False
-        for x in _walk(d.expr):
-            # `you`, `your X`, or the bare name of another define about one player
-            if isinstance(x, (n.You, n.Your)) or (
-                isinstance(x, n.Name) and x.name != name and x.name in self.define_nodes and self.is_per_player(x.name, seen)
-            ):
-                result = True
-                break
-        if result or len(seen) == 1:
-            self.per_player_cache[name] = result
-        return result
+    def order_defines(self) -> None:
+        """Put the defines in an order where each comes after the defines it names, and work out
+        which are about one player, without recursion (a chain of defines may be as long as the
+        file).  A cycle is left for `define` to report; its members come in file order."""
+        uses: dict[str, list[str]] = {}
+        for name, d in self.define_nodes.items():
+            found = []
+            for x in _walk(d.expr):
+                word = x.func if isinstance(x, n.Call) else getattr(x, "name", None) if isinstance(x, _NAMING) else None
+                if word is not None and word != name and word in self.define_nodes:
+                    found.append(word)
+            uses[name] = list(dict.fromkeys(found))
+        order: list[str] = []
+        state: dict[str, int] = {}  # 1: being visited, 2: placed
+        for root in self.define_nodes:
+            if root in state:
+                continue
+            stack = [(root, iter(uses[root]))]
+            state[root] = 1
+            while stack:
+                name, it = stack[-1]
+                nxt = next((u for u in it if u not in state), None)
+                if nxt is None:
+                    stack.pop()
+                    state[name] = 2
+                    order.append(name)
+                else:
+                    state[nxt] = 1
+                    stack.append((nxt, iter(uses[nxt])))
+        self.define_order = order
+        self.define_uses = uses
+        # `you`, `your X`, or the bare name of another define about one player
+        for name in order:
+            d = self.define_nodes[name]
+            per = False
+            if not d.params:
+                for x in _walk(d.expr):
+                    if isinstance(x, (n.You, n.Your)) or (
+                        isinstance(x, n.Name) and x.name != name and self.per_player_cache.get(x.name, False)
+                    ):
+                        per = True
+                        break
+            self.per_player_cache[name] = per
+
+    def is_per_player(self, name: str) -> bool:
+        return self.per_player_cache.get(name, False)
 
     def define(self, name: str, span: Span | None) -> Optional[m.DefineDecl]:
         if name in self.defines:
