@@ -23,6 +23,7 @@ the game has fisherman: player
 # "The direction of turn of the Fish players changes with each round."
 the game has direction: one of clockwise, counterclockwise
 the game has line_number: number
+the game has round_number: number
 # How many "Catch" cards have been revealed this round.
 the game has catches_revealed: number
 
@@ -69,15 +70,19 @@ phase game:
   # AMBIGUITY (who ate fish last): the table decides before the game; the first seat is that player.
   set fisherman to first(players)
   repeat rounds_to_play times:
+    add 1 to round_number
+    # "Start of a New Round": only when a new round begins.  After the last round nobody becomes
+    # the Fisherman, so the last Fisherman's unplayed Fishing cards stay his, seen by nobody else.
+    if round_number > 1:
+      # "The player to the left of the Fisherman becomes the new Fisherman"
+      set fisherman to left of fisherman
+      # "A new round begins, with the direction of turn of the Fish players changed."
+      if direction is clockwise:
+        set direction to counterclockwise
+      otherwise:
+        set direction to clockwise
     play round
     play scoring
-    # "The player to the left of the Fisherman becomes the new Fisherman"
-    set fisherman to left of fisherman
-    # "A new round begins, with the direction of turn of the Fish players changed."
-    if direction is clockwise:
-      set direction to counterclockwise
-    otherwise:
-      set direction to clockwise
 
 # "All Fish tiles are returned to play. ... The Fish players each take back four tiles showing the
 #  same fish and a Loot tile." / "The Fisherman takes the five Fishing cards and the five Bait cards."
