@@ -144,6 +144,8 @@ phase fishing:
   repeat:
     # "El juego termina cuando solo queda pescado en el tablero a 1 jugador. Estos peces ahora se
     #  agregan a la captura de los jugadores, junto con la ficha de Estrella de mar."
+    # AMBIGUITY (nobody's fish left): when a tie removes the last stacks, or the last players run
+    # out of cards together, no player's fish remain: the game ends too, and the Starfish stays.
     if count(on_board) <= 1:
       for each p in on_board:
         for each c in circles_of(p):
@@ -151,7 +153,8 @@ phase fishing:
         set starfish_holder to p
       end game
     # AMBIGUITY (a deadlock): when for a whole round of turns nobody can do anything, the game ends
-    # and the fish on the board join their owners' catches.
+    # and the fish on the board join their owners' catches; the Starfish stays with its holder, as
+    # no single last player takes it.
     if passes >= count(on_board):
       for each p in on_board:
         for each c in circles_of(p):
@@ -162,11 +165,14 @@ phase fishing:
     set mover to left of mover
 
 # "Use un pez para hacer uno, y solo uno, de los siguientes"
+# `passes` counts the turns in a row in which nobody could do anything: a player who acts starts
+# the count again, one who cannot adds to it (the deadlock rule of phase fishing reads it).
 phase turn for fisher:
-  set passes to 0
   if can_attack(fisher) or can_move_and_attack(fisher):
+    set passes to 0
     fisher chooses attack or move_and_attack
   otherwise if can_drift(fisher):
+    set passes to 0
     # "Si no es posible 1 o 2: luego mueve un pez a un círculo donde podría ser atacado por el pez de
     #  otro jugador durante otro turno y pasa la ficha de Estrella de mar a la izquierda."
     fisher chooses drift
