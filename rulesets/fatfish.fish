@@ -155,8 +155,10 @@ action stop:
   end laying
 
 phase fiasco_card for culprit:
+  # "take back all the cards laid out on that turn": back into the hand, face down again — the
+  # hand is secret, and a card left face up there would stay on show to everybody.
   if laid > 0:
-    move top(laid, rows(turn_row)) to culprit's hand
+    move top(laid, rows(turn_row)) to culprit's hand face down
   set fiasco_holder to culprit
   set turn_again to yes
   end laying
