@@ -183,3 +183,53 @@ def test_keeper_done_after_the_limit_until_a_fish_is_fried(modes):
     assert s.scores() == [40, 25]
     # p1 is done (2 fish), so takes no turn: the tournament is over.
     assert s.is_over and s.winners() == [0]
+
+
+# ---- a turn worth nothing is no fish ------------------------------------------------------------
+# "The player who rolled the FISHFRY may select any fish currently caught by any one player": a turn
+# that scored 0 is on the paper, but nobody caught a fish in it.
+
+
+def eats(s):
+    return [str(a) for a in s.legal_actions() if a.name == "eat"]
+
+
+def test_a_fishfry_cannot_eat_a_turn_worth_nothing(modes):
+    g = modes["fishfry-total-points"]
+    s = g.start(players=3, chance="manual", options={"rounds": 2})
+    turn(s, NOTHING)  # p0: 0
+    turn(s, NOTHING)  # p1: 0
+    turn(s, FISH_10)  # p2: 10
+    assert s.view(None)["seats"][1]["catch"] == [0]  # the turn is on the paper ...
+    roll(s, *FISHFRY)  # p0
+    assert eats(s) == ["eat p2 10"]  # ... but it is no fish
+    with pytest.raises(fishrules.IllegalAction):
+        s.apply("eat p1 0")
+
+
+@pytest.mark.parametrize("first, p0_score", [(NOTHING, 10), (FISH_10, 20)])
+def test_a_fishfry_with_only_empty_turns_on_the_paper_has_nothing_to_eat(modes, first, p0_score):
+    g = modes["fishfry-total-points"]
+    s = g.start(players=2, chance="manual", options={"rounds": 2})
+    turn(s, first)  # p0: 0 or 10 (the roller's own fish are not to be eaten)
+    turn(s, NOTHING)  # p1: 0
+    roll(s, *FISHFRY)  # p0: nothing to eat, straight to the free turn
+    assert s.current == CHANCE
+    turn(s, FISH_10)
+    assert s.scores() == [p0_score, 0] and s.view(None)["seats"][1]["catch"] == [0]
+
+
+def test_everyone_fries_a_fish_not_a_turn_worth_nothing(modes):
+    g = modes["fishfry-total-points"]
+    s = g.start(players=3, chance="manual", options={"rounds": 3, "fry_up": "everyone_fries"})
+    turn(s, FISH_10)  # p0: 10
+    turn(s, NOTHING)  # p1: 0
+    turn(s, NOTHING)  # p2: 0
+    turn(s, NOTHING)  # p0: 0
+    turn(s, NOTHING)  # p1: 0
+    turn(s, ["HEAD", "TAIL", "BODY 20", "TAIL", "TAIL"])  # p2: 30 -> p2 [0, 30]
+    roll(s, *FISHFRY)  # p0: p1 has caught nothing and fries nothing; p2 must fry the 30
+    assert s.current == 2 and [str(a) for a in s.legal_actions()] == ["fry 30"]
+    s.apply("fry 30")
+    assert s.current == CHANCE  # p0's free turn: p1 had no fish to fry
+    assert s.scores() == [10, 0, 0]
