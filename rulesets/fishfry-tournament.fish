@@ -34,14 +34,18 @@ replace winners: players with the highest score
 # is an entry worth more than 0 (PANFISH alone are a fish: "players can keep all fish, even PANFISH").
 define fish_on_paper: your catch where it > 0
 # AMBIGUITY (what the FISHFRY roll scores): nothing — its reward is the meal and the free turn.
-# AMBIGUITY ("may select"): eating never costs the roller anything, so the roller must eat when there
-# is a fish to eat; with no fish on anybody's paper there is nothing to eat.
+# "may select": the roller may eat a fish or decline.  Eating can cost the roller: in the Keeper
+# Tournament the player who loses a fish may fish again ("a player whose fish was "fried up" may
+# now continue to play even if they had already recorded the 3 fish limit").
+# AMBIGUITY ("may select"): an earlier reading made the meal compulsory, as in Total Points and
+# FIRST-TO it never costs the roller anything; "may" lets every tournament decline.  With no fish on
+# anybody's paper there is nothing to eat, and nothing to decline.
 replace phase fishfry for roller:
   if fry_up is roller_eats:
     # "The player who rolled the FISHFRY may select any fish currently caught by any one player,
     #  "fry it up," and eat it. That fish is subtracted from the other player's score."
     if any player in players other than roller has count(fish_on_paper) > 0:
-      roller chooses eat
+      roller chooses eat or decline
   otherwise:
     # "ALL other players "fry-up" one fish (their choice)", in turn order from the roller's left.
     for each player other than roller starting with left of roller:
@@ -52,6 +56,10 @@ replace phase fishfry for roller:
 
 action eat(victim: one of players other than you, fish: one of victim's fish_on_paper):
   remove fish from victim's catch
+
+# The roller leaves every fish where it is.
+action decline:
+  nothing
 
 action fry(fish: one of your fish_on_paper):
   remove fish from your catch
