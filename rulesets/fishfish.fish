@@ -115,6 +115,9 @@ phase line:
   # "1) The Fisherman sets the line"
   fisherman chooses set_line
   # "2) The Fish bet" — "Each Fish player, in turn ..., chooses to bet from zero to four Fish tiles"
+  # AMBIGUITY (a Fish with no tiles left): it still has its turn, where it can only `bet 0`, so the
+  # order of play stays the rulebook's ("When the Fisherman and every Fish player have played").
+  # The other reading skips it: it has nothing to bet.
   for each player other than fisherman starting with first_to_bet going direction:
     player chooses bet
   # "3) Checking the line"
@@ -160,11 +163,15 @@ phase checking:
   for each player:
     set player's bet to 0
   # "After checking, the two cards of the Fisherman's line are discarded face down."
+  # AMBIGUITY (a revealed card discarded face down): nobody may look at it again; the public
+  # catches_revealed keeps count of the Catch cards revealed this round.
   move line_fishing to discard face down
   move line_bait to discard face down
   # "Important: If both "Catch" Fishing cards have been revealed, the round ends immediately. The
   #  Fish players who still have Fish tiles place them on their Loot tile, in the slot corresponding
   #  to the largest Bait value the Fisherman still holds."
+  # AMBIGUITY (the largest Bait value the Fisherman still holds): the largest in his hand once the
+  # line was checked — the line's own Bait is discarded already.
   # AMBIGUITY (a Catch discarded unrevealed): it is not "used" — only revealed Catch cards end the
   # round; ending it would also tell everybody what the hidden card was.
   # ("both" Catch cards: every Catch card there is, so a house rule can change how many there are.)

@@ -30,10 +30,13 @@ replace winners: players with the highest score
 # "In a Tournament, the special "FISHFRY" roll is five PANFISH. It is NOT an instant winner."
 # AMBIGUITY (what a fish is in Total Points): the points of each turn are recorded as one entry, so
 # a fish to eat is one recorded turn ("The points of each player's turn are recorded on paper").
+# The other reading records each fish of a turn on its own (a turn of two fish is two entries, and
+# its PANFISH go with one of them), so a FISHFRY eats one fish, not the whole turn.
 # A turn worth 0 is on the paper too, but nothing was caught in it: "any fish currently caught"
 # is an entry worth more than 0 (PANFISH alone are a fish: "players can keep all fish, even PANFISH").
 define fish_on_paper: your catch where it > 0
-# AMBIGUITY (what the FISHFRY roll scores): nothing — its reward is the meal and the free turn.
+# AMBIGUITY (what the FISHFRY roll scores): nothing — its reward is the meal and the free turn.  The
+# other reading records its five PANFISH, 5 points, like any turn ("PANFISH add ONE point EACH").
 # "may select": the roller may eat a fish or decline.  Eating can cost the roller: in the Keeper
 # Tournament the player who loses a fish may fish again ("a player whose fish was "fried up" may
 # now continue to play even if they had already recorded the 3 fish limit").
