@@ -88,6 +88,8 @@ phase setup:
   for each r in rows:
     draw from deck to rows(r) face up
   # "Players 2: 3, 3: 6, 4: 9, 5: 12, 6: 15" cards in the reserve.
+  # AMBIGUITY (the reserve): a face-down stack dealt at random here; turning its top card over later
+  # is no new chance.
   draw reserve_size from deck to reserve face down
   # "Remove the remaining fish cards from the game"
   move deck to out_of_game face down
@@ -134,6 +136,8 @@ action lay(row: one of rows, card: one of your hand):
   # "Fiasco card: The player who on their turn fishes not according to the rules must take back all
   #  the cards laid out on that turn and place the fiasco card in front of them. Then they must
   #  immediately take their turn again, this time following all the rules."
+  # AMBIGUITY (what a fiasco covers): breaking either rule above is fishing "not according to the
+  # rules"; every card laid this turn goes back to the hand and the turn starts again.
   when "one row a turn" is broken and fiasco is penalty:
     play fiasco_card for you
   when "a matching colour" is broken and fiasco is penalty:
@@ -155,8 +159,10 @@ action stop:
   end laying
 
 phase fiasco_card for culprit:
+  # "take back all the cards laid out on that turn": back into the hand, face down again — the
+  # hand is secret, and a card left face up there would stay on show to everybody.
   if laid > 0:
-    move top(laid, rows(turn_row)) to culprit's hand
+    move top(laid, rows(turn_row)) to culprit's hand face down
   set fiasco_holder to culprit
   set turn_again to yes
   end laying
@@ -179,6 +185,7 @@ define colours_taken: count(distinct(colour of taken))
 #  points pile."
 # AMBIGUITY (the second card of one colour): a card in the victory pile adds what it would subtract
 # in the penalty pile, so the player always takes the two; which cards go up is the player's choice.
+# The other reading lets the player put up one or two ("you may"): taking one only ever loses points.
 action keep(chosen: some taken):
   require "one card of each colour": if colours_taken = 1 then count(chosen) = 2 otherwise count(chosen) = colours_taken and count(distinct(colour of chosen)) = colours_taken
   move chosen to your victory face up

@@ -111,8 +111,10 @@ action stay:
 # "All other players then "fry-up" and lose their fish. This player instantly WINS and takes the
 #  first turn in a new game of FISHFRY."
 # AMBIGUITY (the new game): a state is one game, so the game ends here with the roller as the
-# winner; a caller who plays on starts a new game with that player seated first.  The FISHFRY roll
-# itself records nothing: it wins outright, so its PANFISH points would change nothing.
+# winner; a caller who plays on starts a new game with that player seated first.
+# AMBIGUITY (what the FISHFRY roll scores): nothing — it wins outright, so its PANFISH points would
+# change nothing.  The other reading scores it like any turn, 5 (one a PANFISH); only the roller's
+# shown score would differ, never the winner.
 phase fishfry for roller:
   for each player other than roller:
     clear player's catch

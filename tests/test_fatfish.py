@@ -220,3 +220,20 @@ def test_random_playouts_conserve_the_cards(game, players, fiasco):
         assert game.replay(s.history, players=players, options={"fiasco": fiasco}) == s
         if fiasco == "refusal":
             assert fiascos == 0
+
+
+def test_cards_taken_back_after_a_fiasco_go_back_into_the_secret_hand_face_down(game):
+    """"must take back all the cards laid out on that turn": back into the hand, which only its owner
+    sees.  Laid face up, they must be turned face down again: otherwise, with two yellow 6 in hand,
+    laying one after the fiasco left the other on show."""
+    s = setup(game, [["yellow-6", "yellow-6", "blue-4", "green-6"], ["red-2", "green-2", "green-3", "green-4"]],
+              ["yellow-1", "red-3", "blue-2"])
+    s.apply("lay 1 yellow-6")
+    s.apply("lay 1 blue-4")  # a fiasco: blue only in row III
+    assert s.view(None)["values"]["fiasco_holder"] == 0
+    for p in (None, 1):
+        assert s.view(p)["seats"][0]["hand"] == [None] * 4
+    s.apply("lay 1 yellow-6")
+    for p in (None, 1):
+        assert s.view(p)["seats"][0]["hand"] == [None] * 3, f"p0's hand shown to {p}"
+    assert sorted(s.view(0)["seats"][0]["hand"]) == ["blue-4", "green-6", "yellow-6"]
