@@ -421,10 +421,6 @@ action play(card: one of your hand):
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine: with identical copies in a zone, an action naming the card ('play red') moves the first "
-    "copy of the domain, the face-down one, and leaves a face-up copy on show in a secret hand, so the "
-    "table learns that a second copy is held (issue 12, bug 2; the lead is fixing it in src/)"))
 def test_engine_moving_one_of_identical_copies_reveals_nothing_more():
     """Twins dealt red, red, blue or red, blue, blue: p0 shows a red, takes it back (face up: the
     rule says no facing), then plays a red.  p1 saw the same in both and must see the same."""
