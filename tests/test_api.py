@@ -202,3 +202,12 @@ def test_runtime_rule_error_names_the_line():
 def test_oversized_rule_file_is_refused():
     with pytest.raises(fishrules.RuleError, match="larger than"):
         fishrules.loads("# " + "x" * 600_000 + "\n", "big.fish")
+
+
+def test_ranking_agrees_with_the_rules_winners(fishfry):
+    """An instant FISHFRY win leaves every score at 0; the roller is still the one winner, first."""
+    s = fishfry.start(players=3, chance="manual")
+    roll(s, "PANFISH", "PANFISH", "PANFISH", "PANFISH", "PANFISH")
+    assert s.is_over and s.scores() == [0, 0, 0]
+    assert s.winners() == [0]
+    assert s.ranking() == [1, 2, 2]

@@ -792,10 +792,15 @@ class State:
             raise self._fault(exc, self.prog.winners_span, "while working out the winners") from None
 
     def ranking(self) -> list[int]:
-        """Each player's place by score, competition style: two tied for second are both 2nd and
-        nobody is 3rd."""
+        """Each player's place, competition style: two tied for second are both 2nd and nobody is
+        3rd.  Once the game is over the winners (as the rules' `winners:` decides, tie-breaks
+        included) share 1st place and the others follow by score; before, places go by score."""
         sc = self.scores()
-        return [1 + sum(1 for o in sc if o > x) for x in sc]
+        won = set(self.winners())
+        if not won:
+            return [1 + sum(1 for o in sc if o > x) for x in sc]
+        rest = [p for p in range(self.n) if p not in won]
+        return [1 if p in won else 1 + len(won) + sum(1 for o in rest if sc[o] > sc[p]) for p in range(self.n)]
 
     @property
     def phase(self) -> list[str]:
