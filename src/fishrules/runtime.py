@@ -646,16 +646,32 @@ class State:
                 raise IllegalAction(text, "a broken rule cannot be accepted at a simultaneous choice")
             found = by_text[prefix + canonical]
         L = fr[2]
-        L[info.slot + 1] = L[info.slot + 1] + ((player, found.name, found._values),)
+        L[info.slot + 1] = L[info.slot + 1] + ((player, found.name, found._values, len(self.history)),)
         self._record(found.text, f"{prefix}?", (player,))
         self._legal = None
         if len(L[info.slot + 1]) < len(L[info.slot]):
             return
-        chosen = {p: (name, values) for p, name, values in L[info.slot + 1]}
+        chosen = {p: (name, values) for p, name, values, _ in L[info.slot + 1]}
+        self._unveil(L[info.slot + 1])
         fr[1] += 1
         for p in reversed(L[info.slot]):  # pushed last first: the first player's effects run first
             self._push_action(self.prog.actions[chosen[p][0]], p, chosen[p][1])
         self._resume()
+
+    def _unveil(self, choices: tuple) -> None:
+        """Everybody has chosen: the choices stop being secret in everybody's history, but for
+        parameters the action itself declares `secret`, which stay `?` to the others."""
+        at = {i: (p, name, values) for p, name, values, i in choices}
+        kept = []
+        for i, text, audience in self.redact:
+            if i in at:
+                p, name, values = at[i]
+                hidden = self.prog.actions[name].render_redacted(values)
+                if hidden is None:
+                    continue
+                text = f"p{p}: {hidden}"
+            kept.append((i, text, audience))
+        self.redact = kept
 
     def _apply_chance(self, a: Action) -> None:
         fr, info = self._pause()
