@@ -25,11 +25,11 @@ the game has license_A_holder: player = nobody
 the game has license_G_holder: player = nobody
 # "Points for the cards А, Б and В are counted at the end of the game."
 the game has game_ended: yes or no
-# What the row just taken held, looked at when it is taken.
-the game has row_had_a_run: yes or no
-the game has ones_before: number
-the game has met_A: yes or no
-the game has met_G: yes or no
+# What the row just taken held, looked at when it is taken: the rules' bookkeeping, in no view.
+the game has internal row_had_a_run: yes or no
+the game has internal ones_before: number
+the game has internal met_A: yes or no
+the game has internal met_G: yes or no
 
 define shown_A: any l in shown_license where letter is A
 define shown_B: any l in shown_license where letter is B

@@ -44,9 +44,11 @@ each player has left_the_game: yes or no
 
 # "The fiasco card remains lying in front of a player until another player makes a mistake"
 the game has fiasco_holder: player = nobody
-the game has turn_row: number
-the game has laid: number
-the game has turn_again: yes or no
+# The turn's own bookkeeping (the row chosen, how many cards laid, whether the turn is retaken): what
+# they say is on the table for everybody to see; the values themselves are in nobody's view.
+the game has internal turn_row: number
+the game has internal laid: number
+the game has internal turn_again: yes or no
 
 
 # ---- End of the Game ------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ cards bait: value in 2, 3 x 2, 4, 5
 # "players take on two different roles: either that of the Fisherman ... or that of a Fish"
 the game has fisherman: player
 # "The direction of turn of the Fish players changes with each round."
-the game has direction: one of clockwise, counterclockwise
+the game has direction: one of clockwise, counterclockwise = clockwise
 the game has line_number: number
 the game has round_number: number
 # How many "Catch" cards have been revealed this round.

@@ -156,7 +156,9 @@ def test_fiasco_takes_back_every_card_laid_this_turn(game):
     s.apply("lay 2 blue-4")  # wrong: blue only in row III
     assert ends(s) == ["yellow-1", "red-3", "blue-2"]
     assert sorted(s.view(0)["seats"][0]["hand"]) == ["blue-4", "green-6", "purple-6", "red-5"]
-    assert s.view(None)["values"]["laid"] == 0 and s.current == 0
+    # the turn is taken again from the start: nothing laid yet, so stopping is not allowed
+    assert s.current == 0 and "stop" not in [str(a) for a in s.legal_actions()]
+    assert "laid" not in s.view(None)["values"]  # the rules' own bookkeeping is in no view
     s.apply("lay 1 green-6")  # a fresh turn: any row is open again
     with pytest.raises(fishrules.IllegalAction):
         s.apply("stop please")

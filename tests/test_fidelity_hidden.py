@@ -63,6 +63,8 @@ def assert_same_for(a, b, seats: Iterable[Optional[int]], when: str = "") -> Non
         va, vb = a.view(p), b.view(p)
         assert va == vb, f"seat {p} can tell the twins apart {when}: {first_difference(va, vb)}"
         assert a.history_for(p) == b.history_for(p), f"seat {p}'s history differs {when}"
+        ea, eb = a.events_for(p), b.events_for(p)
+        assert ea == eb, f"seat {p}'s events differ {when}: {first_difference(ea, eb)}"
 
 
 def legal_texts(s, who) -> list[str]:

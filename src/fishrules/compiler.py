@@ -213,6 +213,12 @@ class Program:
         # visibility of every variable: vis(state, viewer, owner) -> may the viewer see it
         self.game_vis: dict[int, Fn] = {}
         self.player_vis: dict[int, Fn] = {}
+        # who sees a value or a zone now: aud(state, owner) -> None (everybody) or a tuple of players
+        self.game_audience: dict[int, Fn] = {}
+        self.player_audience: dict[int, Fn] = {}
+        self.game_zone_names: dict[int, str] = {}
+        self.game_var_names: dict[int, str] = {}
+        self.player_var_names: dict[int, str] = {}
         self.public_defines: set[str] = set()
 
     def zone_of_key(self, key: int) -> tuple[bool, int, int]:
@@ -226,6 +232,22 @@ class Program:
         is_game, slot, owner = self.zone_of_key(key)
         vis = self.game_vis[slot] if is_game else self.player_vis[slot]
         return vis(s, viewer, owner)
+
+    def audience(self, s, key: int) -> Optional[tuple]:
+        """Who sees what is in the zone `key` now: None for everybody, else a tuple of players
+        (the cards' faces aside).  -1, cards in no zone (the box), is seen by nobody."""
+        if key < 0:
+            return ()
+        is_game, slot, owner = self.zone_of_key(key)
+        f = self.game_audience[slot] if is_game else self.player_audience[slot]
+        return f(s, owner)
+
+    def zone_name(self, key: int) -> str:
+        """A zone as the rules name it: `deck`, `rows(2)`, `hand of p1`; `the box` for -1."""
+        if key < 0:
+            return "the box"
+        is_game, slot, owner = self.zone_of_key(key)
+        return self.game_zone_names[slot] if is_game else f"{self.player_var_names[slot]} of p{owner}"
 
     def roll_text(self, die: int, face: int) -> str:
         return f"die {die + 1} rolls {self.face_labels[face]}"
@@ -285,13 +307,18 @@ class _Compiler:
                 prog.game_inits.append((v.slot + i, init))
         prog.player_inits = [self.expr(v.initial) for v in model.player_vars]
         for v in model.game_vars:
-            vis = self.visibility(v)
+            vis, aud = self.visibility(v), self.audience(v)
             for i in range(v.family[1] if v.family else 1):
                 prog.game_vis[v.slot + i] = vis
+                prog.game_audience[v.slot + i] = aud
+                prog.game_var_names[v.slot + i] = v.name
+                prog.game_zone_names[v.slot + i] = f"{v.name}({v.family[0] + i})" if v.family else v.name
         for o in model.options:
             prog.game_vis[o.slot] = lambda s, viewer, owner: True
         for v in model.player_vars:
             prog.player_vis[v.slot] = self.visibility(v)
+            prog.player_audience[v.slot] = self.audience(v)
+            prog.player_var_names[v.slot] = v.name
         public = {("g", v.slot + i) for v in model.game_vars if v.visibility == "public"
                   for i in range(v.family[1] if v.family else 1)}
         public |= {("g", o.slot) for o in model.options}
@@ -335,6 +362,22 @@ class _Compiler:
             who = self.expr(v.seen_by)
             return lambda s, viewer, owner: viewer is not None and viewer == who(s, ())
         return lambda s, viewer, owner: False
+
+    def audience(self, v: m.Variable) -> Fn:
+        """aud(state, owner): who sees the variable now (None: everybody)."""
+        if v.visibility == "public":
+            return lambda s, owner: None
+        if v.visibility == "secret":
+            return lambda s, owner: (owner,)
+        if v.visibility == "seen by":
+            who = self.expr(v.seen_by)
+
+            def aud(s, owner):
+                p = who(s, ())
+                return () if p is None else (p,)
+
+            return aud
+        return lambda s, owner: ()
 
     def zone_key(self, e: m.Expr) -> Fn:
         if isinstance(e, m.ZoneAt):
@@ -560,8 +603,11 @@ class _Compiler:
 
             def reveal(st, L):
                 up = st.up
-                for card in cf(st, L):
+                cards = tuple(c for c in cf(st, L) if not up[c])
+                for card in cards:
                     up[card] = True
+                if cards and st.events is not None:
+                    st.events.append(("reveal", len(st.history), cards, tuple(st.where[c] for c in cards)))
 
             ops.append(("exec", reveal, sp))
         elif isinstance(s, m.RollDice):
@@ -762,17 +808,28 @@ class _Compiler:
         if kind == "restart":
 
             def ins(s, fr):
+                if s.events is not None:
+                    s.events.append(("restart", len(s.history)))
                 s._restart()
 
             return ins
         if kind == "roll_init":
             df, single, ls = op[1], op[2], op[3]
 
+            unrolled = prog.unrolled
+
             def ins(s, fr):
                 L = fr[2]
                 d = df(s, L)
-                L[ls] = (d,) if single else tuple(d)
+                rolled = L[ls] = (d,) if single else tuple(d)
                 L[ls + 1] = 0
+                # A die in the air shows no face: a view at the chance node must not show the face
+                # it had before it was picked up.
+                faces = s.dice
+                for x in rolled:
+                    faces[x] = unrolled
+                if s._dmemo:
+                    s._dmemo.clear()
                 fr[1] = nxt
 
             return ins
@@ -875,13 +932,26 @@ class _Compiler:
 
     # ---- statements' effects -----------------------------------------------------------------
 
+    def noted(self, target) -> bool:
+        """Whether a change of the variable is an event players may see (not the rules' own
+        `internal` bookkeeping)."""
+        var = (self.model.game_vars if isinstance(target, m.GameVar) else self.model.player_vars)
+        v = next(x for x in var if x.slot == target.slot or (x.family and x.slot <= target.slot < x.slot + x.family[1]))
+        return v.visibility != "internal"
+
     def assign(self, target, value) -> Fn:
         vf = self.expr(value)
+        noted = self.noted(target)
+        gaud, paud = self.prog.game_audience, self.prog.player_audience
         if isinstance(target, m.GameVar):
             k = target.slot
 
             def f(s, L):
-                s.g[k] = _checked_value(vf(s, L))
+                g = s.g
+                old, new = g[k], _checked_value(vf(s, L))
+                g[k] = new
+                if noted and new != old and s.events is not None:
+                    s.events.append(("set", len(s.history), -1, k, old, new, gaud[k](s, -1)))
 
             return f
         pf, k = self.expr(target.player), target.slot
@@ -890,7 +960,11 @@ class _Compiler:
             p = pf(s, L)
             if p is None:
                 raise Fail("a rule changed something of nobody")
-            s.p[p][k] = _checked_value(vf(s, L))
+            row = s.p[p]
+            old, new = row[k], _checked_value(vf(s, L))
+            row[k] = new
+            if noted and new != old and s.events is not None:
+                s.events.append(("set", len(s.history), p, k, old, new, paud[k](s, p)))
 
         return f
 
@@ -921,10 +995,13 @@ class _Compiler:
                 return old[:i] + old[i + 1:]
 
         elif op == "clear":
-            upd = lambda old, v: ()  # noqa: E731
+            empty = () if c.target.type.kind == "list" else None  # a list empties; a choice or player is unset
+            upd = lambda old, v: empty  # noqa: E731
         else:  # pragma: no cover
             raise AssertionError(op)
         t = c.target
+        noted = self.noted(t)
+        gaud, paud = self.prog.game_audience, self.prog.player_audience
         if vf is None:
             vf = lambda s, L: None  # noqa: E731
         if isinstance(t, m.GameVar):
@@ -932,7 +1009,10 @@ class _Compiler:
 
             def f(s, L):
                 g = s.g
-                g[k] = upd(g[k], vf(s, L))
+                old = g[k]
+                new = g[k] = upd(old, vf(s, L))
+                if noted and new != old and s.events is not None:
+                    s.events.append(("set", len(s.history), -1, k, old, new, gaud[k](s, -1)))
 
             return f
         pf, k = self.expr(t.player), t.slot
@@ -942,7 +1022,10 @@ class _Compiler:
             if p is None:
                 raise Fail("a rule changed something of nobody")
             row = s.p[p]
-            row[k] = upd(row[k], vf(s, L))
+            old = row[k]
+            new = row[k] = upd(old, vf(s, L))
+            if noted and new != old and s.events is not None:
+                s.events.append(("set", len(s.history), p, k, old, new, paud[k](s, p)))
 
         return f
 

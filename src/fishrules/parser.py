@@ -193,6 +193,9 @@ class _Build(Transformer):
     def vis_hidden(self, meta, c):
         return "hidden"
 
+    def vis_internal(self, meta, c):
+        return "internal"
+
     def define_decl(self, meta, c):
         name, *rest = c
         expr = rest[-1]

@@ -140,7 +140,7 @@ class State:
 
     __slots__ = (
         "game", "prog", "n", "seats", "dice_ids", "g", "p", "dice", "stack", "history", "cur",
-        "seed", "draws", "manual", "where", "up", "mixed", "redact", "_legal", "_work", "_dmemo",
+        "seed", "draws", "manual", "where", "up", "mixed", "redact", "events", "_legal", "_work", "_dmemo",
     )
 
     # ---- creation ----------------------------------------------------------------------------
@@ -166,6 +166,7 @@ class State:
             s.dice_ids = tuple(range(count))
         s.history = []
         s.redact = []
+        s.events = []  # what happened, as raw records: see `events_for`
         s.seed = seed
         s.draws = 0
         s.manual = manual
@@ -231,6 +232,8 @@ class State:
             raise self._fault(exc, self._span_at(fr[0], pc), f"while playing {self.prog.block_names[fr[0]]}") from None
         self._work += steps
         self.cur = None
+        if self.events is not None:
+            self.events.append(("over", len(self.history)))
 
     def _span_at(self, block: int, pc: int):
         try:
@@ -264,13 +267,15 @@ class State:
         """Everything a call may change, copied, so a call that fails leaves the state as it was."""
         return (self.g[:], [row[:] for row in self.p], self.dice[:], [[f[0], f[1], f[2][:]] for f in self.stack],
                 len(self.history), len(self.redact), self.where[:], self.up[:], self.mixed, self.cur, self.draws,
-                self._legal)
+                self._legal, len(self.events) if self.events is not None else 0)
 
     def _restore(self, snap: tuple) -> None:
         (self.g, self.p, self.dice, self.stack, nh, nr, self.where, self.up, self.mixed, self.cur, self.draws,
-         self._legal) = snap
+         self._legal, ne) = snap
         del self.history[nh:]
         del self.redact[nr:]
+        if self.events is not None:
+            del self.events[ne:]
         self._dmemo.clear()
 
     # ---- zones -------------------------------------------------------------------------------
@@ -292,6 +297,8 @@ class State:
 
     def _move(self, cards: tuple, dest: int, facing) -> None:
         where, up = self.where, self.up
+        if self.events is not None and cards:
+            self._note_move(cards, dest, facing)
         for c in cards:
             src = where[c]
             if src >= 0:
@@ -314,12 +321,36 @@ class State:
                 return c
         return card  # pragma: no cover
 
+    def _note_move(self, cards: tuple, dest: int, facing) -> None:
+        """Record a move as one event, with who saw each card: those who see the zone it leaves or
+        the zone it enters, and everybody if it is face up before or after (worked out now: who
+        sees a zone may change later).  Cards gathered from several zones are one event that does
+        not say which card came from where: a player who sees only where they went learns no more
+        than the view of it shows."""
+        prog, where, up = self.prog, self.where, self.up
+        auds: dict = {}
+        moved, srcs, face_up = [], [], []
+        for c in cards:
+            src = where[c]  # a card already where it goes is moved too: to the top of the zone
+            if src not in auds:
+                auds[src] = prog.audience(self, src)
+            moved.append(c)
+            srcs.append(src)
+            face_up.append(up[c] or facing == "up")
+        self.events.append(("move", len(self.history), tuple(moved), tuple(srcs), dest, auds,
+                            prog.audience(self, dest), tuple(face_up), facing))
+
     def _draw(self, card: int, dest: int, facing) -> None:
-        """A card drawn at random: moved, and recorded as a chance outcome (seen by those who may
-        see where it goes)."""
-        self._move((card,), dest, facing)
+        """A card drawn at random: recorded as a chance outcome (seen by those who may see where it
+        lands), then moved."""
         text = f"draw {self.prog.card_labels[card]}"
-        self._record(text, "draw ?", self._audience(dest, card))
+        was_up = self.up[card]
+        if facing is not None:
+            self.up[card] = facing == "up"  # who sees it is who sees it where it lands
+        audience = self._audience(dest, card)
+        self.up[card] = was_up
+        self._record(text, "draw ?", audience)
+        self._move((card,), dest, facing)
 
     def _audience(self, key: int, card: Optional[int] = None) -> Optional[tuple]:
         """Who may see the zone `key` (or the card in it); None for everybody."""
@@ -840,6 +871,7 @@ class State:
         c.stack = [[f[0], f[1], f[2][:]] for f in self.stack]
         c.history = self.history[:]
         c.redact = self.redact[:]
+        c.events = self.events[:] if self.events is not None else None
         c.where = self.where[:]
         c.up = self.up[:]
         c.mixed = self.mixed
@@ -999,6 +1031,8 @@ class State:
         labels, up = prog.card_labels, self.up
 
         def shown(v, value, owner):
+            if v.visibility == "internal":  # the rules' bookkeeping: in no view at all
+                return False, None
             ok = (prog.game_vis[v.slot] if v.scope == "game" else prog.player_vis[v.slot])(self, player, owner)
             if v.type.kind == "zone":
                 return True, [labels[c] if ok or up[c] else None for c in value]
@@ -1007,6 +1041,8 @@ class State:
         values = {}
         for v in model.game_vars:
             if v.family:
+                if v.visibility == "internal":
+                    continue
                 lo, count = v.family
                 values[v.name] = {str(lo + i): shown(v, self.g[v.slot + i], -1)[1] for i in range(count)}
                 continue
@@ -1054,6 +1090,75 @@ class State:
             out["legal_actions"] = [a.text for a in self.legal_actions(player)]
         out["history"] = self.history_for(player)
         return out
+
+    def events_for(self, player: Optional[int], since: Optional[int] = None) -> list[dict]:
+        """What `player` (None: a spectator) saw happen, in order.  Each event is a dict with
+        `"event"`, its kind, and `"after"`, how many actions of the history had been taken when it
+        happened (so 0 for the setting up, and k + 1 for what the k-th action, from 0, caused).
+        `since=k` gives only what happened after the first k actions were taken and done: a
+        client that remembers `len(state.history)` before an `apply` gets what that apply caused.
+        The kinds:
+
+        - `move`: cards went `"from"` one zone `"to"` another; `"cards"` holds each card's label,
+          or None where this player saw it neither where it was nor where it went nor face up;
+          `"face"` is "up" or "down" when the rule turned them;
+        - `reveal`: `"cards"` were turned face up where they lie (`"in"`: their zones);
+        - `set`: a value this player may see changed (`"value"`; `"player"` for a player's own;
+          `"from"`, `"to"`); the rules' `internal` values never appear;
+        - `restart`: the game started again (`play again`);
+        - `over`: the game ended (`"winners"`, `"scores"`).
+
+        With `history_for(player)` it tells the player everything they saw, in order: a card
+        revealed and turned face down again within one action is here, though no view shows it."""
+        if player is not None and (type(player) is not int or not (0 <= player < self.n)):
+            raise OptionError(f"there is no player {_short(player)} in this game of {self.n}")
+        out = []
+        for e in self.events or ():
+            if since is None or e[1] > since:
+                shown = self._render_event(e, player)
+                if shown is not None:
+                    out.append(shown)
+        return out
+
+    def _render_event(self, e: tuple, v: Optional[int]) -> Optional[dict]:
+        prog = self.prog
+        kind, after = e[0], e[1]
+        if kind == "move":
+            _, _, cards, srcs, dest, auds, dest_aud, face_up, facing = e
+
+            def sees(aud) -> bool:
+                return aud is None or (v is not None and v in aud)
+
+            labels = prog.card_labels
+            everywhere = sees(dest_aud)
+            shown = [labels[c] if everywhere or u or sees(auds[src]) else None for c, src, u in zip(cards, srcs, face_up)]
+            names = sorted({prog.zone_name(z) for z in srcs})  # sorted: their order must tell nothing
+            out = {"event": "move", "after": after, "cards": shown, "from": names[0] if len(names) == 1 else names,
+                   "to": prog.zone_name(dest)}
+            if facing is not None:
+                out["face"] = facing
+            return out
+        if kind == "reveal":
+            _, _, cards, zones = e
+            return {"event": "reveal", "after": after, "cards": [prog.card_labels[c] for c in cards],
+                    "in": [prog.zone_name(z) for z in zones]}
+        if kind == "set":
+            _, _, p, slot, old, new, aud = e
+            if aud is not None and (v is None or v not in aud):
+                return None
+            out = {"event": "set", "after": after}
+            if p < 0:
+                out["value"] = prog.game_var_names.get(slot, "?")
+            else:
+                out["value"] = prog.player_var_names.get(slot, "?")
+                out["player"] = p
+            out["from"], out["to"] = _listify(old), _listify(new)
+            return out
+        if kind == "restart":
+            return {"event": "restart", "after": after}
+        if kind == "over":
+            return {"event": "over", "after": after, "winners": self.winners(), "scores": self.scores()}
+        return None  # pragma: no cover
 
     def history_for(self, player: Optional[int]) -> list[str]:
         """The history as `player` may know it (None: a spectator).  `state.history` itself is the

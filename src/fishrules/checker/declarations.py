@@ -192,11 +192,11 @@ class Declarations:
         return m.Board(b.low, b.high, b.lines, span=b.span)
 
     def only_options(self, e: n.Expr, what: str) -> None:
-        """`what` is computed when the game starts, so it may use numbers and options only."""
-        bad = [x for x in _walk(e) if isinstance(x, n.Name) and x.name not in self.options]
+        """`what` is computed when the game starts, so it may use numbers, choices and options only."""
+        bad = [x for x in _walk(e) if isinstance(x, n.Name) and x.name not in self.options and x.name not in self.symbol_domains]
         bad += [x for x in _walk(e) if isinstance(x, (n.Your, n.Possessive, n.Call, n.You))]
         if bad:
-            self.error(bad[0].span, f"{what} is fixed when the game starts: use numbers and options only")
+            self.error(bad[0].span, f"{what} is fixed when the game starts: use numbers, choices and options only")
 
     def check_var(self, v: n.VarDecl, slot: int) -> Optional[m.Variable]:
         if v.name in self.gvars or v.name in self.pvars or v.name in self.options:
@@ -229,9 +229,9 @@ class Declarations:
         if t.kind == "zone" and v.initial is not None:
             self.error(v.initial.span, "a zone starts empty; put cards in it with `move`")
         if v.initial is None or t.kind == "zone":
+            # A choice with no starting value has none until a rule sets one (as a player is
+            # `nobody`): a view shows null, not a choice nobody made.
             default = {"number": 0, "bool": False, "player": None, "list": (), "zone": ()}.get(t.kind)
-            if t.kind == "symbol":
-                default = choices[0]
             init = m.Const(default, t, span=v.span)
         else:
             init = self.expr(v.initial, u, expected=t)
@@ -240,6 +240,8 @@ class Declarations:
         if isinstance(v.type, n.NumberType) and v.type.low is not None:
             self.warn(v.type.span, "a range on a variable is not enforced; only options check their range")
         vis = v.visibility
+        if v.seen_by is not None and vis == "internal":
+            self.error(v.seen_by.span, "an `internal` value is in nobody's view, so nobody can be said to see it")
         if v.scope == "game" and vis == "secret":
             self.error(v.span, "a game-wide value has no owner to keep a secret for",
                        "write `hidden` to hide it from everybody, or `seen by PLAYER`")

@@ -183,8 +183,9 @@ class Statements:
             target = self.lvalue(s.target, u)
             if target is None:
                 return None
-            if target.type.kind != "list":
-                self.error(sp, f"`clear` empties a list, but {self.describe_target(s.target)} is {target.type}", "use `set … to 0` for a number")
+            if target.type.kind not in ("list", "symbol", "player"):
+                self.error(sp, f"`clear` empties a list or takes back a choice or a player, but {self.describe_target(s.target)} is {target.type}",
+                           "use `set … to 0` for a number")
                 return None
             return m.Change("clear", target, None, span=sp)
         if isinstance(s, n.Move):
