@@ -49,6 +49,7 @@ the game has fiasco_holder: player = nobody
 the game has internal turn_row: number
 the game has internal laid: number
 the game has internal turn_again: yes or no
+the game has internal retaking: yes or no
 
 
 # ---- End of the Game ------------------------------------------------------------------------------
@@ -101,6 +102,7 @@ phase setup:
 
 phase turn for fisher:
   # "Then they must immediately take their turn again, this time following all the rules."
+  set retaking to no
   set turn_again to yes
   repeat while turn_again:
     set turn_again to no
@@ -140,9 +142,11 @@ action lay(row: one of rows, card: one of your hand):
   #  immediately take their turn again, this time following all the rules."
   # AMBIGUITY (what a fiasco covers): breaking either rule above is fishing "not according to the
   # rules"; every card laid this turn goes back to the hand and the turn starts again.
-  when "one row a turn" is broken and fiasco is penalty:
+  # "this time following all the rules": in the turn taken again, a wrong lay is refused, not a
+  # second fiasco.
+  when "one row a turn" is broken and fiasco is penalty and not retaking:
     play fiasco_card for you
-  when "a matching colour" is broken and fiasco is penalty:
+  when "a matching colour" is broken and fiasco is penalty and not retaking:
     play fiasco_card for you
   move card to rows(row) face up
   set turn_row to row
@@ -167,6 +171,7 @@ phase fiasco_card for culprit:
     move top(laid, rows(turn_row)) to culprit's hand face down
   set fiasco_holder to culprit
   set turn_again to yes
+  set retaking to yes
   end laying
 
 

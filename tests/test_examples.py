@@ -264,7 +264,7 @@ replace phase tidy_up:
 def wrong_lay(state: fishrules.State):
     me = state.current
     hand = state.view(me)["seats"][me]["hand"]
-    legal = {str(a) for a in state.legal_actions()}
+    legal = {str(a) for a in state.legal_actions() if a.breaks is None}  # keeping every rule
     return next((f"lay {r} {c}" for r in (1, 2, 3) for c in hand if f"lay {r} {c}" not in legal), None)
 
 

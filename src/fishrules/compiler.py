@@ -341,7 +341,9 @@ class _Compiler:
             self.emit_block(prog.phase_block[name], ph.body, ph.span)
         for name, a in model.actions.items():
             ap = prog.actions[name]
-            pushed = self.pushdown(a)
+            # An action whose rules may be broken on purpose lists its violations too, each
+            # judged by the rules in order: no rule of it becomes a filter on a domain.
+            pushed = self.pushdown(a) if not a.broken else {"done": set()}
             ap.params = [self.param(p, pushed.get(p.slot)) for p in a.params]
             ap.requires = [(r.name, r.span, self.expr(r.condition)) for r in a.requires]
             ap.checks = [f for r, (_, _, f) in zip(a.requires, ap.requires) if id(r) not in pushed.get("done", ())]
@@ -485,7 +487,7 @@ class _Compiler:
     def legality_key(self, actions) -> Optional[Fn]:
         parts: set = set()
         for a in actions:
-            exprs = [r.condition for r in a.requires]
+            exprs = [r.condition for r in a.requires] + [b.condition for b in a.broken if b.condition is not None]
             for p in a.params:
                 exprs += [p.source, p.low, p.high]
             for e in exprs:

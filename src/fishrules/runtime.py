@@ -41,15 +41,21 @@ class Action:
 
     `name` is the action's name in the rules (`"reroll"`), `text` its canonical text
     (`"reroll 1 3"`, or `"p1: challenge_card red-7"` at a simultaneous choice, `"die 2 rolls HEAD"`
-    for chance) and `player` the player it is for (None for chance).  Two actions are equal when
-    their texts and players are."""
+    for chance) and `player` the player it is for (None for chance).  `breaks` names the rule the
+    action breaks when the rules accept that with a consequence (a card laid against the rules is
+    legal, and costs a penalty); it is None for an action that keeps every rule.  Two actions are
+    equal when their texts and players are."""
 
-    __slots__ = ("name", "player", "_values", "_text", "_render", "_origin", "_prefix", "_prog")
+    __slots__ = ("name", "player", "breaks", "_values", "_text", "_render", "_origin", "_prefix", "_prog")
 
     def __init__(self, name: str, text: Optional[str], player: Optional[int], values: tuple = (), render=None,
-                 origin=None, prefix: str = "", prog=None):
+                 origin=None, prefix: str = "", prog=None, breaks: Optional[str] = None):
         self.name = name
         self.player = player
+        # The rule this action breaks, when the rules accept breaking it with a consequence (their
+        # `when "RULE" is broken` block runs instead of the action's effects): a bot may choose it
+        # or leave it.  None for an action that keeps every rule.
+        self.breaks = breaks
         self._values = values
         self._text = text
         self._render = render  # the ActionProgram, to write the text only when somebody asks
@@ -507,11 +513,15 @@ class State:
         out: list[Action] = []
         prog = self.prog
         prefix = f"p{actor}: " if isinstance(info, SimulPause) else ""
+        judged = not isinstance(info, SimulPause)
+        broken: list[Action] = []  # legal actions that break a rule: listed after all the others
         for ap in info.actions:
             L = [None] * ap.nlocals
             L[0] = actor
             params = ap.params
-            if not params:
+            if ap.broken and judged:
+                self._judged(ap, 0, L, out, broken, prefix)
+            elif not params:
                 if all(test(self, L) for test in ap.checks):
                     out.append(Action(ap.name, prefix + ap.name, actor, (), None, out, prog=prog))
             elif len(params) == 1:
@@ -531,6 +541,10 @@ class State:
                         out.append(Action(name, None, actor, (v,), ap, out, prefix, prog))
             else:
                 self._combos(ap, 0, L, out, prefix)
+        if broken:
+            for a in broken:
+                a._origin = out
+            out.extend(broken)
         return [out, None]
 
     def _combos(self, ap, i: int, L: list, out: list, prefix: str) -> None:
@@ -549,6 +563,35 @@ class State:
         for v in dom:
             L[p.slot] = v
             self._combos(ap, i + 1, L, out, prefix)
+
+    def _judged(self, ap, i: int, L: list, out: list, broken: list, prefix: str) -> None:
+        """Every choice of an action whose rules may be broken on purpose: each is judged by the
+        rules in order, as `apply` would; the first rule it breaks either has a `when … is broken`
+        block that applies (the choice is legal, marked with the rule it breaks, and goes to
+        `broken`, listed last) or refuses it."""
+        params = ap.params
+        if i == len(params):
+            breaks = None
+            for name, _, test in ap.requires:
+                if not test(self, L):
+                    handler = ap.broken.get(name)
+                    if handler is None or (handler[0] is not None and not handler[0](self, L)):
+                        return
+                    breaks = name
+                    break
+            if len(out) + len(broken) >= MAX_CHOICES:
+                raise Fail(f"`{ap.name}` offers more than {MAX_CHOICES:,} choices at once", ap.span)
+            values = tuple(L[p.slot] for p in params)
+            (out if breaks is None else broken).append(
+                Action(ap.name, None if params else prefix + ap.name, L[0], values, ap if params else None,
+                       out, prefix, self.prog, breaks))
+            return
+        p = params[i]
+        dom = p.domain(self, L)
+        charge(self, len(dom))
+        for v in dom:
+            L[p.slot] = v
+            self._judged(ap, i + 1, L, out, broken, prefix)
 
     def _by_text(self) -> dict:
         legal = self._legal
@@ -733,8 +776,11 @@ class State:
         self._run()
 
     def _do(self, a: Action) -> None:
-        fr = self.stack[-1]
         ap = self.prog.actions[a.name]
+        if a.breaks is not None:  # accepted as the rules say: their `when … is broken` block runs
+            self._do_broken(ap, a.player, a._values, a.text, ap.broken[a.breaks][1])
+            return
+        fr = self.stack[-1]
         fr[1] += 1
         self._push_action(ap, a.player, a._values)
         hidden = ap.render_redacted(a._values) if ap.params else None
@@ -809,7 +855,11 @@ class State:
         runs instead of its effects."""
         self.stack[-1][1] += 1
         self._push_action(ap, player, values, block)
-        self.history.append(text)
+        hidden = ap.render_redacted(values) if ap.params else None
+        if hidden is None:
+            self.history.append(text)
+        else:
+            self._record(text, hidden, (player,))
         self._resume()
 
     # ---- results -----------------------------------------------------------------------------
