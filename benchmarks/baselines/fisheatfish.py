@@ -266,8 +266,10 @@ def flow(players: int):
     def top(c):
         return stack[c][-1] if stack[c] else None
 
+    seat_of = {colour[p]: p for p in range(n)}
+
     def owner(c):
-        return next((p for p in range(n) if colour[p] == top(c)), None)
+        return seat_of.get(top(c))
 
     def circles_of(p):
         return [c for c in range(1, 26) if owner(c) == p]
