@@ -11,6 +11,10 @@ default options, written directly in plain Python from the ruleset's reading of 
   (`legal()`, `apply(text)`, chance outcomes fed as the engine's history texts); see `_step.py`.
 - `NAME`, `MIN_PLAYERS`, `MAX_PLAYERS`.
 
+Lines of `play()` marked `# trace: NAME` are where tests/test_baselines.py reads the deal and the
+choices made (with sys.settrace) to replay each fast game through the step API; keep the markers
+when editing `play()`.  They are comments: the fast path pays nothing for them.
+
 Fat Fish takes `fiasco_plays_legal` (default True, the engine's upcoming behaviour; False is
 today's); see `fatfish.py`.  `python -m benchmarks.baselines` prints each one's games/s.
 """

@@ -142,13 +142,7 @@ class Step:
         while self._node is not None:
             node = self._node
             kind = node[0]
-            if kind == SIMULTANEOUS:
-                p = self.waiting[0]
-                texts = node[2][p]
-            else:
-                texts = node[2]
-                if kind == PLAYER:
-                    texts = node[2]
+            texts = node[2][self.waiting[0]] if kind == SIMULTANEOUS else node[2]
             self.apply(texts[rng.randrange(len(texts))])
         return self
 

@@ -70,7 +70,7 @@ def play(players: int, rng, fiasco_plays_legal: bool = True) -> tuple[list[int],
     for i in range(used):
         j = i + int(rnd() * (100 - i))
         deck[i], deck[j] = deck[j], deck[i]
-    stacks = [deck[12 * p:12 * p + 8] for p in range(n)]
+    stacks = [deck[12 * p:12 * p + 8] for p in range(n)]  # trace: dealt
     hands = [deck[12 * p + 8:12 * p + 12] for p in range(n)]
     i = 12 * n
     rows = [[deck[i]], [deck[i + 1]], [deck[i + 2]]]
@@ -94,19 +94,19 @@ def play(players: int, rng, fiasco_plays_legal: bool = True) -> tuple[list[int],
                         nd = len(cards)
                         k = int(rnd() * (3 * nd + (laid > 0)))
                         if k == 3 * nd:
-                            break  # stop
+                            break  # stop; trace: stop
                         r = k // nd
                         c = cards[k - r * nd]
                         col = c >> 3
                         if (laid and r != trow) or (col != end[r] and col in end):
-                            fiasco = True
+                            fiasco = True  # trace: lay
                             break
                     elif laid:  # the same row: its colour or a colour no row ends on; or stop
                         et = end[trow]
                         cards = [c for c in set(hand) if (c >> 3) == et or (c >> 3) not in end]
                         k = int(rnd() * (len(cards) + 1))
                         if k == len(cards):
-                            break  # stop
+                            break  # stop; trace: stop
                         c = cards[k]
                         r = trow
                     else:  # any row: a lay is row * 64 + card
@@ -126,7 +126,7 @@ def play(players: int, rng, fiasco_plays_legal: bool = True) -> tuple[list[int],
                         c = lays[int(rnd() * len(lays))]
                         r = c >> 6
                         c &= 63
-                    hand.remove(c)
+                    hand.remove(c)  # trace: lay
                     row = rows[r]
                     row.append(c)
                     end[r] = c >> 3
@@ -148,10 +148,12 @@ def play(players: int, rng, fiasco_plays_legal: bool = True) -> tuple[list[int],
                                 j = i + 1
                                 while j < nd and d[j] >> 3 == col:
                                     j += 1
-                                kept += d[i + int(rnd() * (j - i))] & 7
+                                k = d[i + int(rnd() * (j - i))]
+                                kept += k & 7  # trace: keep_card
                                 i = j
-                        score[p] += 2 * kept - (row[0] & 7) - (row[1] & 7) - (row[2] & 7) - (row[3] & 7) - (row[4] & 7)
-                        rows[r] = []
+                        score[p] += (2 * kept - (row[0] & 7) - (row[1] & 7) - (row[2] & 7)
+                                     - (row[3] & 7) - (row[4] & 7))
+                        rows[r] = []  # trace: kept
                         end[r] = -1
                         break
                 if not fiasco:

@@ -75,11 +75,11 @@ def play(players: int, rng) -> tuple[list[int], list[int], int]:
     n = players
     adj, run, attacks, slides = ADJ, RUN, ATTACKS, SLIDES
     decisions = 0
-    # colours: each picks one of those left (purple only with 5); they only tell stacks apart
+    # colours: each picks one of those left (purple only with 5); they only tell stacks apart, so
+    # which is picked is not kept (the tests read `picks` to replay the game)
     free = 5 if n == 5 else 4
-    for p in range(n):
-        int(rnd() * (free - p))
-    decisions += n
+    picks = [int(rnd() * (free - p)) for p in range(n)]  # noqa: F841
+    decisions += n  # trace: colours
     # placing: 5 rounds in seat order, not next to one's own fish unless every empty circle is
     h = [0] * 25
     own = [-2] * 25  # -2: empty, -1: neutral
@@ -90,7 +90,7 @@ def play(players: int, rng) -> tuple[list[int], list[int], int]:
             np_ = near[p]
             ok = [c for c in empty if not np_[c]] or empty
             c = ok[int(rnd() * len(ok))]
-            empty.remove(c)
+            empty.remove(c)  # trace: place
             h[c] = 1
             own[c] = p
             for a in adj[c]:
@@ -156,7 +156,7 @@ def play(players: int, rng) -> tuple[list[int], list[int], int]:
                 continue
             decisions += 1
             fr, to = divmod(moves[int(rnd() * len(moves))], 25)
-            h[to] = h[fr]
+            h[to] = h[fr]  # trace: drift
             own[to] = f
             h[fr] = 0
             own[fr] = -2
@@ -165,7 +165,7 @@ def play(players: int, rng) -> tuple[list[int], list[int], int]:
         decisions += 1
         m = moves[int(rnd() * len(moves))]
         fr, to, t = m // 625, m // 25 % 25, m % 25
-        if to != fr:  # move, then attack from there
+        if to != fr:  # move, then attack from there; trace: move
             h[to] = h[fr]
             own[to] = f
             h[fr] = 0
@@ -183,7 +183,7 @@ def play(players: int, rng) -> tuple[list[int], list[int], int]:
         ha, hd = hands[f], hands[d]
         a = ha.pop(int(rnd() * len(ha)))
         b = hd.pop(int(rnd() * len(hd)))
-        if a == OCTOPUS or b == OCTOPUS:
+        if a == OCTOPUS or b == OCTOPUS:  # trace: cards
             win = 0
         elif a == SHARK:
             win = 2 if b == SHARK else 1

@@ -74,7 +74,7 @@ def play(players: int, rng) -> tuple[list[int], list[int], int]:
         deck = all_cards[:]
         shuffle(deck)
         hands = [[[] for _ in suits] for _ in range(n)]
-        i = 0
+        i = 0  # trace: dealt
         for j in range(1, n + 1):  # dealt from the left of the dealer
             h = hands[(dealer + j) % n]
             for c in deck[i:i + hand_size]:
@@ -92,7 +92,7 @@ def play(players: int, rng) -> tuple[list[int], list[int], int]:
         not_target = int(rnd() * (nsuits - 1))
         if not_target >= target:
             not_target += 1
-        decisions += n
+        decisions += n  # trace: rules
         value = VALUE[target][not_target][low]
         strength = STRENGTH[large][not_target]
         # the tricks
@@ -109,7 +109,7 @@ def play(players: int, rng) -> tuple[list[int], list[int], int]:
                     c = lst.pop(r)
                     break
                 r -= len(lst)
-            lead = c >> 4
+            lead = c >> 4  # trace: led
             best = strength[c]
             winner = leader
             total = value[c]
@@ -125,7 +125,7 @@ def play(players: int, rng) -> tuple[list[int], list[int], int]:
                             c = lst.pop(r)
                             break
                         r -= len(lst)
-                total += value[c]
+                total += value[c]  # trace: followed
                 s = c >> 4
                 if s == lead or s == nt:
                     st = strength[c]

@@ -81,7 +81,7 @@ def play(players: int, rng) -> tuple[list[int], list[int], int]:
                 threes = 1
             else:
                 del baits[i]
-            decisions += n  # the Fisherman and every Fish
+            decisions += n  # the Fisherman and every Fish; trace: line
             # the Fish bet: 0 to their tiles left; on the fifth line all of them
             total = 0
             if line < 5:
@@ -89,15 +89,15 @@ def play(players: int, rng) -> tuple[list[int], list[int], int]:
                     t = tiles[p]
                     if t:
                         b = int(rnd() * (t + 1))
-                        tiles[p] = t - b
+                        tiles[p] = t - b  # trace: bet
                         bet[p] = b
                         total += b
                     else:
-                        bet[p] = 0
+                        bet[p] = 0  # trace: bet0
             else:
                 for p in order:
                     b = bet[p] = tiles[p]
-                    tiles[p] = 0
+                    tiles[p] = 0  # trace: bet
                     total += b
             if not total:
                 continue  # the cards are discarded unrevealed

@@ -98,15 +98,15 @@ def play(players: int, rng) -> tuple[list[int], list[int], int]:
         scores = [0] * players
         for p in range(players):
             c = roll5[int(rnd() * 7776)]
-            if c != fishfry:
+            if c != fishfry:  # trace: rolled
                 for _ in (0, 1):
                     decisions += 1
                     m = bits(free[c])
-                    if not m:  # stay
+                    if not m:  # stay; trace: chose
                         break
                     kept, outcomes = masks[c][m]
                     c = kept + outcomes[int(rnd() * len(outcomes))]
-                    if c == fishfry:
+                    if c == fishfry:  # trace: rerolled
                         break
             if c == fishfry:  # FISHFRY: the others fry up, the roller wins at once
                 return [0] * players, [p], decisions

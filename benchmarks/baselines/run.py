@@ -48,7 +48,8 @@ def measure(play, players: int, seconds: float, windows: int, **options) -> dict
         cpu_best = max(cpu_best, k / cpu if cpu > 0 else 0.0)
         games += k
         decisions += d
-    return {"players": players, "games_per_s": best, "cpu_games_per_s": cpu_best, "decisions_per_game": decisions / games}
+    return {"players": players, "games_per_s": best, "cpu_games_per_s": cpu_best,
+            "decisions_per_game": decisions / games}
 
 
 def runs(names):
