@@ -64,11 +64,14 @@ def runs(names):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("games", nargs="*", choices=[[]] + list(GAMES), help="games to measure (default: all)")
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.baselines", description=__doc__.split("\n\n")[0])
+    ap.add_argument("games", nargs="*", metavar="GAME", help=f"games to measure: {', '.join(GAMES)} (default: all)")
     ap.add_argument("--seconds", type=float, default=0.5, help="length of one timing window (default 0.5)")
     ap.add_argument("--windows", type=int, default=3, help="windows per figure, the best is kept (default 3)")
     args = ap.parse_args(argv)
+    for name in args.games:
+        if name not in GAMES:
+            ap.error(f"no game {name!r}: the games are {', '.join(GAMES)}")
     names = args.games or list(GAMES)
     print(f"{'game':<50} {'players':>7} {'games/s':>10} {'cpu games/s':>12} {'decisions/game':>15}")
     for label, mod, options in runs(names):
