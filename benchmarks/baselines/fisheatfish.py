@@ -85,6 +85,7 @@ def play(players: int, rng) -> tuple[list[int], list[int], int]:
     own = [-2] * 25  # -2: empty, -1: neutral
     empty = list(range(25))
     near = [[False] * 25 for _ in range(n)]  # next to one of p's fish
+    circles = [set() for _ in range(n)]  # the circles of each player's stacks
     for _ in range(5):
         for p in range(n):
             np_ = near[p]
@@ -93,13 +94,13 @@ def play(players: int, rng) -> tuple[list[int], list[int], int]:
             empty.remove(c)  # trace: place
             h[c] = 1
             own[c] = p
+            circles[p].add(c)
             for a in adj[c]:
                 np_[a] = True
     decisions += 5 * n
     for c in empty:  # neutral fish
         h[c] = 1
         own[c] = -1
-    cnt = [5] * n  # how many stacks each player has
     nb = n  # how many players have stacks
     hands = [list(HAND) for _ in range(n)]
     catch = [0] * n
@@ -112,15 +113,15 @@ def play(players: int, rng) -> tuple[list[int], list[int], int]:
                 if own[c] >= 0:
                     catch[own[c]] += h[c]
             if nb == 1:
-                starfish = next(p for p in range(n) if cnt[p])
+                starfish = next(p for p in range(n) if circles[p])
             break
         f = mover
         mover = mover + 1 if mover + 1 < n else 0
-        if not cnt[f]:
+        mine = circles[f]
+        if not mine:
             continue
         # the turn
         passes = 0
-        mine = [c for c in range(25) if own[c] == f]
         moves = []
         add = moves.append
         for fr in mine:
@@ -160,6 +161,8 @@ def play(players: int, rng) -> tuple[list[int], list[int], int]:
             own[to] = f
             h[fr] = 0
             own[fr] = -2
+            mine.remove(fr)
+            mine.add(to)
             starfish = starfish + 1 if starfish + 1 < n else 0
             continue
         decisions += 1
@@ -170,14 +173,16 @@ def play(players: int, rng) -> tuple[list[int], list[int], int]:
             own[to] = f
             h[fr] = 0
             own[fr] = -2
+            mine.remove(fr)
+            mine.add(to)
         d = own[t]
         if d == -1 or d == f:  # neutral or one's own: on top, no challenge
             h[t] += h[to]
             own[t] = f
             h[to] = 0
             own[to] = -2
-            if d == f:
-                cnt[f] -= 1
+            mine.remove(to)
+            mine.add(t)
             continue
         decisions += 2
         ha, hd = hands[f], hands[d]
@@ -198,27 +203,31 @@ def play(players: int, rng) -> tuple[list[int], list[int], int]:
             own[t] = f
             h[to] = 0
             own[to] = -2
-            cnt[d] -= 1
+            mine.remove(to)
+            mine.add(t)
+            circles[d].remove(t)
         elif win == -1:  # the defender on top of the attacker
             h[to] += h[t]
             own[to] = d
             h[t] = 0
             own[t] = -2
-            cnt[f] -= 1
+            mine.remove(to)
+            circles[d].remove(t)
+            circles[d].add(to)
         elif win == 2:  # both removed
             h[to] = h[t] = 0
             own[to] = own[t] = -2
-            cnt[f] -= 1
-            cnt[d] -= 1
+            mine.remove(to)
+            circles[d].remove(t)
         for p in (f, d):
-            if not hands[p] and cnt[p]:  # out of cards: their stacks go to their catch
-                for c in range(25):
-                    if own[c] == p:
-                        catch[p] += h[c]
-                        h[c] = 0
-                        own[c] = -2
-                cnt[p] = 0
-        nb = sum([1 for k in cnt if k])
+            if not hands[p] and circles[p]:  # out of cards: their stacks go to their catch
+                for c in circles[p]:
+                    catch[p] += h[c]
+                    h[c] = 0
+                    own[c] = -2
+                circles[p].clear()
+        if not (mine and circles[d]):
+            nb = sum([1 for c in circles if c])
     best = max(catch)
     most = [p for p in range(n) if catch[p] == best]
     if len(most) > 1:
