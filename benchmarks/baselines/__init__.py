@@ -15,8 +15,8 @@ Lines of `play()` marked `# trace: NAME` are where tests/test_baselines.py reads
 choices made (with sys.settrace) to replay each fast game through the step API; keep the markers
 when editing `play()`.  They are comments: the fast path pays nothing for them.
 
-Fat Fish takes `fiasco_plays_legal` (default True, the engine's upcoming behaviour; False is
-today's); see `fatfish.py`.  `python -m benchmarks.baselines` prints each one's games/s.
+Fat Fish takes `fiasco_plays_legal` (default True, the engine's legal actions; False: only the
+lays that keep the rules); see `fatfish.py`.  `python -m benchmarks.baselines` prints each one's games/s.
 """
 
 from . import fatfish, fisheatfish, fisherman, fishfish, fishfry

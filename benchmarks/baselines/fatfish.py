@@ -18,11 +18,10 @@ card and lays again from the start.
 
 `fiasco_plays_legal`:
 
-- True (default) - THE UPCOMING ENGINE BEHAVIOUR: every lay of a (row, distinct card) is one of
-  the moves, the rule-breaking ones trigger the fiasco.
-- False - TODAY'S ENGINE: `legal_actions()` lists only the lays that keep the rules (a fiasco
-  happens only when a caller applies a wrong lay by its text).  The agreement test against
-  today's engine uses this mode.
+- True (default) - the engine's `legal_actions()`: every lay of a (row, distinct card) is one of
+  the moves (the rule-breaking ones after the others), and the rule-breaking ones trigger the
+  fiasco; not in the turn taken again after a fiasco ("this time following all the rules").
+- False - only the lays that keep the rules: a random player that never breaks one.
 
 `play(players, rng, fiasco_plays_legal=True)` is the fast random playout;
 `Game(players, fiasco_plays_legal=True)` the step API (see _step.py).
@@ -83,13 +82,14 @@ def play(players: int, rng, fiasco_plays_legal: bool = True) -> tuple[list[int],
     while playing:
         for p in playing:
             hand = hands[p]
+            retaking = False  # after a fiasco the turn is taken again "following all the rules"
             while True:  # a fiasco starts the laying again
                 laid = 0
                 trow = -1
                 fiasco = False
                 while hand and laid < 4:
                     decisions += 1
-                    if fiasco_plays_legal:  # every (row, distinct card), and stop
+                    if fiasco_plays_legal and not retaking:  # every (row, distinct card), and stop
                         cards = list(set(hand))
                         nd = len(cards)
                         k = int(rnd() * (3 * nd + (laid > 0)))
@@ -158,6 +158,7 @@ def play(players: int, rng, fiasco_plays_legal: bool = True) -> tuple[list[int],
                         break
                 if not fiasco:
                     break
+                retaking = True
                 if laid:  # the cards laid this turn go back to the hand
                     row = rows[trow]
                     hand += row[-laid:]
@@ -217,8 +218,9 @@ def flow(players: int, fiasco_plays_legal: bool = True):
     left = [False] * n
     state = {"fiasco_holder": None}
 
-    def laying(p):
-        """One try at laying; returns True when a fiasco calls for another."""
+    def laying(p, retaking):
+        """One try at laying; returns True when a fiasco calls for another.  In the turn taken
+        again after a fiasco ("this time following all the rules") no wrong lay is listed."""
         hand = hands[p]
         laid, turn_row = 0, 0
         for _ in range(4):
@@ -229,10 +231,12 @@ def flow(players: int, fiasco_plays_legal: bool = True):
             def keeps_rules(r, c):
                 return (laid == 0 or r == turn_row) and (c[0] == ends[r - 1] or c[0] not in ends)
 
-            legal = [f"lay {r} {_label(c)}" for r in (1, 2, 3) for c in dict.fromkeys(hand)
-                     if fiasco_plays_legal or keeps_rules(r, c)]
+            lays = [(r, c) for r in (1, 2, 3) for c in dict.fromkeys(hand)]
+            legal = [f"lay {r} {_label(c)}" for r, c in lays if keeps_rules(r, c)]
             if laid > 0:
                 legal.append("stop")
+            if fiasco_plays_legal and not retaking:  # the wrong lays, listed after all the others
+                legal += [f"lay {r} {_label(c)}" for r, c in lays if not keeps_rules(r, c)]
             t = yield PLAYER, p, legal
             if t == "stop":
                 return False
@@ -280,8 +284,9 @@ def flow(players: int, fiasco_plays_legal: bool = True):
         for p in range(n):
             if left[p]:
                 continue
-            while (yield from laying(p)):
-                pass
+            retaking = False
+            while (yield from laying(p, retaking)):
+                retaking = True
             hand, stack = hands[p], stacks[p]
             for _ in range(4 - len(hand)):
                 if stack:

@@ -57,8 +57,8 @@ def runs(names):
     for name in names:
         mod = GAMES[name]
         if name == "fatfish":
-            yield "fatfish (fiasco plays listed: upcoming engine)", mod, {"fiasco_plays_legal": True}
-            yield "fatfish (only abiding lays: today's engine)", mod, {"fiasco_plays_legal": False}
+            yield "fatfish (fiasco plays listed, as the engine)", mod, {"fiasco_plays_legal": True}
+            yield "fatfish (only lays that keep the rules)", mod, {"fiasco_plays_legal": False}
         else:
             yield name, mod, {}
 
