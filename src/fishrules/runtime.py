@@ -41,12 +41,13 @@ class Action:
 
     `name` is the action's name in the rules (`"reroll"`), `text` its canonical text
     (`"reroll 1 3"`, or `"p1: challenge_card red-7"` at a simultaneous choice, `"die 2 rolls HEAD"`
-    for chance) and `player` the player it is for (None for chance).  `breaks` names the rule the
+    for chance) and `player` the player it is for (None for chance); a drawn card's outcome says
+    where the card goes in `to` (`"hand of p1"`).  `breaks` names the rule the
     action breaks when the rules accept that with a consequence (a card laid against the rules is
     legal, and costs a penalty); it is None for an action that keeps every rule.  Two actions are
     equal when their texts and players are."""
 
-    __slots__ = ("name", "player", "breaks", "_values", "_text", "_render", "_origin", "_prefix", "_prog")
+    __slots__ = ("name", "player", "breaks", "to", "_values", "_text", "_render", "_origin", "_prefix", "_prog")
 
     def __init__(self, name: str, text: Optional[str], player: Optional[int], values: tuple = (), render=None,
                  origin=None, prefix: str = "", prog=None, breaks: Optional[str] = None):
@@ -56,6 +57,9 @@ class Action:
         # `when "RULE" is broken` block runs instead of the action's effects): a bot may choose it
         # or leave it.  None for an action that keeps every rule.
         self.breaks = breaks
+        # For a chance outcome that draws a card: the zone it goes to (`hand of p1`), so whoever
+        # picks outcomes by hand can deal a chosen hand.  None otherwise.
+        self.to: Optional[str] = None
         self._values = values
         self._text = text
         self._render = render  # the ActionProgram, to write the text only when somebody asks
@@ -120,6 +124,15 @@ def _zones_of(s):
 _STATE_FIELDS = ("format", "game", "players", "g", "p", "dice", "stack", "history", "redact", "up", "mixed",
                  "current", "seed", "draws", "manual")
 _POSITION_FIELDS = ("g", "p", "dice", "stack", "redact", "up", "mixed", "current")
+
+
+def _listed(items: list, most: int = 10) -> str:
+    """`possible: a, b, c`, at most `most` of them and how many more there are."""
+    if not items:
+        return "none is possible"
+    shown = ", ".join(items[:most])
+    more = len(items) - most
+    return f"possible: {shown}" + (f" and {more} more" if more > 0 else "")
 
 
 def _short(x) -> str:
@@ -415,7 +428,13 @@ class State:
                 else:
                     groups[k] = [c, 1]
             total = len(cards)
-            return [(Action("draw", f"draw {lab}", None, (c,), prog=prog), Fraction(k, total)) for (lab, _), (c, k) in groups.items()]
+            to = prog.zone_name(fr[2][info.slot + 2])
+            out = []
+            for (lab, _), (c, k) in groups.items():
+                a = Action("draw", f"draw {lab}", None, (c,), prog=prog)
+                a.to = to
+                out.append((a, Fraction(k, total)))
+            return out
         raise AssertionError(info)  # pragma: no cover
 
     # ---- decisions ---------------------------------------------------------------------------
@@ -666,8 +685,9 @@ class State:
                 if a.text == text:
                     self._apply_chance(a)
                     return
-            outs = [a.text for a, _ in self.chance_outcomes()]
-            raise IllegalAction(text, "chance is to play now: one of " + "; ".join(outs[:8]) + ("; …" if len(outs) > 8 else ""))
+            # The outcomes are not listed: a draw's would name hidden cards, and the message may be
+            # relayed to a player.  Whoever resolves chance asks chance_outcomes().
+            raise IllegalAction(text, "chance is to play now, not a player (its outcomes: state.chance_outcomes())")
         if cur == SIMULTANEOUS:
             self._commit(action, text)
             return
@@ -697,7 +717,9 @@ class State:
             head, sep, rest = text.partition(":")
             player = _seat(head.strip()) if sep else None
             if player is None:
-                raise IllegalAction(text, f"several players choose at once here: say who, as in 'p{waiting[0]}: {text}'")
+                who = ", ".join(f"p{p}" for p in waiting)
+                raise IllegalAction(text, f"several players choose at once here: say who, as in 'p{waiting[0]}: …' "
+                                          f"(waiting for {who})")
             rest = " ".join(rest.split())
         if player not in waiting:
             fr, info = self._pause()
@@ -715,7 +737,7 @@ class State:
         legal[1] = by_text
         found = by_text.get(prefix + rest)
         if found is None:
-            canonical = self._read_action(rest, player, info.actions)
+            canonical = self._read_action(rest, player, info)
             if isinstance(canonical, tuple):  # pragma: no cover - no violation handlers at simultaneous choices
                 raise IllegalAction(text, "a broken rule cannot be accepted at a simultaneous choice")
             found = by_text[prefix + canonical]
@@ -790,12 +812,15 @@ class State:
             self._record(a.text, hidden, (a.player,))
         self._resume()
 
-    def _read_action(self, text: str, actor: Optional[int] = None, actions=None):
+    def _read_action(self, text: str, actor: Optional[int] = None, info=None):
         """The canonical text of the action `text` means, if the rules allow it now; otherwise
-        raise `IllegalAction` saying why (naming the rule that forbids it, if one does)."""
+        raise `IllegalAction` saying why (naming the rule that forbids it, if one does).  What a
+        message offers instead is taken from the player's own legal actions: it names nothing the
+        player may not know, and says how many it leaves out."""
         if actor is None:
             fr, info = self._pause()
-            actor, actions = fr[2][info.slot], info.actions
+            actor = fr[2][info.slot]
+        actions = info.actions
         offered = {ap.name: ap for ap in actions}
         words = text.split()
         who = f"p{actor}"
@@ -810,7 +835,7 @@ class State:
         L = [None] * ap.nlocals
         L[0] = actor
         toks = words[1:]
-        for p in ap.params:
+        for i, p in enumerate(ap.params):
             if p.kind == "some":
                 take, toks = toks, []
                 if not take:
@@ -834,9 +859,12 @@ class State:
                 value = next((v for v in dom if p.render(v) == tok), None)
                 if value is None:
                     if p.parse(tok) is None:
-                        raise IllegalAction(text, f"`{p.name}` takes {p.describe}, not {tok!r}")
-                    shown = ", ".join(p.render(v) for v in dom[:10]) or "nothing"
-                    raise IllegalAction(text, f"{tok} is not a possible `{p.name}` now (possible: {shown})")
+                        raise IllegalAction(text, f"`{p.name}` takes {p.describe}, not {_short(tok)}")
+                    given = tuple(L[q.slot] for q in ap.params[:i])
+                    legal = self._enumerate_for(info, actor)[0]
+                    possible = list(dict.fromkeys(p.render(a._values[i]) for a in legal
+                                                  if a.name == ap.name and a._values[:i] == given))
+                    raise IllegalAction(text, f"{_short(tok)} is not a possible `{p.name}` now ({_listed(possible)})")
             L[p.slot] = value
         if toks:
             takes = ", ".join(p.name for p in ap.params) or "nothing more"
