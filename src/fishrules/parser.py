@@ -763,6 +763,12 @@ def parse(text: str, filename: str = "<rules>") -> n.Module:
                         "indent with spaces only, so the blocks line up the same for everybody",
                     )
                 )
+    deep = _bracket_too_deep(text)
+    if deep is not None:
+        line, col = deep
+        raise RuleError(Diagnostic(Span(source, line, col, line, col + 1),
+                                   f"brackets are nested more than {MAX_NESTING} deep here",
+                                   "name a part with `define` to flatten it"))
     if not text.endswith("\n"):
         text = text + "\n"
     try:
@@ -794,6 +800,32 @@ def parse(text: str, filename: str = "<rules>") -> n.Module:
     if build.diags:
         raise RuleError(build.diags)
     return module
+
+
+def _bracket_too_deep(text: str) -> tuple[int, int] | None:
+    """The line and column of the first `(` nested more than MAX_NESTING deep, or None.  Brackets
+    leave no trace in the tree (they only group), so they are counted in the text."""
+    if text.count("(") <= MAX_NESTING:
+        return None
+    depth, line, start, in_str, in_comment = 0, 1, 0, False, False
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            line, start, in_str, in_comment = line + 1, i + 1, False, False
+        elif in_comment:
+            continue
+        elif ch == '"':
+            in_str = not in_str
+        elif in_str:
+            continue
+        elif ch == "#":
+            in_comment = True
+        elif ch == "(":
+            depth += 1
+            if depth > MAX_NESTING:
+                return line, i - start + 1
+        elif ch == ")" and depth:
+            depth -= 1
+    return None
 
 
 def _too_deep(tree: Tree) -> tuple[int, int] | None:
