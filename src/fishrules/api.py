@@ -20,7 +20,7 @@ from . import model as m
 from .checker import check
 from .compiler import compile_model
 from .errors import Diagnostic, OptionError, RuleError, StateError, did_you_mean
-from .limits import MAX_STATE_BYTES
+from .limits import MAX_NUMBER, MAX_STATE_BYTES
 from .runtime import State
 from .variants import Resolved, bundled_names, find_ruleset, resolve_file, resolve_text, rulesets_dir
 
@@ -133,6 +133,8 @@ class Game:
                     raise OptionError(f"option {name!r} takes a whole number, not {v!r}")
                 if info.low is not None and not (info.low <= v <= info.high):
                     raise OptionError(f"option {name!r} must be from {info.low} to {info.high}, not {v}")
+                if not (-MAX_NUMBER <= v <= MAX_NUMBER):
+                    raise OptionError(f"option {name!r} must lie within ±{MAX_NUMBER:,}")
             elif info.kind == "yes or no":
                 if not isinstance(v, bool):
                     raise OptionError(f"option {name!r} takes True or False, not {v!r}")
@@ -181,8 +183,7 @@ class Game:
         Chance is manual while replaying; with `seed`, the result also continues like the original.
         A history these rules cannot play (an entry that is not allowed, too long a history, bad
         players or options) raises `StateError` naming what is wrong."""
-        return State._replayed(self, list(history) if not isinstance(history, (list, tuple)) else history,
-                               players, options, seed)
+        return State._replayed(self, history, players, options, seed)
 
     def state_from_json(self, text: str | bytes) -> State:
         """The state `State.to_json` wrote, for these very rules.  It continues exactly as the

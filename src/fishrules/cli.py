@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -19,7 +20,7 @@ from . import api
 from .errors import FishrulesError, IllegalAction, OptionError, RuleError, StateError
 from .limits import MAX_STATE_BYTES
 from .runtime import SIMULTANEOUS, State
-from .variants import bundled_names
+from .variants import bundled_names, find_extended
 
 __all__ = ["main"]
 
@@ -338,6 +339,8 @@ def cmd_play(args) -> int:
 
 
 def write_log(path: str, game: api.Game, ref: str, state: State, options: dict, seed: Optional[int]) -> None:
+    if ref not in bundled_names():  # a file: named from the log's folder, where `replay` looks for it
+        ref = os.path.relpath(os.path.abspath(ref), os.path.dirname(os.path.abspath(path)))
     data = {
         "format": "fishrules-log/1",
         "ruleset": ref,
@@ -378,9 +381,25 @@ def read_log(path: str) -> dict:
         problems.append("options as names and values")
     if not isinstance(data.get("history"), list):
         problems.append("a history (a list of actions)")
+    if data.get("seed") is not None and type(data.get("seed")) is not int:
+        problems.append("a seed that is a whole number")
     if problems:
         raise StateError(f"{path} is a broken fishrules log: it needs " + ", ".join(problems))
     return data
+
+
+def _log_rules(ref: str, log: str) -> str:
+    """The rules a log names, under the rule `extends` follows: a bundled ruleset, or a .fish file
+    beside the log (or in a folder below it).  A log may come from anybody: it must not make
+    fishrules read a file elsewhere on the machine."""
+    if ref in bundled_names():
+        return ref
+    target, refused = find_extended(ref, Path(log).parent)
+    if target is None:
+        why = f": {refused}" if refused else ""
+        raise StateError(f"{log} names the rules {ref[:80]!r}, which is neither a bundled ruleset nor a .fish file "
+                         f"beside the log{why}")
+    return str(target)
 
 
 def cmd_replay(args) -> int:
@@ -390,7 +409,7 @@ def cmd_replay(args) -> int:
         _err(f"fishrules: {e}")
         return 2
     history = data["history"]
-    game = _load(data["ruleset"], data.get("variant"))
+    game = _load(_log_rules(data["ruleset"], args.log), data.get("variant"))
     try:
         state = game.replay(history, players=data["players"], options=data.get("options") or {})
     except StateError as e:

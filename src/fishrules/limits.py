@@ -35,7 +35,7 @@ __all__ = [
 MAX_SOURCE_BYTES = 512 * 1024
 #: Every number, written in a rule or worked out while playing, lies within ±MAX_NUMBER.
 MAX_NUMBER = 10**15
-#: Blocks inside blocks and brackets inside brackets, counted together, at most this deep.
+#: Blocks inside blocks, the operators of one expression, brackets inside brackets: each at most this deep.
 MAX_NESTING = 100
 #: A define may build on a define that builds on another… at most this many deep.
 MAX_DEFINE_DEPTH = 50

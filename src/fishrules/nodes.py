@@ -526,6 +526,7 @@ class BoardDecl(Item):
     high: int
     lines: tuple[tuple[int, ...], ...]
     span: Span | None = _span()
+    line_spans: tuple = attrs.field(default=(), eq=False, repr=False, kw_only=True)  # where each line is written
 
 
 @node

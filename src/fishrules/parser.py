@@ -16,7 +16,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Optional
 
-from lark import Lark, Token, Transformer, Tree, v_args
+from lark import Lark, Token, Tree, v_args
+from lark.visitors import Transformer_NonRecursive
 from lark.exceptions import (
     UnexpectedCharacters,
     UnexpectedEOF,
@@ -94,7 +95,7 @@ def _is_tok(x: Any) -> bool:
 
 
 @v_args(meta=True)
-class _Build(Transformer):
+class _Build(Transformer_NonRecursive):
     """Builds `nodes` from the Lark tree.  Literal keywords are filtered by Lark already."""
 
     def __init__(self, source: Source):
@@ -240,10 +241,11 @@ class _Build(Transformer):
 
     def board_decl(self, meta, c):
         lo, hi, *lines = c
-        return n.BoardDecl(self._int(lo), self._int(hi), tuple(lines), span=self._sp(meta))
+        return n.BoardDecl(self._int(lo), self._int(hi), tuple(l for l, _ in lines), span=self._sp(meta),
+                           line_spans=tuple(sp for _, sp in lines))
 
     def board_line(self, meta, c):
-        return tuple(self._int(t) for t in c)
+        return tuple(self._int(t) for t in c), self._sp(meta)
 
     def simultaneous_stmt(self, meta, c):
         who, *names = c
@@ -817,13 +819,14 @@ def parse(text: str, filename: str = "<rules>") -> n.Module:
                 "line it up with the block it belongs to",
             )
         ) from None
-    # Every later stage walks the tree recursively, so its depth is bounded here, before any walk.
+    # Later stages walk the tree recursively, so its depth is bounded here, before any walk (this
+    # one, and the tree's conversion to nodes, are iterative).
     too_deep = _too_deep(tree)
     if too_deep is not None:
         line, col = too_deep
         raise RuleError(Diagnostic(Span(source, line, col, line, col + 1),
                                    f"the rules are nested more than {MAX_NESTING} deep here",
-                                   "blocks inside blocks and brackets inside brackets count together; "
+                                   f"blocks may be nested {MAX_NESTING} deep, and so may the parts of an expression; "
                                    "name a part with `define` to flatten it"))
     build = _Build(source)
     try:
@@ -861,20 +864,35 @@ def _bracket_too_deep(text: str) -> tuple[int, int] | None:
     return None
 
 
+#: The rules of the grammar that nest: a block (a level of indentation), and every operator of an
+#: expression.  Blocks and the operators of one expression are counted apart, each up to
+#: MAX_NESTING; the grammar's other rules (a clause, a parameter) sit a bounded number of levels
+#: apart, so the depth of every recursive walk of the rules stays bounded.
+_EXPRESSIONS = frozenset({
+    "where", "with_best", "cond", "or_", "and_", "not_", "q_every", "q_any", "q_no", "compare", "equals",
+    "is_", "is_not", "shows", "member", "not_member", "add", "sub", "mul", "neg", "showing", "other_than",
+    "starting_with", "going", "possessive", "attr_of", "your", "left_of", "right_of", "call",
+})
+
+
 def _too_deep(tree: Tree) -> tuple[int, int] | None:
-    """The line and column of the first node deeper than MAX_NESTING, or None (iterative: the
-    tree may be as deep as the file is long)."""
-    stack = [(tree, 1)]
+    """The line and column of the first block, or operator of an expression, nested more than
+    MAX_NESTING deep, or None (iterative: the tree may be as deep as the file is long)."""
+    stack = [(tree, 0, 0)]
     while stack:
-        node, depth = stack.pop()
-        if depth > MAX_NESTING:
+        node, blocks, ops = stack.pop()
+        if node.data == "block" or node.data == "variant_decl":
+            blocks += 1
+        elif node.data in _EXPRESSIONS:
+            ops += 1
+        if blocks > MAX_NESTING or ops > MAX_NESTING:
             meta = node.meta
             if getattr(meta, "empty", True):
                 return 1, 1
             return meta.line, meta.column
         for child in reversed(node.children):  # leftmost first: report where the nesting starts
             if isinstance(child, Tree):
-                stack.append((child, depth + 1))
+                stack.append((child, blocks, ops))
     return None
 
 

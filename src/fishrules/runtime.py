@@ -13,6 +13,7 @@ recorded in the history; with `chance="manual"` the caller picks each outcome.
 from __future__ import annotations
 
 import json
+import reprlib
 from fractions import Fraction
 from typing import Any, Optional, Union
 
@@ -120,6 +121,9 @@ def _zones_of(s):
                 yield s.prog.G + v.slot * 64 + p, s.p[p][v.slot]
 
 
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 3, 40, 40
+
 #: The fields of a saved state; the position ones must be what replaying its history gives.
 _STATE_FIELDS = ("format", "game", "players", "g", "p", "dice", "stack", "history", "redact", "up", "mixed",
                  "current", "seed", "draws", "manual")
@@ -136,9 +140,18 @@ def _listed(items: list, most: int = 10) -> str:
 
 
 def _short(x) -> str:
-    """A value from outside, shown in a message without flooding it."""
-    r = repr(x)
+    """A value from outside, shown in a message without flooding it (however deep it is nested)."""
+    r = _REPR.repr(x)
     return r if len(r) <= 60 else r[:57] + "…"
+
+
+def _json(x) -> Optional[str]:
+    """A value as canonical JSON text, for comparing what a saved state says; None if it is not
+    JSON-able (too deep, say)."""
+    try:
+        return json.dumps(x, sort_keys=True, allow_nan=False)
+    except (ValueError, TypeError, RecursionError):
+        return None
 
 
 def _listify(x):
@@ -286,14 +299,13 @@ class State:
     def _snapshot(self) -> tuple:
         """Everything a call may change, copied, so a call that fails leaves the state as it was."""
         return (self.g[:], [row[:] for row in self.p], self.dice[:], [[f[0], f[1], f[2][:]] for f in self.stack],
-                len(self.history), len(self.redact), self.where[:], self.up[:], self.mixed, self.cur, self.draws,
+                len(self.history), self.redact[:], self.where[:], self.up[:], self.mixed, self.cur, self.draws,
                 self._legal, len(self.events) if self.events is not None else 0)
 
     def _restore(self, snap: tuple) -> None:
-        (self.g, self.p, self.dice, self.stack, nh, nr, self.where, self.up, self.mixed, self.cur, self.draws,
+        (self.g, self.p, self.dice, self.stack, nh, self.redact, self.where, self.up, self.mixed, self.cur, self.draws,
          self._legal, ne) = snap
         del self.history[nh:]
-        del self.redact[nr:]
         if self.events is not None:
             del self.events[ne:]
         self._dmemo.clear()
@@ -316,20 +328,38 @@ class State:
             self.p[k % 64][k // 64] = cards
 
     def _move(self, cards: tuple, dest: int, facing) -> None:
+        """Put `cards` on top of the zone `dest` (in their order), from wherever they are.  Every
+        zone they leave is rebuilt once, and the work counts against the call's budget."""
+        if not cards:
+            return
         where, up = self.where, self.up
-        if self.events is not None and cards:
+        if len(cards) > 1:
+            cards = tuple(dict.fromkeys(cards))
+        if self.events is not None:
             self._note_move(cards, dest, facing)
-        for c in cards:
+        if len(cards) == 1:
+            c = cards[0]
             src = where[c]
             if src >= 0:
                 t = self._zget(src)
+                charge(self, 1 + len(t))
                 i = t.index(c)
                 self._zset(src, t[:i] + t[i + 1:])
-            self._zset(dest, self._zget(dest) + (c,))
+            self._zset(dest, self._zget(dest) + cards)
+        else:
+            moving = set(cards)
+            sources = {where[c] for c in cards if where[c] >= 0}
+            charge(self, len(cards) + sum(len(self._zget(k)) for k in sources))
+            for k in sources:
+                self._zset(k, tuple(c for c in self._zget(k) if c not in moving))
+            self._zset(dest, self._zget(dest) + cards)
+        for c in cards:
             where[c] = dest
-            if facing == "up":
+        if facing == "up":
+            for c in cards:
                 up[c] = True
-            elif facing == "down":
+        elif facing == "down":
+            for c in cards:
                 up[c] = False
 
     def _same_card(self, cards: tuple, card: int) -> int:
@@ -876,6 +906,11 @@ class State:
                 if value is None:
                     if p.parse(tok) is None:
                         raise IllegalAction(text, f"`{p.name}` takes {p.describe}, not {_short(tok)}")
+                    if isinstance(info, SimulPause):
+                        # The text names the chooser, but anybody may have sent it: a refusal
+                        # here lists nothing a player may be keeping secret.
+                        raise IllegalAction(text, f"{_short(tok)} is not a possible `{p.name}` now "
+                                                  f"(ask legal_actions(p{actor}) for p{actor}'s choices)")
                     given = tuple(L[q.slot] for q in ap.params[:i])
                     legal = self._enumerate_for(info, actor)[0]
                     possible = list(dict.fromkeys(p.render(a._values[i]) for a in legal
@@ -1092,10 +1127,13 @@ class State:
             game._options(options)
         except OptionError as exc:
             raise StateError(f"field 'g': {exc}") from None
+        if type(d["p"]) is not list or len(d["p"]) != n:
+            raise StateError(f"field 'players' ({n}) does not match field 'p' (one row per player)")
         s = cls._replayed(game, d["history"], n, options)
         mine = s.to_dict()
         for name in _POSITION_FIELDS:
-            if mine[name] != d[name]:
+            # compared as JSON: 1 and True, or 1 and 1.0, are not the same value here
+            if _json(mine[name]) != _json(d[name]):
                 raise StateError(f"field {name!r} is not what the state's history leads to")
         s.seed, s.draws, s.manual = d["seed"], d["draws"], d["manual"]
         return s

@@ -295,6 +295,9 @@ class _Rules:
         elif isinstance(it, n.Variant):
             if it.name in self.variants:
                 self.error(it.span, f"variant `{it.name}` is declared twice")
+            for inner in it.items:
+                if isinstance(inner, n.Variant):
+                    self.error(inner.span, "a variant cannot contain another variant")
             self.variants[it.name] = it
         elif isinstance(it, _KEYED):
             key = _key(it)

@@ -183,12 +183,13 @@ class Declarations:
         if b.high < b.low or b.high - b.low >= MAX_CIRCLES:
             self.error(b.span, f"`circles from {b.low} to {b.high}` must number 1 to {MAX_CIRCLES:,} circles")
             return None
-        for line in b.lines:
+        for i, line in enumerate(b.lines):
+            where = b.line_spans[i] if i < len(b.line_spans) else b.span
             bad = [x for x in line if not (b.low <= x <= b.high)]
             if bad:
-                self.error(b.span, f"line {', '.join(map(str, line))} names circle {bad[0]}, but the circles are {b.low} to {b.high}")
+                self.error(where, f"line {', '.join(map(str, line))} names circle {bad[0]}, but the circles are {b.low} to {b.high}")
             if len(set(line)) != len(line):
-                self.error(b.span, f"line {', '.join(map(str, line))} passes through a circle twice")
+                self.error(where, f"line {', '.join(map(str, line))} passes through a circle twice")
         return m.Board(b.low, b.high, b.lines, span=b.span)
 
     def only_options(self, e: n.Expr, what: str) -> None:
