@@ -43,7 +43,7 @@ L = LIMITS
 #: How long a refusal may take in the worker (seconds of wall clock): "instantly", "fast", "in
 #: about a second".  Generous, because CI shares two cores; what they catch is the hang or the
 #: minutes-long build, not a slow second.
-FAST = 8.0
+FAST = 5.0
 #: The bound for anything else a hostile input may do.
 SLOW = 20.0
 
@@ -94,7 +94,9 @@ def _forms(value: int) -> set[str]:
 
 def names_limit(text: str, limit: str) -> bool:
     """`text` names the limit: its value written some usual way, or its name."""
-    return limit in text or any(f in text for f in _forms(LIMITS[limit]))
+    if limit in text:
+        return True
+    return any(re.search(r"(?<![0-9A-Za-z_])" + re.escape(f) + r"(?![0-9A-Za-z_])", text) for f in _forms(LIMITS[limit]))
 
 
 def error_text(out: Outcome) -> str:

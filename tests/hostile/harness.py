@@ -174,7 +174,12 @@ def _serve() -> None:  # pragma: no cover - runs in the child
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     except (ImportError, ValueError, OSError):
         pass
-    import fishrules  # noqa: F401 - imported once, before the first request is timed
+    import fishrules  # imported once, before the first request is timed
+
+    try:  # and its parser built
+        fishrules.loads('game "warm-up"\nplayers 2 to 2\nphase game:\n  nothing\n')
+    except Exception:  # noqa: BLE001 - a broken engine shows in the requests themselves
+        pass
 
     importlib.import_module("tests.hostile.scenarios")
 
