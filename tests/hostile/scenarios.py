@@ -244,6 +244,31 @@ def start_only(text: str, players: Optional[int] = None, seed: int = 0, options:
 # ---- bundled positions, for actions and saved states ---------------------------------------------------
 
 _positions: dict = {}
+_games: dict = {}
+
+
+def _game(ruleset: str):
+    """A bundled ruleset by name, or rules given as text (anything with a newline)."""
+    if ruleset not in _games:
+        if "\n" in ruleset:
+            _games[ruleset] = fishrules.loads(ruleset, name="x.fish", base_dir=str(RULESETS))
+        else:
+            _games[ruleset] = fishrules.load(ruleset)
+    return _games[ruleset]
+
+
+def find_steps(ruleset: str, seed: int, where: str, players: Optional[int] = None, limit: int = 400) -> Optional[int]:
+    """The fewest random steps (as `position` plays them) after which `where` holds: "simultaneous",
+    "chance", "p0", "p1", or "over"."""
+    for steps in range(limit):
+        s = position(ruleset, seed, steps, players)
+        cur = s.current
+        if (where == "simultaneous" and cur == fishrules.SIMULTANEOUS) or (where == "chance" and cur == fishrules.CHANCE) \
+                or (where == "over" and s.is_over) or (where[:1] == "p" and cur == int(where[1:])):
+            return steps
+        if s.is_over:
+            return None
+    return None
 
 
 def position(ruleset: str, seed: int, steps: int, players: Optional[int] = None, chance: str = "seeded"):
@@ -251,7 +276,7 @@ def position(ruleset: str, seed: int, steps: int, players: Optional[int] = None,
     cached; callers get a clone."""
     key = (ruleset, seed, steps, players, chance)
     if key not in _positions:
-        game = fishrules.load(ruleset)
+        game = _game(ruleset)
         state = game.start(players=players or game.min_players, seed=seed, chance=chance)
         rng = random.Random(seed * 7919 + steps)
         for _ in range(steps):
