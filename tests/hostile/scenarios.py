@@ -317,6 +317,10 @@ def apply_text(ruleset: str, seed: int, steps: int, text, players: Optional[int]
         if state.to_json() != before or not (state == clone):
             raise Violation("an IllegalAction changed the state") from None
         return {"result": "illegal", "error": describe(e)}
+    except fishrules.RuleError as e:  # the rules went wrong at run time: allowed, if nothing changed
+        if state.to_json() != before or not (state == clone):
+            raise Violation("a RuleError from apply() changed the state") from None
+        return {"result": "rule error", "error": describe(e)}
     # accepted: it must be one of the legal actions (written another way), or a broken rule the
     # rules accept (`when … is broken`), which the history records
     recorded = state.history[len(clone.history)]
