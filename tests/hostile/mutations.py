@@ -4,6 +4,7 @@ edited saved states.  Pure functions of their draws, so that a failure prints a 
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from pathlib import Path
@@ -129,14 +130,18 @@ FACES = ["A", "B", "C"]
 @st.composite
 def programs(d) -> str:
     """A random .fish program: declarations from the grammar, expressions and statements typed
-    loosely (mostly right, sometimes not), names mostly declared."""
-    ints = st.one_of(st.integers(0, 6), st.sampled_from([0, 1, 2, 10, 100, 1000, 65536, 10**9, 10**15, 10**15 + 1]))
-    lo = d(st.integers(0, 3))
-    hi = d(st.sampled_from([lo, lo + 1, lo + 3, 8, 64, 65]))
+    loosely (mostly right, sometimes not), names mostly declared, sizes mostly small and sometimes
+    at or past a limit."""
+
+    def pick(common: list, rare: list = ()):
+        """Mostly one of `common`, now and then one of `rare`."""
+        return d(st.sampled_from(list(common) * 6 + list(rare)))
+
+    ints = st.one_of(st.integers(0, 6), st.integers(0, 6), st.integers(0, 6),
+                     st.sampled_from([0, 1, 2, 10, 100, 1000, 65536, 10**9, 10**15, 10**15 + 1]))
+    lo = pick([2, 2, 1, 3], [0])
+    hi = pick([lo, lo + 1, lo + 3, 8], [64, 65])
     nums = ["x", "y"]
-    lists = ["xs"]
-    pvars = ["points"]
-    zones = []
     actions = [f"a{i}" for i in range(d(st.integers(1, 3)))]
     phases = [f"ph{i}" for i in range(d(st.integers(0, 2)))]
     dice = d(st.booleans())
@@ -145,20 +150,20 @@ def programs(d) -> str:
     defines = []
     out = ['game "Random"', f"players {lo} to {hi}"]
     if d(st.booleans()):
-        out.append(f'option opt: number from 0 to {d(ints)} = {d(ints)}, "o"')
+        top = d(ints)
+        out.append(f'option opt: number from 0 to {top} = {pick([min(top, 1), 0, top], [top + 1])}, "o"')
         nums.append("opt")
     if dice:
-        out.append(f"dice: {d(st.sampled_from([1, 2, 5, 16, 17, 1000, 1001]))} with faces A, B {d(ints)}, C 5")
+        out.append(f"dice: {pick([1, 2, 5], [16, 17, 1000, 1001])} with faces A, B {d(ints)}, C 5")
     if cards:
-        out.append(f"cards c: v from 1 to {d(st.sampled_from([3, 10, 10000, 10001]))}")
+        out.append(f"cards c: v from 1 to {pick([3, 10, 20], [10000, 10001])}")
         out += ["the game has deck: zone of c", "each player has hand: zone of c"]
-        zones += ["deck"]
     if board:
-        n = d(st.sampled_from([5, 25, 1000, 1001]))
+        n = pick([5, 25], [1000, 1001])
         out.append(f"board: circles from 1 to {n}")
-        out.append("  line " + ", ".join(str(d(st.integers(0, n + 2))) for _ in range(d(st.integers(2, 5)))))
+        out.append("  line " + ", ".join(str(pick([1, 2, 3, 4, 5], [0, n, n + 1])) for _ in range(d(st.integers(2, 5)))))
     if d(st.booleans()):
-        out.append(f"the game has pile: zones from 1 to {d(st.sampled_from([1, 3, 1000, 1001]))}")
+        out.append(f"the game has pile: zones from 1 to {pick([1, 3], [1000, 1001])}")
     out += ["the game has x: number", "the game has y: number = 1", "the game has xs: list of numbers",
             "the game has who: player", "each player has points: number"]
 
@@ -172,7 +177,7 @@ def programs(d) -> str:
         if k == "lit":
             return str(d(ints))
         if k == "name":
-            return d(st.sampled_from(nums + defines + (["n"] if "n" in ctx else []) + ["zz"]))
+            return pick(nums + defines + (["n"] if "n" in ctx else []), ["zz"])
         if k == "your":
             return "your points"
         if k == "bin":
@@ -193,7 +198,8 @@ def programs(d) -> str:
         return "sum(xs)" if not dice else d(st.sampled_from(["sum(xs)", "sum(value of dice)"]))
 
     def player(depth: int, ctx: set) -> str:
-        opts = ["who", "nobody", "first(players)"] + (["you"] if "you" in ctx else []) + (["p"] if "p" in ctx else [])
+        opts = ["who", "first(players)", "first(players)"] + (["you"] * 3 if "you" in ctx else []) \
+            + (["p"] if "p" in ctx else []) + (["player"] if "player" in ctx else []) + (["nobody"] if depth == 0 else [])
         if depth > 0:
             opts += ["left of", "right of"]
         k = d(st.sampled_from(opts))
@@ -269,17 +275,22 @@ def programs(d) -> str:
                     body.append(f"{pad}otherwise:")
                     body += block(depth - 1, indent + 1, ctx, in_phase)
             elif k == "foreach":
-                body.append(f"{pad}for each p in {coll(1, ctx)}:" if d(st.booleans()) else f"{pad}for each player:")
-                body += block(depth - 1, indent + 1, ctx | {"p"}, in_phase)
+                if d(st.booleans()):
+                    body.append(f"{pad}for each p in {pick(['players'], [coll(1, ctx)])}:")
+                    body += block(depth - 1, indent + 1, ctx | {"p"}, in_phase)
+                else:
+                    body.append(f"{pad}for each player:")
+                    body += block(depth - 1, indent + 1, ctx | {"player"}, in_phase)
             elif k == "repeat":
                 body.append(f"{pad}repeat {d(st.sampled_from(['2 times', 'while x < 3', 'until y > 2', '1000000 times']))}:")
                 body += block(depth - 1, indent + 1, ctx, in_phase)
             elif k == "choose":
-                who = d(st.sampled_from(["player", "p", "who", "first(players)", "left of who"]))
+                who = pick([w for w in ("player", "p") if w in ctx] + ["first(players)"], ["who", "left of who"])
                 body.append(f"{pad}{who} chooses " + " or ".join(d(st.lists(st.sampled_from(actions), min_size=1,
                                                                                    max_size=2, unique=True))))
             elif k == "simul":
-                body.append(f"{pad}each of {coll(1, ctx)} secretly chooses {d(st.sampled_from(actions))}")
+                chooser = pick(["players", "players other than first(players)"], [coll(1, ctx)])
+                body.append(f"{pad}each of {chooser} secretly chooses {d(st.sampled_from(actions))}")
             elif k == "play" and phases:
                 body.append(f"{pad}play {d(st.sampled_from(phases))}")
             elif k == "end":
@@ -304,7 +315,7 @@ def programs(d) -> str:
     out.append("  repeat:" if d(st.booleans()) else "  repeat 3 times:")
     out.append("    for each player:")
     out.append(f"      player chooses {' or '.join(actions)}")
-    out += block(3, 1, set(), True)
+    out += block(3, 3, {"player"}, True)
     for ph in phases:
         out.append(f"phase {ph}:")
         out += block(2, 1, set(), True)
@@ -427,13 +438,13 @@ def _walk(data, path):
 def edit_json(data, op: tuple):
     kind = op[0]
     if kind == "add key":
-        data[op[1]] = op[2]
+        data[op[1]] = copy.deepcopy(op[2])
         return data
     parent, key = _walk(data, op[1])
     if parent is None:
         return data
     if kind == "replace":
-        parent[key] = op[2]
+        parent[key] = copy.deepcopy(op[2])
     elif kind == "bump":
         v = parent[key]
         if isinstance(v, bool):
@@ -446,17 +457,20 @@ def edit_json(data, op: tuple):
         del parent[key]
     elif kind == "duplicate":
         if isinstance(parent, list):
-            parent.insert(key, parent[key])
+            parent.insert(key, copy.deepcopy(parent[key]))
         else:
-            parent[key] = [parent[key], parent[key]]
+            parent[key] = [parent[key], copy.deepcopy(parent[key])]
     elif kind == "swap" and isinstance(parent, list):
         j = op[2] % len(parent)
         parent[key], parent[j] = parent[j], parent[key]
     elif kind == "wrap":
         v = parent[key]
-        for _ in range(op[2]):
-            v = [v]
-        parent[key] = v
+        if op[2] > 200:  # deeper than json.dumps can write: spliced in as text by `dumps`
+            parent[key] = Deep(op[2], v)
+        else:
+            for _ in range(op[2]):
+                v = [v]
+            parent[key] = v
     elif kind == "move element":
         dest_parent, dest_key = _walk(data, op[2])
         if isinstance(parent, list) and dest_parent is not None and isinstance(dest_parent[dest_key], list) \
@@ -478,7 +492,27 @@ def edit_text(text: str, op: tuple) -> str:
     return text[:i] + op[2] + text[i + 1:]
 
 
+class Deep:
+    """A value wrapped in `depth` lists, too deep for json.dumps."""
+
+    def __init__(self, depth: int, value) -> None:
+        self.depth, self.value = depth, value
+
+
 def dumps(data) -> str:
-    """Compact JSON, as to_json writes it (NaN and infinities included, as Python's json allows)."""
-    return json.dumps(data, separators=(",", ":"), allow_nan=True)
+    """Compact JSON, as to_json writes it (NaN and infinities included, as Python's json allows;
+    `Deep` values written as text)."""
+    deep: list = []
+
+    def default(o):
+        if isinstance(o, Deep):
+            deep.append(o)
+            return f"\x00deep{len(deep) - 1}\x00"
+        raise TypeError(type(o).__name__)
+
+    text = json.dumps(data, separators=(",", ":"), allow_nan=True, default=default)
+    for i, o in enumerate(deep):
+        inner = "[" * o.depth + dumps(o.value) + "]" * o.depth
+        text = text.replace(json.dumps(f"\x00deep{i}\x00"), inner, 1)
+    return text
 
