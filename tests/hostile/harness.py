@@ -197,12 +197,13 @@ def _serve() -> None:  # pragma: no cover - runs in the child
         if len(head) < _HEADER.size:
             return
         (size,) = _HEADER.unpack(head)
-        buf = b""
-        while len(buf) < size:
-            chunk = inp.read(size - len(buf))
-            if not chunk:
+        buf = bytearray(size)
+        view, got = memoryview(buf), 0
+        while got < size:
+            n = inp.readinto(view[got:])
+            if not n:
                 return
-            buf += chunk
+            got += n
         ref, args, kwargs, cwd = pickle.loads(buf)
         os.chdir(cwd or home)
         started = time.perf_counter()
@@ -274,19 +275,20 @@ class Worker:
 
     def _read_exactly(self, n: int, deadline: float) -> Optional[bytes]:
         fd = self.proc.stdout.fileno()
-        buf = b""
-        while len(buf) < n:
+        chunks, got = [], 0
+        while got < n:
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
             ready, _, _ = select.select([fd], [], [], left)
             if not ready:
                 return None
-            chunk = os.read(fd, min(n - len(buf), 1 << 20))
+            chunk = os.read(fd, min(n - got, 1 << 20))
             if not chunk:
                 raise EOFError
-            buf += chunk
-        return buf
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
 
     def _receive(self, timeout: float):
         deadline = time.monotonic() + timeout

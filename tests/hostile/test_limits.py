@@ -15,7 +15,7 @@ import pytest
 
 from . import scenarios as sc
 from .contract import (
-    FAST, HEAD, L, LIMITS, TINY, assert_exc, assert_loads, assert_rule_error, line_no, run,
+    FAST, HEAD, L, LIMITS, TINY, assert_exc, assert_loads, assert_rule_error, line_no, names_limit, run,
 )
 
 # ---- the limits module ---------------------------------------------------------------------------------
@@ -503,6 +503,24 @@ def test_runaway_work_ends_with_a_rule_error(body):
     text = LOOP.format(body=body)
     out = run(sc.start_only, text, timeout=FAST)
     assert_rule_error(out, lines=range(6, 11), limit="WORK_BUDGET")
+
+
+@pytest.mark.parametrize("template", ["count(players where ({}) > 0)", "count(players with the highest ({}))"])
+def test_exponential_expression_ends_with_a_rule_error(template):
+    # 40 levels (under MAX_NESTING) of a filter over the players: 2 ** 40 evaluations of the inside
+    inner = "1"
+    for _ in range(40):
+        inner = template.format(inner)
+    text = TINY + f"define deep: {inner}\nscore \"deep\": deep\n"
+    out = run(sc.load_text, text, timeout=FAST)
+    if out.status == "raised":  # refused statically (as too much work): fine, if it says so
+        assert_rule_error(out, lines=line_no(text, "define deep"))
+        return
+    out = run(sc.call_and_rollback, text, ("scores",), timeout=FAST)
+    assert out.status == "ok", out
+    info = assert_exc(out.value["raised"], "RuleError")
+    assert out.value["unchanged"]
+    assert any(names_limit(d.message + (d.hint or ""), "WORK_BUDGET") for d in info["diagnostics"]), info["message"]
 
 
 def test_play_again_for_ever():
