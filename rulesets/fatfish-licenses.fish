@@ -25,11 +25,11 @@ the game has license_A_holder: player = nobody
 the game has license_G_holder: player = nobody
 # "Points for the cards А, Б and В are counted at the end of the game."
 the game has game_ended: yes or no
-# What the row just taken held, looked at when it is taken.
-the game has row_had_a_run: yes or no
-the game has ones_before: number
-the game has met_A: yes or no
-the game has met_G: yes or no
+# What the row just taken held, looked at when it is taken: the rules' bookkeeping, in no view.
+the game has internal row_had_a_run: yes or no
+the game has internal ones_before: number
+the game has internal met_A: yes or no
+the game has internal met_G: yes or no
 
 define shown_A: any l in shown_license where letter is A
 define shown_B: any l in shown_license where letter is B
@@ -63,6 +63,8 @@ add rule "receive a license" after rule "sort the catch":
   # "Card А ... As soon as a player places a card with value 1 into their victory points pile, they
   #  immediately receive this license. If later a card with value 1 also appears in another player's
   #  victory points pile, this license passes to that player."
+  # AMBIGUITY (А passes): only when a value-1 card reaches another player's victory pile; its
+  # holder placing another 1 changes nothing.
   set met_A to shown_A and count(catcher's victory where value = 1) > ones_before and license_A_holder is not catcher
   set met_G to license_G_holder is nobody and row_had_a_run
   if met_A and met_G:
@@ -80,6 +82,8 @@ action take_license_G:
   set license_G_holder to you
 
 # "The player holding this license at the end of the game receives an additional 10 victory points."
+# AMBIGUITY (when licenses count): А and Г as soon as they are held; Б and В only once the game is
+# over ("Cards Б and В are issued to players only at the end of the game").
 score "license A": if shown_A and license_A_holder is you then 10 otherwise 0
 
 # "Card Б is issued at the end of the game. It is received by the player with the fewest cards in

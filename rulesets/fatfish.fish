@@ -44,9 +44,12 @@ each player has left_the_game: yes or no
 
 # "The fiasco card remains lying in front of a player until another player makes a mistake"
 the game has fiasco_holder: player = nobody
-the game has turn_row: number
-the game has laid: number
-the game has turn_again: yes or no
+# The turn's own bookkeeping (the row chosen, how many cards laid, whether the turn is retaken): what
+# they say is on the table for everybody to see; the values themselves are in nobody's view.
+the game has internal turn_row: number
+the game has internal laid: number
+the game has internal turn_again: yes or no
+the game has internal retaking: yes or no
 
 
 # ---- End of the Game ------------------------------------------------------------------------------
@@ -88,6 +91,8 @@ phase setup:
   for each r in rows:
     draw from deck to rows(r) face up
   # "Players 2: 3, 3: 6, 4: 9, 5: 12, 6: 15" cards in the reserve.
+  # AMBIGUITY (the reserve): a face-down stack dealt at random here; turning its top card over later
+  # is no new chance.
   draw reserve_size from deck to reserve face down
   # "Remove the remaining fish cards from the game"
   move deck to out_of_game face down
@@ -97,6 +102,7 @@ phase setup:
 
 phase turn for fisher:
   # "Then they must immediately take their turn again, this time following all the rules."
+  set retaking to no
   set turn_again to yes
   repeat while turn_again:
     set turn_again to no
@@ -134,9 +140,13 @@ action lay(row: one of rows, card: one of your hand):
   # "Fiasco card: The player who on their turn fishes not according to the rules must take back all
   #  the cards laid out on that turn and place the fiasco card in front of them. Then they must
   #  immediately take their turn again, this time following all the rules."
-  when "one row a turn" is broken and fiasco is penalty:
+  # AMBIGUITY (what a fiasco covers): breaking either rule above is fishing "not according to the
+  # rules"; every card laid this turn goes back to the hand and the turn starts again.
+  # "this time following all the rules": in the turn taken again, a wrong lay is refused, not a
+  # second fiasco.
+  when "one row a turn" is broken and fiasco is penalty and not retaking:
     play fiasco_card for you
-  when "a matching colour" is broken and fiasco is penalty:
+  when "a matching colour" is broken and fiasco is penalty and not retaking:
     play fiasco_card for you
   move card to rows(row) face up
   set turn_row to row
@@ -155,10 +165,13 @@ action stop:
   end laying
 
 phase fiasco_card for culprit:
+  # "take back all the cards laid out on that turn": back into the hand, face down again — the
+  # hand is secret, and a card left face up there would stay on show to everybody.
   if laid > 0:
-    move top(laid, rows(turn_row)) to culprit's hand
+    move top(laid, rows(turn_row)) to culprit's hand face down
   set fiasco_holder to culprit
   set turn_again to yes
+  set retaking to yes
   end laying
 
 
@@ -179,6 +192,7 @@ define colours_taken: count(distinct(colour of taken))
 #  points pile."
 # AMBIGUITY (the second card of one colour): a card in the victory pile adds what it would subtract
 # in the penalty pile, so the player always takes the two; which cards go up is the player's choice.
+# The other reading lets the player put up one or two ("you may"): taking one only ever loses points.
 action keep(chosen: some taken):
   require "one card of each colour": if colours_taken = 1 then count(chosen) = 2 otherwise count(chosen) = colours_taken and count(distinct(colour of chosen)) = colours_taken
   move chosen to your victory face up

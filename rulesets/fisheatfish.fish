@@ -16,6 +16,8 @@ tokens fish: colour in red x 7, yellow x 7, green x 7, blue x 7, purple x 7
 # "55 cartas" — eleven challenge cards a colour.
 # AMBIGUITY (the challenge cards): the rulebook has Fish cards with numbers, a Shark and an Octopus
 # but not how many of each: here each colour has the Fish cards 1 to 9, one Shark and one Octopus.
+# Another reading of the 11 is the Fish cards 1 to 8, one Shark and two Octopus; a house rule
+# replacing these two lines plays it.
 cards fish_card: colour in red, yellow, green, blue, purple and number from 1 to 9
 cards sea_card: colour in red, yellow, green, blue, purple and creature in shark, octopus
 
@@ -87,6 +89,8 @@ score "catch": count(your catch)
 
 # "Desempate: el poseedor de la ficha Estrella de mar gana si está involucrado; de lo contrario, el
 #  jugador con más cartas de Desafío en la mano gana."
+# AMBIGUITY (ties after the tie-break): equal fish, the Starfish with none of them and as many cards
+# in hand: they share the victory.
 define most_fish: players with the highest count(catch)
 winners: if count(most_fish) = 1 then most_fish otherwise if starfish_holder in most_fish then starfish_holder otherwise most_fish with the highest count(hand)
 
@@ -144,6 +148,11 @@ phase fishing:
   repeat:
     # "El juego termina cuando solo queda pescado en el tablero a 1 jugador. Estos peces ahora se
     #  agregan a la captura de los jugadores, junto con la ficha de Estrella de mar."
+    # AMBIGUITY (the Starfish at the end): "junto con la ficha de Estrella de mar" — the last
+    # player on the board takes the Starfish with their fish, so it can break a tie in their favour.
+    # The other reading: the Starfish stays with its holder, and only the fish go to the catch.
+    # AMBIGUITY (nobody's fish left): when a tie removes the last stacks, or the last players run
+    # out of cards together, no player's fish remain: the game ends too, and the Starfish stays.
     if count(on_board) <= 1:
       for each p in on_board:
         for each c in circles_of(p):
@@ -151,7 +160,8 @@ phase fishing:
         set starfish_holder to p
       end game
     # AMBIGUITY (a deadlock): when for a whole round of turns nobody can do anything, the game ends
-    # and the fish on the board join their owners' catches.
+    # and the fish on the board join their owners' catches; the Starfish stays with its holder, as
+    # no single last player takes it.
     if passes >= count(on_board):
       for each p in on_board:
         for each c in circles_of(p):
@@ -162,11 +172,14 @@ phase fishing:
     set mover to left of mover
 
 # "Use un pez para hacer uno, y solo uno, de los siguientes"
+# `passes` counts the turns in a row in which nobody could do anything: a player who acts starts
+# the count again, one who cannot adds to it (the deadlock rule of phase fishing reads it).
 phase turn for fisher:
-  set passes to 0
   if can_attack(fisher) or can_move_and_attack(fisher):
+    set passes to 0
     fisher chooses attack or move_and_attack
   otherwise if can_drift(fisher):
+    set passes to 0
     # "Si no es posible 1 o 2: luego mueve un pez a un círculo donde podría ser atacado por el pez de
     #  otro jugador durante otro turno y pasa la ficha de Estrella de mar a la izquierda."
     fisher chooses drift
@@ -264,6 +277,8 @@ phase both_removed:
 # "si un jugador no tiene cartas de Desafío, ese jugador debe eliminar todas las pilas restantes de
 #  peces del tablero. Estos peces se convierten en parte de la captura de ese jugador ... Ese jugador
 #  no puede participar en más batallas."
+# AMBIGUITY (out of challenge cards): the player's stacks, whatever colours they hold, go to their
+# catch at once, after the fight that used the last card.
 phase out_of_cards:
   for each p in players:
     if count(p's hand) = 0:

@@ -61,12 +61,15 @@ phase game:
     # "pass the big catch card to the left; they become the dealer of the next round."
     set dealer to left of dealer
 
+# AMBIGUITY (when the table is tidied): "Clear the fish tokens off of the rule mat" ends a round; here
+# it is done as the next round begins, so the last round's catches and rule mat stay on the table
+# for everybody to see at the end of the game.  Nothing else differs.
 phase tournament:
+  play tidy_up
   play distribution
   play rule_decision
   play fishing
   play results
-  play tidy_up
 
 # "The dealer shuffles all the fish cards, face down, and deals them equally to the players. Any
 #  extra fish cards are not used (one in a 3P game and two in a 4P game); return these to the box
@@ -205,3 +208,7 @@ phase results:
 phase tidy_up:
   move fish to box face down
   set rules_decided to 0
+  clear target
+  clear valuation
+  clear not_target
+  set size_low to 0

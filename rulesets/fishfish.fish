@@ -21,8 +21,9 @@ cards bait: value in 2, 3 x 2, 4, 5
 # "players take on two different roles: either that of the Fisherman ... or that of a Fish"
 the game has fisherman: player
 # "The direction of turn of the Fish players changes with each round."
-the game has direction: one of clockwise, counterclockwise
+the game has direction: one of clockwise, counterclockwise = clockwise
 the game has line_number: number
+the game has round_number: number
 # How many "Catch" cards have been revealed this round.
 the game has catches_revealed: number
 
@@ -69,15 +70,19 @@ phase game:
   # AMBIGUITY (who ate fish last): the table decides before the game; the first seat is that player.
   set fisherman to first(players)
   repeat rounds_to_play times:
+    add 1 to round_number
+    # "Start of a New Round": only when a new round begins.  After the last round nobody becomes
+    # the Fisherman, so the last Fisherman's unplayed Fishing cards stay his, seen by nobody else.
+    if round_number > 1:
+      # "The player to the left of the Fisherman becomes the new Fisherman"
+      set fisherman to left of fisherman
+      # "A new round begins, with the direction of turn of the Fish players changed."
+      if direction is clockwise:
+        set direction to counterclockwise
+      otherwise:
+        set direction to clockwise
     play round
     play scoring
-    # "The player to the left of the Fisherman becomes the new Fisherman"
-    set fisherman to left of fisherman
-    # "A new round begins, with the direction of turn of the Fish players changed."
-    if direction is clockwise:
-      set direction to counterclockwise
-    otherwise:
-      set direction to clockwise
 
 # "All Fish tiles are returned to play. ... The Fish players each take back four tiles showing the
 #  same fish and a Loot tile." / "The Fisherman takes the five Fishing cards and the five Bait cards."
@@ -110,6 +115,9 @@ phase line:
   # "1) The Fisherman sets the line"
   fisherman chooses set_line
   # "2) The Fish bet" — "Each Fish player, in turn ..., chooses to bet from zero to four Fish tiles"
+  # AMBIGUITY (a Fish with no tiles left): it still has its turn, where it can only `bet 0`, so the
+  # order of play stays the rulebook's ("When the Fisherman and every Fish player have played").
+  # The other reading skips it: it has nothing to bet.
   for each player other than fisherman starting with first_to_bet going direction:
     player chooses bet
   # "3) Checking the line"
@@ -155,11 +163,15 @@ phase checking:
   for each player:
     set player's bet to 0
   # "After checking, the two cards of the Fisherman's line are discarded face down."
+  # AMBIGUITY (a revealed card discarded face down): nobody may look at it again; the public
+  # catches_revealed keeps count of the Catch cards revealed this round.
   move line_fishing to discard face down
   move line_bait to discard face down
   # "Important: If both "Catch" Fishing cards have been revealed, the round ends immediately. The
   #  Fish players who still have Fish tiles place them on their Loot tile, in the slot corresponding
   #  to the largest Bait value the Fisherman still holds."
+  # AMBIGUITY (the largest Bait value the Fisherman still holds): the largest in his hand once the
+  # line was checked — the line's own Bait is discarded already.
   # AMBIGUITY (a Catch discarded unrevealed): it is not "used" — only revealed Catch cards end the
   # round; ending it would also tell everybody what the hidden card was.
   # ("both" Catch cards: every Catch card there is, so a house rule can change how many there are.)

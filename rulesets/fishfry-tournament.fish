@@ -30,25 +30,39 @@ replace winners: players with the highest score
 # "In a Tournament, the special "FISHFRY" roll is five PANFISH. It is NOT an instant winner."
 # AMBIGUITY (what a fish is in Total Points): the points of each turn are recorded as one entry, so
 # a fish to eat is one recorded turn ("The points of each player's turn are recorded on paper").
-# AMBIGUITY (what the FISHFRY roll scores): nothing — its reward is the meal and the free turn.
-# AMBIGUITY ("may select"): eating never costs the roller anything, so the roller must eat when there
-# is a fish to eat; with no fish on anybody's paper there is nothing to eat.
+# The other reading records each fish of a turn on its own (a turn of two fish is two entries, and
+# its PANFISH go with one of them), so a FISHFRY eats one fish, not the whole turn.
+# A turn worth 0 is on the paper too, but nothing was caught in it: "any fish currently caught"
+# is an entry worth more than 0 (PANFISH alone are a fish: "players can keep all fish, even PANFISH").
+define fish_on_paper: your catch where it > 0
+# AMBIGUITY (what the FISHFRY roll scores): nothing — its reward is the meal and the free turn.  The
+# other reading records its five PANFISH, 5 points, like any turn ("PANFISH add ONE point EACH").
+# "may select": the roller may eat a fish or decline.  Eating can cost the roller: in the Keeper
+# Tournament the player who loses a fish may fish again ("a player whose fish was "fried up" may
+# now continue to play even if they had already recorded the 3 fish limit").
+# AMBIGUITY ("may select"): an earlier reading made the meal compulsory, as in Total Points and
+# FIRST-TO it never costs the roller anything; "may" lets every tournament decline.  With no fish on
+# anybody's paper there is nothing to eat, and nothing to decline.
 replace phase fishfry for roller:
   if fry_up is roller_eats:
     # "The player who rolled the FISHFRY may select any fish currently caught by any one player,
     #  "fry it up," and eat it. That fish is subtracted from the other player's score."
-    if any player in players other than roller has count(catch) > 0:
-      roller chooses eat
+    if any player in players other than roller has count(fish_on_paper) > 0:
+      roller chooses eat or decline
   otherwise:
     # "ALL other players "fry-up" one fish (their choice)", in turn order from the roller's left.
     for each player other than roller starting with left of roller:
-      if count(player's catch) > 0:
+      if count(player's fish_on_paper) > 0:
         player chooses fry
   # "The player then rolls again in a free turn to try and catch fish."
   play turn for roller
 
-action eat(victim: one of players other than you, fish: one of victim's catch):
+action eat(victim: one of players other than you, fish: one of victim's fish_on_paper):
   remove fish from victim's catch
 
-action fry(fish: one of your catch):
+# The roller leaves every fish where it is.
+action decline:
+  nothing
+
+action fry(fish: one of your fish_on_paper):
   remove fish from your catch

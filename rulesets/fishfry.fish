@@ -23,6 +23,9 @@ each player has catch: list of numbers
 # The player who rolled a FISHFRY, if anybody did.
 the game has fryer: player = nobody
 
+# Which of the turn's three rolls the roller is on, for everybody to see.
+the game has roll: number
+
 
 # ---- Scoring --------------------------------------------------------------------------------------
 
@@ -83,6 +86,7 @@ phase turn for roller:
 
 # "Each turn a player has THREE ROLLS. On the first roll, a player rolls all 5 dice."
 phase rolling for roller:
+  set roll to 1
   roll all dice
   repeat 2 times:
     # Five PANFISH leave nothing that may be re-rolled: the FISHFRY ends the rolling.
@@ -98,6 +102,7 @@ action reroll(chosen: some dice):
   # "A player may re-roll any dice except the PANFISH. PANFISH are set aside and can NOT be
   #  re-rolled."
   require "PANFISH are set aside": no die in chosen shows PANFISH
+  add 1 to roll
   roll chosen
 
 # "Players may choose to keep all their dice at any time, and stay with the result they have
@@ -111,8 +116,10 @@ action stay:
 # "All other players then "fry-up" and lose their fish. This player instantly WINS and takes the
 #  first turn in a new game of FISHFRY."
 # AMBIGUITY (the new game): a state is one game, so the game ends here with the roller as the
-# winner; a caller who plays on starts a new game with that player seated first.  The FISHFRY roll
-# itself records nothing: it wins outright, so its PANFISH points would change nothing.
+# winner; a caller who plays on starts a new game with that player seated first.
+# AMBIGUITY (what the FISHFRY roll scores): nothing — it wins outright, so its PANFISH points would
+# change nothing.  The other reading scores it like any turn, 5 (one a PANFISH); only the roller's
+# shown score would differ, never the winner.
 phase fishfry for roller:
   for each player other than roller:
     clear player's catch

@@ -57,6 +57,10 @@ def test_random_playout(name, data):
     assert s.is_over, f"{name} did not end within {MAX_ACTIONS} actions"
     assert s.winners() and all(0 <= p < players for p in s.winners())
     assert len(s.scores()) == players
+    # the places agree with the rules' own winners, tie-breaks included
+    ranking = s.ranking()
+    assert {p for p in range(players) if ranking[p] == 1} == set(s.winners())
+    assert all(ranking[p] > len(s.winners()) for p in range(players) if p not in s.winners())
     assert game.replay(s.history, players=players) == s
     assert game.state_from_json(s.to_json()) == s
 

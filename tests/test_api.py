@@ -113,7 +113,7 @@ def test_json_round_trip_mid_game(modes):
         s.apply(r1.choice(s.legal_actions()))
         back.apply(r2.choice(back.legal_actions()))
     assert back == s and back.history == s.history
-    with pytest.raises(ValueError, match="another game"):
+    with pytest.raises(fishrules.StateError, match="another game"):
         modes["fishfry"].state_from_json(text)
 
 
@@ -123,7 +123,7 @@ def test_replay_reproduces_and_rejects_a_bad_history(fishfry):
     while not s.is_over:
         s.apply(rng.choice(s.legal_actions()))
     assert fishfry.replay(s.history, players=3) == s
-    with pytest.raises(fishrules.IllegalAction):
+    with pytest.raises(fishrules.StateError, match=r"history entry 7 \('stay'\) is not allowed: chance is to play"):
         fishfry.replay(s.history[:5] + ["stay", "stay"], players=3)
 
 
@@ -202,3 +202,12 @@ def test_runtime_rule_error_names_the_line():
 def test_oversized_rule_file_is_refused():
     with pytest.raises(fishrules.RuleError, match="larger than"):
         fishrules.loads("# " + "x" * 600_000 + "\n", "big.fish")
+
+
+def test_ranking_agrees_with_the_rules_winners(fishfry):
+    """An instant FISHFRY win leaves every score at 0; the roller is still the one winner, first."""
+    s = fishfry.start(players=3, chance="manual")
+    roll(s, "PANFISH", "PANFISH", "PANFISH", "PANFISH", "PANFISH")
+    assert s.is_over and s.scores() == [0, 0, 0]
+    assert s.winners() == [0]
+    assert s.ranking() == [1, 2, 2]

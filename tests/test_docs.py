@@ -194,7 +194,25 @@ def test_console_block_shows_real_output(block, tmp_path, monkeypatch, capsys):
         typed = re.findall(rf"^{PROMPT} ?(.*)$", shown, re.M)
         expected = re.sub(rf"^{PROMPT}.*$", PROMPT, shown, flags=re.M)
         got = run_cli(argv, typed, monkeypatch, capsys)
+        if words(got) != words(expected) and os.environ.get("FISHRULES_UPDATE_DOCS"):
+            _rewrite_shown(block, cmd, shown, got, typed)
+            continue
         assert words(got) == words(expected), f"$ {cmd}\n--- the page shows:\n{shown}\n--- it prints:\n{got}"
+
+
+def _rewrite_shown(block: Block, cmd: str, shown: str, got: str, typed: list[str]) -> None:
+    """FISHRULES_UPDATE_DOCS=1: write what the command prints into the page, in place of what it
+    showed (the typed answers put back after each prompt).  Review the diff before committing."""
+    for answer in typed:
+        got = got.replace(f"{PROMPT} ", f"\0{answer}\n", 1)
+    got = got.replace("\0", f"{PROMPT} ")
+    new = "\n".join(line.rstrip() for line in got.rstrip("\n").splitlines())
+    text = block.page.read_text(encoding="utf-8")
+    indent = re.search(rf"^([ \t]*)\$ {re.escape(cmd)}$", text, re.M).group(1)
+    old = "\n".join(indent + line if line else line for line in [f"$ {cmd}", *shown.splitlines()])
+    fresh = "\n".join(indent + line if line else line for line in [f"$ {cmd}", *new.splitlines()])
+    assert old in text, f"cannot find the output of `{cmd}` in {block.page}"
+    block.page.write_text(text.replace(old, fresh, 1), encoding="utf-8")
 
 
 def test_language_reference_names_every_function():

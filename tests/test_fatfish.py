@@ -38,7 +38,13 @@ def setup(game, hands, rows, stacks=None, options=None, reserve=None):
 
 
 def legal(s):
-    return sorted(str(a) for a in s.legal_actions())
+    """The lays that keep every rule (the rulebook's examples list these)."""
+    return sorted(str(a) for a in s.legal_actions() if a.breaks is None)
+
+
+def fiascos(s):
+    """The lays the rules accept as a fiasco, with the rule each breaks."""
+    return sorted((str(a), a.breaks) for a in s.legal_actions() if a.breaks is not None)
 
 
 def ends(s):
@@ -156,7 +162,9 @@ def test_fiasco_takes_back_every_card_laid_this_turn(game):
     s.apply("lay 2 blue-4")  # wrong: blue only in row III
     assert ends(s) == ["yellow-1", "red-3", "blue-2"]
     assert sorted(s.view(0)["seats"][0]["hand"]) == ["blue-4", "green-6", "purple-6", "red-5"]
-    assert s.view(None)["values"]["laid"] == 0 and s.current == 0
+    # the turn is taken again from the start: nothing laid yet, so stopping is not allowed
+    assert s.current == 0 and "stop" not in [str(a) for a in s.legal_actions()]
+    assert "laid" not in s.view(None)["values"]  # the rules' own bookkeeping is in no view
     s.apply("lay 1 green-6")  # a fresh turn: any row is open again
     with pytest.raises(fishrules.IllegalAction):
         s.apply("stop please")
@@ -197,17 +205,17 @@ def test_random_playouts_conserve_the_cards(game, players, fiasco):
             assert count_cards(s) == 100
             acts = s.legal_actions()
             if acts[0].name == "lay" and rng.random() < 0.1:
-                # now and then, try a lay the rules do not allow
+                # now and then, try a lay that is not listed: apply() refuses exactly those (with the
+                # fiasco card, a wrong lay is listed, but not in the turn taken again after one)
                 wrong = f"lay {rng.randint(1, 3)} {rng.choice(s.view(s.current)['seats'][s.current]['hand'])}"
                 if wrong not in {str(a) for a in acts}:
-                    try:
+                    with pytest.raises(fishrules.IllegalAction):
                         s.apply(wrong)
-                        fiascos += 1
-                        assert fiasco == "penalty" and s.view(None)["values"]["fiasco_holder"] is not None
-                        continue
-                    except fishrules.IllegalAction as e:
-                        assert fiasco == "refusal" or e.rule not in ("a matching colour", "one row a turn")
-            s.apply(rng.choice(acts))
+            act = rng.choice(acts)
+            fiascos += act.breaks is not None
+            s.apply(act)
+            if act.breaks is not None:
+                assert s.view(None)["values"]["fiasco_holder"] == act.player
         assert count_cards(s) == 100
         v = s.view(None)
         # everybody ran out of cards; scores are victory - penalty - 5 for the last fiasco holder
@@ -220,3 +228,45 @@ def test_random_playouts_conserve_the_cards(game, players, fiasco):
         assert game.replay(s.history, players=players, options={"fiasco": fiasco}) == s
         if fiasco == "refusal":
             assert fiascos == 0
+
+
+def test_cards_taken_back_after_a_fiasco_go_back_into_the_secret_hand_face_down(game):
+    """"must take back all the cards laid out on that turn": back into the hand, which only its owner
+    sees.  Laid face up, they must be turned face down again: otherwise, with two yellow 6 in hand,
+    laying one after the fiasco left the other on show."""
+    s = setup(game, [["yellow-6", "yellow-6", "blue-4", "green-6"], ["red-2", "green-2", "green-3", "green-4"]],
+              ["yellow-1", "red-3", "blue-2"])
+    s.apply("lay 1 yellow-6")
+    s.apply("lay 1 blue-4")  # a fiasco: blue only in row III
+    assert s.view(None)["values"]["fiasco_holder"] == 0
+    for p in (None, 1):
+        assert s.view(p)["seats"][0]["hand"] == [None] * 4
+    s.apply("lay 1 yellow-6")
+    for p in (None, 1):
+        assert s.view(p)["seats"][0]["hand"] == [None] * 3, f"p0's hand shown to {p}"
+    assert sorted(s.view(0)["seats"][0]["hand"]) == ["blue-4", "green-6", "yellow-6"]
+
+
+@pytest.mark.parametrize("fiasco", ["penalty", "refusal"])
+def test_a_fiasco_is_a_legal_action_marked_with_the_rule_it_breaks(game, fiasco):
+    """apply() takes exactly what legal_actions() lists: with the fiasco card (the rulebook), a
+    wrong lay is listed, marked with the rule it breaks, so a bot can choose it or leave it; at a
+    strict table it is not listed, and refused."""
+    s = setup(game, [["yellow-4", "green-5", "blue-6", "red-6"], ["green-1", "green-2", "green-3", "green-4"]],
+              ["yellow-1", "blue-2", "red-3"], options={"fiasco": fiasco})
+    listed = {str(a) for a in s.legal_actions()}
+    every_lay = {f"lay {r} {c}" for r in (1, 2, 3) for c in ("yellow-4", "green-5", "blue-6", "red-6")}
+    if fiasco == "penalty":
+        assert listed == every_lay
+        assert ("lay 1 red-6", "a matching colour") in fiascos(s)
+        wrong = next(a for a in s.legal_actions() if a.breaks == "a matching colour")
+        s.apply(wrong)
+        assert s.view(None)["values"]["fiasco_holder"] == 0 and s.current == 0
+    else:
+        assert listed == set(legal(s)) and not fiascos(s)
+        with pytest.raises(fishrules.IllegalAction, match="a matching colour"):
+            s.apply("lay 1 red-6")
+    # whatever is listed is accepted; whatever is not is refused
+    for text in every_lay - listed:
+        with pytest.raises(fishrules.IllegalAction):
+            s.clone().apply(text)

@@ -159,6 +159,8 @@ def _branches(game, players, seed):
     rng = random.Random(seed)
     s = game.start(players=players)
     for _ in range(rng.randrange(0, 12)):
+        if s.is_over:  # a game of two players can be over in 8 actions
+            break
         s.apply(rng.choice(s.legal_actions()))
     while s.is_over or s.legal_actions()[0].name != "set_line":
         if s.is_over:

@@ -77,8 +77,8 @@ def test_special_fishfry_eats_a_fish_then_a_free_turn(modes):
     roll(s, *FISHFRY)  # p1: FISHFRY — "It is NOT an instant winner."
     assert not s.is_over and s.current == 1
     legal = [str(a) for a in s.legal_actions()]
-    # any fish of any one other player: p0's 30 or 15, p2's 10
-    assert legal == ["eat p0 30", "eat p0 15", "eat p2 10"]
+    # any fish of any one other player: p0's 30 or 15, p2's 10 — or none ("may select")
+    assert legal == ["eat p0 30", "eat p0 15", "eat p2 10", "decline"]
     with pytest.raises(fishrules.IllegalAction):
         s.apply("eat p1 10")  # not your own fish
     s.apply("eat p0 30")
@@ -171,7 +171,7 @@ def test_keeper_done_after_the_limit_until_a_fish_is_fried(modes):
     assert s.scores() == [20, 15]
     # Round 3: p0 has 2 fish and is done fishing — the dice go straight to p1.
     roll(s, *FISHFRY)  # this is p1's FISHFRY
-    assert s.current == 1 and [str(a) for a in s.legal_actions()] == ["eat p0 10"]
+    assert s.current == 1 and [str(a) for a in s.legal_actions()] == ["eat p0 10", "decline"]
     s.apply("eat p0 10")
     # p1's free turn
     turn(s, FISH_10)
@@ -183,3 +183,102 @@ def test_keeper_done_after_the_limit_until_a_fish_is_fried(modes):
     assert s.scores() == [40, 25]
     # p1 is done (2 fish), so takes no turn: the tournament is over.
     assert s.is_over and s.winners() == [0]
+
+
+# ---- a turn worth nothing is no fish ------------------------------------------------------------
+# "The player who rolled the FISHFRY may select any fish currently caught by any one player": a turn
+# that scored 0 is on the paper, but nobody caught a fish in it.
+
+
+def eats(s):
+    return [str(a) for a in s.legal_actions() if a.name == "eat"]
+
+
+def test_a_fishfry_cannot_eat_a_turn_worth_nothing(modes):
+    g = modes["fishfry-total-points"]
+    s = g.start(players=3, chance="manual", options={"rounds": 2})
+    turn(s, NOTHING)  # p0: 0
+    turn(s, NOTHING)  # p1: 0
+    turn(s, FISH_10)  # p2: 10
+    assert s.view(None)["seats"][1]["catch"] == [0]  # the turn is on the paper ...
+    roll(s, *FISHFRY)  # p0
+    assert eats(s) == ["eat p2 10"]  # ... but it is no fish
+    with pytest.raises(fishrules.IllegalAction):
+        s.apply("eat p1 0")
+
+
+@pytest.mark.parametrize("first, p0_score", [(NOTHING, 10), (FISH_10, 20)])
+def test_a_fishfry_with_only_empty_turns_on_the_paper_has_nothing_to_eat(modes, first, p0_score):
+    g = modes["fishfry-total-points"]
+    s = g.start(players=2, chance="manual", options={"rounds": 2})
+    turn(s, first)  # p0: 0 or 10 (the roller's own fish are not to be eaten)
+    turn(s, NOTHING)  # p1: 0
+    roll(s, *FISHFRY)  # p0: nothing to eat, straight to the free turn
+    assert s.current == CHANCE
+    turn(s, FISH_10)
+    assert s.scores() == [p0_score, 0] and s.view(None)["seats"][1]["catch"] == [0]
+
+
+def test_everyone_fries_a_fish_not_a_turn_worth_nothing(modes):
+    g = modes["fishfry-total-points"]
+    s = g.start(players=3, chance="manual", options={"rounds": 3, "fry_up": "everyone_fries"})
+    turn(s, FISH_10)  # p0: 10
+    turn(s, NOTHING)  # p1: 0
+    turn(s, NOTHING)  # p2: 0
+    turn(s, NOTHING)  # p0: 0
+    turn(s, NOTHING)  # p1: 0
+    turn(s, ["HEAD", "TAIL", "BODY 20", "TAIL", "TAIL"])  # p2: 30 -> p2 [0, 30]
+    roll(s, *FISHFRY)  # p0: p1 has caught nothing and fries nothing; p2 must fry the 30
+    assert s.current == 2 and [str(a) for a in s.legal_actions()] == ["fry 30"]
+    s.apply("fry 30")
+    assert s.current == CHANCE  # p0's free turn: p1 had no fish to fry
+    assert s.scores() == [10, 0, 0]
+
+
+# ---- "may select": the roller may decline the meal ---------------------------------------------
+
+
+def test_keeper_roller_may_decline_so_a_done_player_stays_done(modes):
+    """In Keeper eating can cost the roller: the player who loses a fish may fish again.  "The
+    player who rolled the FISHFRY may select any fish": the roller may leave every fish where it is."""
+    g = modes["fishfry-keeper"]
+    s = g.start(players=2, chance="manual", options={"rounds": 3, "fish_limit": 1})
+    turn(s, ["HEAD", "TAIL", "BODY 20", "TAIL", "TAIL"])
+    s.apply("keep")  # p0: one fish of 30, the limit: done fishing
+    turn(s, NOTHING)  # p1: no fish
+    roll(s, *FISHFRY)  # round 2: p0 is done, p1 rolls a FISHFRY
+    assert s.current == 1 and [str(a) for a in s.legal_actions()] == ["eat p0 30", "decline"]
+    s.apply("decline")
+    assert s.scores() == [30, 0] and s.current == CHANCE  # p1's free turn
+    turn(s, ["HEAD", "TAIL", "BODY 10", "TAIL", "TAIL"])
+    s.apply("keep")  # p1: 20
+    # round 3: p0 is still done, p1 has reached the limit too: nobody fishes, the tournament ends
+    assert s.is_over and s.scores() == [30, 20] and s.winners() == [0]
+
+
+def test_keeper_eating_lets_the_victim_fish_again(modes):
+    g = modes["fishfry-keeper"]
+    s = g.start(players=2, chance="manual", options={"rounds": 3, "fish_limit": 1})
+    turn(s, ["HEAD", "TAIL", "BODY 20", "TAIL", "TAIL"])
+    s.apply("keep")  # p0: 30, done
+    turn(s, NOTHING)  # p1
+    roll(s, *FISHFRY)  # round 2: p1
+    s.apply("eat p0 30")
+    turn(s, ["HEAD", "TAIL", "BODY 10", "TAIL", "TAIL"])
+    s.apply("keep")  # p1: 20, done
+    # round 3: p0 lost its fish and fishes again
+    assert s.current == CHANCE and not s.is_over
+    turn(s, FISH_10)
+    s.apply("keep")
+    assert s.is_over and s.scores() == [10, 20] and s.winners() == [1]
+
+
+@pytest.mark.parametrize("mode", ["fishfry-total-points", "fishfry-first-to"])
+def test_every_tournament_roller_may_decline(modes, mode):
+    g = modes[mode]
+    s = g.start(players=2, chance="manual")
+    turn(s, FISH_10)  # p0: 10
+    roll(s, *FISHFRY)  # p1
+    assert [str(a) for a in s.legal_actions()] == ["eat p0 10", "decline"]
+    s.apply("decline")
+    assert s.scores() == [10, 0] and s.current == CHANCE

@@ -12,7 +12,7 @@ compile (`compiler`) -> run (`runtime`); `api` strings them together.
 """
 
 from .api import Game, OptionInfo, bundled, load, loads
-from .errors import Diagnostic, IllegalAction, OptionError, RuleError
+from .errors import Diagnostic, FishrulesError, IllegalAction, OptionError, RuleError, StateError
 from .runtime import CHANCE, SIMULTANEOUS, Action, State
 
 __all__ = [
@@ -28,6 +28,8 @@ __all__ = [
     "RuleError",
     "IllegalAction",
     "OptionError",
+    "StateError",
+    "FishrulesError",
     "Diagnostic",
 ]
 

@@ -18,8 +18,9 @@ import attrs
 from . import model as m
 from .checker import check
 from .compiler import compile_model
-from .errors import Diagnostic, OptionError, RuleError, did_you_mean
-from .runtime import CHANCE, State
+from .errors import Diagnostic, OptionError, RuleError, StateError, did_you_mean
+from .limits import MAX_STATE_BYTES
+from .runtime import State
 from .variants import Resolved, bundled_names, find_ruleset, resolve_file, resolve_text, rulesets_dir
 
 __all__ = ["load", "loads", "Game", "OptionInfo", "bundled"]
@@ -48,6 +49,7 @@ class Game:
         self.name = name
         self.variant = resolved.variant
         self._identity = f"{model.title}#{text_hash}"
+        self._program.identity = self._identity  # actions carry their program: `apply` checks it
         self.options: dict[str, OptionInfo] = {
             o.name: OptionInfo(
                 o.name,
@@ -168,72 +170,101 @@ class Game:
         seed: Optional[int] = None,
     ) -> State:
         """The state reached by playing `history` (action texts, chance included) from the start.
-        Chance is manual while replaying; with `seed`, the result also continues like the original."""
-        s = self.start(players, seed=seed if seed is not None else 0, options=options, chance="manual")
-        for text in history:
-            if seed is not None and s.current == CHANCE:
-                s._consume_chance_draws()
-            s.apply(text)
-        if seed is not None:
-            s.manual = False
-            if s.current == CHANCE:
-                s._run()
-        return s
+        Chance is manual while replaying; with `seed`, the result also continues like the original.
+        A history these rules cannot play (an entry that is not allowed, too long a history, bad
+        players or options) raises `StateError` naming what is wrong."""
+        return State._replayed(self, list(history) if not isinstance(history, (list, tuple)) else history,
+                               players, options, seed)
 
-    def state_from_json(self, text: str) -> State:
-        """The state `State.to_json` wrote, for these very rules (a `ValueError` otherwise).  It
-        continues exactly as the original would, its random generator included."""
+    def state_from_json(self, text: str | bytes) -> State:
+        """The state `State.to_json` wrote, for these very rules.  It continues exactly as the
+        original would, its random generator included.  The state is re-derived by replaying its
+        history, and every other field must agree: anything malformed, tampered with or not a
+        position these rules can reach raises `StateError` saying which field is wrong."""
         import json
 
-        return State._from_dict(self, json.loads(text))
+        if isinstance(text, (bytes, bytearray)):
+            try:
+                text = bytes(text).decode("utf-8")
+            except UnicodeDecodeError:
+                raise StateError("a saved state is UTF-8 JSON text") from None
+        if not isinstance(text, str):
+            raise StateError(f"a saved state is JSON text, not {type(text).__name__}")
+        if len(text) > MAX_STATE_BYTES:
+            raise StateError(f"the saved state is larger than {MAX_STATE_BYTES // (1024 * 1024)} MiB")
+        try:
+            data = json.loads(text)
+        except RecursionError:
+            raise StateError("the saved state is nested too deeply to be a fishrules state") from None
+        except ValueError as exc:
+            raise StateError(f"the saved state is not valid JSON ({exc})") from None
+        return State._from_dict(self, data)
 
 
 _cache: dict[tuple, Game] = {}
 
 
 def load(ruleset: str | os.PathLike, variant: Optional[str] = None) -> Game:
-    """Load a bundled ruleset by name (the stem of a file in rulesets/), or a .fish file by path.
+    """Load a bundled ruleset by name (one of `bundled()`), or a .fish file by path.
 
-    `variant` picks a `variant` block of the file, or for a bundled ruleset NAME the bundled file
-    NAME-VARIANT.fish.  Raises `RuleError` listing every problem if the rules are wrong."""
+    A name of a bundled ruleset always means the bundled one, whatever the current folder holds;
+    anything else is a path chosen by the caller, and the folder of that file is where its
+    `extends` may look (besides the bundled rulesets).  `variant` picks a `variant` block of the
+    file, or for a bundled ruleset NAME the bundled file NAME-VARIANT.fish.  Raises `RuleError`
+    listing every problem if the rules are wrong or cannot be read."""
     ref = os.fspath(ruleset)
+    if not isinstance(ref, str):
+        raise RuleError(Diagnostic(None, "a ruleset is named by a text (a bundled name or a path)"))
     path = find_ruleset(ref)
     if path is None:
         names = bundled_names()
+        shown = ref if len(ref) <= 80 else ref[:77] + "…"
         hint = did_you_mean(ref, names) or ("the bundled rulesets are " + ", ".join(names))
-        raise RuleError(Diagnostic(None, f"cannot find the ruleset {ref!r}", hint))
+        raise RuleError(Diagnostic(None, f"cannot find the ruleset {shown!r}", hint))
     if variant is not None:
         sibling = path.with_name(f"{path.stem}-{variant}.fish")
         if path.parent.resolve() == rulesets_dir().resolve() and sibling.is_file():
             return load(sibling)
-    text = path.read_bytes()
     key = (str(path.resolve()), variant, _stamp(path))
     if key in _cache:
         return _cache[key]
     resolved = resolve_file(path, variant)
-    model = check(list(resolved.items), resolved.variants, resolved.files)
+    model = check(list(resolved.items), resolved.variants, resolved.files, resolved.source)
     name = path.stem if variant is None else f"{path.stem}:{variant}"
-    game = Game(resolved, model, name, _hash_files(resolved, text))
+    game = Game(resolved, model, name, _hash_files(resolved))
     _cache[key] = game
     return game
 
 
 def loads(text: str, name: str = "<rules>", variant: Optional[str] = None, base_dir: Optional[str] = None) -> Game:
-    """Load rules from a string (a file that `extends` looks for its base in `base_dir`)."""
+    """Load rules from a string.  An `extends` in it finds a file in `base_dir` (or below it) or a
+    bundled ruleset; with no `base_dir`, bundled rulesets only."""
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError:
+            raise RuleError(Diagnostic(None, f"{name}: the rules are not UTF-8 text")) from None
+    if not isinstance(text, str):
+        raise RuleError(Diagnostic(None, f"{name}: rules are a text, not {type(text).__name__}"))
     resolved = resolve_text(text, name, variant, Path(base_dir) if base_dir else None)
-    model = check(list(resolved.items), resolved.variants, resolved.files)
-    return Game(resolved, model, name, hashlib.sha256(text.encode()).hexdigest()[:12])
+    model = check(list(resolved.items), resolved.variants, resolved.files, resolved.source)
+    return Game(resolved, model, name, _hash_files(resolved))
 
 
 def _stamp(path: Path) -> tuple:
-    st = path.stat()
+    try:
+        st = path.stat()
+    except (OSError, ValueError):
+        return (None, None)
     return (st.st_mtime_ns, st.st_size)
 
 
-def _hash_files(resolved: Resolved, text: bytes) -> str:
-    h = hashlib.sha256(text)
+def _hash_files(resolved: Resolved) -> str:
+    """The rule hash: the text asked for and every declaration it resolves to (bases included)."""
+    text = resolved.source.text if resolved.source is not None else ""
+    h = hashlib.sha256(text.encode("utf-8", "surrogatepass"))
     for item in resolved.items:
-        h.update(repr(item).encode())
+        h.update(repr(item).encode("utf-8", "surrogatepass"))
     return h.hexdigest()[:12]
 
 

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from . import api
-from .errors import IllegalAction, OptionError, RuleError
+from .errors import FishrulesError, IllegalAction, OptionError, RuleError, StateError
+from .limits import MAX_STATE_BYTES
 from .runtime import SIMULTANEOUS, State
 from .variants import bundled_names
 
@@ -183,12 +184,21 @@ def simulate(game: api.Game, players: int, games: int, seed: int, options: dict,
     }
 
 
+def _players(game: api.Game, given: Optional[int]) -> int:
+    """--players, checked against the rules' range (the fewest allowed when not given)."""
+    if given is None:
+        return game.min_players
+    if not (game.min_players <= given <= game.max_players):
+        raise OptionError(f"--players {given}: {game.title} is for {game.min_players} to {game.max_players} players")
+    return given
+
+
 def cmd_simulate(args) -> int:
     game = _load(args.game, args.variant)
-    players = args.players or game.min_players
+    players = _players(game, args.players)
     options = _parse_options(game, args.option)
     if args.games < 1:
-        raise OptionError("--games must be at least 1")
+        raise OptionError(f"--games {args.games}: play at least 1 game")
     if args.json:
         result = simulate(game, players, args.games, args.seed, options)
         print(json.dumps(result, indent=2))
@@ -261,7 +271,7 @@ def cmd_play(args) -> int:
 
     console = Console(emoji=False)  # positions such as game.fish:100:3 are not emoji codes
     game = _load(args.game, args.variant)
-    players = args.players or game.min_players
+    players = _players(game, args.players)
     options = _parse_options(game, args.option)
     me = args.seat
     if not (0 <= me < players):
@@ -301,7 +311,7 @@ def cmd_play(args) -> int:
         if answer.lower() in ("q", "quit", "exit"):
             return 0
         try:
-            if answer.isdigit() and 1 <= int(answer) <= len(acts):
+            if answer.isascii() and answer.isdigit() and len(answer) <= 6 and 1 <= int(answer) <= len(acts):
                 state.apply(acts[int(answer) - 1])
                 seen += 1
             else:
@@ -311,6 +321,8 @@ def cmd_play(args) -> int:
                 seen += 1
         except IllegalAction as e:
             console.print(f"[red]{_esc(str(e))}[/]")
+            if answer.isascii() and answer.isdigit():
+                console.print(f"[red]choose a number from 1 to {len(acts)}, or write the action[/]")
     for h in state.history_for(me)[seen:]:
         console.print(f"  · {_esc(h)}", style="dim")
     _show(console, state, me)
@@ -338,29 +350,54 @@ def write_log(path: str, game: api.Game, ref: str, state: State, options: dict, 
     Path(path).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
+def read_log(path: str) -> dict:
+    """A log written by `play --log`, checked field by field (a log may come from anybody)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_STATE_BYTES + 1)
+    except OSError as e:
+        raise StateError(f"cannot read the log {path}: {e.strerror}") from None
+    if len(raw) > MAX_STATE_BYTES:
+        raise StateError(f"{path} is larger than {MAX_STATE_BYTES // (1024 * 1024)} MiB: not a fishrules log")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise StateError(f"cannot read the log {path}: it is nested too deeply to be a fishrules log") from None
+    except ValueError as e:
+        raise StateError(f"cannot read the log {path}: it is not JSON text ({e})") from None
+    if not isinstance(data, dict) or data.get("format") != "fishrules-log/1":
+        raise StateError(f"{path} is not a fishrules log (format fishrules-log/1)")
+    problems = []
+    if not isinstance(data.get("ruleset"), str) or not data.get("ruleset"):
+        problems.append("a ruleset (a name or a path)")
+    if type(data.get("players")) is not int:
+        problems.append("a whole number of players")
+    if data.get("variant") is not None and not isinstance(data.get("variant"), str):
+        problems.append("a variant that is a name")
+    if not isinstance(data.get("options") or {}, dict):
+        problems.append("options as names and values")
+    if not isinstance(data.get("history"), list):
+        problems.append("a history (a list of actions)")
+    if problems:
+        raise StateError(f"{path} is a broken fishrules log: it needs " + ", ".join(problems))
+    return data
+
+
 def cmd_replay(args) -> int:
     try:
-        data = json.loads(Path(args.log).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        _err(f"cannot read the log {args.log}: {e}")
+        data = read_log(args.log)
+    except StateError as e:  # not a log at all: the wrong file was given
+        _err(f"fishrules: {e}")
         return 2
-    if not isinstance(data, dict) or data.get("format") != "fishrules-log/1":
-        _err(f"{args.log} is not a fishrules log (format fishrules-log/1)")
-        return 2
-    history = data.get("history", [])
-    if not isinstance(data.get("ruleset"), str) or not isinstance(data.get("players"), int) \
-            or not isinstance(history, list) or not isinstance(data.get("options") or {}, dict):
-        _err(f"{args.log} is a broken fishrules log: it needs a ruleset, players and a history")
-        return 2
+    history = data["history"]
     game = _load(data["ruleset"], data.get("variant"))
-    state = game.start(players=data["players"], options=data.get("options") or {}, chance="manual", seed=0)
-    for i, text in enumerate(history, 1):
-        try:
-            state.apply(text)
-        except IllegalAction as e:
-            _err(f"action {i} of the log: {e}")
-            return 1
-        if args.verbose:
+    try:
+        state = game.replay(history, players=data["players"], options=data.get("options") or {})
+    except StateError as e:
+        _err(f"fishrules: {args.log}: {e}")
+        return 1
+    if args.verbose:
+        for i, text in enumerate(history, 1):
             print(f"{i:>5}  {text}")
     print(f"{game.title}: {len(history)} actions replayed; scores {state.scores()}", end="")
     print(f"; winners {['p%d' % p for p in state.winners()]}" if state.is_over else "; not over")
@@ -418,9 +455,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except RuleError as e:
         print(e.render(), file=sys.stderr)
         return 1
+    except StateError as e:
+        _err(f"fishrules: {e}")
+        return 1
     except (OptionError, IllegalAction) as e:
         _err(f"fishrules: {e}")
         return 2
+    except FishrulesError as e:  # pragma: no cover - every kind is handled above
+        _err(f"fishrules: {e}")
+        return 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

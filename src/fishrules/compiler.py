@@ -17,16 +17,15 @@ from typing import Callable, Optional
 
 from . import model as m
 from .errors import Span
+from .limits import MAX_CHOICES, MAX_LIST_LENGTH, MAX_NUMBER, MAX_PHASE_DEPTH, MAX_SUBSET, WORK_BUDGET
 
-__all__ = ["compile_model", "Program", "ActionProgram", "Fail", "CHANCE", "SIMULTANEOUS", "MAX_STACK", "MAX_SUBSET"]
+__all__ = ["compile_model", "Program", "ActionProgram", "Fail", "CHANCE", "SIMULTANEOUS", "charge"]
 
 CHANCE = "chance"
 SIMULTANEOUS = "simultaneous"
 
 #: Phases calling phases deeper than this is a runaway recursion in the rules.
-MAX_STACK = 256
-#: `some X` enumerates subsets; more elements than this is refused (2**16 ways to choose).
-MAX_SUBSET = 16
+MAX_STACK = MAX_PHASE_DEPTH
 
 Fn = Callable
 
@@ -35,7 +34,41 @@ _MISSING = object()
 
 
 class Fail(Exception):
-    """A rule went wrong while running (the runtime adds the position)."""
+    """A rule went wrong while running.  `span` is where, when the failing piece knows it;
+    otherwise the runtime names the instruction, action or score that was being worked out."""
+
+    def __init__(self, message: str, span: Optional[Span] = None):
+        super().__init__(message)
+        self.span = span
+
+
+OVER_BUDGET = (f"the rules did more than {WORK_BUDGET:,} steps of work without waiting for anybody: "
+               "an endless loop, or a rule that looks at far too many things")
+
+
+def charge(s, n: int) -> None:
+    """Count `n` more things looked at (or steps run) against the work budget of this call."""
+    w = s._work + n
+    s._work = w
+    if w > WORK_BUDGET:
+        raise Fail(OVER_BUDGET)
+
+
+def bounded(v):
+    """A number that a rule worked out, checked to lie within ±MAX_NUMBER."""
+    if -MAX_NUMBER <= v <= MAX_NUMBER:
+        return v
+    raise Fail(f"a number grew past {MAX_NUMBER:,}, the largest the rules may use")
+
+
+def _checked_value(v):
+    """A value about to be stored in the state: numbers within bounds, lists within length."""
+    t = type(v)
+    if t is int:
+        return bounded(v)
+    if t is tuple and len(v) > MAX_LIST_LENGTH:
+        raise Fail(f"a list grew past {MAX_LIST_LENGTH:,} entries, the longest the rules may keep")
+    return v
 
 
 class Unplayable(Exception):
@@ -142,6 +175,9 @@ class Program:
 
     def __init__(self, model: m.Model):
         self.model = model
+        self.model_span = model.span  # where a fault with no better position is reported
+        self.winners_span = getattr(model.winners, "span", None) or model.span
+        self.identity = ""  # the game's rule hash, set by `Game`
         self.code: list[list[Fn]] = []
         self.spans: list[list[Optional[Span]]] = []
         self.block_names: list[str] = []
@@ -177,6 +213,12 @@ class Program:
         # visibility of every variable: vis(state, viewer, owner) -> may the viewer see it
         self.game_vis: dict[int, Fn] = {}
         self.player_vis: dict[int, Fn] = {}
+        # who sees a value or a zone now: aud(state, owner) -> None (everybody) or a tuple of players
+        self.game_audience: dict[int, Fn] = {}
+        self.player_audience: dict[int, Fn] = {}
+        self.game_zone_names: dict[int, str] = {}
+        self.game_var_names: dict[int, str] = {}
+        self.player_var_names: dict[int, str] = {}
         self.public_defines: set[str] = set()
 
     def zone_of_key(self, key: int) -> tuple[bool, int, int]:
@@ -190,6 +232,22 @@ class Program:
         is_game, slot, owner = self.zone_of_key(key)
         vis = self.game_vis[slot] if is_game else self.player_vis[slot]
         return vis(s, viewer, owner)
+
+    def audience(self, s, key: int) -> Optional[tuple]:
+        """Who sees what is in the zone `key` now: None for everybody, else a tuple of players
+        (the cards' faces aside).  -1, cards in no zone (the box), is seen by nobody."""
+        if key < 0:
+            return ()
+        is_game, slot, owner = self.zone_of_key(key)
+        f = self.game_audience[slot] if is_game else self.player_audience[slot]
+        return f(s, owner)
+
+    def zone_name(self, key: int) -> str:
+        """A zone as the rules name it: `deck`, `rows(2)`, `hand of p1`; `the box` for -1."""
+        if key < 0:
+            return "the box"
+        is_game, slot, owner = self.zone_of_key(key)
+        return self.game_zone_names[slot] if is_game else f"{self.player_var_names[slot]} of p{owner}"
 
     def roll_text(self, die: int, face: int) -> str:
         return f"die {die + 1} rolls {self.face_labels[face]}"
@@ -249,13 +307,18 @@ class _Compiler:
                 prog.game_inits.append((v.slot + i, init))
         prog.player_inits = [self.expr(v.initial) for v in model.player_vars]
         for v in model.game_vars:
-            vis = self.visibility(v)
+            vis, aud = self.visibility(v), self.audience(v)
             for i in range(v.family[1] if v.family else 1):
                 prog.game_vis[v.slot + i] = vis
+                prog.game_audience[v.slot + i] = aud
+                prog.game_var_names[v.slot + i] = v.name
+                prog.game_zone_names[v.slot + i] = f"{v.name}({v.family[0] + i})" if v.family else v.name
         for o in model.options:
             prog.game_vis[o.slot] = lambda s, viewer, owner: True
         for v in model.player_vars:
             prog.player_vis[v.slot] = self.visibility(v)
+            prog.player_audience[v.slot] = self.audience(v)
+            prog.player_var_names[v.slot] = v.name
         public = {("g", v.slot + i) for v in model.game_vars if v.visibility == "public"
                   for i in range(v.family[1] if v.family else 1)}
         public |= {("g", o.slot) for o in model.options}
@@ -278,7 +341,9 @@ class _Compiler:
             self.emit_block(prog.phase_block[name], ph.body, ph.span)
         for name, a in model.actions.items():
             ap = prog.actions[name]
-            pushed = self.pushdown(a)
+            # An action whose rules may be broken on purpose lists its violations too, each
+            # judged by the rules in order: no rule of it becomes a filter on a domain.
+            pushed = self.pushdown(a) if not a.broken else {"done": set()}
             ap.params = [self.param(p, pushed.get(p.slot)) for p in a.params]
             ap.requires = [(r.name, r.span, self.expr(r.condition)) for r in a.requires]
             ap.checks = [f for r, (_, _, f) in zip(a.requires, ap.requires) if id(r) not in pushed.get("done", ())]
@@ -299,6 +364,22 @@ class _Compiler:
             who = self.expr(v.seen_by)
             return lambda s, viewer, owner: viewer is not None and viewer == who(s, ())
         return lambda s, viewer, owner: False
+
+    def audience(self, v: m.Variable) -> Fn:
+        """aud(state, owner): who sees the variable now (None: everybody)."""
+        if v.visibility == "public":
+            return lambda s, owner: None
+        if v.visibility == "secret":
+            return lambda s, owner: (owner,)
+        if v.visibility == "seen by":
+            who = self.expr(v.seen_by)
+
+            def aud(s, owner):
+                p = who(s, ())
+                return () if p is None else (p,)
+
+            return aud
+        return lambda s, owner: ()
 
     def zone_key(self, e: m.Expr) -> Fn:
         if isinstance(e, m.ZoneAt):
@@ -406,7 +487,7 @@ class _Compiler:
     def legality_key(self, actions) -> Optional[Fn]:
         parts: set = set()
         for a in actions:
-            exprs = [r.condition for r in a.requires]
+            exprs = [r.condition for r in a.requires] + [b.condition for b in a.broken if b.condition is not None]
             for p in a.params:
                 exprs += [p.source, p.low, p.high]
             for e in exprs:
@@ -414,6 +495,9 @@ class _Compiler:
                 if r is None:
                     return None
                 parts |= r
+        # A card parameter stands for identical cards by a face-up copy first, so which cards are
+        # face up is part of what legality reads.
+        faces_up = any(_chooses_cards(p) for a in actions for p in a.params)
         pairs = [p for p in parts if p != "dice"]
         gslots = sorted(k for x, k in pairs if x == "g")
         pslots = sorted(k for x, k in pairs if x == "p")
@@ -426,6 +510,13 @@ class _Compiler:
             dice = True
             kinds = self.prog.face_kinds
             classes = [k if k in shown else None for k in kinds]
+        if faces_up:
+            inner = self._legality_key(gslots, pslots, dice, classes)
+            return lambda s, actor: (inner(s, actor), tuple(s.up))
+        return self._legality_key(gslots, pslots, dice, classes)
+
+    @staticmethod
+    def _legality_key(gslots, pslots, dice, classes) -> Fn:
         if not gslots and not pslots:
             if classes is not None:
                 return lambda s, actor: (s.n, actor, *[classes[f] for f in s.dice])
@@ -514,8 +605,11 @@ class _Compiler:
 
             def reveal(st, L):
                 up = st.up
-                for card in cf(st, L):
+                cards = tuple(c for c in cf(st, L) if not up[c])
+                for card in cards:
                     up[card] = True
+                if cards and st.events is not None:
+                    st.events.append(("reveal", len(st.history), cards, tuple(st.where[c] for c in cards)))
 
             ops.append(("exec", reveal, sp))
         elif isinstance(s, m.RollDice):
@@ -639,7 +733,8 @@ class _Compiler:
 
             def ins(s, fr):
                 L = fr[2]
-                L[ls] = tuple(cf(s, L))
+                items = L[ls] = tuple(cf(s, L))
+                charge(s, len(items))
                 L[ls + 1] = 0
                 fr[1] = nxt
 
@@ -715,17 +810,28 @@ class _Compiler:
         if kind == "restart":
 
             def ins(s, fr):
+                if s.events is not None:
+                    s.events.append(("restart", len(s.history)))
                 s._restart()
 
             return ins
         if kind == "roll_init":
             df, single, ls = op[1], op[2], op[3]
 
+            unrolled = prog.unrolled
+
             def ins(s, fr):
                 L = fr[2]
                 d = df(s, L)
-                L[ls] = (d,) if single else tuple(d)
+                rolled = L[ls] = (d,) if single else tuple(d)
                 L[ls + 1] = 0
+                # A die in the air shows no face: a view at the chance node must not show the face
+                # it had before it was picked up.
+                faces = s.dice
+                for x in rolled:
+                    faces[x] = unrolled
+                if s._dmemo:
+                    s._dmemo.clear()
                 fr[1] = nxt
 
             return ins
@@ -828,13 +934,26 @@ class _Compiler:
 
     # ---- statements' effects -----------------------------------------------------------------
 
+    def noted(self, target) -> bool:
+        """Whether a change of the variable is an event players may see (not the rules' own
+        `internal` bookkeeping)."""
+        var = (self.model.game_vars if isinstance(target, m.GameVar) else self.model.player_vars)
+        v = next(x for x in var if x.slot == target.slot or (x.family and x.slot <= target.slot < x.slot + x.family[1]))
+        return v.visibility != "internal"
+
     def assign(self, target, value) -> Fn:
         vf = self.expr(value)
+        noted = self.noted(target)
+        gaud, paud = self.prog.game_audience, self.prog.player_audience
         if isinstance(target, m.GameVar):
             k = target.slot
 
             def f(s, L):
-                s.g[k] = vf(s, L)
+                g = s.g
+                old, new = g[k], _checked_value(vf(s, L))
+                g[k] = new
+                if noted and new != old and s.events is not None:
+                    s.events.append(("set", len(s.history), -1, k, old, new, gaud[k](s, -1)))
 
             return f
         pf, k = self.expr(target.player), target.slot
@@ -843,7 +962,11 @@ class _Compiler:
             p = pf(s, L)
             if p is None:
                 raise Fail("a rule changed something of nobody")
-            s.p[p][k] = vf(s, L)
+            row = s.p[p]
+            old, new = row[k], _checked_value(vf(s, L))
+            row[k] = new
+            if noted and new != old and s.events is not None:
+                s.events.append(("set", len(s.history), p, k, old, new, paud[k](s, p)))
 
         return f
 
@@ -851,13 +974,19 @@ class _Compiler:
         op = c.op
         vf = self.expr(c.value) if c.value is not None else None
         if op == "increase":
-            upd = lambda old, v: old + v  # noqa: E731
+            upd = lambda old, v: bounded(old + v)  # noqa: E731
         elif op == "decrease":
-            upd = lambda old, v: old - v  # noqa: E731
+            upd = lambda old, v: bounded(old - v)  # noqa: E731
         elif op == "append":
-            upd = lambda old, v: old + (v,)  # noqa: E731
+            upd = lambda old, v: _checked_value(old + (_checked_value(v),))  # noqa: E731
         elif op == "extend":
-            upd = lambda old, v: old + tuple(v)  # noqa: E731
+
+            def upd(old, v):
+                new = _checked_value(old + tuple(v))
+                for x in v:
+                    bounded(x)
+                return new
+
         elif op == "remove":
 
             def upd(old, v):
@@ -868,10 +997,13 @@ class _Compiler:
                 return old[:i] + old[i + 1:]
 
         elif op == "clear":
-            upd = lambda old, v: ()  # noqa: E731
+            empty = () if c.target.type.kind == "list" else None  # a list empties; a choice or player is unset
+            upd = lambda old, v: empty  # noqa: E731
         else:  # pragma: no cover
             raise AssertionError(op)
         t = c.target
+        noted = self.noted(t)
+        gaud, paud = self.prog.game_audience, self.prog.player_audience
         if vf is None:
             vf = lambda s, L: None  # noqa: E731
         if isinstance(t, m.GameVar):
@@ -879,7 +1011,10 @@ class _Compiler:
 
             def f(s, L):
                 g = s.g
-                g[k] = upd(g[k], vf(s, L))
+                old = g[k]
+                new = g[k] = upd(old, vf(s, L))
+                if noted and new != old and s.events is not None:
+                    s.events.append(("set", len(s.history), -1, k, old, new, gaud[k](s, -1)))
 
             return f
         pf, k = self.expr(t.player), t.slot
@@ -889,7 +1024,10 @@ class _Compiler:
             if p is None:
                 raise Fail("a rule changed something of nobody")
             row = s.p[p]
-            row[k] = upd(row[k], vf(s, L))
+            old = row[k]
+            new = row[k] = upd(old, vf(s, L))
+            if noted and new != old and s.events is not None:
+                s.events.append(("set", len(s.history), p, k, old, new, paud[k](s, p)))
 
         return f
 
@@ -923,9 +1061,14 @@ class _Compiler:
                                 "one of " + " or ".join(choices), secret=p.secret)
         if p.kind == "number":
             lo, hi = self.expr(p.low), self.expr(p.high)
+            name, span = p.name, p.span
 
             def domain(s, L):
-                return range(lo(s, L), hi(s, L) + 1)
+                low, high = lo(s, L), hi(s, L)
+                if high - low + 1 > MAX_CHOICES:
+                    raise Fail(f"`{name}` could be any of {high - low + 1:,} numbers; one decision offers at most {MAX_CHOICES:,}",
+                               span)
+                return range(low, high + 1)
 
             return ParamProgram(p.name, "number", p.slot, domain, str, _parse_int, m.NUMBER, p.span, "a number",
                                 secret=p.secret)
@@ -937,23 +1080,29 @@ class _Compiler:
                 labels = self.prog.card_labels
 
                 def domain(s, L):
-                    # identical cards are one choice: the first of them stands for all
-                    seen, out = set(), []
-                    for v in src(s, L):
+                    # Identical cards are one choice.  The one that stands for them is a face-up
+                    # copy if there is one: moving it never shows more than the table saw before
+                    # (moving a face-down copy would leave the face-up twin on show).
+                    at, out = {}, []
+                    up = s.up
+                    items = src(s, L)
+                    charge(s, len(items))
+                    for v in items:
                         lab = labels[v]
-                        if lab not in seen:
-                            seen.add(lab)
+                        i = at.get(lab)
+                        if i is None:
+                            at[lab] = len(out)
                             out.append(v)
+                        elif up[v] and not up[out[i]]:
+                            out[i] = v
                     return out
 
             else:
 
                 def domain(s, L):
-                    seen = []
-                    for v in src(s, L):
-                        if v not in seen:
-                            seen.append(v)
-                    return seen
+                    items = src(s, L)
+                    charge(s, len(items))
+                    return list(dict.fromkeys(items))
 
             return ParamProgram(p.name, "one of", p.slot, domain, render1, parse1, elem, p.span, what,
                                 render_one=render1, secret=p.secret)
@@ -962,7 +1111,9 @@ class _Compiler:
 
             def pool(s, L):
                 out = []
-                for x in src(s, L):
+                items = src(s, L)
+                charge(s, len(items))
+                for x in items:
                     for k, cond, want in filters:
                         L[k] = x
                         if bool(cond(s, L)) != want:
@@ -975,12 +1126,14 @@ class _Compiler:
             pool = src
 
         dedupe = elem.kind == "card"
+        span = p.span
         labels = self.prog.card_labels
 
         def domain(s, L):
             items = tuple(pool(s, L))
             if len(items) > MAX_SUBSET:
-                raise Fail(f"choosing some of {len(items)} things has too many ways (at most {MAX_SUBSET} things)")
+                raise Fail(f"choosing some of {len(items)} things has too many ways (at most {MAX_SUBSET} things)", span)
+            charge(s, 1 << len(items))
             out = []
             for k in range(1, len(items) + 1):
                 out.extend(itertools.combinations(items, k))
@@ -1158,7 +1311,13 @@ class _Compiler:
             return lambda s, L: len(a(s, L))
         if f == "sum":
             a = args[0]
-            return lambda s, L: sum(a(s, L))
+
+            def g(s, L):
+                v = a(s, L)
+                charge(s, len(v))
+                return sum(v)
+
+            return g
         if f == "abs":
             a = args[0]
             return lambda s, L: abs(a(s, L))
@@ -1183,7 +1342,13 @@ class _Compiler:
             return g
         if f == "distinct":
             a = args[0]
-            return lambda s, L: tuple(dict.fromkeys(a(s, L)))
+
+            def g(s, L):
+                v = a(s, L)
+                charge(s, len(v))
+                return tuple(dict.fromkeys(v))
+
+            return g
         if f == "adjacent":
             a, adj = args[0], self.board_adjacency()
             return lambda s, L: adj.get(a(s, L), ())
@@ -1193,6 +1358,7 @@ class _Compiler:
 
             def g(s, L):
                 c, stop = a(s, L), set(blocked(s, L))
+                charge(s, len(stop) + len(runs.get(c, ())))
                 out = set()
                 for run in runs.get(c, ()):
                     for x in run:
@@ -1204,11 +1370,12 @@ class _Compiler:
             return g
         if f == "divide":
             a, b = args
+            span = e.span
 
             def g(s, L):
                 d = b(s, L)
                 if d == 0:
-                    raise Fail("divide by zero")
+                    raise Fail("divide by zero", span)
                 return a(s, L) // d
 
             return g
@@ -1219,6 +1386,7 @@ class _Compiler:
 
                 def g(s, L):
                     v = a(s, L)
+                    charge(s, len(v))
                     return op(v) if v else 0
 
                 return g
@@ -1237,7 +1405,9 @@ class _Compiler:
                 k = kf(s, L)
                 if k <= 0:
                     return ()
-                return tuple(sorted(lf(s, L), reverse=rev)[:k])
+                v = lf(s, L)
+                charge(s, len(v))
+                return tuple(sorted(v, reverse=rev)[:k])
 
             return g
         raise AssertionError(f)  # pragma: no cover
@@ -1254,7 +1424,7 @@ class _Compiler:
         if op == "-":
             return lambda s, L: a(s, L) - b(s, L)
         if op == "*":
-            return lambda s, L: a(s, L) * b(s, L)
+            return lambda s, L: bounded(a(s, L) * b(s, L))
         if op == "=":
             if isinstance(e.right, m.Const):
                 v = e.right.value
@@ -1274,9 +1444,21 @@ class _Compiler:
         if op == ">=":
             return lambda s, L: a(s, L) >= b(s, L)
         if op == "in":
-            return lambda s, L: a(s, L) in b(s, L)
+
+            def f(s, L):
+                items = b(s, L)
+                charge(s, len(items))
+                return a(s, L) in items
+
+            return f
         if op == "notin":
-            return lambda s, L: a(s, L) not in b(s, L)
+
+            def f(s, L):
+                items = b(s, L)
+                charge(s, len(items))
+                return a(s, L) not in items
+
+            return f
         raise AssertionError(op)  # pragma: no cover
 
     def x_Not(self, e):
@@ -1308,7 +1490,9 @@ class _Compiler:
 
         def f(s, L):
             out = []
-            for x in cf(s, L):
+            items = cf(s, L)
+            charge(s, len(items))
+            for x in items:
                 L[k] = x
                 if cond(s, L):
                     out.append(x)
@@ -1327,7 +1511,9 @@ class _Compiler:
 
         def f(s, L):
             out = []
-            for x in cf(s, L):
+            items = cf(s, L)
+            charge(s, len(items))
+            for x in items:
                 L[k] = x
                 out.append(xf(s, L))
             return tuple(out)
@@ -1340,7 +1526,9 @@ class _Compiler:
         def f(s, L):
             best = None
             out: list = []
-            for x in cf(s, L):
+            items = cf(s, L)
+            charge(s, len(items))
+            for x in items:
                 L[k] = x
                 v = kf(s, L)
                 if best is None or (v > best if hi else v < best):
@@ -1364,7 +1552,9 @@ class _Compiler:
         cond = self.expr(e.condition)
 
         def test(s, L):
-            for x in cf(s, L):
+            items = cf(s, L)
+            charge(s, len(items))
+            for x in items:
                 L[k] = x
                 yield cond(s, L)
 
@@ -1380,7 +1570,9 @@ class _Compiler:
 
             def f(s, L):
                 out = set(xf(s, L))
-                return tuple(x for x in cf(s, L) if x not in out)
+                items = cf(s, L)
+                charge(s, len(items) + len(out))
+                return tuple(x for x in items if x not in out)
 
             return f
 
@@ -1396,7 +1588,9 @@ class _Compiler:
         def f(s, L):
             first = ff(s, L)
             n = s.n
-            return tuple(sorted(cf(s, L), key=lambda p: (p - first) % n))
+            items = cf(s, L)
+            charge(s, len(items))
+            return tuple(sorted(items, key=lambda p: (p - first) % n))
 
         return f
 
@@ -1407,12 +1601,19 @@ class _Compiler:
             items = tuple(cf(s, L))
             if not items:
                 return items
+            charge(s, len(items))
             first, n = items[0], s.n
             if df(s, L) == "counterclockwise":
                 return tuple(sorted(items, key=lambda p: (first - p) % n))
             return tuple(sorted(items, key=lambda p: (p - first) % n))
 
         return f
+
+
+def _chooses_cards(p: m.ParamDecl) -> bool:
+    if p.kind == "some":
+        return p.type.element is not None and p.type.element.kind == "card"
+    return p.kind == "one of" and p.type.kind == "card"
 
 
 def _locals_in(e) -> set[int]:
@@ -1449,21 +1650,29 @@ def _per_player(body: Fn, nl: int) -> Fn:
 
 
 def _parse_int(tok: str):
-    try:
-        return int(tok)
-    except ValueError:
+    """A whole number written in ASCII digits (an optional minus first), within ±MAX_NUMBER; or None.
+    (int() alone would read other scripts' digits, and raise on thousands of them.)"""
+    digits = tok[1:] if tok.startswith("-") else tok
+    if not digits or len(digits) > 16 or not digits.isascii() or not digits.isdigit():
         return None
+    v = int(tok)
+    return v if -MAX_NUMBER <= v <= MAX_NUMBER else None
 
 
 def _codec(t: m.Type, prog: Program):
     """How a value of type `t` is written in an action's text, and read back."""
     if t.kind == "die":
-        return (lambda d: str(d + 1)), (lambda tok: (int(tok) - 1) if tok.isdigit() else None), "dice (by number, 1 first)"
+
+        def parse_die(tok):
+            v = _parse_int(tok)
+            return v - 1 if v is not None and v > 0 else None
+
+        return (lambda d: str(d + 1)), parse_die, "dice (by number, 1 first)"
     if t.kind == "player":
 
         def parse(tok):
             tok = tok.lower()
-            if tok.startswith("p") and tok[1:].isdigit():
+            if 2 <= len(tok) <= 3 and tok.startswith("p") and tok[1:].isascii() and tok[1:].isdigit():
                 return int(tok[1:])
             return None
 

@@ -16,9 +16,11 @@ __all__ = [
     "Source",
     "Span",
     "Diagnostic",
+    "FishrulesError",
     "RuleError",
     "IllegalAction",
     "OptionError",
+    "StateError",
     "did_you_mean",
 ]
 
@@ -58,6 +60,10 @@ class Span:
         return (self.source.name, self.line, self.column)
 
 
+#: The most characters of a source line a diagnostic shows.
+_SHOWN_LINE = 200
+
+
 @attrs.frozen(slots=True)
 class Diagnostic:
     """One problem in a rule file: where (`span`: file, line, column), what (`message`), what to do
@@ -75,16 +81,26 @@ class Diagnostic:
             return head + (f"\n  hint: {self.hint}" if self.hint else "")
         sp = self.span
         out = [f"{sp}: {self.severity}: {self.message}"]
-        text = sp.source.line(sp.line)
+        text = sp.source.line(sp.line).rstrip("\n")
         if text:
             gutter = f"{sp.line:>5} | "
-            out.append(gutter + text.rstrip("\n"))
             start = max(sp.column, 1)
             if sp.end_line == sp.line and sp.end_column > sp.column:
                 width = sp.end_column - sp.column
             else:
                 width = 1
             width = max(1, min(width, len(text) - start + 1 if len(text) >= start else 1))
+            # A very long line is shown as a window around the caret, so one line of a hostile
+            # file cannot flood the terminal.
+            if len(text) > _SHOWN_LINE:
+                lo = max(0, min(start - 1 - _SHOWN_LINE // 3, len(text) - _SHOWN_LINE))
+                shown = text[lo:lo + _SHOWN_LINE]
+                head = "…" if lo > 0 else ""
+                tail = "…" if lo + _SHOWN_LINE < len(text) else ""
+                text = head + shown + tail
+                start = start - lo + len(head)
+                width = max(1, min(width, _SHOWN_LINE - (start - 1 - len(head))))
+            out.append(gutter + text)
             out.append(" " * (len(gutter) - 2) + "| " + " " * (start - 1) + "^" * width)
         if self.hint:
             out.append(f"  hint: {self.hint}")
@@ -94,8 +110,14 @@ class Diagnostic:
         return self.span.sort_key() if self.span else ("", 0, 0)
 
 
-class RuleError(Exception):
-    """A rule file is wrong.  Holds every diagnostic found, sorted by position."""
+class FishrulesError(Exception):
+    """The base of every error fishrules raises on purpose: `RuleError`, `IllegalAction`,
+    `OptionError` and `StateError`.  Anything else escaping the API is a bug in fishrules."""
+
+
+class RuleError(FishrulesError):
+    """A rule file is wrong, or a checked ruleset went wrong while running (a division by zero, a
+    runaway loop).  Holds every diagnostic found, sorted by position."""
 
     def __init__(self, diagnostics: Diagnostic | Sequence[Diagnostic]):
         if isinstance(diagnostics, Diagnostic):
@@ -115,7 +137,7 @@ class RuleError(Exception):
         return body
 
 
-class IllegalAction(Exception):
+class IllegalAction(FishrulesError):
     """An action that the rules do not allow now.  The state it was applied to is unchanged.
 
     `rule` names the rule that forbids it (when one does) and `span` is where that rule is written.
@@ -132,8 +154,13 @@ class IllegalAction(Exception):
         super().__init__(msg)
 
 
-class OptionError(ValueError):
+class OptionError(FishrulesError, ValueError):
     """A game was started with players or options its rules do not allow."""
+
+
+class StateError(FishrulesError, ValueError):
+    """A saved state or a history that cannot be read back: malformed, tampered with, too big, or
+    not a position these rules can reach.  The message says which field or which entry is wrong."""
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:

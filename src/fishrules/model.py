@@ -653,3 +653,4 @@ class Model:
     cards: tuple = ()  # CardInfo per card id
     source_names: tuple[str, ...] = ()
     warnings: tuple = ()  # Diagnostics that do not stop the rules from running
+    span: Optional[Span] = attrs.field(default=None, eq=False, repr=False)  # line 1 of the rules' file

@@ -489,7 +489,7 @@ class VarDecl(Item):
     name: str
     type: TypeSpec
     initial: Optional[Expr]
-    visibility: str = "public"  # "public", "secret" (owner only), "hidden" (nobody)
+    visibility: str = "public"  # "public", "secret" (owner only), "hidden" (nobody), "internal" (no view)
     seen_by: Optional[Expr] = None  # `seen by PLAYER`: that player only
     span: Span | None = _span()
 

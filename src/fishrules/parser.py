@@ -11,7 +11,7 @@ import functools
 from importlib import resources
 from typing import Any
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import (
     UnexpectedCharacters,
     UnexpectedEOF,
@@ -23,11 +23,13 @@ from lark.indenter import DedentError, Indenter
 
 from . import nodes as n
 from .errors import Diagnostic, RuleError, Source, Span, did_you_mean
+from .limits import MAX_CARDS, MAX_NESTING, MAX_NUMBER, MAX_SOURCE_BYTES
 
 __all__ = ["parse", "MAX_SOURCE_BYTES"]
 
-#: Rule files are untrusted input: anything larger than this is refused before it is parsed.
-MAX_SOURCE_BYTES = 512 * 1024
+#: More digits than this cannot be a number within MAX_NUMBER (and int() of thousands of digits is
+#: refused by Python itself), so a literal is measured before it is converted.
+_MAX_DIGITS = len(str(MAX_NUMBER))
 
 
 class _FishIndenter(Indenter):
@@ -65,6 +67,17 @@ class _Build(Transformer):
     def __init__(self, source: Source):
         super().__init__(visit_tokens=False)
         self.source = source
+        self.diags: list[Diagnostic] = []
+
+    def _int(self, tok: Token) -> int:
+        """A whole number written in the rules, within ±MAX_NUMBER (0 after reporting one that is not)."""
+        text = str(tok)
+        if len(text) > _MAX_DIGITS or int(text) > MAX_NUMBER:
+            shown = text if len(text) <= 24 else text[:20] + "…"
+            self.diags.append(Diagnostic(self._tsp(tok), f"the number {shown} is too large",
+                                         f"numbers in the rules are at most {MAX_NUMBER:,} (see the limits in the language reference)"))
+            return 0
+        return int(text)
 
     # positions
     def _sp(self, meta) -> Span | None:
@@ -88,7 +101,7 @@ class _Build(Transformer):
         return n.GameDecl(self._text(c[0]), span=self._sp(meta))
 
     def players_decl(self, meta, c):
-        return n.PlayersDecl(int(c[0]), int(c[1]), span=self._sp(meta))
+        return n.PlayersDecl(self._int(c[0]), self._int(c[1]), span=self._sp(meta))
 
     def extends_decl(self, meta, c):
         return n.Extends(self._text(c[0]), span=self._sp(meta))
@@ -136,12 +149,18 @@ class _Build(Transformer):
 
     def attr_range(self, meta, c):
         name, lo, hi = c
-        return n.CardAttr(str(name), tuple((v, 1) for v in range(int(lo), int(hi) + 1)), span=self._sp(meta))
+        low, high = self._int(lo), self._int(hi)
+        if high - low + 1 > MAX_CARDS:
+            # measured before the values are built: a range of a billion is refused at once
+            self.diags.append(Diagnostic(self._sp(meta), f"`{name} from {low} to {high}` makes more than {MAX_CARDS:,} cards",
+                                         f"a game has at most {MAX_CARDS:,} cards in all"))
+            high = low
+        return n.CardAttr(str(name), tuple((v, 1) for v in range(low, high + 1)), span=self._sp(meta))
 
     def card_value(self, meta, c):
         v, k = c
-        value = int(v) if v.type == "INT" else str(v)
-        return (value, int(k) if k is not None else 1)
+        value = self._int(v) if v.type == "INT" else str(v)
+        return (value, self._int(k) if k is not None else 1)
 
     def name_list(self, meta, c):
         return tuple(str(t) for t in c)
@@ -150,7 +169,7 @@ class _Build(Transformer):
         return n.DiceDecl(c[0], tuple(c[1:]), span=self._sp(meta))
 
     def face(self, meta, c):
-        return n.Face(str(c[0]), int(c[1]) if c[1] is not None else 0, span=self._sp(meta))
+        return n.Face(str(c[0]), self._int(c[1]) if c[1] is not None else 0, span=self._sp(meta))
 
     def _var(self, scope, meta, c):
         vis, name, type_, seen_by, init = c[0]
@@ -174,6 +193,9 @@ class _Build(Transformer):
     def vis_hidden(self, meta, c):
         return "hidden"
 
+    def vis_internal(self, meta, c):
+        return "internal"
+
     def define_decl(self, meta, c):
         name, *rest = c
         expr = rest[-1]
@@ -185,10 +207,10 @@ class _Build(Transformer):
 
     def board_decl(self, meta, c):
         lo, hi, *lines = c
-        return n.BoardDecl(int(lo), int(hi), tuple(lines), span=self._sp(meta))
+        return n.BoardDecl(self._int(lo), self._int(hi), tuple(lines), span=self._sp(meta))
 
     def board_line(self, meta, c):
-        return tuple(int(t) for t in c)
+        return tuple(self._int(t) for t in c)
 
     def simultaneous_stmt(self, meta, c):
         who, *names = c
@@ -487,7 +509,7 @@ class _Build(Transformer):
         return n.Beside(-1, c[0], span=self._sp(meta))
 
     def number(self, meta, c):
-        return n.Number(int(c[0]), span=self._sp(meta))
+        return n.Number(self._int(c[0]), span=self._sp(meta))
 
     def string(self, meta, c):
         return n.Text(self._text(c[0]), span=self._sp(meta))
@@ -724,8 +746,12 @@ def _previous_code_line(text: str, before: int) -> int:
 def parse(text: str, filename: str = "<rules>") -> n.Module:
     """Parse one .fish file.  Raises `RuleError` (never a Lark exception) on bad input."""
     source = Source(filename, text)
-    if len(text.encode("utf-8", "replace")) > MAX_SOURCE_BYTES:
-        raise RuleError(Diagnostic(Span(source, 1, 1, 1, 1), f"rule file is larger than {MAX_SOURCE_BYTES // 1024} KiB"))
+    if len(text) > MAX_SOURCE_BYTES or len(text.encode("utf-8", "replace")) > MAX_SOURCE_BYTES:
+        raise RuleError(Diagnostic(Span(source, 1, 1, 1, 1), f"the rule file is larger than {MAX_SOURCE_BYTES // 1024} KiB",
+                                   "split it: a house rule can `extends` the file it changes"))
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise RuleError(Diagnostic(Span(source, line, 1, line, 2), "the file holds a NUL character: it is not a text file"))
     if "\t" in text:
         for i, line in enumerate(text.splitlines(), 1):
             stripped = line.lstrip(" \t")
@@ -752,12 +778,39 @@ def parse(text: str, filename: str = "<rules>") -> n.Module:
                 "line it up with the block it belongs to",
             )
         ) from None
+    # Every later stage walks the tree recursively, so its depth is bounded here, before any walk.
+    too_deep = _too_deep(tree)
+    if too_deep is not None:
+        line, col = too_deep
+        raise RuleError(Diagnostic(Span(source, line, col, line, col + 1),
+                                   f"the rules are nested more than {MAX_NESTING} deep here",
+                                   "blocks inside blocks and brackets inside brackets count together; "
+                                   "name a part with `define` to flatten it"))
+    build = _Build(source)
     try:
-        return _Build(source).transform(tree)
+        module = build.transform(tree)
     except VisitError as exc:  # pragma: no cover - a bug in _Build, not in the input
         raise exc.orig_exc from None
-    except RecursionError:
-        raise RuleError(Diagnostic(Span(source, 1, 1, 1, 1), "the rules are nested too deeply")) from None
+    if build.diags:
+        raise RuleError(build.diags)
+    return module
+
+
+def _too_deep(tree: Tree) -> tuple[int, int] | None:
+    """The line and column of the first node deeper than MAX_NESTING, or None (iterative: the
+    tree may be as deep as the file is long)."""
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            meta = node.meta
+            if getattr(meta, "empty", True):
+                return 1, 1
+            return meta.line, meta.column
+        for child in reversed(node.children):  # leftmost first: report where the nesting starts
+            if isinstance(child, Tree):
+                stack.append((child, depth + 1))
+    return None
 
 
 def _dedent_line(text: str) -> int:

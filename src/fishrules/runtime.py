@@ -17,14 +17,13 @@ from fractions import Fraction
 from typing import Any, Optional, Union
 
 from .compiler import (
-    CHANCE, MEMO_LIMIT, SIMULTANEOUS, DrawPause, Fail, Program, RollPause, SimulPause, Unplayable, roll_faces,
+    CHANCE, MEMO_LIMIT, OVER_BUDGET, SIMULTANEOUS, DrawPause, Fail, Program, RollPause, SimulPause, Unplayable,
+    charge, roll_faces,
 )
-from .errors import Diagnostic, IllegalAction, OptionError, RuleError
+from .errors import Diagnostic, FishrulesError, IllegalAction, OptionError, RuleError, StateError
+from .limits import MAX_ACTION_TEXT, MAX_CHOICES, MAX_DICE, MAX_HISTORY, WORK_BUDGET
 
-__all__ = ["State", "Action", "CHANCE", "SIMULTANEOUS", "STEP_BUDGET"]
-
-#: Instructions run between two decisions before the rules are declared to loop forever.
-STEP_BUDGET = 200_000
+__all__ = ["State", "Action", "CHANCE", "SIMULTANEOUS"]
 
 _M64 = (1 << 64) - 1
 
@@ -42,20 +41,31 @@ class Action:
 
     `name` is the action's name in the rules (`"reroll"`), `text` its canonical text
     (`"reroll 1 3"`, or `"p1: challenge_card red-7"` at a simultaneous choice, `"die 2 rolls HEAD"`
-    for chance) and `player` the player it is for (None for chance).  Two actions are equal when
-    their texts and players are."""
+    for chance) and `player` the player it is for (None for chance); a drawn card's outcome says
+    where the card goes in `to` (`"hand of p1"`).  `breaks` names the rule the
+    action breaks when the rules accept that with a consequence (a card laid against the rules is
+    legal, and costs a penalty); it is None for an action that keeps every rule.  Two actions are
+    equal when their texts and players are."""
 
-    __slots__ = ("name", "player", "_values", "_text", "_render", "_origin", "_prefix")
+    __slots__ = ("name", "player", "breaks", "to", "_values", "_text", "_render", "_origin", "_prefix", "_prog")
 
     def __init__(self, name: str, text: Optional[str], player: Optional[int], values: tuple = (), render=None,
-                 origin=None, prefix: str = ""):
+                 origin=None, prefix: str = "", prog=None, breaks: Optional[str] = None):
         self.name = name
         self.player = player
+        # The rule this action breaks, when the rules accept breaking it with a consequence (their
+        # `when "RULE" is broken` block runs instead of the action's effects): a bot may choose it
+        # or leave it.  None for an action that keeps every rule.
+        self.breaks = breaks
+        # For a chance outcome that draws a card: the zone it goes to (`hand of p1`), so whoever
+        # picks outcomes by hand can deal a chosen hand.  None otherwise.
+        self.to: Optional[str] = None
         self._values = values
         self._text = text
         self._render = render  # the ActionProgram, to write the text only when somebody asks
         self._origin = origin  # the legal list this came from: applying it needs no re-checking
         self._prefix = prefix  # "p1: " at a simultaneous choice, where the text says who chooses
+        self._prog = prog  # the compiled rules it belongs to: another game's action is refused
 
     @property
     def text(self) -> str:
@@ -83,6 +93,14 @@ def _normalize(text: str) -> str:
     return " ".join(text.split())
 
 
+def _seat(word: str) -> Optional[int]:
+    """The player a word such as `p1` names (ASCII digits only), or None."""
+    word = word.lower()
+    if len(word) < 2 or len(word) > 3 or word[0] != "p" or not word[1:].isascii() or not word[1:].isdigit():
+        return None
+    return int(word[1:])
+
+
 def _tuplify(x):
     if isinstance(x, list):
         return tuple(_tuplify(i) for i in x)
@@ -100,6 +118,27 @@ def _zones_of(s):
         if v.type.kind == "zone":
             for p in range(s.n):
                 yield s.prog.G + v.slot * 64 + p, s.p[p][v.slot]
+
+
+#: The fields of a saved state; the position ones must be what replaying its history gives.
+_STATE_FIELDS = ("format", "game", "players", "g", "p", "dice", "stack", "history", "redact", "up", "mixed",
+                 "current", "seed", "draws", "manual")
+_POSITION_FIELDS = ("g", "p", "dice", "stack", "redact", "up", "mixed", "current")
+
+
+def _listed(items: list, most: int = 10) -> str:
+    """`possible: a, b, c`, at most `most` of them and how many more there are."""
+    if not items:
+        return "none is possible"
+    shown = ", ".join(items[:most])
+    more = len(items) - most
+    return f"possible: {shown}" + (f" and {more} more" if more > 0 else "")
+
+
+def _short(x) -> str:
+    """A value from outside, shown in a message without flooding it."""
+    r = repr(x)
+    return r if len(r) <= 60 else r[:57] + "…"
 
 
 def _listify(x):
@@ -120,7 +159,7 @@ class State:
 
     __slots__ = (
         "game", "prog", "n", "seats", "dice_ids", "g", "p", "dice", "stack", "history", "cur",
-        "seed", "draws", "manual", "where", "up", "mixed", "redact", "_legal", "_broken", "_dmemo",
+        "seed", "draws", "manual", "where", "up", "mixed", "redact", "events", "_legal", "_work", "_dmemo",
     )
 
     # ---- creation ----------------------------------------------------------------------------
@@ -138,22 +177,28 @@ class State:
             s.g[prog.option_slots[name]] = value
         s.dice_ids = ()
         s.dice = []
+        s._work = 0
         if prog.dice_count is not None:
             count = prog.dice_count(s, ())
-            if not isinstance(count, int) or count < 0 or count > 1000:
-                raise RuleError(Diagnostic(prog.model.dice.span, f"the number of dice must be 0 to 1000, not {count}"))
+            if not isinstance(count, int) or count < 0 or count > MAX_DICE:
+                raise RuleError(Diagnostic(prog.model.dice.span, f"the number of dice must be 0 to {MAX_DICE:,}, not {count:,}"))
             s.dice_ids = tuple(range(count))
         s.history = []
         s.redact = []
+        s.events = []  # what happened, as raw records: see `events_for`
         s.seed = seed
         s.draws = 0
         s.manual = manual
         s._legal = None
-        s._broken = None
         s._dmemo = {}  # values of defines, until the state next changes (not part of the state)
-        s._init_values()
         s.cur = None
-        s._run()
+        try:
+            s._init_values()
+            s._run()
+        except FishrulesError:
+            raise
+        except Exception as exc:  # a starting value that cannot be worked out
+            raise s._fault(exc, None, "while setting up the game") from None
         return s
 
     def _init_values(self) -> None:
@@ -178,50 +223,79 @@ class State:
     # ---- the interpreter ---------------------------------------------------------------------
 
     def _run(self) -> None:
+        """Run the rules until they wait for somebody (or chance), or the game ends.  Steps count
+        against the work budget of the call, with what expressions look at (`charge`)."""
         code = self.prog.code
         stack = self.stack
         steps = 0
+        budget = WORK_BUDGET - self._work
+        fr, pc = None, 0
         try:
             while stack:
                 fr = stack[-1]
                 pc = fr[1]
                 if code[fr[0]][pc](self, fr):
+                    self._work += steps
                     return
                 stack = self.stack  # `play again` replaces it
                 steps += 1
-                if steps > STEP_BUDGET:
-                    raise Fail(f"the rules ran {STEP_BUDGET} steps without waiting for anybody: an endless loop?")
-        except RuleError:
+                if steps > budget:
+                    raise Fail(OVER_BUDGET)
+        except FishrulesError:
             raise
         except Unplayable as exc:
-            err = OptionError(f"{self.prog.model.title}: {exc}")
-            self._broken = err
-            raise err from None
+            raise OptionError(f"{self.prog.model.title}: {exc}") from None
         except Exception as exc:  # a rule went wrong at run time: report where
-            err = self._runtime_error(exc, fr[0], pc)
-            self._broken = err
-            raise err from None
+            if fr is None:
+                raise self._fault(exc, None, "while playing") from None
+            raise self._fault(exc, self._span_at(fr[0], pc), f"while playing {self.prog.block_names[fr[0]]}") from None
+        self._work += steps
         self.cur = None
+        if self.events is not None:
+            self.events.append(("over", len(self.history)))
 
-    def _runtime_error(self, exc: Exception, block: int, pc: int) -> RuleError:
-        prog = self.prog
+    def _span_at(self, block: int, pc: int):
         try:
-            span = prog.spans[block][pc]
+            return self.prog.spans[block][pc]
         except (IndexError, TypeError):
-            span = None
+            return None
+
+    def _fault(self, exc: BaseException, span, context: str) -> RuleError:
+        """The RuleError for a rule that went wrong while running: the failing piece's own
+        position when it knows it, else `span` (what was being worked out)."""
         if isinstance(exc, Fail):
             msg = str(exc)
+            span = exc.span or span
         elif isinstance(exc, RecursionError):
             msg = "the rules are nested too deeply to work out"
         elif isinstance(exc, TypeError) and "NoneType" in str(exc):
             msg = "a rule used `nobody` where a player is needed"
+        elif isinstance(exc, ZeroDivisionError):
+            msg = "divide by zero"
+        elif isinstance(exc, MemoryError):
+            msg = "the rules ran out of memory"
         else:
             msg = f"the rules went wrong here ({type(exc).__name__}: {exc})"
-        return RuleError(Diagnostic(span, msg, f"while playing {prog.block_names[block]}"))
+        if span is None:
+            span = self.prog.model_span
+        return RuleError(Diagnostic(span, msg, context))
 
-    def _check(self) -> None:
-        if self._broken is not None:
-            raise self._broken
+    # ---- undoing a call that failed ------------------------------------------------------------
+
+    def _snapshot(self) -> tuple:
+        """Everything a call may change, copied, so a call that fails leaves the state as it was."""
+        return (self.g[:], [row[:] for row in self.p], self.dice[:], [[f[0], f[1], f[2][:]] for f in self.stack],
+                len(self.history), len(self.redact), self.where[:], self.up[:], self.mixed, self.cur, self.draws,
+                self._legal, len(self.events) if self.events is not None else 0)
+
+    def _restore(self, snap: tuple) -> None:
+        (self.g, self.p, self.dice, self.stack, nh, nr, self.where, self.up, self.mixed, self.cur, self.draws,
+         self._legal, ne) = snap
+        del self.history[nh:]
+        del self.redact[nr:]
+        if self.events is not None:
+            del self.events[ne:]
+        self._dmemo.clear()
 
     # ---- zones -------------------------------------------------------------------------------
 
@@ -242,6 +316,8 @@ class State:
 
     def _move(self, cards: tuple, dest: int, facing) -> None:
         where, up = self.where, self.up
+        if self.events is not None and cards:
+            self._note_move(cards, dest, facing)
         for c in cards:
             src = where[c]
             if src >= 0:
@@ -264,12 +340,36 @@ class State:
                 return c
         return card  # pragma: no cover
 
+    def _note_move(self, cards: tuple, dest: int, facing) -> None:
+        """Record a move as one event, with who saw each card: those who see the zone it leaves or
+        the zone it enters, and everybody if it is face up before or after (worked out now: who
+        sees a zone may change later).  Cards gathered from several zones are one event that does
+        not say which card came from where: a player who sees only where they went learns no more
+        than the view of it shows."""
+        prog, where, up = self.prog, self.where, self.up
+        auds: dict = {}
+        moved, srcs, face_up = [], [], []
+        for c in cards:
+            src = where[c]  # a card already where it goes is moved too: to the top of the zone
+            if src not in auds:
+                auds[src] = prog.audience(self, src)
+            moved.append(c)
+            srcs.append(src)
+            face_up.append(up[c] or facing == "up")
+        self.events.append(("move", len(self.history), tuple(moved), tuple(srcs), dest, auds,
+                            prog.audience(self, dest), tuple(face_up), facing))
+
     def _draw(self, card: int, dest: int, facing) -> None:
-        """A card drawn at random: moved, and recorded as a chance outcome (seen by those who may
-        see where it goes)."""
-        self._move((card,), dest, facing)
+        """A card drawn at random: recorded as a chance outcome (seen by those who may see where it
+        lands), then moved."""
         text = f"draw {self.prog.card_labels[card]}"
-        self._record(text, "draw ?", self._audience(dest, card))
+        was_up = self.up[card]
+        if facing is not None:
+            self.up[card] = facing == "up"  # who sees it is who sees it where it lands
+        audience = self._audience(dest, card)
+        self.up[card] = was_up
+        self._record(text, "draw ?", audience)
+        self._move((card,), dest, facing)
 
     def _audience(self, key: int, card: Optional[int] = None) -> Optional[tuple]:
         """Who may see the zone `key` (or the card in it); None for everybody."""
@@ -310,7 +410,6 @@ class State:
 
     def chance_outcomes(self) -> list[tuple[Action, Fraction]]:
         """At a chance node, every outcome with its exact probability; [] elsewhere."""
-        self._check()
         if self.cur != CHANCE:
             return []
         fr, info = self._pause()
@@ -318,7 +417,7 @@ class State:
         if isinstance(info, RollPause):
             L = fr[2]
             die = L[info.slot][L[info.slot + 1]]
-            return [(Action("roll", prog.roll_text(die, face), None, (die, face)), p) for _, face, p in prog.chance_outcomes]
+            return [(Action("roll", prog.roll_text(die, face), None, (die, face), prog=prog), p) for _, face, p in prog.chance_outcomes]
         if isinstance(info, DrawPause):
             cards = self._zget(fr[2][info.slot + 1])
             groups: dict = {}
@@ -329,7 +428,13 @@ class State:
                 else:
                     groups[k] = [c, 1]
             total = len(cards)
-            return [(Action("draw", f"draw {lab}", None, (c,)), Fraction(k, total)) for (lab, _), (c, k) in groups.items()]
+            to = prog.zone_name(fr[2][info.slot + 2])
+            out = []
+            for (lab, _), (c, k) in groups.items():
+                a = Action("draw", f"draw {lab}", None, (c,), prog=prog)
+                a.to = to
+                out.append((a, Fraction(k, total)))
+            return out
         raise AssertionError(info)  # pragma: no cover
 
     # ---- decisions ---------------------------------------------------------------------------
@@ -360,8 +465,8 @@ class State:
 
     def legal_actions(self, player: Optional[int] = None) -> list[Action]:
         """Every action the player to act may take, in a fixed order.  At a chance node these are the
-        chance outcomes; when the game is over, none."""
-        self._check()
+        chance outcomes; when the game is over, none.  At a simultaneous choice, ask for one of
+        `waiting`.  A position where a player must act but may do nothing raises `RuleError`."""
         cur = self.cur
         if cur is None:
             return []
@@ -369,14 +474,16 @@ class State:
             return [a for a, _ in self.chance_outcomes()]
         if cur == SIMULTANEOUS:
             if player is None:
-                raise ValueError("everybody in state.waiting chooses at once here: ask legal_actions(player) for one of them")
+                raise OptionError("everybody in state.waiting chooses at once here: ask legal_actions(player) for one of them")
             if player not in self.waiting:
                 return []
             fr, info = self._pause()
+            self._work = 0
             return list(self._enumerate_for(info, player)[0])
         if player is not None and player != cur:
             return []
         if self._legal is None:
+            self._work = 0
             self._legal = self._enumerate()
         return list(self._legal[0])
 
@@ -385,42 +492,78 @@ class State:
         return self._enumerate_for(info, fr[2][info.slot])
 
     def _enumerate_for(self, info, actor: int) -> list:
-        if info.key is not None:
-            key = info.key(self, actor)
-            found = info.memo.get(key)
-            if found is not None:
-                return found
-            legal = self._enumerate_fresh(info, actor)
-            if len(info.memo) < MEMO_LIMIT:
-                info.memo[key] = legal
-            return legal
-        return self._enumerate_fresh(info, actor)
+        """[legal actions, None or a dict of them by text] of `actor` at the pause `info`.  A rule
+        that goes wrong while the choices are listed is a RuleError at the choice; so is a player
+        who must act and may do nothing (the game would be stuck)."""
+        try:
+            if info.key is not None:
+                key = info.key(self, actor)
+                legal = info.memo.get(key)
+                if legal is None:
+                    legal = self._enumerate_fresh(info, actor)
+                    if len(info.memo) < MEMO_LIMIT:
+                        info.memo[key] = legal
+            else:
+                legal = self._enumerate_fresh(info, actor)
+        except FishrulesError:
+            raise
+        except Exception as exc:
+            raise self._fault(exc, info.span, f"while listing what p{actor} may do in {self._where()}") from None
+        if not legal[0]:
+            names = " or ".join(ap.name for ap in info.actions)
+            raise RuleError(Diagnostic(info.span, f"p{actor} must choose {names} here, but none of them is allowed: the game is stuck",
+                                       f"while playing {self._where()}; the rules must leave a player who must act "
+                                       "at least one choice (or not ask them)"))
+        return legal
+
+    def _pause_span(self):
+        if not self.stack:
+            return None
+        fr = self.stack[-1]
+        info = self.prog.pauses.get((fr[0], fr[1]))
+        return info.span if info is not None else None
+
+    def _where(self) -> str:
+        """The phase being played, for messages."""
+        phases = self.phase
+        return f"phase {phases[-1]}" if phases else "the game"
 
     def _enumerate_fresh(self, info, actor) -> list:
         out: list[Action] = []
+        prog = self.prog
         prefix = f"p{actor}: " if isinstance(info, SimulPause) else ""
+        judged = not isinstance(info, SimulPause)
+        broken: list[Action] = []  # legal actions that break a rule: listed after all the others
         for ap in info.actions:
             L = [None] * ap.nlocals
             L[0] = actor
             params = ap.params
-            if not params:
+            if ap.broken and judged:
+                self._judged(ap, 0, L, out, broken, prefix)
+            elif not params:
                 if all(test(self, L) for test in ap.checks):
-                    out.append(Action(ap.name, prefix + ap.name, actor, (), None, out))
+                    out.append(Action(ap.name, prefix + ap.name, actor, (), None, out, prog=prog))
             elif len(params) == 1:
                 p, checks, name = params[0], ap.checks, ap.name
                 slot = p.slot
+                dom = p.domain(self, L)
+                charge(self, len(dom))
                 if not checks:
-                    out.extend([Action(name, None, actor, (v,), ap, out, prefix) for v in p.domain(self, L)])
+                    out.extend([Action(name, None, actor, (v,), ap, out, prefix, prog) for v in dom])
                     continue
-                for v in p.domain(self, L):
+                for v in dom:
                     L[slot] = v
                     for test in checks:
                         if not test(self, L):
                             break
                     else:
-                        out.append(Action(name, None, actor, (v,), ap, out, prefix))
+                        out.append(Action(name, None, actor, (v,), ap, out, prefix, prog))
             else:
                 self._combos(ap, 0, L, out, prefix)
+        if broken:
+            for a in broken:
+                a._origin = out
+            out.extend(broken)
         return [out, None]
 
     def _combos(self, ap, i: int, L: list, out: list, prefix: str) -> None:
@@ -429,12 +572,45 @@ class State:
             for test in ap.checks:
                 if not test(self, L):
                     return
-            out.append(Action(ap.name, None, L[0], tuple(L[p.slot] for p in params), ap, out, prefix))
+            if len(out) >= MAX_CHOICES:
+                raise Fail(f"`{ap.name}` offers more than {MAX_CHOICES:,} choices at once", ap.span)
+            out.append(Action(ap.name, None, L[0], tuple(L[p.slot] for p in params), ap, out, prefix, self.prog))
             return
         p = params[i]
-        for v in p.domain(self, L):
+        dom = p.domain(self, L)
+        charge(self, len(dom))
+        for v in dom:
             L[p.slot] = v
             self._combos(ap, i + 1, L, out, prefix)
+
+    def _judged(self, ap, i: int, L: list, out: list, broken: list, prefix: str) -> None:
+        """Every choice of an action whose rules may be broken on purpose: each is judged by the
+        rules in order, as `apply` would; the first rule it breaks either has a `when … is broken`
+        block that applies (the choice is legal, marked with the rule it breaks, and goes to
+        `broken`, listed last) or refuses it."""
+        params = ap.params
+        if i == len(params):
+            breaks = None
+            for name, _, test in ap.requires:
+                if not test(self, L):
+                    handler = ap.broken.get(name)
+                    if handler is None or (handler[0] is not None and not handler[0](self, L)):
+                        return
+                    breaks = name
+                    break
+            if len(out) + len(broken) >= MAX_CHOICES:
+                raise Fail(f"`{ap.name}` offers more than {MAX_CHOICES:,} choices at once", ap.span)
+            values = tuple(L[p.slot] for p in params)
+            (out if breaks is None else broken).append(
+                Action(ap.name, None if params else prefix + ap.name, L[0], values, ap if params else None,
+                       out, prefix, self.prog, breaks))
+            return
+        p = params[i]
+        dom = p.domain(self, L)
+        charge(self, len(dom))
+        for v in dom:
+            L[p.slot] = v
+            self._judged(ap, i + 1, L, out, broken, prefix)
 
     def _by_text(self) -> dict:
         legal = self._legal
@@ -444,28 +620,77 @@ class State:
 
     def apply(self, action: Union[Action, str]) -> "State":
         """Do an action (an `Action` or its text).  Raises `IllegalAction`, changing nothing, if the
-        rules do not allow it now.  Returns the state itself, so calls can be chained."""
-        self._check()
-        cur = self.cur
+        rules do not allow it now; an `Action` is refused unless it is for the player to act and
+        from this game.  A rule that goes wrong while the action takes effect raises `RuleError`
+        and also leaves the state as it was.  Returns the state itself, so calls can be chained."""
         if isinstance(action, Action):
-            if self._legal is not None and action._origin is self._legal[0]:
-                self._do(action)  # straight from legal_actions() of this very position
+            legal = self._legal
+            if legal is not None and action._origin is legal[0]:
+                snap = self._snapshot()
+                self._work = 0
+                try:
+                    self._do(action)  # straight from legal_actions() of this very position
+                except BaseException:
+                    self._restore(snap)
+                    raise
                 return self
+            self._check_action_object(action)
             text = action.text
+        elif isinstance(action, str):
+            if len(action) > MAX_ACTION_TEXT:
+                raise IllegalAction(action[:40] + "…", f"an action text is at most {MAX_ACTION_TEXT:,} characters")
+            text = _normalize(action)
         else:
-            text = _normalize(str(action))
-        if cur is None:
+            raise IllegalAction(repr(action)[:60], "an action is an Action or its text")
+        if self.cur is None:
             raise IllegalAction(text, "the game is over")
+        snap = self._snapshot()
+        self._work = 0
+        try:
+            self._apply_text(action, text)
+        except FishrulesError:
+            self._restore(snap)
+            raise
+        except Exception as exc:  # a rule that went wrong while the text was read
+            self._restore(snap)
+            raise self._fault(exc, self._pause_span(), f"while reading {text!r}") from None
+        except BaseException:
+            self._restore(snap)
+            raise
+        return self
+
+    def _check_action_object(self, a: Action) -> None:
+        """An `Action` that did not come from this very position's legal list: it must be of this
+        game and for somebody who may act now."""
+        prog = a._prog
+        if prog is not None and prog is not self.prog and prog.identity != self.prog.identity:
+            raise IllegalAction(a.text, "this action belongs to another game")
+        cur = self.cur
+        if cur is None:
+            return
+        if cur == CHANCE:
+            if a.player is not None:
+                raise IllegalAction(a.text, f"this is p{a.player}'s action, but chance is to play now")
+        elif cur == SIMULTANEOUS:
+            if a.player is None:
+                raise IllegalAction(a.text, "this is a chance outcome, but players are choosing now")
+        elif a.player != cur:
+            whose = "a chance outcome" if a.player is None else f"p{a.player}'s action"
+            raise IllegalAction(a.text, f"this is {whose}, but p{cur} is to act")
+
+    def _apply_text(self, action, text: str) -> None:
+        cur = self.cur
         if cur == CHANCE:
             for a, _ in self.chance_outcomes():
                 if a.text == text:
                     self._apply_chance(a)
-                    return self
-            outs = [a.text for a, _ in self.chance_outcomes()]
-            raise IllegalAction(text, "chance is to play now: one of " + "; ".join(outs[:8]) + ("; …" if len(outs) > 8 else ""))
+                    return
+            # The outcomes are not listed: a draw's would name hidden cards, and the message may be
+            # relayed to a player.  Whoever resolves chance asks chance_outcomes().
+            raise IllegalAction(text, "chance is to play now, not a player (its outcomes: state.chance_outcomes())")
         if cur == SIMULTANEOUS:
             self._commit(action, text)
-            return self
+            return
         if self._legal is None:
             self._legal = self._enumerate()
         by_text = self._by_text()
@@ -476,28 +701,34 @@ class State:
             read = self._read_action(text)
             if isinstance(read, tuple):  # a broken rule whose violation the rules accept
                 self._do_broken(*read)
-                return self
+                return
             found = by_text.get(read)
             if found is None:  # pragma: no cover - _read_action raises for anything not legal
                 raise IllegalAction(text, "it is not one of the legal actions now")
         self._do(found)
-        return self
 
     def _commit(self, action, text: str) -> None:
         """A choice at a simultaneous node: kept secret until everybody has chosen, then every
         choice takes effect, in the order the rules name the players (not the order they chose)."""
+        waiting = self.waiting
         if isinstance(action, Action) and action.player is not None:
             player, rest = action.player, text.split(": ", 1)[-1]
         else:
             head, sep, rest = text.partition(":")
-            head = head.strip().lower()
-            if not sep or not (head.startswith("p") and head[1:].isdigit()):
-                raise IllegalAction(text, "everybody chooses at once here: say who, as in 'p1: " + text + "'")
-            player, rest = int(head[1:]), " ".join(rest.split())
-        waiting = self.waiting
+            player = _seat(head.strip()) if sep else None
+            if player is None:
+                who = ", ".join(f"p{p}" for p in waiting)
+                raise IllegalAction(text, f"several players choose at once here: say who, as in 'p{waiting[0]}: …' "
+                                          f"(waiting for {who})")
+            rest = " ".join(rest.split())
         if player not in waiting:
             fr, info = self._pause()
-            why = "has chosen already" if player in fr[2][info.slot] else "is not choosing now"
+            if player in fr[2][info.slot]:
+                why = "has chosen already"
+            elif 0 <= player < self.n:
+                why = "is not choosing now"
+            else:
+                why = f"is not in this game (there are {self.n} players)"
             raise IllegalAction(text, f"p{player} {why}; waiting for " + ", ".join(f"p{p}" for p in waiting))
         fr, info = self._pause()
         legal = self._enumerate_for(info, player)
@@ -506,21 +737,37 @@ class State:
         legal[1] = by_text
         found = by_text.get(prefix + rest)
         if found is None:
-            canonical = self._read_action(rest, player, info.actions)
+            canonical = self._read_action(rest, player, info)
             if isinstance(canonical, tuple):  # pragma: no cover - no violation handlers at simultaneous choices
                 raise IllegalAction(text, "a broken rule cannot be accepted at a simultaneous choice")
             found = by_text[prefix + canonical]
         L = fr[2]
-        L[info.slot + 1] = L[info.slot + 1] + ((player, found.name, found._values),)
+        L[info.slot + 1] = L[info.slot + 1] + ((player, found.name, found._values, len(self.history)),)
         self._record(found.text, f"{prefix}?", (player,))
         self._legal = None
         if len(L[info.slot + 1]) < len(L[info.slot]):
             return
-        chosen = {p: (name, values) for p, name, values in L[info.slot + 1]}
+        chosen = {p: (name, values) for p, name, values, _ in L[info.slot + 1]}
+        self._unveil(L[info.slot + 1])
         fr[1] += 1
         for p in reversed(L[info.slot]):  # pushed last first: the first player's effects run first
             self._push_action(self.prog.actions[chosen[p][0]], p, chosen[p][1])
         self._resume()
+
+    def _unveil(self, choices: tuple) -> None:
+        """Everybody has chosen: the choices stop being secret in everybody's history, but for
+        parameters the action itself declares `secret`, which stay `?` to the others."""
+        at = {i: (p, name, values) for p, name, values, i in choices}
+        kept = []
+        for i, text, audience in self.redact:
+            if i in at:
+                p, name, values = at[i]
+                hidden = self.prog.actions[name].render_redacted(values)
+                if hidden is None:
+                    continue
+                text = f"p{p}: {hidden}"
+            kept.append((i, text, audience))
+        self.redact = kept
 
     def _apply_chance(self, a: Action) -> None:
         fr, info = self._pause()
@@ -551,8 +798,11 @@ class State:
         self._run()
 
     def _do(self, a: Action) -> None:
-        fr = self.stack[-1]
         ap = self.prog.actions[a.name]
+        if a.breaks is not None:  # accepted as the rules say: their `when … is broken` block runs
+            self._do_broken(ap, a.player, a._values, a.text, ap.broken[a.breaks][1])
+            return
+        fr = self.stack[-1]
         fr[1] += 1
         self._push_action(ap, a.player, a._values)
         hidden = ap.render_redacted(a._values) if ap.params else None
@@ -562,12 +812,15 @@ class State:
             self._record(a.text, hidden, (a.player,))
         self._resume()
 
-    def _read_action(self, text: str, actor: Optional[int] = None, actions=None):
+    def _read_action(self, text: str, actor: Optional[int] = None, info=None):
         """The canonical text of the action `text` means, if the rules allow it now; otherwise
-        raise `IllegalAction` saying why (naming the rule that forbids it, if one does)."""
+        raise `IllegalAction` saying why (naming the rule that forbids it, if one does).  What a
+        message offers instead is taken from the player's own legal actions: it names nothing the
+        player may not know, and says how many it leaves out."""
         if actor is None:
             fr, info = self._pause()
-            actor, actions = fr[2][info.slot], info.actions
+            actor = fr[2][info.slot]
+        actions = info.actions
         offered = {ap.name: ap for ap in actions}
         words = text.split()
         who = f"p{actor}"
@@ -582,7 +835,7 @@ class State:
         L = [None] * ap.nlocals
         L[0] = actor
         toks = words[1:]
-        for p in ap.params:
+        for i, p in enumerate(ap.params):
             if p.kind == "some":
                 take, toks = toks, []
                 if not take:
@@ -606,9 +859,12 @@ class State:
                 value = next((v for v in dom if p.render(v) == tok), None)
                 if value is None:
                     if p.parse(tok) is None:
-                        raise IllegalAction(text, f"`{p.name}` takes {p.describe}, not {tok!r}")
-                    shown = ", ".join(p.render(v) for v in dom[:10]) or "nothing"
-                    raise IllegalAction(text, f"{tok} is not a possible `{p.name}` now (possible: {shown})")
+                        raise IllegalAction(text, f"`{p.name}` takes {p.describe}, not {_short(tok)}")
+                    given = tuple(L[q.slot] for q in ap.params[:i])
+                    legal = self._enumerate_for(info, actor)[0]
+                    possible = list(dict.fromkeys(p.render(a._values[i]) for a in legal
+                                                  if a.name == ap.name and a._values[:i] == given))
+                    raise IllegalAction(text, f"{_short(tok)} is not a possible `{p.name}` now ({_listed(possible)})")
             L[p.slot] = value
         if toks:
             takes = ", ".join(p.name for p in ap.params) or "nothing more"
@@ -627,29 +883,49 @@ class State:
         runs instead of its effects."""
         self.stack[-1][1] += 1
         self._push_action(ap, player, values, block)
-        self.history.append(text)
+        hidden = ap.render_redacted(values) if ap.params else None
+        if hidden is None:
+            self.history.append(text)
+        else:
+            self._record(text, hidden, (player,))
         self._resume()
 
     # ---- results -----------------------------------------------------------------------------
 
     def scores(self) -> list[int]:
         """Each player's score as the rules define it (running during the game, final at the end)."""
-        self._check()
         f = self.prog.score
-        return [f(self, p) for p in range(self.n)]
+        self._work = 0
+        try:
+            return [f(self, p) for p in range(self.n)]
+        except FishrulesError:
+            raise
+        except Exception as exc:
+            scores = self.prog.model.scores
+            raise self._fault(exc, scores[0].span if scores else None, "while working out the scores") from None
 
     def winners(self) -> list[int]:
         """The winners (ties share the victory) once the game is over; [] before."""
-        self._check()
         if self.stack:
             return []
-        return list(self.prog.winners(self))
+        self._work = 0
+        try:
+            return list(self.prog.winners(self))
+        except FishrulesError:
+            raise
+        except Exception as exc:
+            raise self._fault(exc, self.prog.winners_span, "while working out the winners") from None
 
     def ranking(self) -> list[int]:
-        """Each player's place by score, competition style: two tied for second are both 2nd and
-        nobody is 3rd."""
+        """Each player's place, competition style: two tied for second are both 2nd and nobody is
+        3rd.  Once the game is over the winners (as the rules' `winners:` decides, tie-breaks
+        included) share 1st place and the others follow by score; before, places go by score."""
         sc = self.scores()
-        return [1 + sum(1 for o in sc if o > x) for x in sc]
+        won = set(self.winners())
+        if not won:
+            return [1 + sum(1 for o in sc if o > x) for x in sc]
+        rest = [p for p in range(self.n) if p not in won]
+        return [1 if p in won else 1 + len(won) + sum(1 for o in rest if sc[o] > sc[p]) for p in range(self.n)]
 
     @property
     def phase(self) -> list[str]:
@@ -673,6 +949,7 @@ class State:
         c.stack = [[f[0], f[1], f[2][:]] for f in self.stack]
         c.history = self.history[:]
         c.redact = self.redact[:]
+        c.events = self.events[:] if self.events is not None else None
         c.where = self.where[:]
         c.up = self.up[:]
         c.mixed = self.mixed
@@ -681,7 +958,7 @@ class State:
         c.draws = self.draws
         c.manual = self.manual
         c._legal = self._legal
-        c._broken = self._broken
+        c._work = 0
         c._dmemo = {}
         return c
 
@@ -735,43 +1012,76 @@ class State:
         return json.dumps(self.to_dict(), separators=(",", ":"))
 
     @classmethod
-    def _from_dict(cls, game, d: dict) -> "State":
+    def _replayed(cls, game, history, players: int, options: Optional[dict], seed: Optional[int] = None) -> "State":
+        """The state reached by `history` (action texts, chance included) from the start; with
+        `seed`, it continues as a game seeded so would have.  Anything wrong with the history is a
+        `StateError` naming the entry."""
+        if not isinstance(history, (list, tuple)):
+            raise StateError(f"a history is a list of action texts, not {type(history).__name__}")
+        if len(history) > MAX_HISTORY:
+            raise StateError(f"the history holds {len(history):,} actions; at most {MAX_HISTORY:,} are read")
+        try:
+            s = game.start(players, seed=seed if seed is not None else 0, options=options, chance="manual")
+        except OptionError as exc:
+            raise StateError(str(exc)) from None
+        for i, text in enumerate(history, 1):
+            if not isinstance(text, str):
+                raise StateError(f"history entry {i} is not an action text: {_short(text)}")
+            if s.cur is None:
+                raise StateError(f"history entry {i} ({_short(text)}) comes after the end of the game")
+            try:
+                if seed is not None and s.cur == CHANCE:
+                    s._consume_chance_draws()
+                s.apply(text)
+            except IllegalAction as exc:
+                raise StateError(f"history entry {i} ({_short(text)}) is not allowed: {exc.reason}") from None
+            except RuleError as exc:
+                raise StateError(f"history entry {i} ({_short(text)}) makes the rules fail:\n{exc}") from None
+        if seed is not None:
+            s.manual = False
+            if s.cur == CHANCE:
+                s._run()
+        return s
+
+    @classmethod
+    def _from_dict(cls, game, d) -> "State":
+        """A saved state, re-derived by replaying its history under these rules: every other field
+        must be what that replay gives, so a state that loads is one the rules could reach."""
+        if not isinstance(d, dict):
+            raise StateError("a saved state is a JSON object")
         if d.get("format") != "fishrules-state/1":
-            raise ValueError("not a fishrules state")
+            raise StateError("this is not a fishrules state (format fishrules-state/1)")
         if d.get("game") != game._identity:
-            raise ValueError(f"this state belongs to another game ({d.get('game')!r}, not {game._identity!r})")
-        s = cls.__new__(cls)
-        s.game = game
-        s.prog = game._program
-        s.n = int(d["players"])
-        s.seats = tuple(range(s.n))
-        s.g = [_tuplify(v) for v in d["g"]]
-        s.p = [[_tuplify(v) for v in r] for r in d["p"]]
-        s.dice = list(d["dice"])
-        s.dice_ids = tuple(range(len(s.dice)))
-        s.stack = [[f[0], f[1], [_tuplify(v) for v in f[2]]] for f in d["stack"]]
-        s.history = list(d["history"])
-        s.redact = [(i, t, tuple(a)) for i, t, a in d.get("redact", [])]
-        ncards = len(game._program.cards)
-        s.up = [False] * ncards
-        for i in d.get("up", []):
-            s.up[i] = True
-        s.mixed = frozenset(d.get("mixed", []))
-        s.where = [-1] * ncards
-        for key, cards in _zones_of(s):
-            for c in cards:
-                s.where[c] = key
-        s.cur = d["current"]
-        s.seed = d["seed"]
-        s.draws = d["draws"]
-        s.manual = d["manual"]
-        s._legal = None
-        s._broken = None
-        s._dmemo = {}
-        prog = s.prog
-        for f in s.stack:
-            if not (0 <= f[0] < len(prog.code) and 0 <= f[1] < len(prog.code[f[0]])):
-                raise ValueError("the state does not fit these rules")
+            raise StateError(f"this state belongs to another game ({_short(d.get('game'))}, not {game._identity!r})")
+        missing = [k for k in _STATE_FIELDS if k not in d]
+        if missing:
+            raise StateError("the saved state has no " + ", ".join(repr(k) for k in missing))
+        extra = [k for k in d if k not in _STATE_FIELDS]
+        if extra:
+            raise StateError("the saved state has unknown fields: " + ", ".join(_short(k) for k in extra[:5]))
+        n = d["players"]
+        if type(n) is not int or not (game.min_players <= n <= game.max_players):
+            raise StateError(f"field 'players': {game.title} is for {game.min_players} to {game.max_players} players, not {_short(n)}")
+        for name, ok in (("seed", lambda v: type(v) is int and -(1 << 64) < v < (1 << 64)),
+                         ("draws", lambda v: type(v) is int and 0 <= v < (1 << 63)),
+                         ("manual", lambda v: type(v) is bool)):
+            if not ok(d[name]):
+                raise StateError(f"field {name!r} is not a possible value: {_short(d[name])}")
+        g = d["g"]
+        prog = game._program
+        if type(g) is not list or len(g) != prog.model.n_game_slots:
+            raise StateError("field 'g' does not fit these rules")
+        options = {o.name: g[o.slot] for o in prog.model.options}
+        try:
+            game._options(options)
+        except OptionError as exc:
+            raise StateError(f"field 'g': {exc}") from None
+        s = cls._replayed(game, d["history"], n, options)
+        mine = s.to_dict()
+        for name in _POSITION_FIELDS:
+            if mine[name] != d[name]:
+                raise StateError(f"field {name!r} is not what the state's history leads to")
+        s.seed, s.draws, s.manual = d["seed"], d["draws"], d["manual"]
         return s
 
     # ---- views -------------------------------------------------------------------------------
@@ -784,14 +1094,23 @@ class State:
         where the viewer may not see it (a face-up card everybody sees).  The history is the one
         this viewer may know: hidden outcomes and secret choices of others read `?`.  Scores are
         public."""
-        self._check()
+        if player is not None and (type(player) is not int or not (0 <= player < self.n)):
+            raise OptionError(f"there is no player {_short(player)} in this game of {self.n}")
+        try:
+            return self._view(player)
+        except FishrulesError:
+            raise
+        except Exception as exc:
+            raise self._fault(exc, None, f"while working out what {'the spectator' if player is None else f'p{player}'} sees") from None
+
+    def _view(self, player: Optional[int]) -> dict:
         prog = self.prog
         model = prog.model
-        if player is not None and not (0 <= player < self.n):
-            raise ValueError(f"there is no player {player}")
         labels, up = prog.card_labels, self.up
 
         def shown(v, value, owner):
+            if v.visibility == "internal":  # the rules' bookkeeping: in no view at all
+                return False, None
             ok = (prog.game_vis[v.slot] if v.scope == "game" else prog.player_vis[v.slot])(self, player, owner)
             if v.type.kind == "zone":
                 return True, [labels[c] if ok or up[c] else None for c in value]
@@ -800,6 +1119,8 @@ class State:
         values = {}
         for v in model.game_vars:
             if v.family:
+                if v.visibility == "internal":
+                    continue
                 lo, count = v.family
                 values[v.name] = {str(lo + i): shown(v, self.g[v.slot + i], -1)[1] for i in range(count)}
                 continue
@@ -847,6 +1168,75 @@ class State:
             out["legal_actions"] = [a.text for a in self.legal_actions(player)]
         out["history"] = self.history_for(player)
         return out
+
+    def events_for(self, player: Optional[int], since: Optional[int] = None) -> list[dict]:
+        """What `player` (None: a spectator) saw happen, in order.  Each event is a dict with
+        `"event"`, its kind, and `"after"`, how many actions of the history had been taken when it
+        happened (so 0 for the setting up, and k + 1 for what the k-th action, from 0, caused).
+        `since=k` gives only what happened after the first k actions were taken and done: a
+        client that remembers `len(state.history)` before an `apply` gets what that apply caused.
+        The kinds:
+
+        - `move`: cards went `"from"` one zone `"to"` another; `"cards"` holds each card's label,
+          or None where this player saw it neither where it was nor where it went nor face up;
+          `"face"` is "up" or "down" when the rule turned them;
+        - `reveal`: `"cards"` were turned face up where they lie (`"in"`: their zones);
+        - `set`: a value this player may see changed (`"value"`; `"player"` for a player's own;
+          `"from"`, `"to"`); the rules' `internal` values never appear;
+        - `restart`: the game started again (`play again`);
+        - `over`: the game ended (`"winners"`, `"scores"`).
+
+        With `history_for(player)` it tells the player everything they saw, in order: a card
+        revealed and turned face down again within one action is here, though no view shows it."""
+        if player is not None and (type(player) is not int or not (0 <= player < self.n)):
+            raise OptionError(f"there is no player {_short(player)} in this game of {self.n}")
+        out = []
+        for e in self.events or ():
+            if since is None or e[1] > since:
+                shown = self._render_event(e, player)
+                if shown is not None:
+                    out.append(shown)
+        return out
+
+    def _render_event(self, e: tuple, v: Optional[int]) -> Optional[dict]:
+        prog = self.prog
+        kind, after = e[0], e[1]
+        if kind == "move":
+            _, _, cards, srcs, dest, auds, dest_aud, face_up, facing = e
+
+            def sees(aud) -> bool:
+                return aud is None or (v is not None and v in aud)
+
+            labels = prog.card_labels
+            everywhere = sees(dest_aud)
+            shown = [labels[c] if everywhere or u or sees(auds[src]) else None for c, src, u in zip(cards, srcs, face_up)]
+            names = sorted({prog.zone_name(z) for z in srcs})  # sorted: their order must tell nothing
+            out = {"event": "move", "after": after, "cards": shown, "from": names[0] if len(names) == 1 else names,
+                   "to": prog.zone_name(dest)}
+            if facing is not None:
+                out["face"] = facing
+            return out
+        if kind == "reveal":
+            _, _, cards, zones = e
+            return {"event": "reveal", "after": after, "cards": [prog.card_labels[c] for c in cards],
+                    "in": [prog.zone_name(z) for z in zones]}
+        if kind == "set":
+            _, _, p, slot, old, new, aud = e
+            if aud is not None and (v is None or v not in aud):
+                return None
+            out = {"event": "set", "after": after}
+            if p < 0:
+                out["value"] = prog.game_var_names.get(slot, "?")
+            else:
+                out["value"] = prog.player_var_names.get(slot, "?")
+                out["player"] = p
+            out["from"], out["to"] = _listify(old), _listify(new)
+            return out
+        if kind == "restart":
+            return {"event": "restart", "after": after}
+        if kind == "over":
+            return {"event": "over", "after": after, "winners": self.winners(), "scores": self.scores()}
+        return None  # pragma: no cover
 
     def history_for(self, player: Optional[int]) -> list[str]:
         """The history as `player` may know it (None: a spectator).  `state.history` itself is the

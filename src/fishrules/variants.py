@@ -6,26 +6,33 @@ inside phases and actions), and `add rule` blocks before or after a named rule o
 end of a phase or action.  A `variant NAME:` block inside a file is an overlay applied only when that
 variant is asked for.  Naming something that does not exist is an error with a "did you mean".
 
-Files are found here too: a bundled ruleset by name (a file of rulesets/), a sibling file of the one that
-extends it, or a path.  The bundled variants of a ruleset are the files named `NAME-VARIANT.fish`
-beside it and its own `variant` blocks.
+Files are found here too, and since rule files come from strangers, `extends` is confined: a name
+is a file in the extending file's own folder (or below it), else a bundled ruleset; never an
+absolute path, `..`, the current directory, a symlink leading out of the folder, or anything but
+a regular `.fish` file (see docs/security.md).  The bundled variants of a ruleset are the files
+named `NAME-VARIANT.fish` beside it and its own `variant` blocks.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import stat
 from pathlib import Path
 from typing import Optional
 
 import attrs
 
 from . import nodes as n
-from .errors import Diagnostic, RuleError, Span, did_you_mean
+from .errors import Diagnostic, RuleError, Source, Span, did_you_mean
+from .limits import MAX_EXTENDS_DEPTH, MAX_EXTENDS_NAME, MAX_SOURCE_BYTES
 from .parser import parse
 
-__all__ = ["Resolved", "resolve_file", "resolve_text", "rulesets_dir", "bundled_names", "find_ruleset"]
+__all__ = ["Resolved", "resolve_file", "resolve_text", "rulesets_dir", "bundled_names", "find_ruleset",
+           "find_extended", "read_rules"]
 
-MAX_EXTENDS_DEPTH = 16
+#: One folder or file name in `extends "…"`: letters, digits, `_`, `-` and `.`, not starting with a dot.
+_SEGMENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
 def rulesets_dir() -> Path:
@@ -47,22 +54,58 @@ def bundled_names() -> list[str]:
     return sorted(p.stem for p in d.glob("*.fish"))
 
 
-def find_ruleset(ref: str, relative_to: Optional[Path] = None) -> Optional[Path]:
-    """A path, a sibling file of `relative_to`, or a bundled ruleset name -> the file, or None."""
-    cand = []
+def find_ruleset(ref: str) -> Optional[Path]:
+    """What `fishrules.load(ref)` reads: a bundled ruleset if `ref` is the name of one, otherwise
+    the file `ref` (or `ref.fish`) as the caller named it; None if there is no such file.  The caller
+    chose the path; the confinement rule applies to the `extends` inside it."""
+    if ref in bundled_names():
+        return rulesets_dir() / f"{ref}.fish"
+    if not ref or "\x00" in ref:
+        return None
     p = Path(ref)
-    if relative_to is not None:
-        cand.append(relative_to / ref)
-        if not ref.endswith(".fish"):
-            cand.append(relative_to / f"{ref}.fish")
-    cand.append(p)
-    if not ref.endswith(".fish"):
-        cand.append(p.with_name(p.name + ".fish"))
-        cand.append(rulesets_dir() / f"{ref}.fish")
-    for c in cand:
-        if c.is_file():
-            return c
+    for c in (p, p.with_name(p.name + ".fish")) if p.name and not ref.endswith(".fish") else (p,):
+        try:
+            if c.exists():
+                return c
+        except (OSError, ValueError):
+            return None
     return None
+
+
+def find_extended(target: str, base_dir: Optional[Path]) -> tuple[Optional[Path], Optional[str]]:
+    """Where `extends "target"` leads: (the file, None), or (None, why it is refused).
+
+    A name is a `/`-separated relative path of plain names; `NAME` means `NAME.fish`.  It is looked
+    for in `base_dir` (the extending file's folder) or below it, and must stay inside it once
+    symlinks are followed; failing that, a bundled ruleset of that name.  No base_dir: bundled only."""
+    if not target:
+        return None, "an empty name"
+    if len(target) > MAX_EXTENDS_NAME:
+        return None, f"a name longer than {MAX_EXTENDS_NAME} characters"
+    parts = target.split("/")
+    if target.startswith("/") or any(not _SEGMENT.fullmatch(seg) or seg in (".", "..") for seg in parts):
+        return None, ("only a file beside this one (or in a folder below it) or a bundled ruleset can be "
+                      "extended: no absolute paths, no `..`, plain names of letters, digits, `_`, `-` and `.`")
+    filename = target if target.endswith(".fish") else target + ".fish"
+    if base_dir is not None:
+        cand = base_dir / filename
+        try:
+            present = os.path.lexists(cand)
+        except (OSError, ValueError):  # pragma: no cover - a name _SEGMENT lets through cannot fail here
+            present = False
+        if present:
+            try:
+                real = Path(os.path.realpath(cand))
+                root = Path(os.path.realpath(base_dir))
+            except (OSError, ValueError):  # pragma: no cover
+                return None, "a path that cannot be followed"
+            if root != real and root not in real.parents:
+                return None, "a file that leads outside this file's folder (through a symlink)"
+            return real, None
+    stem = target[:-5] if target.endswith(".fish") else target
+    if "/" not in stem and stem in bundled_names():
+        return rulesets_dir() / f"{stem}.fish", None
+    return None, None
 
 
 def _display_name(path: Path) -> str:
@@ -82,6 +125,7 @@ class Resolved:
     variant: Optional[str]
     files: tuple[str, ...]
     path: Optional[Path] = None
+    source: Optional[Source] = None  # the text of the file asked for (overlays' bases are in `items`)
 
 
 _KEYED = (n.OptionDecl, n.DiceDecl, n.CardsDecl, n.BoardDecl, n.VarDecl, n.Define, n.Phase, n.Action, n.Score, n.Winners)
@@ -331,14 +375,45 @@ def _map_rules(body, fn) -> tuple:
     return tuple(out)
 
 
-def _read(path: Path) -> str:
+def read_rules(path: Path, shown: Optional[str] = None) -> str:
+    """The text of a rule file, refused with a `RuleError` (that never quotes the file) if it is not
+    a regular file, is larger than MAX_SOURCE_BYTES, or is not UTF-8 text."""
+    shown = shown or _display_name(path)
+    src = Source(shown, "")
+    where = Span(src, 1, 1, 1, 1)
     try:
-        return path.read_text(encoding="utf-8")
+        # O_NONBLOCK: opening a fifo must not wait for a writer; it is refused just below.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except IsADirectoryError:
+        raise RuleError(Diagnostic(where, "this is a folder, not a rule file")) from None
+    except FileNotFoundError:
+        raise RuleError(Diagnostic(where, "there is no such file")) from None
+    except (OSError, ValueError) as exc:
+        raise RuleError(Diagnostic(where, f"the file cannot be read ({getattr(exc, 'strerror', None) or 'not a usable path'})")) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise RuleError(Diagnostic(where, "this is a folder, not a rule file"))
+        if not stat.S_ISREG(mode):
+            raise RuleError(Diagnostic(where, "this is not a regular file, so it is not a rule file"))
+        chunks, size = [], 0
+        while size <= MAX_SOURCE_BYTES:
+            chunk = os.read(fd, MAX_SOURCE_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise RuleError(Diagnostic(where, f"the file cannot be read ({exc.strerror})")) from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > MAX_SOURCE_BYTES:
+        raise RuleError(Diagnostic(where, f"the rule file is larger than {MAX_SOURCE_BYTES // 1024} KiB"))
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError:
-        from .errors import Source
-
-        src = Source(_display_name(path), "")
-        raise RuleError(Diagnostic(Span(src, 1, 1, 1, 1), "the file is not UTF-8 text")) from None
+        raise RuleError(Diagnostic(where, "the file is not UTF-8 text, so it is not a rule file")) from None
 
 
 def _build(module: n.Module, path: Optional[Path], diags: list, chain: tuple[str, ...], files: list) -> _Rules:
@@ -349,18 +424,27 @@ def _build(module: n.Module, path: Optional[Path], diags: list, chain: tuple[str
         ext = extends[0]
         if module.items[0] is not ext:
             diags.append(Diagnostic(ext.span, "`extends` must be the first line of the file", None, "warning"))
-        base_dir = path.parent if path is not None else Path.cwd()
-        target = find_ruleset(ext.target, base_dir)
+        base_dir = path.parent if path is not None else None
+        target, refused = find_extended(ext.target, base_dir)
+        shown = ext.target if len(ext.target) <= 60 else ext.target[:57] + "…"
         if target is None:
             names = bundled_names()
-            diags.append(Diagnostic(ext.span, f'cannot find the ruleset "{ext.target}" to extend',
-                                    did_you_mean(ext.target, names) or ("the bundled rulesets are " + ", ".join(names))))
+            if refused:
+                diags.append(Diagnostic(ext.span, f'cannot extend "{shown}": {refused}',
+                                        "see the rule for `extends` in docs/security.md"))
+            else:
+                diags.append(Diagnostic(ext.span, f'cannot find the ruleset "{shown}" to extend',
+                                        did_you_mean(ext.target, names) or ("the bundled rulesets are " + ", ".join(names))))
             rules = _Rules(diags)
-        elif str(target.resolve()) in chain or len(chain) > MAX_EXTENDS_DEPTH:
-            diags.append(Diagnostic(ext.span, f'"{ext.target}" extends itself, through ' + " -> ".join(Path(c).name for c in chain)))
+        elif str(target.resolve()) in chain:
+            diags.append(Diagnostic(ext.span, f'"{shown}" extends itself, through ' + " -> ".join(Path(c).name for c in chain)))
+            rules = _Rules(diags)
+        elif len(chain) >= MAX_EXTENDS_DEPTH:
+            diags.append(Diagnostic(ext.span, f"files extend files more than {MAX_EXTENDS_DEPTH} deep here",
+                                    "see the limits in the language reference"))
             rules = _Rules(diags)
         else:
-            base = parse(_read(target), _display_name(target))
+            base = parse(read_rules(target), _display_name(target))
             rules = _build(base, target, diags, chain + (str(target.resolve()),), files)
         # the base's variants are not inherited: an overlay is its own game
         rules.variants = {}
@@ -379,7 +463,7 @@ def _build(module: n.Module, path: Optional[Path], diags: list, chain: tuple[str
     return rules
 
 
-def _finish(rules: _Rules, variant: Optional[str], diags: list, files: list, path: Optional[Path]) -> Resolved:
+def _finish(rules: _Rules, variant: Optional[str], diags: list, files: list, path: Optional[Path], source=None) -> Resolved:
     if variant is not None:
         v = rules.variants.get(variant)
         if v is None:
@@ -399,16 +483,16 @@ def _finish(rules: _Rules, variant: Optional[str], diags: list, files: list, pat
     errors = [d for d in diags if d.severity == "error"]
     if errors:
         raise RuleError(diags)
-    return Resolved(tuple(rules.items()), tuple(rules.variants), variant, tuple(files), path)
+    return Resolved(tuple(rules.items()), tuple(rules.variants), variant, tuple(files), path, source)
 
 
 def resolve_file(path: Path | str, variant: Optional[str] = None) -> Resolved:
     path = Path(path)
     diags: list[Diagnostic] = []
     files: list[str] = []
-    module = parse(_read(path), _display_name(path))
+    module = parse(read_rules(path), _display_name(path))
     rules = _build(module, path, diags, (str(path.resolve()),), files)
-    return _finish(rules, variant, diags, files, path)
+    return _finish(rules, variant, diags, files, path, module.source)
 
 
 def resolve_text(text: str, name: str = "<rules>", variant: Optional[str] = None, base_dir: Optional[Path] = None) -> Resolved:
@@ -419,4 +503,4 @@ def resolve_text(text: str, name: str = "<rules>", variant: Optional[str] = None
     rules = _build(module, fake, diags, (), files)
     if fake is None:
         files.append(name)
-    return _finish(rules, variant, diags, files, None)
+    return _finish(rules, variant, diags, files, None, module.source)

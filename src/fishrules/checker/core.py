@@ -1,0 +1,294 @@
+"""The checker's core: the state a check builds up, its diagnostics, and the order of the work.
+
+The checker is one class, `fishrules.checker._Checker`, put together from one mixin per concern:
+this core, `declarations` (options, dice, cards, boards, variables, scores), `defines`,
+`statements` (phases, actions and their statements), `expressions`, and `limits` (the static
+bounds of `fishrules.limits`).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+from .. import model as m
+from .. import nodes as n
+from ..errors import Diagnostic, RuleError, Span
+from ..limits import MAX_PLAYERS
+
+ERR = m.Type("error")
+
+#: name -> (what it takes, as a person would say it); the checker enforces these.
+BUILTINS = {
+    "count": "a collection or a list: how many things are in it",
+    "sum": "a list of numbers: their total",
+    "min": "numbers, or one list of numbers: the smallest (0 for an empty list)",
+    "max": "numbers, or one list of numbers: the largest (0 for an empty list)",
+    "largest": "(how many, a list of numbers): that many of the largest numbers",
+    "smallest": "(how many, a list of numbers): that many of the smallest numbers",
+    "abs": "a number: its size without a sign",
+    "first": "a collection or a list: its first thing (nobody or nothing if it is empty)",
+    "last": "a collection or a list: its last thing — the top card of a zone",
+    "divide": "(a number, a number): the first divided by the second, rounded down",
+    "top": "(how many, a zone or a list): that many from its end — the top cards of a zone",
+    "distinct": "a list: each value once, in the order they first come",
+    "adjacent": "a circle of the board: the circles joined to it by a line, next to it",
+    "slide": "(a circle, the circles in the way): where a piece can go from it in a straight line without jumping",
+}
+
+_PARAM_TYPES = {"number": "number", "player": "player", "card": "card", "die": "die"}
+
+_PLURAL = {"die": "dice", "player": "players"}
+_DIRECTION_CHOICES = ("clockwise", "counterclockwise")
+_DIE_ATTRS = {"face": m.FACE, "value": m.NUMBER, "number": m.NUMBER}
+
+
+def _domain_key(choices: Iterable[str]) -> str:
+    return ",".join(sorted(choices))
+
+
+class _Unit:
+    """One block of code being checked: a phase, an action, a define, a score or the winners."""
+
+    def __init__(self, kind: str, name: str, you: bool):
+        self.kind = kind
+        self.name = name
+        self.n = 0
+        self.you: Optional[int] = None
+        if you:
+            self.you = self.alloc()
+        self.scopes: list[dict[str, m.Local]] = [{}]
+        self.elems: list[m.Local] = []
+
+    def alloc(self, k: int = 1) -> int:
+        s = self.n
+        self.n += k
+        return s
+
+
+class Core:
+    def __init__(self, items: list, variants: tuple[str, ...] = (), source_names: tuple[str, ...] = (), source=None):
+        self.items = items
+        self.source = source  # the file checked, for problems of the whole file (line 1)
+        self.variants = variants
+        self.source_names = source_names
+        self.diags: list[Diagnostic] = []
+        self.title = None
+        self.players = None
+        self.option_nodes: list[n.OptionDecl] = []
+        self.dice_node: Optional[n.DiceDecl] = None
+        self.cards_nodes: list[n.CardsDecl] = []
+        self.board_node: Optional[n.BoardDecl] = None
+        self.card_sets: dict[str, m.CardSet] = {}
+        self.cards: list[m.CardInfo] = []
+        self.card_attrs: dict[str, m.Type] = {}  # attribute -> type, over every set
+        self.var_nodes: list[n.VarDecl] = []
+        self.define_nodes: dict[str, n.Define] = {}
+        self.phase_nodes: dict[str, n.Phase] = {}
+        self.action_nodes: dict[str, n.Action] = {}
+        self.score_nodes: list[n.Score] = []
+        self.winners_node: Optional[n.Winners] = None
+        # results
+        self.options: dict[str, m.Option] = {}
+        self.gvars: dict[str, m.Variable] = {}
+        self.pvars: dict[str, m.Variable] = {}
+        self.defines: dict[str, m.DefineDecl] = {}
+        self.defining: set[str] = set()
+        self.per_player_cache: dict[str, bool] = {}
+        self.symbols: dict[str, tuple[str, ...]] = {}
+        self.symbol_domains: dict[str, list[str]] = {}
+        self.face_kinds: list[str] = []
+        self.calls: dict[str, set[str]] = {}  # phase/action key -> called phase/action keys
+        self.pending_seen_by: list = []
+
+    # ---- diagnostics --------------------------------------------------------------------------
+
+    def error(self, span: Span | None, msg: str, hint: str | None = None) -> None:
+        self.diags.append(Diagnostic(span, msg, hint))
+
+    def warn(self, span: Span | None, msg: str, hint: str | None = None) -> None:
+        self.diags.append(Diagnostic(span, msg, hint, severity="warning"))
+
+    def bad(self, span) -> m.Const:
+        return m.Const(None, ERR, span=span)
+
+    # ---- entry ---------------------------------------------------------------------------------
+
+    def run(self) -> m.Model:
+        for it in self.items:
+            self.collect(it)
+        self.order_defines()
+        top = next((Span(i.span.source, 1, 1, 1, 1) for i in self.items if getattr(i, "span", None)), None)
+        if top is None and self.source is not None:  # an empty file: its problems are at line 1
+            top = Span(self.source, 1, 1, 1, 1)
+        self.top = top
+        if self.title is None:
+            self.error(top, "the rules have no title", 'start the file with a line such as `game "My game"`')
+        if self.players is None:
+            self.error(top, "the rules do not say how many may play", "add a line such as `players 2 to 4`")
+        elif self.players.low < 1 or self.players.high < self.players.low:
+            self.error(self.players.span, f"`players {self.players.low} to {self.players.high}` is not a range of player counts")
+        elif self.players.high > MAX_PLAYERS:
+            self.error(self.players.span, f"at most {MAX_PLAYERS} players are supported")
+
+        self.add_domain("face", ())  # filled by dice
+        self.add_domain(_domain_key(_DIRECTION_CHOICES), _DIRECTION_CHOICES)
+        slot = 0
+        for o in self.option_nodes:
+            opt = self.check_option(o, slot)
+            if opt is not None:
+                self.options[o.name] = opt
+                slot += 1
+        dice = self.check_dice()
+        for c in self.cards_nodes:
+            self.check_cards(c)
+        for v in self.var_nodes:
+            if v.scope == "game":
+                var = self.check_var(v, slot)
+                if var is not None:
+                    self.gvars[v.name] = var
+                    slot += var.family[1] if var.family else 1
+        pslot = 0
+        for v in self.var_nodes:
+            if v.scope == "player":
+                var = self.check_var(v, pslot)
+                if var is not None:
+                    self.pvars[v.name] = var
+                    pslot += 1
+        n_game_slots = slot
+        for v in self.pending_seen_by:
+            u = _Unit("visibility", v.name, you=False)
+            e = self.expr(v.seen_by, u)
+            self.expect(e, "player", v.seen_by, "who sees it")
+            old = self.gvars[v.name]
+            self.gvars[v.name] = m.Variable(old.name, old.scope, old.type, old.initial, "seen by", old.slot, old.choices, e, span=old.span)
+
+        # Each define is checked after the defines it uses, so checking never recurses deeply.
+        for name in self.define_order:
+            self.define(name, None)
+        scores = tuple(self.check_score(s) for s in self.score_nodes)
+        winners, wn = self.check_winners()
+        phases = {name: self.check_phase(p) for name, p in self.phase_nodes.items()}
+        actions = {name: self.check_action(a) for name, a in self.action_nodes.items()}
+        self.check_reachable()
+        self.check_evaluation_depth(scores, winners)
+        self.check_statement_depths(phases, actions)
+        self.check_choice_counts(actions)
+        board = self.check_board()
+
+        errors = [d for d in self.diags if d.severity == "error"]
+        if errors:
+            raise RuleError(self.diags)
+        return m.Model(
+            title=self.title.title,
+            min_players=self.players.low,
+            max_players=self.players.high,
+            options=tuple(self.options.values()),
+            dice=dice,
+            game_vars=tuple(self.gvars.values()),
+            player_vars=tuple(self.pvars.values()),
+            defines=dict(self.defines),
+            phases=phases,
+            actions=actions,
+            scores=scores,
+            winners=winners,
+            winners_nlocals=wn,
+            symbols=dict(self.symbols),
+            n_game_slots=n_game_slots,
+            variants=self.variants,
+            card_sets=tuple(self.card_sets.values()),
+            board=board,
+            cards=tuple(self.cards),
+            source_names=self.source_names,
+            warnings=tuple(d for d in self.diags if d.severity == "warning"),
+            span=self.top,
+        )
+
+    def collect(self, it) -> None:
+        if isinstance(it, n.GameDecl):
+            self.title = it
+        elif isinstance(it, n.PlayersDecl):
+            self.players = it
+        elif isinstance(it, n.OptionDecl):
+            self.option_nodes.append(it)
+        elif isinstance(it, n.DiceDecl):
+            self.dice_node = it
+        elif isinstance(it, n.CardsDecl):
+            self.cards_nodes.append(it)
+        elif isinstance(it, n.BoardDecl):
+            self.board_node = it
+        elif isinstance(it, n.VarDecl):
+            self.var_nodes.append(it)
+        elif isinstance(it, n.Define):
+            self.define_nodes[it.name] = it
+        elif isinstance(it, n.Phase):
+            self.phase_nodes[it.name] = it
+        elif isinstance(it, n.Action):
+            self.action_nodes[it.name] = it
+        elif isinstance(it, n.Score):
+            self.score_nodes.append(it)
+        elif isinstance(it, n.Winners):
+            self.winners_node = it
+        else:  # pragma: no cover - the resolver removes every other kind of item
+            self.error(getattr(it, "span", None), f"unexpected {type(it).__name__} after resolving overlays")
+
+    # ---- names and symbols ----------------------------------------------------------------------
+
+    def add_domain(self, key: str, choices: tuple[str, ...]) -> None:
+        if key in self.symbols:
+            return
+        self.symbols[key] = tuple(choices)
+        for c in choices:
+            self.symbol_domains.setdefault(c, []).append(key)
+
+    def all_names(self, u: Optional[_Unit]) -> list[str]:
+        names = list(self.gvars) + list(self.options) + list(self.defines) + list(self.define_nodes)
+        names += list(self.symbol_domains) + ["players", "winners"] + (["dice"] if self.dice_node else [])
+        names += list(self.card_sets)
+        if u is not None:
+            for sc in u.scopes:
+                names += list(sc)
+            if u.elems:
+                names += self.elem_attr_names(u.elems[-1].type)
+        return names
+
+    def elem_attr_names(self, t: m.Type) -> list[str]:
+        if t.kind == "player":
+            return list(self.pvars) + [d for d in self.define_nodes if self.is_per_player(d)] + ["score", "seat"]
+        if t.kind == "die":
+            return list(_DIE_ATTRS)
+        if t.kind == "card":
+            return list(dict.fromkeys(a for cs in self.card_sets.values() for a, _ in cs.attrs))
+        return []
+
+
+def _as_coll(t: m.Type) -> m.Type:
+    """A filtered zone is no longer a zone (cards cannot be moved into it): just cards."""
+    if t.kind == "zone":
+        return m.Type("collection", element=t.element)
+    return t
+
+
+def _walk(e):
+    """Every syntax node below (and including) an expression."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if x is None:
+            continue
+        yield x
+        if isinstance(x, (n.Number, n.Text, n.Boolean, n.Nobody, n.You, n.It, n.Name, n.Your)):
+            continue
+        for field in attrs_fields(x):
+            v = getattr(x, field)
+            if isinstance(v, tuple):
+                stack.extend(i for i in v if isinstance(i, n.Expr))
+            elif isinstance(v, n.Expr):
+                stack.append(v)
+
+
+def attrs_fields(x) -> list[str]:
+    import attrs
+
+    return [f.name for f in attrs.fields(type(x)) if f.name != "span"]
+
+

@@ -1,0 +1,411 @@
+"""The checker, phases and actions: parameters, rules (`require`), violation handlers, every
+statement, and which phases and actions can be reached."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .. import model as m
+from .. import nodes as n
+from ..errors import did_you_mean
+from .core import (
+    _PLURAL,
+    ERR,
+    _domain_key,
+    _Unit,
+)
+
+
+class Statements:
+    # ---- phases and actions ---------------------------------------------------------------------
+
+    def check_phase(self, p: n.Phase) -> m.PhaseDecl:
+        u = _Unit("phase", p.name, you=False)
+        if p.param is not None:
+            slot = u.alloc()
+            u.scopes[0][p.param] = m.Local(slot, m.PLAYER, p.param)
+        key = ("phase", p.name)
+        self.calls[key] = set()
+        self.current_key = key
+        body = self.block(p.body, u)
+        return m.PhaseDecl(p.name, p.param, body, u.n, span=p.span)
+
+    def check_action(self, a: n.Action) -> m.ActionDecl:
+        u = _Unit("action", a.name, you=True)
+        key = ("action", a.name)
+        self.calls[key] = set()
+        self.current_key = key
+        params = []
+        for prm in a.params:
+            if prm.name in u.scopes[0]:
+                self.error(prm.span, f"parameter `{prm.name}` is named twice")
+            slot = u.alloc()
+            pt = prm.type
+            if pt.kind == "choice":
+                key = _domain_key(pt.choices)
+                if len(set(pt.choices)) != len(pt.choices):
+                    self.error(pt.span, "a choice is listed twice")
+                self.add_domain(key, tuple(dict.fromkeys(pt.choices)))
+                t = m.symbol_type(key)
+                params.append(m.ParamDecl(prm.name, "choice", slot, t, secret=prm.secret, choices=tuple(pt.choices), span=prm.span))
+            elif pt.kind == "number":
+                lo = self.expr(pt.low, u)
+                hi = self.expr(pt.high, u)
+                self.expect(lo, "number", pt.low, "the low end")
+                self.expect(hi, "number", pt.high, "the high end")
+                params.append(m.ParamDecl(prm.name, "number", slot, m.NUMBER, None, lo, hi, secret=prm.secret, span=prm.span))
+                t = m.NUMBER
+            else:
+                src = self.expr(pt.source, u)
+                if src.type == ERR:
+                    t = ERR
+                elif src.type.is_collection:
+                    t = m.Type("collection", element=src.type.element) if pt.kind == "some" else src.type.element
+                elif src.type.kind == "list" and pt.kind == "one of":
+                    t = src.type.element or m.NUMBER
+                else:
+                    what = "some" if pt.kind == "some" else "one of"
+                    self.error(pt.source.span, f"`{what}` needs a collection to choose from, not {src.type}")
+                    t = ERR
+                params.append(m.ParamDecl(prm.name, pt.kind, slot, t, src, secret=prm.secret, span=prm.span))
+            u.scopes[0][prm.name] = m.Local(slot, t, prm.name)
+        requires = []
+        body_stmts = list(a.body)
+        head = []
+        heady = (n.Require, n.WhenBroken)
+        while body_stmts and (
+            isinstance(body_stmts[0], heady)
+            or (isinstance(body_stmts[0], n.RuleBlock) and all(isinstance(s, heady) for s in body_stmts[0].body))
+        ):
+            head.append(body_stmts.pop(0))
+        broken = []
+        for s in head:
+            for r in [s] if isinstance(s, heady) else list(s.body):
+                if isinstance(r, n.Require):
+                    c = self.expr(r.condition, u)
+                    self.expect(c, "bool", r.condition, f'rule "{r.name}"')
+                    requires.append(m.RequireDecl(r.name, c, span=r.span))
+                else:
+                    broken.append(r)
+        names = [r.name for r in requires]
+        handlers = []
+        for w in broken:
+            if w.rule not in names:
+                self.error(w.span, f'action `{a.name}` has no rule "{w.rule}"', did_you_mean(w.rule, names))
+                continue
+            cond = None
+            if w.condition is not None:
+                cond = self.expr(w.condition, u)
+                self.expect(cond, "bool", w.condition, "the condition of `when … is broken`")
+            handlers.append(m.BrokenDecl(w.rule, cond, self.block(w.body, u), span=w.span))
+        for s in body_stmts:
+            if isinstance(s, n.WhenBroken):
+                self.error(s.span, "`when … is broken` belongs with the action's rules, before its effects")
+        body = self.block(tuple(s for s in body_stmts if not isinstance(s, n.WhenBroken)), u)
+        return m.ActionDecl(a.name, tuple(params), tuple(requires), body, u.n, span=a.span, broken=tuple(handlers))
+
+    def check_reachable(self) -> None:
+        if "game" not in self.phase_nodes:
+            self.error(self.top, "the rules have no `phase game`", "the game starts by playing `phase game`: add one")
+            return
+        seen = set()
+        todo = [("phase", "game")]
+        while todo:
+            k = todo.pop()
+            if k in seen:
+                continue
+            seen.add(k)
+            todo.extend(self.calls.get(k, ()))
+        # Unreachable rules are dead, not wrong (an overlay that replaces a phase may leave some of
+        # the base behind): they are reported as warnings, which `fishrules check` prints.
+        for name, p in self.phase_nodes.items():
+            if ("phase", name) not in seen:
+                self.warn(p.span, f"phase `{name}` is never played", "play it from another phase (`play " + name + "`), or remove it")
+        for name, a in self.action_nodes.items():
+            if ("action", name) not in seen:
+                self.warn(a.span, f"action `{name}` is never offered", f"offer it with `PLAYER chooses {name}`, or remove it")
+
+    # ---- statements -----------------------------------------------------------------------------
+
+    def block(self, stmts: tuple, u: _Unit) -> tuple:
+        out = []
+        for s in stmts:
+            r = self.stmt(s, u)
+            if r is not None:
+                out.append(r)
+        return tuple(out)
+
+    def scoped_block(self, stmts: tuple, u: _Unit, bindings: dict) -> tuple:
+        u.scopes.append(bindings)
+        try:
+            return self.block(stmts, u)
+        finally:
+            u.scopes.pop()
+
+    def stmt(self, s: n.Stmt, u: _Unit) -> Optional[m.Stmt]:
+        sp = s.span
+        if isinstance(s, n.Set):
+            target = self.lvalue(s.target, u)
+            value = self.expr(s.value, u, expected=target.type if target is not None else None)
+            if target is not None and target.type.kind == "zone":
+                self.error(sp, f"{self.describe_target(s.target)} is a zone: put cards in it with `move`")
+                return None
+            if target is not None:
+                self.compatible(target.type, value, s.value, self.describe_target(s.target))
+                return m.Assign(target, value, span=sp)
+            return None
+        if isinstance(s, (n.AddTo, n.SubtractFrom, n.RemoveFrom)):
+            target = self.lvalue(s.target, u)
+            value = self.expr(s.value, u)
+            if target is None or value.type == ERR or target.type == ERR:
+                return None
+            tk, vk = target.type.kind, value.type.kind
+            what = self.describe_target(s.target)
+            if isinstance(s, n.AddTo):
+                if tk == "number" and vk == "number":
+                    return m.Change("increase", target, value, span=sp)
+                if tk == "list" and vk == "number":
+                    return m.Change("append", target, value, span=sp)
+                if tk == "list" and vk == "list":
+                    return m.Change("extend", target, value, span=sp)
+                self.error(sp, f"cannot add {value.type} to {what}, which is {target.type}")
+                return None
+            if isinstance(s, n.SubtractFrom):
+                if tk == "number" and vk == "number":
+                    return m.Change("decrease", target, value, span=sp)
+                self.error(sp, f"cannot subtract {value.type} from {what}, which is {target.type}", "`subtract` works on numbers; use `remove X from LIST` for lists")
+                return None
+            if tk == "list" and vk == "number":
+                return m.Change("remove", target, value, span=sp)
+            self.error(sp, f"cannot remove {value.type} from {what}, which is {target.type}", "`remove` takes a number out of a list of numbers")
+            return None
+        if isinstance(s, n.Clear):
+            target = self.lvalue(s.target, u)
+            if target is None:
+                return None
+            if target.type.kind not in ("list", "symbol", "player"):
+                self.error(sp, f"`clear` empties a list or takes back a choice or a player, but {self.describe_target(s.target)} is {target.type}",
+                           "use `set … to 0` for a number")
+                return None
+            return m.Change("clear", target, None, span=sp)
+        if isinstance(s, n.Move):
+            cards = self.expr(s.cards, u)
+            self.expect_cards(cards, s.cards, "what `move` moves")
+            target = self.zone_lvalue(s.zone, u)
+            if target is None:
+                return None
+            return m.MoveCards(cards, target, s.facing, span=sp)
+        if isinstance(s, n.Draw):
+            count = self.expr(s.count, u) if s.count is not None else m.Const(1, m.NUMBER, span=sp)
+            if s.count is not None:
+                self.expect(count, "number", s.count, "how many cards to draw")
+            source = self.zone_lvalue(s.source, u)
+            target = self.zone_lvalue(s.target, u)
+            if source is None or target is None:
+                return None
+            return m.DrawCards(count, source, target, s.facing, u.alloc(3), span=sp)
+        if isinstance(s, n.Shuffle):
+            z = self.zone_lvalue(s.zone, u)
+            return m.ShuffleZone(z, span=sp) if z is not None else None
+        if isinstance(s, n.Reveal):
+            cards = self.expr(s.cards, u)
+            self.expect_cards(cards, s.cards, "what `reveal` shows")
+            return m.RevealCards(cards, span=sp)
+        if isinstance(s, n.Roll):
+            d = self.expr(s.dice, u)
+            if d.type not in (m.DIE, m.DICE, ERR):
+                self.error(s.dice.span, f"only dice can be rolled, not {d.type}")
+            return m.RollDice(d, u.alloc(2), span=sp)
+        if isinstance(s, n.Play):
+            p = self.phase_nodes.get(s.phase)
+            if p is None:
+                hint = did_you_mean(s.phase, self.phase_nodes)
+                if s.phase in self.action_nodes:
+                    hint = f"`{s.phase}` is an action: offer it with `PLAYER chooses {s.phase}`"
+                self.error(sp, f"there is no phase `{s.phase}`", hint)
+                return None
+            self.calls[self.current_key].add(("phase", s.phase))
+            arg = None
+            if p.param is not None and s.argument is None:
+                self.error(sp, f"phase `{s.phase}` is played for a player: write `play {s.phase} for PLAYER`")
+            elif p.param is None and s.argument is not None:
+                self.error(s.argument.span, f"phase `{s.phase}` is not played for a player", f"write `play {s.phase}`")
+            elif s.argument is not None:
+                arg = self.expr(s.argument, u)
+                self.expect(arg, "player", s.argument, f"the player of phase `{s.phase}`")
+            return m.CallPhase(s.phase, arg, span=sp)
+        if isinstance(s, n.PlayAgain):
+            return m.Restart(span=sp)
+        if isinstance(s, n.End):
+            if s.name != "game" and s.name not in self.phase_nodes:
+                self.error(sp, f"there is no phase `{s.name}` to end", did_you_mean(s.name, list(self.phase_nodes) + ["game"]))
+                return None
+            return m.EndPhase(s.name, span=sp)
+        if isinstance(s, n.Chooses):
+            who = self.expr(s.chooser, u)
+            self.expect(who, "player", s.chooser, "the one who chooses")
+            ok = True
+            for name, asp in zip(s.actions, s.action_spans or [sp] * len(s.actions)):
+                if name not in self.action_nodes:
+                    hint = did_you_mean(name, self.action_nodes)
+                    if name in self.phase_nodes:
+                        hint = f"`{name}` is a phase: write `play {name}`"
+                    self.error(asp, f"there is no action `{name}`", hint)
+                    ok = False
+                else:
+                    self.calls[self.current_key].add(("action", name))
+            if len(set(s.actions)) != len(s.actions):
+                self.error(sp, "an action is offered twice in the same choice")
+            if not ok:
+                return None
+            return m.Choose(who, tuple(s.actions), u.alloc(), span=sp)
+        if isinstance(s, n.ChoosesTogether):
+            who = self.expr(s.choosers, u)
+            if who.type == m.PLAYER:
+                who = m.Singleton(who, span=who.span)
+            if who.type not in (m.PLAYERS, ERR):
+                self.error(s.choosers.span, f"those who choose together must be players, not {who.type}")
+            ok = True
+            for name, asp in zip(s.actions, s.action_spans or [sp] * len(s.actions)):
+                if name not in self.action_nodes:
+                    self.error(asp, f"there is no action `{name}`", did_you_mean(name, self.action_nodes))
+                    ok = False
+                else:
+                    self.calls[self.current_key].add(("action", name))
+            if not ok:
+                return None
+            return m.ChooseTogether(who, tuple(s.actions), u.alloc(2), span=sp)
+        if isinstance(s, n.Nothing):
+            return m.NoOp(span=sp)
+        if isinstance(s, n.Unavailable):
+            return m.Refuse(s.message, span=sp)
+        if isinstance(s, n.WhenBroken):
+            self.error(sp, "`when … is broken` is only for the rules of an action")
+            return None
+        if isinstance(s, n.Require):
+            where = "an action" if u.kind == "action" else f"{u.kind} `{u.name}`"
+            self.error(sp, f"`require` must come first in an action, before anything happens (found in {where})",
+                       "move it to the top of the action; phases decide with `if`")
+            return None
+        if isinstance(s, n.If):
+            branches = []
+            for cond, body in s.branches:
+                c = self.expr(cond, u)
+                self.expect(c, "bool", cond, "the condition of `if`")
+                branches.append((c, self.scoped_block(body, u, {})))
+            return m.IfStmt(tuple(branches), self.scoped_block(s.otherwise, u, {}), span=sp)
+        if isinstance(s, n.Repeat):
+            e = None
+            slot = -1
+            if s.kind == "times":
+                e = self.expr(s.expr, u)
+                self.expect(e, "number", s.expr, "the number of repeats")
+                slot = u.alloc()
+            elif s.kind in ("while", "until"):
+                e = self.expr(s.expr, u)
+                self.expect(e, "bool", s.expr, f"the condition of `repeat {s.kind}`")
+            body = self.scoped_block(s.body, u, {})
+            return m.RepeatStmt(s.kind, e, slot, body, span=sp)
+        if isinstance(s, n.ForEach):
+            if s.source is None:
+                plural = _PLURAL.get(s.var)
+                if plural is None:
+                    self.error(sp, f"say what to go through: `for each {s.var} in …`")
+                    return None
+                coll = self.expr(n.Name(plural, span=sp), u)
+            else:
+                coll = self.expr(s.source, u)
+            if coll.type == ERR:
+                elem = ERR
+            elif coll.type.is_collection:
+                elem = coll.type.element
+            elif coll.type.kind == "list":
+                elem = coll.type.element or m.NUMBER
+            else:
+                self.error(s.source.span if s.source else sp, f"`for each` goes through a collection or a list, not {coll.type}")
+                elem = ERR
+            var_slot = u.alloc()
+            list_slot = u.alloc(2)
+            body = self.scoped_block(s.body, u, {s.var: m.Local(var_slot, elem, s.var)})
+            return m.ForEachStmt(var_slot, coll, list_slot, body, span=sp)
+        if isinstance(s, n.RuleBlock):
+            return m.RuleStmt(s.name, self.scoped_block(s.body, u, {}), span=sp)
+        raise AssertionError(s)  # pragma: no cover
+
+    def expect_cards(self, e: m.Expr, src: n.Expr, what: str) -> None:
+        t = e.type
+        if t == ERR or t.kind == "card" or (t.is_collection and t.element.kind == "card"):
+            return
+        self.error(src.span, f"{what} must be a card or cards, not {t}")
+
+    def zone_lvalue(self, e: n.Expr, u: _Unit) -> Optional[m.Expr]:
+        """A zone cards can be put in: a zone variable, the game's or a player's."""
+        if isinstance(e, n.Call) and e.func in self.gvars and self.gvars[e.func].family:
+            r = self.zone_at(e, u)
+            return r if r.type != ERR else None
+        if isinstance(e, n.Name) and e.name in self.gvars and self.gvars[e.name].family:
+            self.error(e.span, f"`{e.name}` is a family of zones: name one, as in `{e.name}({self.gvars[e.name].family[0]})`")
+            return None
+        if isinstance(e, n.Name) and e.name in self.gvars:
+            v = self.gvars[e.name]
+            if v.type.kind != "zone":
+                self.error(e.span, f"`{e.name}` is {v.type}, not a zone of cards")
+                return None
+            return m.GameVar(v.slot, v.type, v.name, span=e.span)
+        if isinstance(e, (n.Your, n.Possessive)):
+            r = self.expr(e, u)
+            if r.type == ERR:
+                return None
+            if isinstance(r, m.PlayerVar) and r.type.kind == "zone":
+                return r
+            self.error(e.span, f"`{e.name}` is {r.type}, not a zone of cards")
+            return None
+        if isinstance(e, n.Name) and e.name in self.pvars:
+            self.error(e.span, f"`{e.name}` belongs to each player", f"write `your {e.name}` or `PLAYER's {e.name}`")
+            return None
+        zones = [v for v, var in list(self.gvars.items()) if var.type.kind == "zone"]
+        zones += [v for v, var in self.pvars.items() if var.type.kind == "zone"]
+        name = getattr(e, "name", None)
+        self.error(e.span, "cards go into a zone, such as `discard` or `your hand`",
+                   did_you_mean(name, zones) if isinstance(name, str) else None)
+        return None
+
+    def describe_target(self, e: n.Expr) -> str:
+        if isinstance(e, n.Name):
+            return f"`{e.name}`"
+        if isinstance(e, n.Your):
+            return f"`your {e.name}`"
+        if isinstance(e, n.Possessive):
+            return f"`{e.name}`"
+        return "that"
+
+    def lvalue(self, e: n.Expr, u: _Unit) -> Optional[m.Expr]:
+        if isinstance(e, n.Name):
+            if e.name in self.gvars:
+                v = self.gvars[e.name]
+                if v.family:
+                    self.error(e.span, f"`{e.name}` is a family of zones: put cards in them with `move`")
+                    return None
+                return m.GameVar(v.slot, v.type, v.name, span=e.span)
+            if e.name in self.options:
+                self.error(e.span, f"`{e.name}` is an option: it is chosen when the game starts and cannot change")
+                return None
+            if e.name in self.pvars:
+                self.error(e.span, f"`{e.name}` belongs to each player", f"write `your {e.name}` or `PLAYER's {e.name}`")
+                return None
+            for sc in reversed(u.scopes):
+                if e.name in sc:
+                    self.error(e.span, f"`{e.name}` names a player or a thing here and cannot be changed")
+                    return None
+            self.error(e.span, f"there is no variable `{e.name}`", did_you_mean(e.name, list(self.gvars) + list(self.pvars)))
+            return None
+        if isinstance(e, (n.Your, n.Possessive)):
+            r = self.expr(e, u)
+            if isinstance(r, m.PlayerVar):
+                return r
+            if r.type != ERR:
+                self.error(e.span, f"`{e.name}` cannot be changed: only variables declared with `each player has` can")
+            return None
+        self.error(e.span, "only a variable can be changed here")
+        return None
+
