@@ -52,8 +52,9 @@ INTERNAL = (
     "Traceback", "KeyError", "ValueError", "TypeError", "IndexError", "AttributeError", "RecursionError",
     "OverflowError", "MemoryError", "UnicodeError", "UnicodeDecodeError", "UnicodeEncodeError", "OSError",
     "FileNotFoundError", "IsADirectoryError", "PermissionError", "ZeroDivisionError", "AssertionError",
-    "StopIteration", "NoneType", "PosixPath", "[Errno", "JSONDecodeError", "object has no attribute",
-    "not subscriptable", "unhashable type", "maximum recursion depth",
+    "StopIteration", "PosixPath", "[Errno", "JSONDecodeError", "object has no attribute", "not subscriptable",
+    "unhashable type", "maximum recursion depth", "unsupported operand", "object is not iterable",
+    "object is not callable", "invalid literal for int()",
 )
 
 #: Base rules that load: lines 1-2 are the header; tests add declarations below.

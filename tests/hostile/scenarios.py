@@ -387,7 +387,7 @@ def restore(ruleset: str, seed: int, steps: int, text, players: Optional[int] = 
         v = theirs.pop(k, None)
         if k == "manual" and not isinstance(v, bool):
             raise Violation(f"a loaded state has manual={v!r}")
-        if k in ("seed", "draws") and (isinstance(v, bool) or not isinstance(v, int) or (k == "draws" and v < 0)):
+        if k in ("seed", "draws") and (type(v) is not int or (k == "draws" and v < 0)):
             raise Violation(f"a loaded state has {k}={v!r}")
     if not (restored == original):
         raise Violation("state_from_json accepted an edited state that is not the saved position")

@@ -8,13 +8,13 @@ Each must be applied as the legal action it means, or raise IllegalAction and ch
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, note
+from hypothesis import given
 from hypothesis import strategies as st
 
 from . import mutations as mu
 from . import scenarios as sc
 from .contract import L, assert_exc, run
-from .fuzzing import FUZZ_TIMEOUT, fuzz
+from .fuzzing import FUZZ_TIMEOUT, fuzz, say
 
 RULESETS = sorted(mu.BUNDLED)
 
@@ -35,7 +35,7 @@ def fuzz_edited(ruleset: str, seed: int, steps: int, pick: int, ops: list, manua
 
 
 def check(out) -> None:
-    note(str(out)[:3000])
+    say(str(out)[:3000])
     assert out.status == "ok", out
     if out.value["result"] == "illegal":
         assert_exc(out.value["error"], "IllegalAction")

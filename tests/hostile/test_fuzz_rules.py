@@ -15,17 +15,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, note
+from hypothesis import given
 from hypothesis import strategies as st
 
 from . import mutations as mu
 from . import scenarios as sc
 from .contract import CORPUS, assert_rule_error, readable, run
-from .fuzzing import FUZZ_TIMEOUT, fuzz
+from .fuzzing import FUZZ_TIMEOUT, fuzz, say
 
 
 def check_outcome(out) -> None:
-    note(str(out)[:4000])
+    say(str(out)[:4000])
     if out.status == "ok":
         rt = out.value.get("runtime_error")
         if rt is not None:

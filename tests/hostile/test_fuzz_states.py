@@ -12,13 +12,13 @@ import functools
 import json
 
 import pytest
-from hypothesis import given, note
+from hypothesis import given
 from hypothesis import strategies as st
 
 from . import mutations as mu
 from . import scenarios as sc
 from .contract import readable, run
-from .fuzzing import FUZZ_TIMEOUT, fuzz
+from .fuzzing import FUZZ_TIMEOUT, fuzz, say
 
 RULESETS = sorted(mu.BUNDLED)
 # (seed, steps, chance) of the positions of each ruleset the edits start from
@@ -33,7 +33,7 @@ def saved(ruleset: str, seed: int, steps: int, chance: str) -> str:
 
 
 def check(out) -> None:
-    note(str(out)[:3000])
+    say(str(out)[:3000])
     if out.status == "ok":
         return  # restore() found it to be exactly the saved position
     assert out.status == "raised" and out.is_a("StateError"), f"expected StateError (or the same state), got {out}"

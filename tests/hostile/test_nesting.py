@@ -174,7 +174,7 @@ def test_nested_blocks_just_under_the_limit(header):
     assert out.value["runtime_error"] is None, out
 
 
-@pytest.mark.parametrize("depth", [OVER, 300, 2000])
+@pytest.mark.parametrize("depth", [OVER, 300, 600])
 @pytest.mark.parametrize("header", BLOCKS)
 def test_nested_blocks_over_the_limit(header, depth, tmp_path):
     text = nested_blocks(header, depth)

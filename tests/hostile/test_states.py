@@ -168,7 +168,9 @@ def test_players(players):
 def test_current(current):
     pos = POSITIONS["fishfry mid"]
     data = saved(pos)
-    assert data["current"] == 0
+    assert isinstance(data["current"], int)
+    if data["current"] == current and type(current) is int:
+        current = 1 - current  # the other player
     data["current"] = current
     refused(try_load(pos, data), "current")
 
@@ -192,7 +194,8 @@ def test_wrong_type(key, value):
         pytest.skip("not an edit")
     data[key] = value
     out = try_load(pos, data)
-    generator = (key in ("seed", "draws") and type(value) is int and value >= 0) or (key == "manual" and type(value) is bool)
+    generator = (key == "seed" and type(value) is int) or (key == "draws" and type(value) is int and value >= 0) \
+        or (key == "manual" and type(value) is bool)
     if generator and out.status == "ok":
         return  # the same position, whose chance is drawn another way from now on (see README)
     refused(out, key)
@@ -237,7 +240,8 @@ def test_huge_and_odd_numbers(field, value):
     pos = POSITIONS["fishfry mid"]
     text = dump(saved(pos))
     text = re.sub(rf'"{field}":[^,}}]*', f'"{field}":{value}', text, count=1)
-    refused(try_load(pos, text), field)
+    # a number too long to read may be reported as JSON that cannot be read, without the field
+    refused(try_load(pos, text), None if len(value) > 100 else field)
 
 
 @pytest.mark.parametrize("field", ["seed", "draws", "players", "current"])
@@ -260,7 +264,7 @@ def test_negative_and_out_of_range_indices(edit):
     pos = POSITIONS["fishfish mid"]
     data = saved(pos)
     what, how = edit.split(" ", 1)
-    val = {"-1": -1, "big": 10**9, "dup": None}[how]
+    val = {"-1": -1, "big": 10**9, "dup": None}[how.split(" ")[-1]]
     if what == "up":
         data["up"] = data["up"] + [data["up"][0] if how == "dup" else val]
     elif what == "redact":
@@ -366,11 +370,15 @@ def test_replay_names_the_entry():
     assert re.search(r"(?<![0-9])(3|4)(?![0-9])", out.message) or "reroll 9" in out.message, out.message
 
 
-def test_replay_of_a_deeply_nested_history():
-    nested = []
-    for _ in range(100_000):
+def _replay_nested(depth: int) -> dict:
+    nested: list = []
+    for _ in range(depth):
         nested = [nested]
-    replay_refused([nested])
+    return sc.replay("fishfry", [nested], 2, None)
+
+
+def test_replay_of_a_deeply_nested_history():
+    refused(run(_replay_nested, 100_000, timeout=FAST))
 
 
 @pytest.mark.parametrize("players", ["3", 0, 1, 9, 99, 2.0, None, True, -1, 10**30])
