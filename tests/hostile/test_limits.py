@@ -11,6 +11,8 @@ MAX_EXTENDS_DEPTH in test_extends.py.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from . import scenarios as sc
@@ -521,6 +523,58 @@ def test_exponential_expression_ends_with_a_rule_error(template):
     info = assert_exc(out.value["raised"], "RuleError")
     assert out.value["unchanged"]
     assert any(names_limit(d.message + (d.hint or ""), "WORK_BUDGET") for d in info["diagnostics"]), info["message"]
+
+
+@pytest.mark.parametrize("cards", [30, 1000, L["MAX_CARDS"]])
+def test_moving_cards_for_ever_ends_in_about_a_second(cards):
+    # each move looks at every card: the work budget must count them, not one step per move
+    text = HEAD + f"""\
+cards c: v from 1 to {cards}
+the game has deck: zone of c
+the game has spare: zone of c
+phase game:
+  repeat:
+    move c to deck face down
+    move c to spare face down
+"""
+    assert_rule_error(run(sc.start_only, text, timeout=FAST), lines=range(7, 10), limit="WORK_BUDGET")
+
+
+def _load_a_long_game(moves: int) -> dict:
+    import fishrules
+
+    text = HEAD + """\
+cards c: v from 1 to 10000
+the game has deck: zone of c
+the game has spare: zone of c
+phase game:
+  repeat:
+    for each player:
+      player chooses shift
+
+action shift:
+  if count(deck) > 0:
+    move c to spare face down
+  otherwise:
+    move c to deck face down
+"""
+    game = fishrules.loads(text, name="x.fish")
+    state = game.start(players=2, seed=0)
+    saved = state.to_json()
+    history = ["shift"] * moves
+    edited = saved.replace('"history":[]', '"history":' + json.dumps(history))
+    try:
+        game.state_from_json(edited)
+    except fishrules.StateError:
+        pass
+    game.replay(history, players=2)
+    return {"bytes": len(edited)}
+
+
+def test_a_small_saved_state_does_not_take_minutes_to_load():
+    # 200 moves of 10,000 cards: a few kilobytes of history that the loader replays
+    out = run(_load_a_long_game, 200, timeout=20)
+    assert out.status == "ok", out
 
 
 def test_play_again_for_ever():
