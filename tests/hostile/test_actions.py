@@ -247,3 +247,35 @@ def _at_chance():
         return "accepted"
     except fishrules.IllegalAction:
         return manual.to_json() == before
+
+
+# ---- refusals are safe to relay ------------------------------------------------------------------------
+
+
+def _refusal_leaks(seed: int, steps: int, texts: list) -> dict:
+    """At a simultaneous choice, texts that name p0 sent by somebody else: which of p0's cards that
+    p1 may not see does each refusal name?"""
+    import fishrules
+
+    s = sc.position("fisheatfish", seed, steps)
+    mine = s.view(0)["seats"][0]["hand"]
+    theirs = s.view(1)["seats"][0].get("hand") or []
+    secret = {c for c in mine if c is not None and c not in theirs}
+    out = {}
+    for text in texts:
+        try:
+            s.clone().apply(text)
+            out[text] = "accepted"
+        except fishrules.IllegalAction as e:
+            out[text] = sorted(c for c in secret if c in str(e))
+    return out
+
+
+def test_a_refusal_does_not_reveal_the_choosers_secret_hand(simultaneous):
+    # a server relays the refusal to whoever sent the text: naming p0's choice must not list p0's hand
+    seed, steps = simultaneous
+    texts = ["p0: challenge_card zzz", "p0: challenge_card red-9", "p0: challenge_card yellow-1 extra"]
+    out = run(_refusal_leaks, seed, steps, texts)
+    assert out.status == "ok", out
+    for text, leaked in out.value.items():
+        assert leaked == [], f"the refusal of {text!r} names p0's secret cards {leaked}"
