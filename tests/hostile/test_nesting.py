@@ -89,7 +89,7 @@ def test_nots_just_under_the_limit(depth, value):
     assert out.status == "ok" and out.value == [1 if value == "yes" else 0] * 2, out
 
 
-@pytest.mark.parametrize("depth", [OVER, 1000, 50_000])
+@pytest.mark.parametrize("depth", [OVER, 1000, 10_000])
 def test_nots_over_the_limit(depth, tmp_path):
     refused(TINY + f"define deep: {'not ' * depth}yes\n", tmp_path, DEFINE_LINE)
 
@@ -108,8 +108,8 @@ def test_operator_chain_over_the_limit(op, core, terms, tmp_path):
     refused(TINY + "define deep: " + f" {op} ".join([core] * terms) + "\n", tmp_path, DEFINE_LINE)
 
 
-def test_sixty_thousand_terms(tmp_path):
-    refused(TINY + "define deep: " + " + ".join(["1"] * 60_000) + "\n", tmp_path, DEFINE_LINE)
+def test_twenty_thousand_terms(tmp_path):
+    refused(TINY + "define deep: " + " + ".join(["1"] * 20_000) + "\n", tmp_path, DEFINE_LINE)
 
 
 @pytest.mark.parametrize("template,core", [
