@@ -8,12 +8,21 @@
     print(state.scores(), state.winners())
 
 The pipeline is parse (`parser`) -> resolve overlays (`variants`) -> check (`checker`) ->
-compile (`compiler`) -> run (`runtime`); `api` strings them together.
+compile (`compiler`) -> run (`runtime`); `api` strings them together.  Importing the package
+imports only the errors: the pipeline is imported when a name of it is first used, so a program
+that only catches `fishrules.RuleError` pays nothing for it.
 """
 
-from .api import Game, OptionInfo, bundled, load, loads
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .errors import Diagnostic, FishrulesError, IllegalAction, OptionError, RuleError, StateError
-from .runtime import CHANCE, SIMULTANEOUS, Action, State
+
+if TYPE_CHECKING:  # for type checkers and editors; at run time these come from __getattr__
+    from .api import Game, OptionInfo, bundled, load, loads
+    from .runtime import CHANCE, SIMULTANEOUS, Action, State
 
 __all__ = [
     "load",
@@ -34,3 +43,29 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+#: public name -> the module that defines it, imported on first use
+_LAZY = {
+    "load": "api",
+    "loads": "api",
+    "bundled": "api",
+    "Game": "api",
+    "OptionInfo": "api",
+    "State": "runtime",
+    "Action": "runtime",
+    "CHANCE": "runtime",
+    "SIMULTANEOUS": "runtime",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'fishrules' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import secrets
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
@@ -116,7 +117,14 @@ class Game:
     # ---- states ------------------------------------------------------------------------------
 
     def _options(self, options: Optional[Mapping[str, Any]]) -> dict:
-        given = dict(options or {})
+        if options is None:
+            options = {}
+        if not isinstance(options, Mapping):
+            raise OptionError(f"options are given as a dict of names and values, not {type(options).__name__}")
+        bad_keys = [k for k in options if not isinstance(k, str)]
+        if bad_keys:
+            raise OptionError(f"an option is named by a text, not {bad_keys[0]!r:.40}")
+        given = dict(options)
         out = {}
         for name, info in self.options.items():
             v = given.pop(name, info.default)
@@ -202,6 +210,8 @@ class Game:
 
 
 _cache: dict[tuple, Game] = {}
+#: What a variant's name may be (a `variant NAME:` block, or the NAME of a bundled NAME-VARIANT.fish).
+_VARIANT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,99}")
 
 
 def load(ruleset: str | os.PathLike, variant: Optional[str] = None) -> Game:
@@ -222,6 +232,9 @@ def load(ruleset: str | os.PathLike, variant: Optional[str] = None) -> Game:
         hint = did_you_mean(ref, names) or ("the bundled rulesets are " + ", ".join(names))
         raise RuleError(Diagnostic(None, f"cannot find the ruleset {shown!r}", hint))
     if variant is not None:
+        if not isinstance(variant, str) or not _VARIANT.fullmatch(variant):
+            raise RuleError(Diagnostic(None, f"there is no variant {str(variant)[:60]!r}",
+                                       "a variant is a name of letters, digits, `_` and `-`"))
         sibling = path.with_name(f"{path.stem}-{variant}.fish")
         if path.parent.resolve() == rulesets_dir().resolve() and sibling.is_file():
             return load(sibling)

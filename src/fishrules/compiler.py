@@ -1292,7 +1292,15 @@ class _Compiler:
         return lambda s, L: (pf(s, L) + off) % s.n
 
     def x_Seat(self, e):
-        return self.expr(e.player)
+        pf = self.expr(e.player)
+
+        def seat(s, L):
+            p = pf(s, L)
+            if p is None:
+                raise Fail("a rule asked for the seat of nobody")
+            return p
+
+        return seat
 
     def x_Singleton(self, e):
         pf = self.expr(e.player)

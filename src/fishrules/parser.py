@@ -8,8 +8,13 @@ the expected tokens named the way they are written and hints for the usual slips
 from __future__ import annotations
 
 import functools
+import hashlib
+import logging
+import os
+import sys
 from importlib import resources
-from typing import Any
+from pathlib import Path
+from typing import Any, Optional
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import (
@@ -43,14 +48,42 @@ class _FishIndenter(Indenter):
 
 @functools.cache
 def _parser() -> Lark:
+    """The LALR parser.  Building its tables takes most of a second, so they are cached in a file
+    named after the grammar, Lark's and Python's versions (a changed grammar is a new file): beside
+    the package when that folder is writable (a checkout, an editable install), else in the user's
+    cache folder, else nowhere (every process builds them, and still works)."""
     grammar = resources.files("fishrules").joinpath("grammar.lark").read_text(encoding="utf-8")
-    return Lark(
-        grammar,
-        parser="lalr",
-        postlex=_FishIndenter(),
-        propagate_positions=True,
-        maybe_placeholders=True,
-    )
+    options = dict(parser="lalr", postlex=_FishIndenter(), propagate_positions=True, maybe_placeholders=True)
+    cache = _cache_file(grammar)
+    if cache is None:
+        return Lark(grammar, **options)
+    quiet = logging.getLogger("lark")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)  # a cache that cannot be read or written is no error of the user's
+    try:
+        return Lark(grammar, cache=cache, **options)
+    finally:
+        quiet.setLevel(level)
+
+
+def _cache_file(grammar: str) -> Optional[str]:
+    import lark
+
+    key = hashlib.sha256(f"{grammar}\0{lark.__version__}\0{sys.version_info[:2]}".encode()).hexdigest()[:16]
+    name = f"_grammar-{key}.lark-cache"
+    here = Path(__file__).resolve().parent
+    home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fishrules"
+    for folder in (here, home):
+        if (folder / name).is_file():
+            return str(folder / name)
+    for folder in (here, home):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            continue
+        if os.access(folder, os.W_OK):
+            return str(folder / name)
+    return None
 
 
 # ---- tree -> nodes --------------------------------------------------------------------------------
@@ -763,6 +796,12 @@ def parse(text: str, filename: str = "<rules>") -> n.Module:
                         "indent with spaces only, so the blocks line up the same for everybody",
                     )
                 )
+    deep = _bracket_too_deep(text)
+    if deep is not None:
+        line, col = deep
+        raise RuleError(Diagnostic(Span(source, line, col, line, col + 1),
+                                   f"brackets are nested more than {MAX_NESTING} deep here",
+                                   "name a part with `define` to flatten it"))
     if not text.endswith("\n"):
         text = text + "\n"
     try:
@@ -794,6 +833,32 @@ def parse(text: str, filename: str = "<rules>") -> n.Module:
     if build.diags:
         raise RuleError(build.diags)
     return module
+
+
+def _bracket_too_deep(text: str) -> tuple[int, int] | None:
+    """The line and column of the first `(` nested more than MAX_NESTING deep, or None.  Brackets
+    leave no trace in the tree (they only group), so they are counted in the text."""
+    if text.count("(") <= MAX_NESTING:
+        return None
+    depth, line, start, in_str, in_comment = 0, 1, 0, False, False
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            line, start, in_str, in_comment = line + 1, i + 1, False, False
+        elif in_comment:
+            continue
+        elif ch == '"':
+            in_str = not in_str
+        elif in_str:
+            continue
+        elif ch == "#":
+            in_comment = True
+        elif ch == "(":
+            depth += 1
+            if depth > MAX_NESTING:
+                return line, i - start + 1
+        elif ch == ")" and depth:
+            depth -= 1
+    return None
 
 
 def _too_deep(tree: Tree) -> tuple[int, int] | None:

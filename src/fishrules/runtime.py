@@ -195,6 +195,7 @@ class State:
         try:
             s._init_values()
             s._run()
+            s._can_act()
         except FishrulesError:
             raise
         except Exception as exc:  # a starting value that cannot be worked out
@@ -796,6 +797,21 @@ class State:
         self.cur = None
         self._legal = None
         self._run()
+        self._can_act()
+
+    def _can_act(self) -> None:
+        """The rules stopped for players: each of them must have something to do, or the game is
+        stuck (a RuleError naming the phase, raised by the call that got there).  The legal
+        actions are listed now; they are what the next `legal_actions()` gives anyway."""
+        cur = self.cur
+        if cur is None or cur == CHANCE:
+            return
+        fr, info = self._pause()
+        if cur == SIMULTANEOUS:
+            for p in self.waiting:
+                self._enumerate_for(info, p)
+        else:
+            self._legal = self._enumerate_for(info, cur)
 
     def _do(self, a: Action) -> None:
         ap = self.prog.actions[a.name]

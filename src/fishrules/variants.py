@@ -183,27 +183,107 @@ def _replace_syntax(key: tuple[str, str]) -> str:
     return f"replace {kind} {name} …"
 
 
+class _Block:
+    """A statement holding statements (a rule block, an `if`, a loop), while overlays are applied:
+    `node` is the statement as parsed, `bodies` its bodies as lists that overlays change in place
+    (one for a rule or a loop; one per branch of an `if`, and its `otherwise`)."""
+
+    __slots__ = ("node", "bodies")
+
+    def __init__(self, node, bodies: list):
+        self.node = node
+        self.bodies = bodies
+
+    @property
+    def rule(self):
+        return self.node if type(self.node) is n.RuleBlock else None
+
+
+_NESTING = (n.RuleBlock, n.If, n.Repeat, n.ForEach)
+
+
+def _thaw(stmts) -> list:
+    out = []
+    for s in stmts:
+        t = type(s)
+        if t is n.If:
+            out.append(_Block(s, [_thaw(b) for _, b in s.branches] + [_thaw(s.otherwise)]))
+        elif t in _NESTING:
+            out.append(_Block(s, [_thaw(s.body)]))
+        else:
+            out.append(s)
+    return out
+
+
+def _freeze(stmts: list) -> tuple:
+    out = []
+    for x in stmts:
+        if type(x) is _Block:
+            node, bodies = x.node, [_freeze(b) for b in x.bodies]
+            if type(node) is n.If:
+                node = attrs.evolve(node, branches=tuple((c, b) for (c, _), b in zip(node.branches, bodies)),
+                                    otherwise=bodies[-1])
+            else:
+                node = attrs.evolve(node, body=bodies[0])
+            out.append(node)
+        else:
+            out.append(x)
+    return tuple(out)
+
+
 class _Rules:
-    """The declarations being built up, with where each came from."""
+    """The declarations being built up, with where each came from.
+
+    The bodies of phases and actions are kept as lists of `_Block`s while overlays apply, with an
+    index of every rule block (its name -> the key of its phase or action, the list holding it, and
+    its block), so that adding, replacing or removing a rule changes one list in place: an overlay
+    of thousands of rules takes linear time."""
 
     def __init__(self, diags: list[Diagnostic]):
         self.diags = diags
         self.title: Optional[n.GameDecl] = None
         self.players: Optional[n.PlayersDecl] = None
         self.decls: dict[tuple[str, str], object] = {}
+        self.bodies: dict[tuple[str, str], list] = {}  # phases and actions: their bodies, thawed
         self.variants: dict[str, n.Variant] = {}
+        self.index: dict[str, tuple] = {}
 
     def error(self, span, msg, hint=None):
         self.diags.append(Diagnostic(span, msg, hint))
 
-    # rule blocks live inside the bodies of phases and actions
     def rule_names(self) -> dict[str, tuple]:
-        found: dict[str, tuple] = {}
-        for key, d in self.decls.items():
-            if isinstance(d, (n.Phase, n.Action)):
-                for r in _rules_in(d.body):
-                    found.setdefault(r.name, (key, r))
-        return found
+        """rule name -> (key of its phase or action, the list holding it, its block)."""
+        return self.index
+
+    def _index_add(self, key, stmts: list) -> None:
+        todo = [stmts]
+        while todo:
+            lst = todo.pop()
+            for x in lst:
+                if type(x) is _Block:
+                    if x.rule is not None:
+                        self.index.setdefault(x.rule.name, (key, lst, x))
+                    todo.extend(x.bodies)
+
+    def _index_drop(self, stmts: list) -> None:
+        todo = [stmts]
+        while todo:
+            for x in todo.pop():
+                if type(x) is _Block:
+                    if x.rule is not None:
+                        self.index.pop(x.rule.name, None)
+                    todo.extend(x.bodies)
+
+    def _set_body(self, key, body: tuple) -> None:
+        if key in self.bodies:
+            self._index_drop(self.bodies[key])
+        self.bodies[key] = _thaw(body)
+        self._index_add(key, self.bodies[key])
+
+    def _place_of(self, name: str) -> tuple:
+        """(key, the list holding the rule, its position in it)."""
+        key, lst, block = self.index[name]
+        return key, lst, next(i for i, x in enumerate(lst) if x is block)
 
     def apply(self, it, overlay: bool) -> None:
         if isinstance(it, n.GameDecl):
@@ -229,6 +309,7 @@ class _Rules:
                 return
             if isinstance(it, (n.Phase, n.Action)):
                 self.check_new_rules(it.body)
+                self._set_body(key, it.body)
             self.decls[key] = it
         elif isinstance(it, n.Replace):
             self.replace(it)
@@ -239,14 +320,20 @@ class _Rules:
         else:  # pragma: no cover
             self.error(getattr(it, "span", None), f"unexpected {type(it).__name__}")
 
-    def check_new_rules(self, body) -> None:
-        existing = {name: r for name, (_, r) in self.rule_names().items()}
+    def check_new_rules(self, body, leaving: frozenset = frozenset()) -> bool:
+        """Report the rules of `body` whose names are taken already (but for the rules in
+        `leaving`, which the change removes); True if there is none."""
+        ok, seen = True, {}
         for r in _rules_in(body):
-            if r.name in existing:
-                self.error(r.span, f'rule "{r.name}" already exists (at {existing[r.name].span})',
+            taken = self.index.get(r.name)
+            prev = taken[2].rule if taken is not None and r.name not in leaving else seen.get(r.name)
+            if prev is not None:
+                self.error(r.span, f'rule "{r.name}" already exists (at {prev.span})',
                            "rule names must be unique, so that overlays can name them")
+                ok = False
             else:
-                existing[r.name] = r  # two rules of one name in the same phase or action
+                seen[r.name] = r  # two rules of one name in the same phase or action
+        return ok
 
     def replace(self, it: n.Replace) -> None:
         item = it.item
@@ -254,39 +341,46 @@ class _Rules:
             self.players = item
             return
         if isinstance(item, n.RuleBlock):
-            rules = self.rule_names()
-            if item.name not in rules:
-                self.error(item.span, f'there is no rule "{item.name}" to replace', did_you_mean(item.name, rules))
+            if item.name not in self.index:
+                self.error(item.span, f'there is no rule "{item.name}" to replace', did_you_mean(item.name, self.index))
                 return
-            key, _ = rules[item.name]
-            d = self.decls[key]
-            new_body = _map_rules(d.body, lambda r: [n.RuleBlock(r.name, item.body, span=item.span)] if r.name == item.name else None)
-            self.decls[key] = attrs.evolve(d, body=new_body)
+            key, lst, i = self._place_of(item.name)
+            old = lst[i]
+            leaving = frozenset(r.name for r in _rules_in((old.node,)))
+            if not self.check_new_rules(item.body, leaving):
+                return
+            self._index_drop([old])
+            lst[i] = _thaw([n.RuleBlock(item.name, item.body, span=item.span)])[0]
+            self._index_one(key, lst, lst[i])
             return
         key = _key(item)
         if key not in self.decls:
             names = [k[1] for k in self.decls if k[0] == key[0]]
             self.error(item.span, f"there is no {_describe(key)} to replace", did_you_mean(key[1], names))
             return
-        if isinstance(item, n.Phase) or isinstance(item, n.Action):
-            old_rules = {r.name for r in _rules_in(self.decls[key].body)}
-            existing = {k: v for k, v in self.rule_names().items() if k not in old_rules}
-            for r in _rules_in(item.body):
-                if r.name in existing:
-                    self.error(r.span, f'rule "{r.name}" already exists (at {existing[r.name][1].span})')
-                else:
-                    existing[r.name] = (key, r)
+        if isinstance(item, (n.Phase, n.Action)):
+            leaving = frozenset(r.name for r in _rules_in(self.decls[key].body))
+            self.check_new_rules(item.body, leaving)
+            self._set_body(key, item.body)
         self.decls[key] = item
+
+    def _index_one(self, key, lst: list, block) -> None:
+        """Index a block just put into `lst`, and the rules inside it."""
+        if type(block) is not _Block:
+            return
+        if block.rule is not None:
+            self.index.setdefault(block.rule.name, (key, lst, block))
+        for b in block.bodies:
+            self._index_add(key, b)
 
     def remove(self, it: n.Remove) -> None:
         if it.kind == "rule":
-            rules = self.rule_names()
-            if it.name not in rules:
-                self.error(it.span, f'there is no rule "{it.name}" to remove', did_you_mean(it.name, rules))
+            if it.name not in self.index:
+                self.error(it.span, f'there is no rule "{it.name}" to remove', did_you_mean(it.name, self.index))
                 return
-            key, _ = rules[it.name]
-            d = self.decls[key]
-            self.decls[key] = attrs.evolve(d, body=_map_rules(d.body, lambda r: [] if r.name == it.name else None))
+            _, lst, i = self._place_of(it.name)
+            self._index_drop([lst[i]])
+            del lst[i]
             return
         kind = {"phase": "phase", "action": "action", "define": "define", "option": "option", "score": "score"}[it.kind]
         key = (kind, it.name)
@@ -294,37 +388,35 @@ class _Rules:
             names = [k[1] for k in self.decls if k[0] == kind]
             self.error(it.span, f"there is no {_describe(key)} to remove", did_you_mean(it.name, names))
             return
+        if key in self.bodies:
+            self._index_drop(self.bodies.pop(key))
         del self.decls[key]
 
     def add_rule(self, it: n.AddRule) -> None:
-        rules = self.rule_names()
         new = it.rule
-        if new.name in rules:
-            self.error(it.span, f'rule "{new.name}" already exists (at {rules[new.name][1].span})',
+        if new.name in self.index:
+            self.error(it.span, f'rule "{new.name}" already exists (at {self.index[new.name][2].rule.span})',
                        f'to change it, write `replace rule "{new.name}": …`')
             return
+        if not self.check_new_rules(new.body):
+            return
+        block = _thaw([new])[0]
         if it.anchor_kind == "rule":
-            if it.anchor not in rules:
-                self.error(it.span, f'there is no rule "{it.anchor}" to put a rule {it.where}', did_you_mean(it.anchor, rules))
+            if it.anchor not in self.index:
+                self.error(it.span, f'there is no rule "{it.anchor}" to put a rule {it.where}', did_you_mean(it.anchor, self.index))
                 return
-            key, _ = rules[it.anchor]
-            d = self.decls[key]
-
-            def put(r):
-                if r.name != it.anchor:
-                    return None
-                return [new, r] if it.where == "before" else [r, new]
-
-            self.decls[key] = attrs.evolve(d, body=_map_rules(d.body, put))
+            key, lst, i = self._place_of(it.anchor)
+            lst.insert(i if it.where == "before" else i + 1, block)
+            self._index_one(key, lst, block)
             return
         key = (it.anchor_kind, it.anchor)
         if key not in self.decls:
             names = [k[1] for k in self.decls if k[0] == it.anchor_kind]
             self.error(it.span, f"there is no {it.anchor_kind} `{it.anchor}`", did_you_mean(it.anchor, names))
             return
-        d = self.decls[key]
-        body = (new,) + d.body if it.where == "start" else d.body + (new,)
-        self.decls[key] = attrs.evolve(d, body=body)
+        lst = self.bodies[key]
+        lst.insert(0, block) if it.where == "start" else lst.append(block)
+        self._index_one(key, lst, block)
 
     def items(self) -> list:
         out = []
@@ -332,7 +424,10 @@ class _Rules:
             out.append(self.title)
         if self.players is not None:
             out.append(self.players)
-        out.extend(self.decls.values())
+        for key, d in self.decls.items():
+            if key in self.bodies:
+                d = attrs.evolve(d, body=_freeze(self.bodies[key]))
+            out.append(d)
         return out
 
 
@@ -347,32 +442,6 @@ def _rules_in(body):
             yield from _rules_in(s.otherwise)
         elif isinstance(s, (n.Repeat, n.ForEach)):
             yield from _rules_in(s.body)
-
-
-def _map_rules(body, fn) -> tuple:
-    """Rewrite a body: `fn(rule)` returns a list of statements to put in the rule's place, or None
-    to keep it (and look inside it)."""
-    out = []
-    for s in body:
-        if isinstance(s, n.RuleBlock):
-            r = fn(s)
-            if r is not None:
-                out.extend(r)
-                continue
-            out.append(attrs.evolve(s, body=_map_rules(s.body, fn)))
-        elif isinstance(s, n.If):
-            out.append(
-                attrs.evolve(
-                    s,
-                    branches=tuple((c, _map_rules(b, fn)) for c, b in s.branches),
-                    otherwise=_map_rules(s.otherwise, fn),
-                )
-            )
-        elif isinstance(s, (n.Repeat, n.ForEach)):
-            out.append(attrs.evolve(s, body=_map_rules(s.body, fn)))
-        else:
-            out.append(s)
-    return tuple(out)
 
 
 def read_rules(path: Path, shown: Optional[str] = None) -> str:
@@ -465,13 +534,13 @@ def _build(module: n.Module, path: Optional[Path], diags: list, chain: tuple[str
 
 def _finish(rules: _Rules, variant: Optional[str], diags: list, files: list, path: Optional[Path], source=None) -> Resolved:
     if variant is not None:
-        v = rules.variants.get(variant)
+        v = rules.variants.get(variant) if isinstance(variant, str) else None
         if v is None:
             # a bundled sibling file NAME-VARIANT.fish is a variant too
             names = list(rules.variants)
             if path is not None and path.parent.resolve() == rulesets_dir().resolve():
                 names += [p.stem[len(path.stem) + 1:] for p in sorted(path.parent.glob(f"{path.stem}-*.fish"))]
-            diags.append(Diagnostic(None, f"there is no variant `{variant}`",
+            diags.append(Diagnostic(None, f"there is no variant `{str(variant)[:60]}`",
                                     did_you_mean(variant, names) or (
                                         "the variants are " + ", ".join(names) if names else "this ruleset has no variants")))
         else:
