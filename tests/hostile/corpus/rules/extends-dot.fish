@@ -1,0 +1,2 @@
+extends "."
+game "X"

@@ -1,0 +1,2 @@
+extends "/etc/passwd"
+game "X"

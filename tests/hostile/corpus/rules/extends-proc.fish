@@ -1,0 +1,2 @@
+extends "/proc/self/environ"
+game "X"

@@ -1,0 +1,4 @@
+game "Corpÿus"
+players 2 to 2
+phase game:
+  nothing

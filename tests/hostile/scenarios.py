@@ -1,0 +1,417 @@
+"""What the hostile-input tests run inside the harness worker (see harness.py).
+
+Each function takes plain data (texts, names, numbers), drives the public API of fishrules the way an
+embedding server would, and returns plain data saying what happened.  Exceptions the contract allows
+are caught and described (`describe`); any other exception escapes, and the harness reports it.  A
+contract breach that is not an exception (a state changed by a refused call, an empty list of legal
+actions for a player who must act, a JSON round trip that loses something) raises `Violation`.
+
+The contract (issue 11): a bad rule file raises `RuleError`; a run-time fault of a checked ruleset
+raises `RuleError` from the call and leaves the state exactly as it was; a bad action raises
+`IllegalAction` and changes nothing; a bad saved state or history raises `StateError`; bad
+players/options raise `OptionError`.  Nothing else escapes.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any, Optional
+
+import fishrules
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+RULESETS = ROOT / "rulesets"
+
+
+class Violation(AssertionError):
+    """The engine broke the contract without raising (found inside the worker)."""
+
+
+# ---- describing what happened --------------------------------------------------------------------
+
+
+def describe(exc: BaseException) -> dict:
+    """An exception as plain data: its type, base classes, message, and diagnostics."""
+    from .harness import _diags, _safe_str
+
+    t = type(exc)
+    return {
+        "type": t.__name__,
+        "module": t.__module__,
+        "mro": [c.__name__ for c in t.__mro__],
+        "message": _safe_str(exc),
+        "diagnostics": _diags(exc),
+        "rule": getattr(exc, "rule", None),
+        "span_line": getattr(getattr(exc, "span", None), "line", None),
+    }
+
+
+def is_ours(exc: BaseException, name: str) -> bool:
+    return type(exc).__module__.startswith("fishrules") and name in [c.__name__ for c in type(exc).__mro__]
+
+
+# ---- loading ---------------------------------------------------------------------------------------
+
+
+def summary(game) -> dict:
+    return {
+        "title": game.title,
+        "min_players": game.min_players,
+        "max_players": game.max_players,
+        "options": sorted(game.options),
+        "warnings": [d.render() for d in game.warnings],
+        "files": list(game.files),
+    }
+
+
+def load_text(text: str, name: str = "x.fish", base_dir: Optional[str] = None, variant: Optional[str] = None) -> dict:
+    kw = {} if base_dir is None else {"base_dir": base_dir}
+    return summary(fishrules.loads(text, name=name, variant=variant, **kw))
+
+
+def load_path(path: str, variant: Optional[str] = None) -> dict:
+    return summary(fishrules.load(path, variant=variant))
+
+
+def load_text_with_rulesets(text: str, name: str = "x.fish") -> dict:
+    """A mutated bundled ruleset: its `extends` finds the other bundled files."""
+    return load_text(text, name=name, base_dir=str(RULESETS))
+
+
+# ---- playing ---------------------------------------------------------------------------------------
+
+
+def chooser(state) -> Optional[int]:
+    w = state.waiting
+    return w[0] if w else None
+
+
+def legal_now(state) -> list:
+    if state.current == fishrules.SIMULTANEOUS:
+        return state.legal_actions(chooser(state))
+    return state.legal_actions()
+
+
+def must_act(state) -> Optional[int]:
+    """The player who must act now, or None (chance, or over)."""
+    cur = state.current
+    if cur is None or cur == fishrules.CHANCE:
+        return None
+    if cur == fishrules.SIMULTANEOUS:
+        return chooser(state)
+    return cur
+
+
+def _check_rollback(state, before_json: str, clone, what: str) -> None:
+    after = state.to_json()
+    if after != before_json or not (state == clone):
+        raise Violation(f"{what} raised a RuleError but changed the state")
+
+
+def play(game, players: Optional[int] = None, seed: int = 0, actions: int = 10, roundtrip: bool = True,
+         views: bool = True) -> dict:
+    """Start a game and play random legal actions, checking the contract at every step: views,
+    scores and JSON of every position; a RuleError from any call leaves the state as it was; a
+    player who must act has something to do."""
+    report: dict[str, Any] = {"started": False, "actions": 0, "runtime_error": None, "option_error": None}
+    n = game.min_players if players is None else players
+    try:
+        state = game.start(players=n, seed=seed)
+    except fishrules.RuleError as e:
+        report["runtime_error"] = describe(e) | {"during": "start"}
+        return report
+    except fishrules.OptionError as e:  # `unavailable` rules stop with an OptionError
+        report["option_error"] = describe(e)
+        return report
+    report["started"] = True
+    rng = random.Random(seed)
+    for step in range(actions + 1):
+        before = state.to_json()
+        clone = state.clone()
+        during = "view"
+        try:
+            if views:
+                for p in [None, *range(state.n)]:
+                    state.view(p)
+            during = "scores"
+            state.scores()
+            if state.is_over:
+                during = "winners"
+                state.winners()
+                break
+            if step == actions:
+                break
+            during = "legal_actions"
+            acts = legal_now(state)
+            if not acts:
+                raise Violation(f"softlock: {state.current!r} must act in phase {state.phase} but has no legal action")
+            action = rng.choice(acts)
+            during = f"apply({action})"
+            state.apply(action)
+        except fishrules.RuleError as e:
+            _check_rollback(state, before, clone, during)
+            state.clone()
+            report["runtime_error"] = describe(e) | {"during": during}
+            return report
+        except fishrules.OptionError as e:
+            report["option_error"] = describe(e) | {"during": during}
+            return report
+        report["actions"] = step + 1 if during.startswith("apply") else step
+        if roundtrip:
+            text = state.to_json()
+            again = game.state_from_json(text)
+            if again != state or again.to_json() != text:
+                raise Violation(f"to_json/state_from_json changed the state after {state.history[-3:]}")
+    report["over"] = state.is_over
+    return report
+
+
+def exercise_text(text: str, name: str = "x.fish", base_dir: Optional[str] = None, seed: int = 0, actions: int = 8,
+                  players: Optional[int] = None) -> dict:
+    """Load rules from a text (a RuleError escapes), then `play` them."""
+    kw = {} if base_dir is None else {"base_dir": base_dir}
+    game = fishrules.loads(text, name=name, **kw)
+    report = play(game, players=players, seed=seed, actions=actions)
+    report["game"] = summary(game)
+    return report
+
+
+def exercise_mutant(text: str, name: str, seed: int = 0, actions: int = 6) -> dict:
+    return exercise_text(text, name=name, base_dir=str(RULESETS), seed=seed, actions=actions)
+
+
+# ---- one API call, and what it left behind -----------------------------------------------------------
+
+
+def call_and_rollback(text: str, call: tuple, *, players: int = 2, seed: int = 0, chance: str = "seeded",
+                      script: tuple = (), then: tuple = (), name: str = "x.fish") -> dict:
+    """Load `text`, start, apply the action texts of `script`, then make one API call (`call`:
+    ("apply", TEXT) / ("legal_actions",) / ("legal_actions", P) / ("scores",) / ("view", P) /
+    ("winners",)).  Reports what the call returned or raised, whether the state is exactly as it
+    was (when it raised), and whether the calls of `then` work afterwards."""
+    game = fishrules.loads(text, name=name)
+    state = game.start(players=players, seed=seed, chance=chance)
+    for a in script:
+        state.apply(a)
+    before = state.to_json()
+    clone = state.clone()
+    out: dict[str, Any] = {"raised": None, "value": None}
+    try:
+        value = getattr(state, call[0])(*call[1:])
+        out["value"] = _plain(value)
+    except Exception as e:  # noqa: BLE001 - reported, the test decides
+        out["raised"] = describe(e)
+    out["unchanged"] = state.to_json() == before and state == clone
+    out["history"] = list(state.history)
+    follow = []
+    for c in then:
+        try:
+            follow.append(("ok", _plain(getattr(state, c[0])(*c[1:]))))
+        except Exception as e:  # noqa: BLE001
+            follow.append(("raised", describe(e)))
+    out["then"] = follow
+    return out
+
+
+def _plain(value):
+    if isinstance(value, fishrules.State):
+        return {"current": value.current, "history": list(value.history), "over": value.is_over}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, fishrules.Action):
+        return str(value)
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def start_only(text: str, players: Optional[int] = None, seed: int = 0, options: Optional[dict] = None,
+               chance: str = "seeded", name: str = "x.fish") -> dict:
+    """Load and start; report the first position (a RuleError from either escapes)."""
+    game = fishrules.loads(text, name=name)
+    state = game.start(players=game.min_players if players is None else players, seed=seed, options=options,
+                       chance=chance)
+    return {"current": state.current, "phase": state.phase, "over": state.is_over,
+            "legal": [str(a) for a in legal_now(state)] if not state.is_over else [],
+            "history": list(state.history)}
+
+
+# ---- bundled positions, for actions and saved states ---------------------------------------------------
+
+_positions: dict = {}
+_games: dict = {}
+
+
+def _game(ruleset: str):
+    """A bundled ruleset by name, or rules given as text (anything with a newline)."""
+    if ruleset not in _games:
+        if "\n" in ruleset:
+            _games[ruleset] = fishrules.loads(ruleset, name="x.fish", base_dir=str(RULESETS))
+        else:
+            _games[ruleset] = fishrules.load(ruleset)
+    return _games[ruleset]
+
+
+def find_steps(ruleset: str, seed: int, where: str, players: Optional[int] = None, limit: int = 400) -> Optional[int]:
+    """The fewest random steps (as `position` plays them) after which `where` holds: "simultaneous",
+    "chance", "p0", "p1", or "over"."""
+    for steps in range(limit):
+        s = position(ruleset, seed, steps, players)
+        cur = s.current
+        if (where == "simultaneous" and cur == fishrules.SIMULTANEOUS) or (where == "chance" and cur == fishrules.CHANCE) \
+                or (where == "over" and s.is_over) or (where[:1] == "p" and cur == int(where[1:])):
+            return steps
+        if s.is_over:
+            return None
+    return None
+
+
+def position(ruleset: str, seed: int, steps: int, players: Optional[int] = None, chance: str = "seeded"):
+    """A state of a bundled ruleset after `steps` random legal actions (or fewer, if the game ends),
+    cached; callers get a clone."""
+    key = (ruleset, seed, steps, players, chance)
+    if key not in _positions:
+        game = _game(ruleset)
+        state = game.start(players=players or game.min_players, seed=seed, chance=chance)
+        rng = random.Random(seed * 7919 + steps)
+        for _ in range(steps):
+            if state.is_over:
+                break
+            state.apply(rng.choice(legal_now(state)))
+        _positions[key] = state
+    return _positions[key].clone()
+
+
+def state_json(ruleset: str, seed: int, steps: int, players: Optional[int] = None, chance: str = "seeded") -> str:
+    return position(ruleset, seed, steps, players, chance).to_json()
+
+
+def position_info(ruleset: str, seed: int, steps: int, players: Optional[int] = None, chance: str = "seeded") -> dict:
+    s = position(ruleset, seed, steps, players, chance)
+    return {"current": s.current, "waiting": s.waiting, "over": s.is_over, "history": list(s.history),
+            "legal": [str(a) for a in legal_now(s)] if not s.is_over else [], "json": s.to_json(), "n": s.n}
+
+
+def apply_text(ruleset: str, seed: int, steps: int, text, players: Optional[int] = None,
+               chance: str = "seeded") -> dict:
+    """Apply a (hostile) action text at a bundled position.  IllegalAction must change nothing; an
+    accepted text must have done what one of the legal actions does."""
+    state = position(ruleset, seed, steps, players, chance)
+    before = state.to_json()
+    clone = state.clone()
+    legal = {}
+    if not state.is_over:
+        if state.current == fishrules.SIMULTANEOUS:
+            for p in state.waiting:
+                legal.update({str(a): a for a in state.legal_actions(p)})
+        else:
+            legal = {str(a): a for a in state.legal_actions()}
+    try:
+        state.apply(text)
+    except fishrules.IllegalAction as e:
+        if state.to_json() != before or not (state == clone):
+            raise Violation("an IllegalAction changed the state") from None
+        return {"result": "illegal", "error": describe(e)}
+    except fishrules.RuleError as e:  # the rules went wrong at run time: allowed, if nothing changed
+        if state.to_json() != before or not (state == clone):
+            raise Violation("a RuleError from apply() changed the state") from None
+        return {"result": "rule error", "error": describe(e)}
+    # accepted: it must be one of the legal actions (written another way), or a broken rule the
+    # rules accept (`when … is broken`), which the history records
+    recorded = state.history[len(clone.history)]
+    if recorded not in legal:
+        if recorded.split(" ")[0] not in {a.split(" ")[0] for a in legal} and \
+                not any(r.split(": ", 1)[-1] == recorded.split(": ", 1)[-1] for r in legal):
+            raise Violation(f"{text!r} was accepted as {recorded!r}, which is not a legal action here")
+    return {"result": "applied", "recorded": recorded}
+
+
+def apply_object(ruleset: str, seed: int, steps: int, source: dict, players: Optional[int] = None) -> dict:
+    """Apply an Action object taken from another position (`source`: ruleset/seed/steps/player, or
+    a rules text) to a bundled position; report whether it was refused and whether the state
+    changed."""
+    state = position(ruleset, seed, steps, players)
+    if "text" in source:
+        other_game = fishrules.loads(source["text"], name="other.fish", base_dir=str(RULESETS))
+        other = other_game.start(players=source.get("players", 2), seed=source.get("seed", 0))
+        rng = random.Random(0)
+        for _ in range(source.get("steps", 0)):
+            other.apply(rng.choice(legal_now(other)))
+    else:
+        other = position(source["ruleset"], source["seed"], source["steps"], source.get("players"),
+                         source.get("chance", "seeded"))
+    if "player" in source:
+        acts = other.legal_actions(source["player"])
+    else:
+        acts = legal_now(other)
+    pick = source.get("pick")
+    if pick is not None:
+        action = next(a for a in acts if str(a) == pick)
+    else:
+        action = acts[source.get("index", 0)]
+    before = state.to_json()
+    clone = state.clone()
+    out = {"action": str(action), "action_player": action.player, "current": state.current,
+           "waiting": state.waiting, "raised": None}
+    try:
+        state.apply(action)
+    except Exception as e:  # noqa: BLE001
+        out["raised"] = describe(e)
+    out["unchanged"] = state.to_json() == before and state == clone
+    out["history_tail"] = state.history[len(clone.history):]
+    return out
+
+
+# ---- saved states --------------------------------------------------------------------------------------
+
+
+def restore(ruleset: str, seed: int, steps: int, text, players: Optional[int] = None,
+            chance: str = "seeded") -> dict:
+    """`state_from_json` of an edited saved state of a bundled position.  If it loads, it must be
+    exactly the saved position: equal, the same JSON (seed, draws and manual aside, which only say
+    how future chance is drawn), and usable."""
+    original = position(ruleset, seed, steps, players, chance)
+    game = original.game
+    restored = game.state_from_json(text)
+    if not isinstance(restored, fishrules.State):
+        raise Violation(f"state_from_json returned {type(restored).__name__}")
+    mine = json.loads(original.to_json())
+    theirs = json.loads(restored.to_json())
+    for k in ("seed", "draws", "manual"):
+        mine.pop(k, None)
+        v = theirs.pop(k, None)
+        if k == "manual" and not isinstance(v, bool):
+            raise Violation(f"a loaded state has manual={v!r}")
+        if k in ("seed", "draws") and (type(v) is not int or (k == "draws" and v < 0)):
+            raise Violation(f"a loaded state has {k}={v!r}")
+    if not (restored == original):
+        raise Violation("state_from_json accepted an edited state that is not the saved position")
+    if json.dumps(mine, sort_keys=True) != json.dumps(theirs, sort_keys=True):
+        raise Violation("state_from_json accepted an edited state whose JSON differs from the saved one: "
+                        + ", ".join(k for k in mine if mine.get(k) != theirs.get(k)))
+    # usable, and the same as the original
+    if not restored.is_over:
+        if [str(a) for a in legal_now(restored)] != [str(a) for a in legal_now(original)]:
+            raise Violation("a restored state offers other legal actions than the saved one")
+    for p in [None, *range(restored.n)]:
+        if restored.view(p) != original.view(p):
+            raise Violation(f"a restored state shows player {p} another view")
+    return {"loaded": True}
+
+
+def restore_raw(ruleset: str, text) -> dict:
+    """`state_from_json` of anything at all, for a bundled ruleset."""
+    game = fishrules.load(ruleset)
+    s = game.state_from_json(text)
+    return {"loaded": True, "json": s.to_json()}
+
+
+def replay(ruleset: str, history, players=2, options=None, **kw) -> dict:
+    game = fishrules.load(ruleset)
+    s = game.replay(history, players=players, options=options, **kw)
+    return {"history": list(s.history), "over": s.is_over}
