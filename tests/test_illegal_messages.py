@@ -29,19 +29,30 @@ def test_the_possible_values_are_those_the_rules_allow():
 
 
 def test_a_long_list_of_possibilities_says_how_many_it_leaves_out():
+    game = fishrules.load("fisherman")
+    s = game.start(players=3, seed=1)
+    rng = random.Random(1)
+    while not any(a.name == "play_card" for a in s.legal_actions()):
+        random_step(s, rng)
+    me = s.current
+    hand = s.view(me)["seats"][me]["hand"]
+    assert len(hand) == 13
+    reason = refusal(s, "play_card zz")
+    listed = reason.split("possible: ", 1)[1].rstrip(")")
+    assert listed.endswith(" and 3 more")
+    assert set(listed[: -len(" and 3 more")].split(", ")) < set(hand)
+
+
+def test_a_refusal_at_a_simultaneous_choice_lists_nothing():
+    """The text names the chooser, but anybody may have sent it: no hand is listed."""
     game = fishrules.load("fisheatfish")
     s = game.start(players=2, seed=1)
     rng = random.Random(1)
     while s.current != SIMULTANEOUS:
         random_step(s, rng)
-    hand = s.view(0)["seats"][0]["hand"]
-    assert len(hand) == 11
     reason = refusal(s, "p0: challenge_card red-99")
-    listed = reason.split("possible: ", 1)[1].rstrip(")")
-    assert listed.endswith(" and 1 more")
-    assert set(listed[: -len(" and 1 more")].split(", ")) < set(hand)
-    # nothing of the other player's hand
-    assert not any(c in reason for c in s.view(1)["seats"][1]["hand"] if c not in hand)
+    assert reason == "'red-99' is not a possible `card` now (ask legal_actions(p0) for p0's choices)"
+    assert not any(c in reason for c in s.view(0)["seats"][0]["hand"])
 
 
 def test_a_chooser_must_be_named_and_the_hint_is_true():

@@ -29,6 +29,7 @@ __all__ = [
     "MAX_ACTION_TEXT",
     "MAX_STATE_BYTES",
     "MAX_HISTORY",
+    "MAX_REPLAY_WORK",
 ]
 
 #: A rule file larger than this is refused before it is parsed.
@@ -73,3 +74,6 @@ MAX_ACTION_TEXT = 1000
 MAX_STATE_BYTES = 16 * 1024 * 1024
 #: The most actions a saved state or a replayed history may hold.
 MAX_HISTORY = 1_000_000
+#: The work replaying one saved state or history may do in all (a few kilobytes of history must
+#: not keep a server busy for minutes).
+MAX_REPLAY_WORK = 50 * WORK_BUDGET

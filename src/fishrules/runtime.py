@@ -22,7 +22,7 @@ from .compiler import (
     charge, roll_faces,
 )
 from .errors import Diagnostic, FishrulesError, IllegalAction, OptionError, RuleError, StateError
-from .limits import MAX_ACTION_TEXT, MAX_CHOICES, MAX_DICE, MAX_HISTORY, WORK_BUDGET
+from .limits import MAX_ACTION_TEXT, MAX_CHOICES, MAX_DICE, MAX_HISTORY, MAX_REPLAY_WORK, WORK_BUDGET
 
 __all__ = ["State", "Action", "CHANCE", "SIMULTANEOUS"]
 
@@ -1075,6 +1075,7 @@ class State:
             s = game.start(players, seed=seed if seed is not None else 0, options=options, chance="manual")
         except OptionError as exc:
             raise StateError(str(exc)) from None
+        spent = 0
         for i, text in enumerate(history, 1):
             if not isinstance(text, str):
                 raise StateError(f"history entry {i} is not an action text: {_short(text)}")
@@ -1088,6 +1089,10 @@ class State:
                 raise StateError(f"history entry {i} ({_short(text)}) is not allowed: {exc.reason}") from None
             except RuleError as exc:
                 raise StateError(f"history entry {i} ({_short(text)}) makes the rules fail:\n{exc}") from None
+            spent += s._work
+            if spent > MAX_REPLAY_WORK:
+                raise StateError(f"replaying the history takes more than {MAX_REPLAY_WORK:,} steps of work "
+                                 f"(at entry {i}): too much to read back")
         if seed is not None:
             s.manual = False
             if s.cur == CHANCE:

@@ -60,9 +60,6 @@ FAULTS = {
     "a value of nobody": ("add holder's points to your points", ""),
     "the seat of nobody": ("set x to holder's seat", ""),
     "play a phase for nobody": ("play turn for holder", ""),
-    "draw from an empty zone": ("draw 1 from deck to your hand", DECK),
-    "draw from an empty zone face up": ("draw 2 from deck to spare face up", DECK),
-    "top of an empty zone": ("move top(1, deck) to your hand", DECK),
     "pile 0": ("set x to count(pile(x))", PILES),
     "pile past the end": ("set x to count(pile(x + 4))", PILES),
     "pile below zero": ("set x to count(pile(x - 1))", PILES),
@@ -294,3 +291,16 @@ def test_after_a_fault_the_game_goes_on_and_replays():
     fault, extra = FAULTS["divide by zero"]
     out = run(_replay_after_fault, game_with(fault, extra), timeout=FAST)
     assert out.status == "ok" and out.value is True, out
+
+
+@pytest.mark.parametrize("draw", ["draw 1 from deck to your hand", "draw 2 from deck to spare face up",
+                                  "move top(1, deck) to your hand"])
+def test_drawing_from_an_empty_zone_draws_what_there_is(draw):
+    """Not a fault: rules run out of cards (Fat Fish's reserve), and say what then happens.  A
+    draw takes at most what the zone holds; from an empty zone it takes nothing, and changes
+    nothing: the action applies and the state stays usable."""
+    text = game_with(draw, DECK)
+    out = run(sc.call_and_rollback, text, ("apply", "boom"), then=(("legal_actions",), ("to_json",)), timeout=FAST)
+    assert out.status == "ok", out
+    assert out.value["raised"] is None, out.value
+    assert all(status == "ok" for status, _ in out.value["then"]), out.value["then"]
