@@ -487,6 +487,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as e:  # pragma: no cover - a bug in fishrules: said in one line, never a traceback
+        _err(f"fishrules: internal error ({type(e).__name__}: {str(e)[:200]}); this is a bug in fishrules, please report it")
+        return 70
 
 
 if __name__ == "__main__":  # pragma: no cover

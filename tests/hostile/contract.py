@@ -54,7 +54,7 @@ INTERNAL = (
     "FileNotFoundError", "IsADirectoryError", "PermissionError", "ZeroDivisionError", "AssertionError",
     "StopIteration", "PosixPath", "[Errno", "JSONDecodeError", "object has no attribute", "not subscriptable",
     "unhashable type", "maximum recursion depth", "unsupported operand", "object is not iterable",
-    "object is not callable", "invalid literal for int()",
+    "object is not callable", "invalid literal for int()", "internal error",
 )
 
 #: Base rules that load: lines 1-2 are the header; tests add declarations below.
