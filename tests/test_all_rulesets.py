@@ -44,7 +44,7 @@ def test_random_playout(name, data):
             if s.current not in (fishrules.CHANCE, None):
                 who = s.waiting[0]
                 fr, info = s._pause()
-                fresh = s._enumerate_fresh(info, who)[0]
+                fresh = s._enumerate_fresh(info, who).actions()
                 have = s.legal_actions(who) if s.current == SIMULTANEOUS else s.legal_actions()
                 assert [str(a) for a in have] == [str(a) for a in fresh]
                 # values of defines are remembered until the state changes; forgetting them must
@@ -52,7 +52,7 @@ def test_random_playout(name, data):
                 seen = s.view(who)
                 s._dmemo.clear()
                 assert s.view(who) == seen
-                assert [str(a) for a in s._enumerate_fresh(info, who)[0]] == [str(a) for a in fresh]
+                assert [str(a) for a in s._enumerate_fresh(info, who).actions()] == [str(a) for a in fresh]
         random_step(s, rng)
     assert s.is_over, f"{name} did not end within {MAX_ACTIONS} actions"
     assert s.winners() and all(0 <= p < players for p in s.winners())

@@ -58,7 +58,7 @@ def check_invariants(name: str, s: fishrules.State, opts: dict) -> None:
         assert 0 <= cur < s.n and s.legal_actions()
         # legal lists are memoised by what legality reads; they must equal a fresh enumeration
         fr, info = s._pause()
-        fresh = s._enumerate_fresh(info, fr[2][info.slot])[0]
+        fresh = s._enumerate_fresh(info, fr[2][info.slot]).actions()
         assert [str(a) for a in s.legal_actions()] == [str(a) for a in fresh]
 
 

@@ -13,16 +13,18 @@ recorded in the history; with `chance="manual"` the caller picks each outcome.
 from __future__ import annotations
 
 import json
+import random
 import reprlib
 from fractions import Fraction
-from typing import Any, Optional, Union
+from typing import Any, NamedTuple, Optional, Union
 
 from .compiler import (
-    CHANCE, MEMO_LIMIT, OVER_BUDGET, SIMULTANEOUS, DrawPause, Fail, Program, RollPause, SimulPause, Unplayable,
+    CHANCE, MEMO_LIMIT, OVER_BUDGET, SIMULTANEOUS, DrawPause, Fail, Located, Program, RollPause, SimulPause,
+    Unplayable,
     charge, roll_faces,
 )
 from .errors import Diagnostic, FishrulesError, IllegalAction, OptionError, RuleError, StateError
-from .limits import MAX_ACTION_TEXT, MAX_CHOICES, MAX_DICE, MAX_HISTORY, MAX_REPLAY_WORK, WORK_BUDGET
+from .limits import MAX_ACTION_TEXT, MAX_DICE, MAX_HISTORY, MAX_REPLAY_WORK, WORK_BUDGET
 
 __all__ = ["State", "Action", "CHANCE", "SIMULTANEOUS"]
 
@@ -160,6 +162,50 @@ def _listify(x):
     return x
 
 
+class Legal:
+    """The legal actions of one player at one decision, shared by every position with the same
+    legality key: the moves (action program, values, rule broken or None) in order, and the
+    `Action` objects and their texts, made only when somebody asks for them."""
+
+    __slots__ = ("moves", "actor", "prefix", "prog", "_actions", "_by_text")
+
+    def __init__(self, moves: list, actor: int, prefix: str, prog):
+        self.moves = moves
+        self.actor = actor
+        self.prefix = prefix
+        self.prog = prog
+        self._actions: Optional[list] = None
+        self._by_text: Optional[dict] = None
+
+    def actions(self) -> list:
+        out = self._actions
+        if out is None:
+            out = self._actions = []
+            actor, prefix, prog = self.actor, self.prefix, self.prog
+            for ap, values, breaks in self.moves:
+                if ap.params:
+                    out.append(Action(ap.name, None, actor, values, ap, out, prefix, prog, breaks))
+                else:
+                    out.append(Action(ap.name, prefix + ap.name, actor, (), None, out, prefix, prog, breaks))
+        return out
+
+    def by_text(self) -> dict:
+        by = self._by_text
+        if by is None:
+            by = self._by_text = {a.text: a for a in self.actions()}
+        return by
+
+
+class Playout(NamedTuple):
+    """What `State.playout` returns: the final scores and winners, and how many player decisions
+    and chance outcomes (in a manual-chance state) the playout took."""
+
+    scores: list
+    winners: list
+    decisions: int
+    chances: int
+
+
 class State:
     """A position in a game.  Create one with `Game.start` (or `Game.replay`,
     `Game.state_from_json`).
@@ -172,7 +218,7 @@ class State:
 
     __slots__ = (
         "game", "prog", "n", "seats", "dice_ids", "g", "p", "dice", "stack", "history", "cur",
-        "seed", "draws", "manual", "where", "up", "mixed", "redact", "events", "_legal", "_work", "_dmemo",
+        "seed", "draws", "manual", "where", "up", "mixed", "redact", "events", "_legal", "_work", "_dmemo", "_fast",
     )
 
     # ---- creation ----------------------------------------------------------------------------
@@ -199,6 +245,7 @@ class State:
         s.history = []
         s.redact = []
         s.events = []  # what happened, as raw records: see `events_for`
+        s._fast = None  # a playout's generator, instead of the seeded one
         s.seed = seed
         s.draws = 0
         s.manual = manual
@@ -239,16 +286,15 @@ class State:
     def _run(self) -> None:
         """Run the rules until they wait for somebody (or chance), or the game ends.  Steps count
         against the work budget of the call, with what expressions look at (`charge`)."""
-        code = self.prog.code
+        blocks = self.prog.blocks
         stack = self.stack
         steps = 0
         budget = WORK_BUDGET - self._work
-        fr, pc = None, 0
+        fr = None
         try:
             while stack:
                 fr = stack[-1]
-                pc = fr[1]
-                if code[fr[0]][pc](self, fr):
+                if blocks[fr[0]](self, fr):
                     self._work += steps
                     return
                 stack = self.stack  # `play again` replaces it
@@ -260,23 +306,19 @@ class State:
         except Unplayable as exc:
             raise OptionError(f"{self.prog.model.title}: {exc}") from None
         except Exception as exc:  # a rule went wrong at run time: report where
-            if fr is None:
-                raise self._fault(exc, None, "while playing") from None
-            raise self._fault(exc, self._span_at(fr[0], pc), f"while playing {self.prog.block_names[fr[0]]}") from None
+            context = f"while playing {self.prog.block_names[fr[0]]}" if fr is not None else "while playing"
+            raise self._fault(exc, None, context) from None
         self._work += steps
         self.cur = None
         if self.events is not None:
             self.events.append(("over", len(self.history)))
 
-    def _span_at(self, block: int, pc: int):
-        try:
-            return self.prog.spans[block][pc]
-        except (IndexError, TypeError):
-            return None
-
     def _fault(self, exc: BaseException, span, context: str) -> RuleError:
         """The RuleError for a rule that went wrong while running: the failing piece's own
         position when it knows it, else `span` (what was being worked out)."""
+        if isinstance(exc, Located):  # from a block: where its statement is written
+            span = exc.span or span
+            exc = exc.exc
         if isinstance(exc, Fail):
             msg = str(exc)
             span = exc.span or span
@@ -411,6 +453,8 @@ class State:
         return None if len(who) == self.n else who
 
     def _record(self, text: str, redacted: Optional[str], audience: Optional[tuple]) -> None:
+        if self.history is None:  # a playout keeps no history
+            return
         if audience is not None and redacted is not None:
             self.redact.append((len(self.history), redacted, audience))
         self.history.append(text)
@@ -422,6 +466,9 @@ class State:
         return fr, self.prog.pauses[(fr[0], fr[1])]
 
     def _randbelow(self, k: int) -> int:
+        fast = self._fast
+        if fast is not None:  # a playout's own generator
+            return fast(k)
         limit = (1 << 64) - ((1 << 64) % k)
         while True:
             r = _mix(self.seed, self.draws)
@@ -510,20 +557,20 @@ class State:
                 return []
             fr, info = self._pause()
             self._work = 0
-            return list(self._enumerate_for(info, player)[0])
+            return list(self._enumerate_for(info, player).actions())
         if player is not None and player != cur:
             return []
         if self._legal is None:
             self._work = 0
             self._legal = self._enumerate()
-        return list(self._legal[0])
+        return list(self._legal.actions())
 
     def _enumerate(self) -> list:
         fr, info = self._pause()
         return self._enumerate_for(info, fr[2][info.slot])
 
-    def _enumerate_for(self, info, actor: int) -> list:
-        """[legal actions, None or a dict of them by text] of `actor` at the pause `info`.  A rule
+    def _enumerate_for(self, info, actor: int) -> "Legal":
+        """The legal actions of `actor` at the pause `info`.  A rule
         that goes wrong while the choices are listed is a RuleError at the choice; so is a player
         who must act and may do nothing (the game would be stuck)."""
         try:
@@ -540,7 +587,7 @@ class State:
             raise
         except Exception as exc:
             raise self._fault(exc, info.span, f"while listing what p{actor} may do in {self._where()}") from None
-        if not legal[0]:
+        if not legal.moves:
             names = " or ".join(ap.name for ap in info.actions)
             raise RuleError(Diagnostic(info.span, f"p{actor} must choose {names} here, but none of them is allowed: the game is stuck",
                                        f"while playing {self._where()}; the rules must leave a player who must act "
@@ -559,95 +606,31 @@ class State:
         phases = self.phase
         return f"phase {phases[-1]}" if phases else "the game"
 
-    def _enumerate_fresh(self, info, actor) -> list:
-        out: list[Action] = []
-        prog = self.prog
-        prefix = f"p{actor}: " if isinstance(info, SimulPause) else ""
-        judged = not isinstance(info, SimulPause)
-        broken: list[Action] = []  # legal actions that break a rule: listed after all the others
+    def _enumerate_fresh(self, info, actor) -> "Legal":
+        """Every legal action of `actor` at the pause `info`, as moves (action, values, the rule
+        it breaks or None): those that keep the rules in the order the rules offer them, then
+        those that break a rule on purpose (not at a simultaneous choice)."""
+        moves: list = []
+        broken: list = []
+        simul = isinstance(info, SimulPause)
         for ap in info.actions:
-            L = [None] * ap.nlocals
-            L[0] = actor
-            params = ap.params
-            if ap.broken and judged:
-                self._judged(ap, 0, L, out, broken, prefix)
-            elif not params:
-                if all(test(self, L) for test in ap.checks):
-                    out.append(Action(ap.name, prefix + ap.name, actor, (), None, out, prog=prog))
-            elif len(params) == 1:
-                p, checks, name = params[0], ap.checks, ap.name
-                slot = p.slot
-                dom = p.domain(self, L)
-                charge(self, len(dom))
-                if not checks:
-                    out.extend([Action(name, None, actor, (v,), ap, out, prefix, prog) for v in dom])
-                    continue
-                for v in dom:
-                    L[slot] = v
-                    for test in checks:
-                        if not test(self, L):
-                            break
-                    else:
-                        out.append(Action(name, None, actor, (v,), ap, out, prefix, prog))
-            else:
-                self._combos(ap, 0, L, out, prefix)
+            ok: list = []
+            bad: list = []
+            ap.enumerate(self, actor, ok, bad)
+            if ap.params:
+                moves += [(ap, v, None) for v in ok]
+                if bad and not simul:
+                    broken += [(ap, v, rule) for v, rule in bad]
+            elif ok:
+                moves.append((ap, (), None))
+            elif bad and not simul:
+                broken.append((ap, (), bad[0][1]))
         if broken:
-            for a in broken:
-                a._origin = out
-            out.extend(broken)
-        return [out, None]
-
-    def _combos(self, ap, i: int, L: list, out: list, prefix: str) -> None:
-        params = ap.params
-        if i == len(params):
-            for test in ap.checks:
-                if not test(self, L):
-                    return
-            if len(out) >= MAX_CHOICES:
-                raise Fail(f"`{ap.name}` offers more than {MAX_CHOICES:,} choices at once", ap.span)
-            out.append(Action(ap.name, None, L[0], tuple(L[p.slot] for p in params), ap, out, prefix, self.prog))
-            return
-        p = params[i]
-        dom = p.domain(self, L)
-        charge(self, len(dom))
-        for v in dom:
-            L[p.slot] = v
-            self._combos(ap, i + 1, L, out, prefix)
-
-    def _judged(self, ap, i: int, L: list, out: list, broken: list, prefix: str) -> None:
-        """Every choice of an action whose rules may be broken on purpose: each is judged by the
-        rules in order, as `apply` would; the first rule it breaks either has a `when … is broken`
-        block that applies (the choice is legal, marked with the rule it breaks, and goes to
-        `broken`, listed last) or refuses it."""
-        params = ap.params
-        if i == len(params):
-            breaks = None
-            for name, _, test in ap.requires:
-                if not test(self, L):
-                    handler = ap.broken.get(name)
-                    if handler is None or (handler[0] is not None and not handler[0](self, L)):
-                        return
-                    breaks = name
-                    break
-            if len(out) + len(broken) >= MAX_CHOICES:
-                raise Fail(f"`{ap.name}` offers more than {MAX_CHOICES:,} choices at once", ap.span)
-            values = tuple(L[p.slot] for p in params)
-            (out if breaks is None else broken).append(
-                Action(ap.name, None if params else prefix + ap.name, L[0], values, ap if params else None,
-                       out, prefix, self.prog, breaks))
-            return
-        p = params[i]
-        dom = p.domain(self, L)
-        charge(self, len(dom))
-        for v in dom:
-            L[p.slot] = v
-            self._judged(ap, i + 1, L, out, broken, prefix)
+            moves += broken
+        return Legal(moves, actor, f"p{actor}: " if simul else "", self.prog)
 
     def _by_text(self) -> dict:
-        legal = self._legal
-        if legal[1] is None:
-            legal[1] = {a.text: a for a in legal[0]}
-        return legal[1]
+        return self._legal.by_text()
 
     def apply(self, action: Union[Action, str]) -> "State":
         """Do an action (an `Action` or its text).  Raises `IllegalAction`, changing nothing, if the
@@ -656,7 +639,7 @@ class State:
         and also leaves the state as it was.  Returns the state itself, so calls can be chained."""
         if isinstance(action, Action):
             legal = self._legal
-            if legal is not None and action._origin is legal[0]:
+            if legal is not None and action._origin is legal._actions:
                 snap = self._snapshot()
                 self._work = 0
                 try:
@@ -762,10 +745,8 @@ class State:
                 why = f"is not in this game (there are {self.n} players)"
             raise IllegalAction(text, f"p{player} {why}; waiting for " + ", ".join(f"p{p}" for p in waiting))
         fr, info = self._pause()
-        legal = self._enumerate_for(info, player)
+        by_text = self._enumerate_for(info, player).by_text()
         prefix = f"p{player}: "
-        by_text = legal[1] if legal[1] is not None else {a.text: a for a in legal[0]}
-        legal[1] = by_text
         found = by_text.get(prefix + rest)
         if found is None:
             canonical = self._read_action(rest, player, info)
@@ -912,7 +893,7 @@ class State:
                         raise IllegalAction(text, f"{_short(tok)} is not a possible `{p.name}` now "
                                                   f"(ask legal_actions(p{actor}) for p{actor}'s choices)")
                     given = tuple(L[q.slot] for q in ap.params[:i])
-                    legal = self._enumerate_for(info, actor)[0]
+                    legal = self._enumerate_for(info, actor).actions()
                     possible = list(dict.fromkeys(p.render(a._values[i]) for a in legal
                                                   if a.name == ap.name and a._values[:i] == given))
                     raise IllegalAction(text, f"{_short(tok)} is not a possible `{p.name}` now ({_listed(possible)})")
@@ -984,6 +965,83 @@ class State:
         prog = self.prog
         return [prog.block_names[f[0]] for f in self.stack if prog.block_is_phase[f[0]]]
 
+    # ---- the fast path of simulations ---------------------------------------------------------
+
+    def playout(self, rng: Optional[random.Random] = None) -> "Playout":
+        """Play this state to the end: at every decision an action chosen uniformly at random
+        among the legal ones (at a simultaneous choice, one for each player choosing), chance by
+        the rules' probabilities.  This is the fast path simulations use: no `Action` goes through
+        `apply()`, and no history text or event is written, so afterwards the state holds the
+        final position but no longer its history (`history` is None; a saved or replayed game
+        needs the API loop).  The random choices and dice come from `rng` (a `random.Random`, by
+        default one seeded from the state's own seed), not from the state's generator.
+
+        Returns a `Playout`: scores, winners, how many decisions and chance outcomes there were.
+        A rule that goes wrong raises `RuleError`, leaving the state as the failure found it."""
+        rng = rng if rng is not None else random.Random(self.seed)
+        rnd, pick = rng.random, rng.randrange
+        self.history = None
+        self.events = None
+        self.redact = []
+        self._fast = pick
+        self._legal = None
+        decisions = chances = 0
+        try:
+            while self.stack:
+                cur = self.cur
+                self._work = 0
+                if cur == SIMULTANEOUS:
+                    fr, info = self._pause()
+                    L = fr[2]
+                    chosen = {}
+                    for p in L[info.slot]:
+                        moves = self._enumerate_for(info, p).moves
+                        chosen[p] = moves[int(rnd() * len(moves))]
+                    decisions += len(chosen)
+                    fr[1] += 1
+                    for p in reversed(L[info.slot]):
+                        ap, values, _ = chosen[p]
+                        self._push_action(ap, p, values)
+                elif cur == CHANCE:  # a manual state: outcomes by their probabilities
+                    outcomes = self.chance_outcomes()
+                    x, acc = rnd(), 0
+                    for a, prob in outcomes:
+                        acc += prob
+                        if x < acc:
+                            break
+                    chances += 1
+                    self._apply_chance_quietly(a)
+                    continue
+                elif cur is not None:
+                    fr, info = self._pause()
+                    moves = self._enumerate_for(info, cur).moves
+                    ap, values, breaks = moves[int(rnd() * len(moves))]
+                    decisions += 1
+                    fr[1] += 1
+                    if breaks is not None:
+                        self._push_action(ap, cur, values, ap.broken[breaks][1])
+                    else:
+                        self._push_action(ap, cur, values)
+                self.cur = None
+                self._run()
+        finally:
+            self._fast = None
+        return Playout(self.scores(), self.winners(), decisions, chances)
+
+    def _apply_chance_quietly(self, a: Action) -> None:
+        fr, info = self._pause()
+        L = fr[2]
+        if isinstance(info, DrawPause):
+            self._move((a._values[0],), L[info.slot + 2], info.facing)
+            L[info.slot] -= 1
+        else:
+            die, face = a._values
+            self.dice[die] = face
+            L[info.slot + 1] += 1
+        self._dmemo.clear()
+        self.cur = None
+        self._run()
+
     # ---- copying, equality, JSON -------------------------------------------------------------
 
     def clone(self) -> "State":
@@ -1001,6 +1059,7 @@ class State:
         c.history = self.history[:]
         c.redact = self.redact[:]
         c.events = self.events[:] if self.events is not None else None
+        c._fast = None
         c.where = self.where[:]
         c.up = self.up[:]
         c.mixed = self.mixed
@@ -1214,7 +1273,7 @@ class State:
         for name, d in model.defines.items():
             if not d.per_player and not d.params and d.type.kind in ("number", "bool") and name in prog.public_defines:
                 try:
-                    derived[name] = prog.defines[name](self, ())
+                    derived[name] = prog.defines[name](self)
                 except Exception:  # a define that cannot be worked out yet (nothing rolled)
                     pass
         out["derived"] = derived

@@ -1,0 +1,228 @@
+"""Stage 4: typed model -> runnable program, by writing Python source.
+
+Like jinja2's compiler, this writes one Python module per ruleset and runs it once: a function per
+define, score term and the winners (`expressions`), a function per phase and action that runs its
+statements (`blocks`), and small functions for what the runtime asks about an action (a rule's
+condition, where a parameter's choices come from).  What a parameter may be and what legality
+reads are worked out in `actions`; the pieces the runtime sees are in `program`; what may be
+written into the source is decided by `source`.
+
+The phase/step state machine stays the runtime's (`fishrules.runtime`): where a game stands is a
+stack of frames `[block, pc, locals]`, plain data.  Only how predicates, effects and expressions run
+changed: from trees of closures to compiled Python.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from .. import model as m
+from . import actions as act
+from .blocks import BlockWriter
+from .expressions import ExprWriter
+from .program import (
+    CHANCE, HELPERS, MAX_SEATS, MEMO_LIMIT, OVER_BUDGET, SIMULTANEOUS, ActionProgram, ChoosePause, DrawPause, Fail,
+    Located, Program, RollPause, SimulPause, Unplayable, charge, roll_faces,
+)
+from .source import Source, where
+
+__all__ = ["compile_model", "Program", "ActionProgram", "Fail", "Located", "Unplayable", "CHANCE", "SIMULTANEOUS",
+           "ChoosePause", "SimulPause", "RollPause", "DrawPause", "MEMO_LIMIT", "MAX_SEATS", "OVER_BUDGET", "charge",
+           "roll_faces", "source_of"]
+
+
+def compile_model(model: m.Model) -> Program:
+    return _Compiler(model).run()
+
+
+def source_of(model: m.Model) -> str:
+    """The Python source a ruleset compiles to (`fishrules explain --python`)."""
+    c = _Compiler(model)
+    c.run()
+    return c.src.text()
+
+
+class _Compiler:
+    def __init__(self, model: m.Model):
+        self.model = model
+        self.prog = Program(model)
+        name = model.source_names[0] if model.source_names else "rules"
+        self.src = Source(f"<fishrules compiled {where(model.span).split(' line')[0] or name}>")
+        for helper, fn in HELPERS.items():
+            self.src.give(helper, fn)
+        self.ex = ExprWriter(self.src, self.prog, model)
+
+    def lam(self, e: m.Expr, comment: str = "") -> str:
+        return self.ex.lambda_(e, {}, comment)
+
+    def run(self) -> Program:
+        prog, model, src, ex = self.prog, self.model, self.src, self.ex
+        self.dice()
+        src.add(f"# Compiled by fishrules from the checked rules of {ascii(model.title)}.\n")
+        ex.defines()
+        ex.scores_and_winners()
+        dice_count = self.lam(model.dice.count, "the number of dice") if model.dice is not None else None
+        game_inits = []
+        for v in model.game_vars:
+            fn = self.lam(v.initial, f"starting value, {where(v.span)}")
+            for i in range(v.family[1] if v.family else 1):
+                game_inits.append((v.slot + i, fn))
+        player_inits = [self.lam(v.initial, f"starting value, {where(v.span)}") for v in model.player_vars]
+        seen_by = {v.name: self.lam(v.seen_by, f"who sees it, {where(v.span)}")
+                   for v in list(model.game_vars) + list(model.player_vars) if v.visibility == "seen by"}
+
+        # blocks: ids first, so that any block can play any phase
+        for name, ph in model.phases.items():
+            prog.phase_block[name] = self.new_block(name, True, ph.nlocals)
+        handler_blocks = {}
+        for name, a in model.actions.items():
+            bid = self.new_block(f"action {name}", False, a.nlocals)
+            prog.actions[name] = ActionProgram(name, bid, a.nlocals, [], [], a.span)
+            for b in a.broken:
+                handler_blocks[(name, b.rule)] = self.new_block(f"action {name}, rule {b.rule!r} broken", False, a.nlocals)
+        block_fns = {}
+        for name, ph in model.phases.items():
+            bid = prog.phase_block[name]
+            block_fns[bid] = self.block(bid, ph.body, ph.span, f"phase, {where(ph.span)}")
+        plans = {}
+        for name, a in model.actions.items():
+            ap = prog.actions[name]
+            block_fns[ap.block] = self.block(ap.block, a.body, a.span, f"action, {where(a.span)}")
+            for b in a.broken:
+                hb = handler_blocks[(name, b.rule)]
+                block_fns[hb] = self.block(hb, b.body, b.span, f"rule {ascii(b.rule)} broken, {where(b.span)}")
+            pushed = act.pushdown(a)
+            plans[name] = {
+                "enumerate": act.write_enumerator(src, ex, a, pushed, where(a.span)),
+                "params": [(p,
+                            self.lam(p.source, f"choices of a parameter, {where(p.span)}") if p.source is not None else None,
+                            self.lam(p.low) if p.low is not None else None,
+                            self.lam(p.high) if p.high is not None else None,
+                            [(k, self.lam(c, f"a rule as a filter, {where(p.span)}"), want) for k, c, want in pushed.get(p.slot, ())])
+                           for p in a.params],
+                "requires": [(r.name, r.span, self.lam(r.condition, f"rule {ascii(r.name)}, {where(r.span)}"), id(r) in pushed["done"])
+                             for r in a.requires],
+                "broken": [(b.rule, self.lam(b.condition) if b.condition is not None else None) for b in a.broken],
+            }
+
+        ns = src.compile()
+
+        prog.defines = {name: ns[fn] for name, fn in ex.define_fn.items()}
+        prog.score = ns[ex.score_fn]
+        prog.winners = ns[ex.winners_fn]
+        prog.dice_count = ns[dice_count] if dice_count else None
+        prog.game_inits = [(slot, ns[fn]) for slot, fn in game_inits]
+        prog.player_inits = [ns[fn] for fn in player_inits]
+        prog.blocks = [ns[block_fns[bid]] for bid in range(len(prog.block_names))]
+        self.visibility({name: ns[fn] for name, fn in seen_by.items()})
+        for name, plan in plans.items():
+            ap = prog.actions[name]
+            ap.params = [act.param(prog, p, ns.get(s_), ns.get(lo), ns.get(hi), [(k, ns[c], w) for k, c, w in f])
+                         for p, s_, lo, hi, f in plan["params"]]
+            ap.requires = [(rname, span, ns[fn]) for rname, span, fn, _ in plan["requires"]]
+            ap.checks = [ns[fn] for _, _, fn, done in plan["requires"] if not done]
+            ap.enumerate = ns[plan["enumerate"]]
+            for rule, cond in plan["broken"]:
+                ap.broken[rule] = (ns[cond] if cond else None, handler_blocks[(name, rule)])
+        for info in prog.pauses.values():
+            if isinstance(info, ChoosePause):  # simultaneous choices too
+                info.key = act.legality_key(prog, model, [model.actions[ap.name] for ap in info.actions])
+        self.public_defines()
+        prog.source = src.text()
+        return prog
+
+    # ---- pieces ----------------------------------------------------------------------------------
+
+    def dice(self) -> None:
+        prog, model = self.prog, self.model
+        if model.dice is None:
+            return
+        faces = list(model.dice.faces)
+        prog.faces = faces
+        prog.face_kinds = [f.kind for f in faces] + [None]
+        prog.face_values = [f.value for f in faces] + [0]
+        prog.face_labels = [f.label for f in faces] + ["-"]
+        prog.unrolled = len(faces)
+        first: dict[str, int] = {}
+        for i, f in enumerate(faces):
+            first.setdefault(f.label, i)
+        prog.face_canonical = [first[f.label] for f in faces] + [len(faces)]
+        counts: dict[str, int] = {}
+        for f in faces:
+            counts[f.label] = counts.get(f.label, 0) + 1
+        prog.chance_outcomes = [(lab, first[lab], Fraction(c, len(faces))) for lab, c in counts.items()]
+
+    def new_block(self, name: str, is_phase: bool, nlocals: int) -> int:
+        p = self.prog
+        p.block_names.append(name)
+        p.block_is_phase.append(is_phase)
+        p.block_nlocals.append(nlocals)
+        return len(p.block_names) - 1
+
+    def block(self, bid: int, body: tuple, span, comment: str) -> str:
+        writer = BlockWriter(self.src, self.ex, self.prog, self.model, bid, self.noted)
+        name = writer.write(self.src.mint("b"), body, span, f"block {bid}: {comment}")
+        self.prog.spans_of[bid] = writer.spans
+        return name
+
+    def noted(self, target) -> bool:
+        """Whether a change of the variable is an event players may see (not the rules' own
+        `internal` bookkeeping)."""
+        var = self.model.game_vars if isinstance(target, m.GameVar) else self.model.player_vars
+        v = next(x for x in var if x.slot == target.slot or (x.family and x.slot <= target.slot < x.slot + x.family[1]))
+        return v.visibility != "internal"
+
+    def visibility(self, seen_by: dict) -> None:
+        prog, model = self.prog, self.model
+
+        def vis(v):
+            if v.visibility == "public":
+                return lambda s, viewer, owner: True
+            if v.visibility == "secret":
+                return lambda s, viewer, owner: viewer is not None and viewer == owner
+            if v.visibility == "seen by":
+                who = seen_by[v.name]
+                return lambda s, viewer, owner: viewer is not None and viewer == who(s, ())
+            return lambda s, viewer, owner: False
+
+        def aud(v):
+            """aud(state, owner): who sees the variable now (None: everybody)."""
+            if v.visibility == "public":
+                return lambda s, owner: None
+            if v.visibility == "secret":
+                return lambda s, owner: (owner,)
+            if v.visibility == "seen by":
+                who = seen_by[v.name]
+
+                def a(s, owner):
+                    p = who(s, ())
+                    return () if p is None else (p,)
+
+                return a
+            return lambda s, owner: ()
+
+        for v in model.game_vars:
+            see, hear = vis(v), aud(v)
+            for i in range(v.family[1] if v.family else 1):
+                prog.game_vis[v.slot + i] = see
+                prog.game_audience[v.slot + i] = hear
+                prog.game_var_names[v.slot + i] = v.name
+                prog.game_zone_names[v.slot + i] = f"{v.name}({v.family[0] + i})" if v.family else v.name
+        for o in model.options:
+            prog.game_vis[o.slot] = lambda s, viewer, owner: True
+        for v in model.player_vars:
+            prog.player_vis[v.slot] = vis(v)
+            prog.player_audience[v.slot] = aud(v)
+            prog.player_var_names[v.slot] = v.name
+
+    def public_defines(self) -> None:
+        """The game-wide defines that read only public values: a view shows them."""
+        model = self.model
+        public = {("g", v.slot + i) for v in model.game_vars if v.visibility == "public"
+                  for i in range(v.family[1] if v.family else 1)}
+        public |= {("g", o.slot) for o in model.options}
+        public |= {("p", v.slot) for v in model.player_vars if v.visibility == "public"}
+        for name, d in model.defines.items():
+            r = act.reads(model, d.expr)
+            if r is not None and all(x in public for x in r if isinstance(x, tuple) and x[0] in ("g", "p")):
+                self.prog.public_defines.add(name)

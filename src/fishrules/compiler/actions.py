@@ -1,0 +1,339 @@
+"""Stage 4, actions: what an action's parameters can be, and what their legality depends on.
+
+Three things are worked out here from the model:
+
+- `pushdown`: a `require` that only says which elements a `some` parameter may contain (`no die in
+  chosen shows SIX`) becomes a filter on the elements, so enumeration never builds a subset the
+  rule would refuse (the rule is kept, to explain a refusal);
+- `param`: each parameter's domain (what it may be, in a fixed order), how a value is written in an
+  action's text and read back;
+- `legality_key`: everything the legality of a decision's actions reads, so that legal lists can be
+  shared by every position that agrees on it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Callable, Optional
+
+from .. import model as m
+from ..limits import MAX_CHOICES, MAX_SUBSET
+from .program import Fail, ParamProgram, Program, _codec, _parse_int, charge
+
+__all__ = ["pushdown", "param", "legality_key", "locals_in", "chooses_cards"]
+
+Fn = Callable
+
+
+def locals_in(e) -> set[int]:
+    """The local slots an expression reads."""
+    found: set[int] = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, m.Local):
+            found.add(x.slot)
+        stack.extend(m.children(x))
+    return found
+
+
+def chooses_cards(p: m.ParamDecl) -> bool:
+    if p.kind == "some":
+        return p.type.element is not None and p.type.element.kind == "card"
+    return p.kind == "one of" and p.type.kind == "card"
+
+
+def pushdown(a: m.ActionDecl) -> dict:
+    """{param slot: [(element slot, condition, wanted), …], "done": ids of the requires used}."""
+    out: dict = {"done": set()}
+    if a.broken:  # its violations are listed too, each judged by the rules in order
+        return out
+    later: dict[int, set[int]] = {}
+    slots = [p.slot for p in a.params]
+    for i, p in enumerate(a.params):
+        later[p.slot] = set(slots[i:])
+    for r in a.requires:
+        q = r.condition
+        if not (isinstance(q, m.Quantified) and q.quantifier in ("no", "every") and isinstance(q.collection, m.Local)):
+            continue
+        p = next((p for p in a.params if p.slot == q.collection.slot and p.kind == "some"), None)
+        if p is None or locals_in(q.condition) & later[p.slot]:
+            continue
+        out.setdefault(p.slot, []).append((q.slot, q.condition, q.quantifier == "every"))
+        out["done"].add(id(r))
+    return out
+
+
+def param(prog: Program, p: m.ParamDecl, src: Optional[Fn], lo: Optional[Fn], hi: Optional[Fn],
+          filters: Optional[list]) -> ParamProgram:
+    """The program of one parameter; `src`, `lo`, `hi` are the compiled functions of its source
+    and bounds, `filters` [(element slot, compiled condition, wanted)]."""
+    if p.kind == "choice":
+        choices = list(p.choices)
+        return ParamProgram(p.name, "choice", p.slot, lambda s, L: choices, str, lambda t: t, p.type, p.span,
+                            "one of " + " or ".join(choices), secret=p.secret)
+    if p.kind == "number":
+        name, span = p.name, p.span
+
+        def domain(s, L):
+            low, high = lo(s, L), hi(s, L)
+            if high - low + 1 > MAX_CHOICES:
+                raise Fail(f"`{name}` could be any of {high - low + 1:,} numbers; one decision offers at most {MAX_CHOICES:,}",
+                           span)
+            return range(low, high + 1)
+
+        return ParamProgram(p.name, "number", p.slot, domain, str, _parse_int, m.NUMBER, p.span, "a number",
+                            secret=p.secret)
+    elem = p.type.element if p.kind == "some" else p.type
+    render1, parse1, what = _codec(elem, prog)
+    if p.kind == "one of":
+        if elem.kind == "card":
+            labels = prog.card_labels
+
+            def domain(s, L):
+                # Identical cards are one choice.  The one that stands for them is a face-up copy
+                # if there is one: moving it never shows more than the table saw before (moving a
+                # face-down copy would leave the face-up twin on show).
+                at, out = {}, []
+                up = s.up
+                items = src(s, L)
+                charge(s, len(items))
+                for v in items:
+                    lab = labels[v]
+                    i = at.get(lab)
+                    if i is None:
+                        at[lab] = len(out)
+                        out.append(v)
+                    elif up[v] and not up[out[i]]:
+                        out[i] = v
+                return out
+
+        else:
+
+            def domain(s, L):
+                items = src(s, L)
+                charge(s, len(items))
+                return list(dict.fromkeys(items))
+
+        return ParamProgram(p.name, "one of", p.slot, domain, render1, parse1, elem, p.span, what,
+                            render_one=render1, secret=p.secret)
+
+    if filters:
+
+        def pool(s, L):
+            out = []
+            items = src(s, L)
+            charge(s, len(items))
+            for x in items:
+                for k, cond, want in filters:
+                    L[k] = x
+                    if bool(cond(s, L)) != want:
+                        break
+                else:
+                    out.append(x)
+            return out
+
+    else:
+        pool = src
+
+    dedupe = elem.kind == "card"
+    span = p.span
+    labels = prog.card_labels
+
+    def domain(s, L):
+        items = tuple(pool(s, L))
+        if len(items) > MAX_SUBSET:
+            raise Fail(f"choosing some of {len(items)} things has too many ways (at most {MAX_SUBSET} things)", span)
+        charge(s, 1 << len(items))
+        out = []
+        for k in range(1, len(items) + 1):
+            out.extend(itertools.combinations(items, k))
+        if dedupe:  # identical cards: one choice per different set of labels
+            seen, kept = set(), []
+            for combo in out:
+                key = tuple(sorted(labels[c] for c in combo))
+                if key not in seen:
+                    seen.add(key)
+                    kept.append(combo)
+            out = kept
+        return out
+
+    memo: dict = {}
+
+    def render(vals):
+        t = memo.get(vals)
+        if t is None:
+            t = " ".join(render1(v) for v in vals)
+            if len(memo) < 4096:
+                memo[vals] = t
+        return t
+
+    return ParamProgram(p.name, "some", p.slot, domain, render, parse1, elem, p.span, f"one or more of {what}",
+                        lambda s, L: tuple(src(s, L)), render_one=render1, secret=p.secret)
+
+
+# ---- what legality depends on ----------------------------------------------------------------------
+
+
+def reads(model: m.Model, e) -> Optional[set]:
+    """The parts of a state an expression reads: "dice", ("g", slot), ("p", slot), ("shows",
+    kind); None if that cannot be told."""
+    seen: set = set()
+    out: set = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if x is None:
+            continue
+        if isinstance(x, m.GameVar):
+            out.add(("g", x.slot))
+        elif isinstance(x, m.PlayerVar):
+            out.add(("p", x.slot))
+        elif isinstance(x, m.DieShows):
+            out.add(("shows", x.kind))
+        elif isinstance(x, m.DieAttr):
+            out.add("dice")
+        elif isinstance(x, (m.AllCards, m.CardAttr)):
+            pass  # cards' attributes never change
+        elif isinstance(x, m.ZoneAt):
+            out.update(("g", x.base + i) for i in range(x.count))
+        elif isinstance(x, m.DefineRef):
+            if x.name not in seen:
+                seen.add(x.name)
+                stack.append(model.defines[x.name].expr)
+        elif isinstance(x, m.ScoreOf):
+            if "score" not in seen:
+                seen.add("score")
+                stack.extend(t.expr for t in model.scores)
+        elif isinstance(x, m.WinnersRef):
+            if "winners" not in seen:
+                seen.add("winners")
+                stack.append(model.winners)
+        elif not isinstance(x, (m.Const, m.Local, m.AllPlayers, m.AllDice, m.Beside, m.Seat, m.Builtin, m.BinOp,
+                                m.Not, m.Negate, m.IfExpr, m.Filter, m.Project, m.Best, m.Quantified,
+                                m.Exclude, m.Rotate, m.Direction, m.Singleton)):
+            return None  # something new: do not guess
+        stack.extend(m.children(x))
+    return out
+
+
+def legality_key(prog: Program, model: m.Model, actions) -> Optional[Fn]:
+    """key(state, actor): everything the legality of these actions reads, or None."""
+    parts: set = set()
+    for a in actions:
+        exprs = [r.condition for r in a.requires] + [b.condition for b in a.broken if b.condition is not None]
+        for p in a.params:
+            exprs += [p.source, p.low, p.high]
+        for e in exprs:
+            r = reads(model, e)
+            if r is None:
+                return None
+            parts |= r
+    # A card parameter stands for identical cards by a face-up copy first, so which cards are face
+    # up is part of what legality reads.
+    faces_up = any(chooses_cards(p) for a in actions for p in a.params)
+    pairs = [p for p in parts if p != "dice"]
+    gslots = sorted(k for x, k in pairs if x == "g")
+    pslots = sorted(k for x, k in pairs if x == "p")
+    shown = {k for x, k in pairs if x == "shows"}
+    if "dice" in parts or not shown:
+        dice = "dice" in parts
+        classes = None
+    else:
+        # Only `die shows KIND` is asked: a face matters only as one of those kinds or not.
+        dice = True
+        classes = [k if k in shown else None for k in prog.face_kinds]
+    inner = _key(gslots, pslots, dice, classes)
+    if faces_up:
+        return lambda s, actor: (inner(s, actor), tuple(s.up))
+    return inner
+
+
+def _key(gslots, pslots, dice, classes) -> Fn:
+    if not gslots and not pslots:
+        if classes is not None:
+            return lambda s, actor: (s.n, actor, *[classes[f] for f in s.dice])
+        if dice:
+            return lambda s, actor: (s.n, actor, *s.dice)
+        return lambda s, actor: (s.n, actor)
+
+    def key(s, actor):
+        k = [s.n, actor]
+        if classes is not None:
+            k.extend(classes[f] for f in s.dice)
+        elif dice:
+            k.extend(s.dice)
+        g = s.g
+        k.extend(g[i] for i in gslots)
+        for row in s.p:
+            k.extend(row[i] for i in pslots)
+        return tuple(k)
+
+    return key
+
+
+# ---- enumeration, written as code ---------------------------------------------------------------
+
+
+def write_enumerator(src, ex, a: m.ActionDecl, pushed: dict, where_: str) -> str:
+    """A function `f(s, actor, ok, bad)` that lists every choice of action `a` for `actor`, in the
+    parameters' order: a choice that keeps the rules goes to `ok` as its tuple of values; one that
+    breaks a rule whose `when … is broken` block applies goes to `bad` as (values, rule name).  The
+    parameters are Python loop variables, the rules inline conditions."""
+    name = src.mint("v")
+    env = {0: "actor"}
+    lines = [f"# the choices of an action, {where_}", f"def {name}(s, actor, ok, bad):"]
+    depth = 1
+    values = []
+    for p in a.params:
+        var, dom = src.mint("x"), src.mint("x")  # the compiler's own names: never a global's
+        lines.append("    " * depth + f"{dom} = {_domain(src, ex, p, env, pushed.get(p.slot, ()))}")
+        lines.append("    " * depth + f"charge(s, len({dom}))")
+        lines.append("    " * depth + f"for {var} in {dom}:")
+        env = {**env, p.slot: var}
+        values.append(var)
+        depth += 1
+    pad = "    " * depth
+    tup = "(" + "".join(v + ", " for v in values) + ")"
+    if len(a.params) > 1 or a.broken:
+        lines.append(pad + "if len(ok) + len(bad) >= MAX_CHOICES:")
+        lines.append(pad + f"    raise Fail({src.const(f'`{a.name}` offers more than {MAX_CHOICES:,} choices at once')}, "
+                           f"{src.const(a.span, 'sp')})")
+    handlers = {b.rule: b for b in a.broken}
+    for r in a.requires:
+        if id(r) in pushed.get("done", ()):
+            continue  # a filter on the elements already
+        lines.append(pad + f"if not ({ex.expr(r.condition, env)}):")
+        b = handlers.get(r.name)
+        if b is not None:
+            cond = ex.expr(b.condition, env) if b.condition is not None else "True"
+            lines.append(pad + f"    if {cond}:")
+            lines.append(pad + f"        bad.append(({tup}, {src.const(r.name)}))")
+        lines.append(pad + "    " + ("continue" if a.params else "return"))
+    lines.append(pad + f"ok.append({tup})")
+    src.add("\n".join(lines) + "\n")
+    return name
+
+
+def _domain(src, ex, p: m.ParamDecl, env: dict, filters) -> str:
+    if p.kind == "choice":
+        return src.const(tuple(p.choices))
+    if p.kind == "number":
+        return (f"number_choices({ex.expr(p.low, env)}, {ex.expr(p.high, env)}, {src.const(p.name)}, "
+                f"{src.const(p.span, 'sp')})")
+    source = ex.expr(p.source, env)
+    prog = ex.prog
+    if p.kind == "one of":
+        if p.type.kind == "card":
+            return f"card_choices(s, {source}, {src.const(tuple(prog.card_labels), 'labels')})"
+        return f"distinct_choices(s, {source})"
+    if filters:
+        x = src.mint("x")
+        tests = []
+        for k, cond, want in filters:
+            test = ex.expr(cond, {**env, k: x})
+            tests.append(test if want else f"not {test}")
+        source = f"tuple([{x} for {x} in ch(s, {source}) if {' and '.join(f'({t})' for t in tests)}])"
+    dedupe = p.type.element is not None and p.type.element.kind == "card"
+    labels = src.const(tuple(prog.card_labels), "labels") if dedupe else "None"
+    return f"subsets(s, {source}, {labels}, {src.const(p.span, 'sp')})"

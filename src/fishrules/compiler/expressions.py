@@ -1,0 +1,376 @@
+"""Stage 4, expressions: model expressions -> Python expressions, as source text.
+
+`ExprWriter.expr(e, env)` returns the text of one Python expression that computes `e`; `env` says
+where each local slot the expression reads lives in the generated code (`L[3]` in a block, `p` in a
+score, a comprehension's own variable inside a filter).  Collections are tuples; a filter is a list
+comprehension, a quantifier `any`/`all` over a generator; every loop goes through `ch(s, …)`, which
+counts what it looks at against the work budget.  Each define becomes one function, its value kept
+in the state's memo (until the state next changes) only when working it out loops over something:
+a define of a few operations is cheaper to work out again than to look up.
+
+Dispatch is by node type (`visit_<Node>`), as in jinja2's code generator.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .. import model as m
+from .program import Program
+from .source import Source, where
+
+__all__ = ["ExprWriter", "Env"]
+
+#: local slot -> the Python text that reads it
+Env = dict
+
+_LOOPS = (m.Filter, m.Project, m.Best, m.Quantified, m.Exclude, m.Rotate, m.Direction, m.ScoreOf, m.WinnersRef)
+_LOOPING_BUILTINS = {"sum", "distinct", "slide", "min", "max", "largest", "smallest"}
+
+
+def loops(e: m.Expr, defines: dict, memo: dict) -> bool:
+    """Whether working `e` out loops over a collection (itself, or through a define that does)."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, _LOOPS):
+            return True
+        if isinstance(x, m.Builtin) and x.func in _LOOPING_BUILTINS:
+            return True
+        if isinstance(x, m.BinOp) and x.op in ("in", "notin"):
+            return True
+        if isinstance(x, m.DefineRef) and memo.get(x.name):
+            return True
+        stack.extend(m.children(x))
+    return False
+
+
+class ExprWriter:
+    """Writes expressions, and the functions of defines, scores and winners, into `src`."""
+
+    def __init__(self, src: Source, prog: Program, model: m.Model):
+        self.src = src
+        self.prog = prog
+        self.model = model
+        self.define_fn: dict[str, str] = {}  # define name -> its function's name in the code
+        self.memo: dict[str, bool] = {}  # define name -> its value is kept in the state's memo
+        self.score_fn = "score"
+        self.winners_fn = "winners"
+        src.give("MISSING", _MISSING)
+
+    # ---- functions -------------------------------------------------------------------------------
+
+    def function(self, name: str, params: str, body: str, comment: str = "") -> str:
+        """`def name(params): return body`; returns name."""
+        head = f"# {comment}\n" if comment else ""
+        self.src.add(f"{head}def {name}({params}):\n    return {body}\n")
+        return name
+
+    def lambda_(self, e: m.Expr, env: Optional[Env] = None, comment: str = "") -> str:
+        """A function `f(s, L)` computing `e` in a block or action (locals in L); returns its name."""
+        return self.function(self.src.mint("e"), "s, L", self.expr(e, env or {}), comment)
+
+    def defines(self) -> None:
+        """One function per define, in an order where each comes after those it uses."""
+        model = self.model
+        for name in model.defines:
+            self.define_fn[name] = self.src.mint("d")
+        for name in _define_order(model.defines):
+            d = model.defines[name]
+            self.memo[name] = loops(d.expr, model.defines, self.memo)
+        for index, (name, d) in enumerate(model.defines.items()):
+            fn, key = self.define_fn[name], str(index)
+            if d.params:
+                params = [f"a{i}" for i in range(len(d.params))]
+                env = {i: params[i] for i in range(len(params))}
+                head = "s, " + ", ".join(params)
+                memo_key = "(" + ", ".join([key] + params) + ")"
+            elif d.per_player:
+                env = {0: "p"}
+                head = "s, p"
+                memo_key = f"({key}, p)"
+            else:
+                env = {}
+                head = "s"
+                memo_key = key
+            body = self.expr(d.expr, env)
+            comment = f"define at {where(d.span)}"
+            if self.memo[name]:
+                self.src.add(
+                    f"# {comment} (its value kept until the state changes)\n"
+                    f"def {fn}({head}):\n"
+                    f"    memo = s._dmemo\n"
+                    f"    v = memo.get({memo_key}, MISSING)\n"
+                    f"    if v is MISSING:\n"
+                    f"        v = memo[{memo_key}] = {body}\n"
+                    f"    return v\n")
+            else:
+                self.function(fn, head, body, comment)
+
+    def scores_and_winners(self) -> None:
+        model = self.model
+        terms = []
+        for t in model.scores:
+            fn = self.function(self.src.mint("t"), "s, p", self.expr(t.expr, {0: "p"}), f"score at {where(t.span)}")
+            terms.append(fn)
+        self.function(self.score_fn, "s, p", " + ".join(f"{t}(s, p)" for t in terms) if terms else "0", "the score")
+        self.function(self.winners_fn, "s", f"tuple(sorted(set({self.expr(model.winners, {})})))", "the winners")
+
+    # ---- expressions -----------------------------------------------------------------------------
+
+    def expr(self, e: m.Expr, env: Env) -> str:
+        return getattr(self, "visit_" + type(e).__name__)(e, env)
+
+    def local(self, slot: int, env: Env) -> str:
+        return env.get(slot, f"L[{slot}]")
+
+    def bind(self, slot: int, env: Env) -> tuple[str, Env]:
+        """A new variable for a collection's element, seen as local `slot` inside."""
+        name = self.src.mint("x")
+        return name, {**env, slot: name}
+
+    def visit_Const(self, e, env):
+        return self.src.const(e.value)
+
+    def visit_Local(self, e, env):
+        return self.local(e.slot, env)
+
+    def visit_GameVar(self, e, env):
+        return f"s.g[{e.slot}]"
+
+    def visit_PlayerVar(self, e, env):
+        return f"s.p[{self.expr(e.player, env)}][{e.slot}]"
+
+    def visit_DefineRef(self, e, env):
+        fn = self.define_fn[e.name]
+        if e.args:
+            return f"{fn}(s, " + ", ".join(self.expr(a, env) for a in e.args) + ")"
+        if e.player is not None:
+            return f"{fn}(s, {self.expr(e.player, env)})"
+        return f"{fn}(s)"
+
+    def visit_ScoreOf(self, e, env):
+        return f"{self.score_fn}(s, {self.expr(e.player, env)})"
+
+    def visit_WinnersRef(self, e, env):
+        return f"{self.winners_fn}(s)"
+
+    def visit_AllPlayers(self, e, env):
+        return "s.seats"
+
+    def visit_AllDice(self, e, env):
+        return "s.dice_ids"
+
+    def visit_AllCards(self, e, env):
+        cs = next(c for c in self.model.card_sets if c.name == e.card_set)
+        return self.src.const(tuple(range(cs.first, cs.first + cs.count)))
+
+    def visit_CardAttr(self, e, env):
+        values = self.src.const(tuple(self.prog.card_values[e.attr]), "cv")
+        return f"card_value({self.expr(e.card, env)}, {values})"
+
+    def visit_DieAttr(self, e, env):
+        d = self.expr(e.die, env)
+        if e.attr == "face":
+            return f"{self.src.const(tuple(self.prog.face_kinds), 'fk')}[s.dice[{d}]]"
+        if e.attr == "value":
+            return f"{self.src.const(tuple(self.prog.face_values), 'fv')}[s.dice[{d}]]"
+        return f"({d} + 1)"
+
+    def faces_of(self, kind: str) -> str:
+        """The faces (as the dice hold them) of one kind."""
+        return self.src.const(frozenset(i for i, k in enumerate(self.prog.face_kinds) if k == kind), "fs")
+
+    def visit_DieShows(self, e, env):
+        return f"(s.dice[{self.expr(e.die, env)}] in {self.faces_of(e.kind)})"
+
+    def visit_Beside(self, e, env):
+        return f"(({self.expr(e.player, env)} + {e.offset}) % s.n)"
+
+    def visit_Seat(self, e, env):
+        return f"seat({self.expr(e.player, env)})"
+
+    def visit_Singleton(self, e, env):
+        return f"one_card({self.expr(e.player, env)})"
+
+    def visit_ZoneAt(self, e, env):
+        return f"s.g[{self.zone_slot(e, env)}]"
+
+    def zone_slot(self, e: m.ZoneAt, env: Env) -> str:
+        return f"zone_slot({self.expr(e.index, env)}, {e.base}, {e.low}, {e.count}, {self.src.const(e.name)})"
+
+    def visit_Builtin(self, e, env):
+        f = e.func
+        a = [self.expr(x, env) for x in e.args]
+        if f == "count":
+            return f"len({a[0]})"
+        if f == "sum":
+            return f"total(s, {a[0]})"
+        if f == "abs":
+            return f"abs({a[0]})"
+        if f in ("first", "last"):
+            empty = "0" if e.args[0].type == m.LIST else "None"
+            return f"{f}_of({a[0]}, {empty})"
+        if f == "top":
+            return f"top({a[0]}, {a[1]})"
+        if f == "distinct":
+            return f"distinct(s, {a[0]})"
+        if f == "adjacent":
+            return f"{self.src.const(self.board_adjacency(), 'adj')}.get({a[0]}, ())"
+        if f == "slide":
+            return f"slide(s, {a[0]}, {a[1]}, {self.src.const(self.board_runs(), 'runs')})"
+        if f == "divide":
+            return f"divide({a[0]}, {a[1]}, {self.src.const(e.span, 'sp')})"
+        if f in ("min", "max"):
+            if len(a) == 1:
+                return f"{'least' if f == 'min' else 'most'}(s, {a[0]})"
+            return f"{f}({', '.join(a)})"
+        if f in ("largest", "smallest"):
+            return f"largest(s, {a[0]}, {a[1]}, {f == 'largest'})"
+        raise AssertionError(f)  # pragma: no cover
+
+    def board_adjacency(self) -> dict:
+        """circle -> the circles next to it on some line, in order."""
+        adj: dict = {}
+        for line in self.model.board.lines:
+            for x, y in zip(line, line[1:]):
+                adj.setdefault(x, set()).add(y)
+                adj.setdefault(y, set()).add(x)
+        return {c: tuple(sorted(v)) for c, v in adj.items()}
+
+    def board_runs(self) -> dict:
+        """circle -> the runs of circles leading away from it along each of its lines, nearest
+        first: a piece sliding in a straight line goes along one run until something is in the way."""
+        runs: dict = {}
+        for line in self.model.board.lines:
+            for i, c in enumerate(line):
+                runs.setdefault(c, []).append(tuple(line[i + 1:]))
+                runs.setdefault(c, []).append(tuple(reversed(line[:i])))
+        return {c: tuple(r for r in rs if r) for c, rs in runs.items()}
+
+    _BINARY = {"+": "+", "-": "-", "=": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
+               "and": "and", "or": "or"}
+
+    def visit_BinOp(self, e, env):
+        a, b = self.expr(e.left, env), self.expr(e.right, env)
+        op = e.op
+        if op == "*":
+            return f"bounded({a} * {b})"
+        if op == "in":
+            return f"member(s, {a}, {b})"
+        if op == "notin":
+            return f"(not member(s, {a}, {b}))"
+        return f"({a} {self._BINARY[op]} {b})"
+
+    def visit_Not(self, e, env):
+        return f"(not {self.expr(e.operand, env)})"
+
+    def visit_Negate(self, e, env):
+        return f"(-{self.expr(e.operand, env)})"
+
+    def visit_IfExpr(self, e, env):
+        return f"({self.expr(e.then, env)} if {self.expr(e.test, env)} else {self.expr(e.otherwise, env)})"
+
+    def _die_kind(self, cond, slot) -> Optional[str]:
+        """The kind a condition tests when it is just `element shows KIND`."""
+        if isinstance(cond, m.DieShows) and isinstance(cond.die, m.Local) and cond.die.slot == slot:
+            return cond.kind
+        return None
+
+    def visit_Filter(self, e, env):
+        coll = self.expr(e.collection, env)
+        x, inner = self.bind(e.slot, env)
+        kind = self._die_kind(e.condition, e.slot)
+        if kind is not None:
+            return f"tuple([{x} for {x} in ch(s, {coll}) if s.dice[{x}] in {self.faces_of(kind)}])"
+        return f"tuple([{x} for {x} in ch(s, {coll}) if {self.expr(e.condition, inner)}])"
+
+    def visit_Project(self, e, env):
+        coll = self.expr(e.collection, env)
+        x, inner = self.bind(e.slot, env)
+        return f"tuple([{self.expr(e.expr, inner)} for {x} in ch(s, {coll})])"
+
+    def visit_Best(self, e, env):
+        coll = self.expr(e.collection, env)
+        x, inner = self.bind(e.slot, env)
+        return f"best(s, {coll}, lambda {x}: {self.expr(e.key, inner)}, {e.highest})"
+
+    def visit_Quantified(self, e, env):
+        coll = self.expr(e.collection, env)
+        x, inner = self.bind(e.slot, env)
+        kind = self._die_kind(e.condition, e.slot)
+        cond = f"s.dice[{x}] in {self.faces_of(kind)}" if kind is not None else self.expr(e.condition, inner)
+        test = f"({cond} for {x} in ch(s, {coll}))"
+        if e.quantifier == "every":
+            return f"all{test}"
+        if e.quantifier == "any":
+            return f"any{test}"
+        return f"(not any{test})"
+
+    def visit_Exclude(self, e, env):
+        coll, ex = self.expr(e.collection, env), self.expr(e.excluded, env)
+        if e.excluded.type.kind == "collection":
+            return f"without_all(s, {coll}, {ex})"
+        return f"without_one(s, {coll}, {ex})"
+
+    def visit_Rotate(self, e, env):
+        return f"rotate(s, {self.expr(e.collection, env)}, {self.expr(e.first, env)})"
+
+    def visit_Direction(self, e, env):
+        return f"direction(s, {self.expr(e.collection, env)}, {self.expr(e.direction, env)})"
+
+    # ---- zones -----------------------------------------------------------------------------------
+
+    def zone_key(self, e: m.Expr, env: Env) -> str:
+        """The key of the zone `e` names (where cards can be put)."""
+        if isinstance(e, m.ZoneAt):
+            return self.zone_slot(e, env)
+        if isinstance(e, m.GameVar):
+            return str(e.slot)
+        return f"player_zone({self.prog.G + e.slot * 64}, {self.expr(e.player, env)})"
+
+    def cards(self, e: m.Expr, env: Env) -> str:
+        """A card or cards, as a tuple."""
+        if e.type.kind == "card":
+            return f"one_card({self.expr(e, env)})"
+        return self.expr(e, env)
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+_MISSING = _Missing()
+
+
+def _define_order(defines: dict) -> list[str]:
+    """The defines, each after the defines it uses (the checker refused cycles)."""
+    order: list[str] = []
+    state: dict[str, int] = {}
+    for root in defines:
+        if root in state:
+            continue
+        state[root] = 1
+        stack = [(root, iter(_uses(defines[root].expr)))]
+        while stack:
+            name, it = stack[-1]
+            nxt = next((u for u in it if u in defines and u not in state), None)
+            if nxt is None:
+                stack.pop()
+                state[name] = 2
+                order.append(name)
+            else:
+                state[nxt] = 1
+                stack.append((nxt, iter(_uses(defines[nxt].expr))))
+    return order
+
+
+def _uses(e: m.Expr) -> list[str]:
+    out, stack = [], [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, m.DefineRef):
+            out.append(x.name)
+        stack.extend(m.children(x))
+    return out
