@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 import re
 import secrets
 from pathlib import Path
@@ -185,6 +186,22 @@ class Game:
         players or options) raises `StateError` naming what is wrong."""
         return State._replayed(self, history, players, options, seed)
 
+    def simulate(self, games: int, players: int = 2, seed: int = 0, options: Optional[Mapping[str, Any]] = None) -> list:
+        """Play `games` whole games with random players, on the fast path (`State.playout`), and
+        return each one's `Playout` (scores, winners, decisions, chance outcomes).  Game i starts
+        with a seed and a random generator both derived from `seed` and i alone, so a game's result
+        does not depend on how many are played, nor where."""
+        if isinstance(games, bool) or not isinstance(games, int) or games < 0:
+            raise OptionError(f"games must be a whole number, 0 or more, not {games!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise OptionError(f"seed must be a whole number, not {seed!r}")
+        out = []
+        for i in range(games):
+            game_seed = game_seed_of(seed, i)
+            state = self.start(players, seed=game_seed, options=options)
+            out.append(state.playout(random.Random(game_seed)))
+        return out
+
     def state_from_json(self, text: str | bytes) -> State:
         """The state `State.to_json` wrote, for these very rules.  It continues exactly as the
         original would, its random generator included.  The state is re-derived by replaying its
@@ -263,6 +280,11 @@ def loads(text: str, name: str = "<rules>", variant: Optional[str] = None, base_
     resolved = resolve_text(text, name, variant, Path(base_dir) if base_dir else None)
     model = check(list(resolved.items), resolved.variants, resolved.files, resolved.source)
     return Game(resolved, model, name, _hash_files(resolved))
+
+
+def game_seed_of(seed: int, index: int) -> int:
+    """The seed of game `index` of a simulation seeded `seed` (a 63-bit mix of the two)."""
+    return int.from_bytes(hashlib.sha256(f"{seed}/{index}".encode()).digest()[:8], "big") >> 1
 
 
 def _stamp(path: Path) -> tuple:

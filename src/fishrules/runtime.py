@@ -162,6 +162,52 @@ def _listify(x):
     return x
 
 
+class Log:
+    """An append-only record that copies share: appending and copying take constant time, so a
+    state's `clone()` does not grow with the length of its history.  Entries are kept as a chain
+    of pairs; the list view is made once per copy when first asked for, then kept up to date."""
+
+    __slots__ = ("_chain", "_len", "_view")
+
+    def __init__(self, chain: Optional[tuple] = None, length: int = 0):
+        self._chain = chain
+        self._len = length
+        self._view: Optional[list] = None if length else []
+
+    def append(self, x) -> None:
+        self._chain = (self._chain, x)
+        self._len += 1
+        view = self._view
+        if view is not None:
+            view.append(x)
+
+    def __len__(self) -> int:
+        return self._len
+
+    def copy(self) -> "Log":
+        return Log(self._chain, self._len)
+
+    def list(self) -> list:
+        view = self._view
+        if view is None:
+            view, chain = [], self._chain
+            while chain is not None:
+                chain, x = chain
+                view.append(x)
+            view.reverse()
+            self._view = view
+        return view
+
+    def truncate(self, n: int) -> None:
+        """Forget the entries past the first n (a failed call undone)."""
+        chain = self._chain
+        for _ in range(self._len - n):
+            chain = chain[0]
+        self._chain, self._len = chain, n
+        if self._view is not None:
+            del self._view[n:]
+
+
 class Legal:
     """The legal actions of one player at one decision, shared by every position with the same
     legality key: the moves (action program, values, rule broken or None) in order, and the
@@ -197,8 +243,9 @@ class Legal:
 
 
 class Playout(NamedTuple):
-    """What `State.playout` returns: the final scores and winners, and how many player decisions
-    and chance outcomes (in a manual-chance state) the playout took."""
+    """What `State.playout` returns: the final scores and winners, how many player decisions and
+    how many chance outcomes (dice rolled, cards drawn at random) the playout took (the two add up
+    to the length a history of the same game would have, from the playout's start)."""
 
     scores: list
     winners: list
@@ -217,8 +264,9 @@ class State:
     players and `game` the `Game` this is a state of."""
 
     __slots__ = (
-        "game", "prog", "n", "seats", "dice_ids", "g", "p", "dice", "stack", "history", "cur",
+        "game", "prog", "n", "seats", "dice_ids", "g", "p", "dice", "stack", "_history", "cur",
         "seed", "draws", "manual", "where", "up", "mixed", "redact", "events", "_legal", "_work", "_dmemo", "_fast",
+        "_chances",
     )
 
     # ---- creation ----------------------------------------------------------------------------
@@ -242,10 +290,11 @@ class State:
             if not isinstance(count, int) or count < 0 or count > MAX_DICE:
                 raise RuleError(Diagnostic(prog.model.dice.span, f"the number of dice must be 0 to {MAX_DICE:,}, not {count:,}"))
             s.dice_ids = tuple(range(count))
-        s.history = []
-        s.redact = []
-        s.events = []  # what happened, as raw records: see `events_for`
+        s._history = Log()
+        s.redact = ()  # (history index, what others read, who reads the real text), in order
+        s.events = Log()  # what happened, as raw records: see `events_for`
         s._fast = None  # a playout's generator, instead of the seeded one
+        s._chances = 0  # chance outcomes a playout resolved
         s.seed = seed
         s.draws = 0
         s.manual = manual
@@ -311,7 +360,7 @@ class State:
         self._work += steps
         self.cur = None
         if self.events is not None:
-            self.events.append(("over", len(self.history)))
+            self.events.append(("over", len(self._history)))
 
     def _fault(self, exc: BaseException, span, context: str) -> RuleError:
         """The RuleError for a rule that went wrong while running: the failing piece's own
@@ -341,15 +390,15 @@ class State:
     def _snapshot(self) -> tuple:
         """Everything a call may change, copied, so a call that fails leaves the state as it was."""
         return (self.g[:], [row[:] for row in self.p], self.dice[:], [[f[0], f[1], f[2][:]] for f in self.stack],
-                len(self.history), self.redact[:], self.where[:], self.up[:], self.mixed, self.cur, self.draws,
+                len(self._history), self.redact, self.where[:], self.up[:], self.mixed, self.cur, self.draws,
                 self._legal, len(self.events) if self.events is not None else 0)
 
     def _restore(self, snap: tuple) -> None:
         (self.g, self.p, self.dice, self.stack, nh, self.redact, self.where, self.up, self.mixed, self.cur, self.draws,
          self._legal, ne) = snap
-        del self.history[nh:]
+        self._history.truncate(nh)
         if self.events is not None:
-            del self.events[ne:]
+            self.events.truncate(ne)
         self._dmemo.clear()
 
     # ---- zones -------------------------------------------------------------------------------
@@ -429,12 +478,16 @@ class State:
             moved.append(c)
             srcs.append(src)
             face_up.append(up[c] or facing == "up")
-        self.events.append(("move", len(self.history), tuple(moved), tuple(srcs), dest, auds,
+        self.events.append(("move", len(self._history), tuple(moved), tuple(srcs), dest, auds,
                             prog.audience(self, dest), tuple(face_up), facing))
 
     def _draw(self, card: int, dest: int, facing) -> None:
         """A card drawn at random: recorded as a chance outcome (seen by those who may see where it
         lands), then moved."""
+        if self._history is None:  # a playout: counted, not recorded
+            self._chances += 1
+            self._move((card,), dest, facing)
+            return
         text = f"draw {self.prog.card_labels[card]}"
         was_up = self.up[card]
         if facing is not None:
@@ -452,12 +505,22 @@ class State:
         who = tuple(p for p in range(self.n) if can(self, key, p))
         return None if len(who) == self.n else who
 
-    def _record(self, text: str, redacted: Optional[str], audience: Optional[tuple]) -> None:
-        if self.history is None:  # a playout keeps no history
+    def _record(self, text: str, redacted: Optional[str] = None, audience: Optional[tuple] = None) -> None:
+        """An entry of the history; with `audience`, the others read `redacted` instead."""
+        history = self._history
+        if history is None:  # a playout keeps no history
             return
         if audience is not None and redacted is not None:
-            self.redact.append((len(self.history), redacted, audience))
-        self.history.append(text)
+            self.redact = self.redact + ((len(history), redacted, audience),)
+        history.append(text)
+
+    @property
+    def history(self) -> list[str]:
+        """The canonical text of every action since the start, chance included: the full record,
+        for replays (never to be shown to a player: `history_for` is what a player may know)."""
+        if self._history is None:
+            raise OptionError("this state was played out to its end by playout(): it keeps no history")
+        return self._history.list()
 
     # ---- chance ------------------------------------------------------------------------------
 
@@ -754,7 +817,7 @@ class State:
                 raise IllegalAction(text, "a broken rule cannot be accepted at a simultaneous choice")
             found = by_text[prefix + canonical]
         L = fr[2]
-        L[info.slot + 1] = L[info.slot + 1] + ((player, found.name, found._values, len(self.history)),)
+        L[info.slot + 1] = L[info.slot + 1] + ((player, found.name, found._values, len(self._history)),)
         self._record(found.text, f"{prefix}?", (player,))
         self._legal = None
         if len(L[info.slot + 1]) < len(L[info.slot]):
@@ -779,7 +842,7 @@ class State:
                     continue
                 text = f"p{p}: {hidden}"
             kept.append((i, text, audience))
-        self.redact = kept
+        self.redact = tuple(kept)
 
     def _apply_chance(self, a: Action) -> None:
         fr, info = self._pause()
@@ -791,7 +854,7 @@ class State:
             die, face = a._values
             self.dice[die] = face
             L[info.slot + 1] += 1
-            self.history.append(a.text)
+            self._record(a.text)
         self._dmemo.clear()
         self._resume()
 
@@ -834,7 +897,7 @@ class State:
         self._push_action(ap, a.player, a._values)
         hidden = ap.render_redacted(a._values) if ap.params else None
         if hidden is None:
-            self.history.append(a.text)
+            self._record(a.text)
         else:
             self._record(a.text, hidden, (a.player,))
         self._resume()
@@ -917,7 +980,7 @@ class State:
         self._push_action(ap, player, values, block)
         hidden = ap.render_redacted(values) if ap.params else None
         if hidden is None:
-            self.history.append(text)
+            self._record(text)
         else:
             self._record(text, hidden, (player,))
         self._resume()
@@ -980,9 +1043,10 @@ class State:
         A rule that goes wrong raises `RuleError`, leaving the state as the failure found it."""
         rng = rng if rng is not None else random.Random(self.seed)
         rnd, pick = rng.random, rng.randrange
-        self.history = None
+        self._chances = 0
+        self._history = None
         self.events = None
-        self.redact = []
+        self.redact = ()
         self._fast = pick
         self._legal = None
         decisions = chances = 0
@@ -1026,7 +1090,7 @@ class State:
                 self._run()
         finally:
             self._fast = None
-        return Playout(self.scores(), self.winners(), decisions, chances)
+        return Playout(self.scores(), self.winners(), decisions, chances + self._chances)
 
     def _apply_chance_quietly(self, a: Action) -> None:
         fr, info = self._pause()
@@ -1056,10 +1120,11 @@ class State:
         c.p = [row[:] for row in self.p]
         c.dice = self.dice[:]
         c.stack = [[f[0], f[1], f[2][:]] for f in self.stack]
-        c.history = self.history[:]
-        c.redact = self.redact[:]
-        c.events = self.events[:] if self.events is not None else None
+        c._history = self._history.copy() if self._history is not None else None
+        c.redact = self.redact
+        c.events = self.events.copy() if self.events is not None else None
         c._fast = None
+        c._chances = 0
         c.where = self.where[:]
         c.up = self.up[:]
         c.mixed = self.mixed
@@ -1079,7 +1144,7 @@ class State:
             tuple(tuple(r) for r in self.p),
             tuple(self.dice),
             tuple((f[0], f[1], tuple(f[2])) for f in self.stack),
-            tuple(self.history),
+            tuple(self._history.list()) if self._history is not None else None,
             self.cur,
             tuple(self.up),
             tuple(sorted(self.mixed)),
@@ -1309,7 +1374,7 @@ class State:
         if player is not None and (type(player) is not int or not (0 <= player < self.n)):
             raise OptionError(f"there is no player {_short(player)} in this game of {self.n}")
         out = []
-        for e in self.events or ():
+        for e in self.events.list() if self.events is not None else ():
             if since is None or e[1] > since:
                 shown = self._render_event(e, player)
                 if shown is not None:
@@ -1367,4 +1432,5 @@ class State:
 
     def __repr__(self) -> str:
         where = "over" if self.is_over else f"current={self.cur!r}"
-        return f"<State {self.prog.model.title!r} {self.n} players, {where}, {len(self.history)} actions>"
+        n = len(self._history) if self._history is not None else "?"
+        return f"<State {self.prog.model.title!r} {self.n} players, {where}, {n} actions>"

@@ -230,7 +230,7 @@ class BlockWriter:
     def s_Restart(self, s, depth):
         self.at(depth, s.span)
         self.put(depth, "if s.events is not None:")
-        self.put(depth + 1, 's.events.append(("restart", len(s.history)))')
+        self.put(depth + 1, 's.events.append(("restart", len(s._history)))')
         self.put(depth, "s._restart()")
         self.put(depth, "return False")
 

@@ -468,7 +468,7 @@ def note_set(s, p: int, k: int, old, new) -> None:
     """A value changed: an event, seen by whoever may see the value now (p < 0: a game value)."""
     prog = s.prog
     aud = prog.game_audience[k](s, -1) if p < 0 else prog.player_audience[k](s, p)
-    s.events.append(("set", len(s.history), p, k, old, new, aud))
+    s.events.append(("set", len(s._history), p, k, old, new, aud))
 
 
 def extended(old: tuple, v) -> tuple:
@@ -492,7 +492,7 @@ def reveal(s, cards) -> None:
     for c in cards:
         up[c] = True
     if cards and s.events is not None:
-        s.events.append(("reveal", len(s.history), cards, tuple(s.where[c] for c in cards)))
+        s.events.append(("reveal", len(s._history), cards, tuple(s.where[c] for c in cards)))
 
 
 def push(s, block: int, L: list) -> None:
@@ -542,11 +542,13 @@ def roll_wait(s, L: list, ls: int) -> bool:
             s.cur = CHANCE
             return True
         prog = s.prog
-        canonical, faces, hist, text = prog.face_canonical, s.dice, s.history, prog.roll_text
+        canonical, faces, hist, text = prog.face_canonical, s.dice, s._history, prog.roll_text
+        if hist is None:  # a playout keeps no history: it counts the outcomes
+            s._chances += len(dice) - i
         for d, f in zip(dice[i:], roll_faces(s, len(dice) - i, len(prog.faces))):
             f = canonical[f]
             faces[d] = f
-            if hist is not None:  # a playout keeps none
+            if hist is not None:
                 hist.append(text(d, f))
         L[ls + 1] = len(dice)
         s._dmemo.clear()
