@@ -188,7 +188,8 @@ class Game:
 
     def simulate(self, games: int, players: int = 2, seed: int = 0, options: Optional[Mapping[str, Any]] = None) -> list:
         """Play `games` whole games with random players, on the fast path (`State.playout`), and
-        return each one's `Playout` (scores, winners, decisions, chance outcomes).  Game i starts
+        return each one's `Playout` (scores, winners, decisions, chance outcomes: these count the
+        whole game, the chance outcomes before its first decision included).  Game i starts
         with a seed and a random generator both derived from `seed` and i alone, so a game's result
         does not depend on how many are played, nor where."""
         if isinstance(games, bool) or not isinstance(games, int) or games < 0:
@@ -199,7 +200,9 @@ class Game:
         for i in range(games):
             game_seed = game_seed_of(seed, i)
             state = self.start(players, seed=game_seed, options=options)
-            out.append(state.playout(random.Random(game_seed)))
+            dealt = len(state.history)  # chance outcomes before the first decision
+            result = state.playout(random.Random(game_seed))
+            out.append(result._replace(chances=result.chances + dealt))
         return out
 
     def state_from_json(self, text: str | bytes) -> State:

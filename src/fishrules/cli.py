@@ -130,25 +130,24 @@ def play_random(state: State, rng: random.Random, max_actions: int = 1_000_000) 
 
 
 def simulate(game: api.Game, players: int, games: int, seed: int, options: dict, progress=None) -> dict:
+    """Random games on the fast path (`State.playout`), game i seeded as `Game.simulate` seeds it."""
     wins = [0.0] * players
     scores: list[list[int]] = [[] for _ in range(players)]
     lengths: list[int] = []
     decisions: list[int] = []
     started = time.perf_counter()
     for i in range(games):
-        s = game.start(players=players, seed=seed + i, options=options)
-        rng = random.Random(seed * 1_000_003 + i)
-        n = 0
-        while not s.is_over:
-            random_step(s, rng)
-            n += 1
-        w = s.winners()
+        game_seed = api.game_seed_of(seed, i)
+        state = game.start(players=players, seed=game_seed, options=options)
+        dealt = len(state.history)  # chance outcomes before the first decision
+        result = state.playout(random.Random(game_seed))
+        w = result.winners
         for p in w:
             wins[p] += 1 / len(w)
-        for p, sc in enumerate(s.scores()):
+        for p, sc in enumerate(result.scores):
             scores[p].append(sc)
-        lengths.append(len(s.history))
-        decisions.append(n)
+        lengths.append(dealt + result.decisions + result.chances)  # what the history would hold
+        decisions.append(result.decisions)
         if progress is not None:
             progress()
     elapsed = time.perf_counter() - started
