@@ -94,6 +94,11 @@ def cmd_check(args) -> int:
 
 def cmd_explain(args) -> int:
     game = _load(args.game, args.variant)
+    if args.python:
+        from .compiler import source_of
+
+        sys.stdout.write(source_of(game._model))
+        return 0
     sys.stdout.write(game.explain())
     return 0
 
@@ -457,6 +462,7 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("explain", help="print the effective rules, after overlays and variants")
     e.add_argument("game")
     e.add_argument("--variant")
+    e.add_argument("--python", action="store_true", help="print the Python source the rules compile to instead")
     e.set_defaults(func=cmd_explain)
 
     r = sub.add_parser("replay", help="replay a game log written by `fishrules play --log`")

@@ -36,10 +36,11 @@ def compile_model(model: m.Model) -> Program:
 
 
 def source_of(model: m.Model) -> str:
-    """The Python source a ruleset compiles to (`fishrules explain --python`)."""
+    """The Python source a ruleset compiles to, with a header naming the globals it is given
+    (`fishrules explain --python`)."""
     c = _Compiler(model)
     c.run()
-    return c.src.text()
+    return c.src.listing()
 
 
 class _Compiler:
