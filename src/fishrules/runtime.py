@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Any, NamedTuple, Optional, Union
 
 from .compiler import (
-    CHANCE, MEMO_LIMIT, OVER_BUDGET, SIMULTANEOUS, DrawPause, Fail, Located, Program, RollPause, SimulPause,
+    CHANCE, MEMO_LIMIT, MEMO_MIN_HITS, MEMO_TRIAL, OVER_BUDGET, SIMULTANEOUS, DrawPause, Fail, Located, Program, RollPause, SimulPause,
     Unplayable,
     charge, roll_faces,
 )
@@ -423,33 +423,54 @@ class State:
         zone they leave is rebuilt once, and the work counts against the call's budget."""
         if not cards:
             return
-        where, up = self.where, self.up
-        if len(cards) > 1:
-            cards = tuple(dict.fromkeys(cards))
         if self.events is not None:
+            if len(cards) > 1:
+                cards = tuple(dict.fromkeys(cards))
             self._note_move(cards, dest, facing)
-        if len(cards) == 1:
+        where = self.where
+        G = self.prog.G
+        if len(cards) == 1:  # the common case, with the zones read and written in line
             c = cards[0]
             src = where[c]
             if src >= 0:
-                t = self._zget(src)
-                charge(self, 1 + len(t))
-                i = t.index(c)
-                self._zset(src, t[:i] + t[i + 1:])
-            self._zset(dest, self._zget(dest) + cards)
-        else:
-            moving = set(cards)
-            sources = {where[c] for c in cards if where[c] >= 0}
-            charge(self, len(cards) + sum(len(self._zget(k)) for k in sources))
-            for k in sources:
-                self._zset(k, tuple(c for c in self._zget(k) if c not in moving))
-            self._zset(dest, self._zget(dest) + cards)
+                if src < G:
+                    t = self.g[src]
+                    i = t.index(c)
+                    self.g[src] = t[:i] + t[i + 1:]
+                else:
+                    k = src - G
+                    row = self.p[k & 63]
+                    t = row[k >> 6]
+                    i = t.index(c)
+                    row[k >> 6] = t[:i] + t[i + 1:]
+                w = self._work + 1 + len(t)
+                self._work = w
+                if w > WORK_BUDGET:
+                    raise Fail(OVER_BUDGET)
+            if dest < G:
+                self.g[dest] += cards
+            else:
+                k = dest - G
+                self.p[k & 63][k >> 6] += cards
+            where[c] = dest
+            if facing is not None:
+                self.up[c] = facing == "up"
+            return
+        cards = tuple(dict.fromkeys(cards))
+        moving = set(cards)
+        sources = {where[c] for c in cards if where[c] >= 0}
+        charge(self, len(cards) + sum(len(self._zget(k)) for k in sources))
+        for k in sources:
+            self._zset(k, tuple(c for c in self._zget(k) if c not in moving))
+        self._zset(dest, self._zget(dest) + cards)
         for c in cards:
             where[c] = dest
         if facing == "up":
+            up = self.up
             for c in cards:
                 up[c] = True
         elif facing == "down":
+            up = self.up
             for c in cards:
                 up[c] = False
 
@@ -640,10 +661,16 @@ class State:
             if info.key is not None:
                 key = info.key(self, actor)
                 legal = info.memo.get(key)
+                n = info.lookups = info.lookups + 1
                 if legal is None:
                     legal = self._enumerate_fresh(info, actor)
                     if len(info.memo) < MEMO_LIMIT:
                         info.memo[key] = legal
+                else:
+                    info.hits += 1
+                if n == MEMO_TRIAL and info.hits < MEMO_MIN_HITS * n:
+                    info.key = None  # positions seldom repeat here: the memo does not pay
+                    info.memo = {}
             else:
                 legal = self._enumerate_fresh(info, actor)
         except FishrulesError:

@@ -21,13 +21,13 @@ from . import actions as act
 from .blocks import BlockWriter
 from .expressions import ExprWriter
 from .program import (
-    CHANCE, HELPERS, MAX_SEATS, MEMO_LIMIT, OVER_BUDGET, SIMULTANEOUS, ActionProgram, ChoosePause, DrawPause, Fail,
+    CHANCE, HELPERS, MAX_SEATS, MEMO_LIMIT, MEMO_MIN_HITS, MEMO_TRIAL, OVER_BUDGET, SIMULTANEOUS, ActionProgram, ChoosePause, DrawPause, Fail,
     Located, Program, RollPause, SimulPause, Unplayable, charge, roll_faces,
 )
 from .source import Source, where
 
 __all__ = ["compile_model", "Program", "ActionProgram", "Fail", "Located", "Unplayable", "CHANCE", "SIMULTANEOUS",
-           "ChoosePause", "SimulPause", "RollPause", "DrawPause", "MEMO_LIMIT", "MAX_SEATS", "OVER_BUDGET", "charge",
+           "ChoosePause", "SimulPause", "RollPause", "DrawPause", "MEMO_LIMIT", "MEMO_TRIAL", "MEMO_MIN_HITS", "MAX_SEATS", "OVER_BUDGET", "charge",
            "roll_faces", "source_of"]
 
 

@@ -130,7 +130,7 @@ class ActionProgram:
 
 
 class ChoosePause:
-    __slots__ = ("actions", "slot", "span", "key", "memo")
+    __slots__ = ("actions", "slot", "span", "key", "memo", "lookups", "hits")
 
     def __init__(self, actions, slot, span):
         self.actions: list[ActionProgram] = actions
@@ -140,10 +140,18 @@ class ChoosePause:
         # cannot be known; legal lists are then shared by all positions with the same key.
         self.key: Optional[Fn] = None
         self.memo: dict = {}
+        # Measured as the games run: where positions seldom repeat (a card game's hands), working
+        # out the key costs more than the memo saves, and the memo is switched off (see MEMO_TRIAL).
+        self.lookups = 0
+        self.hits = 0
 
 
 #: Positions remembered per decision point before the memo stops growing.
 MEMO_LIMIT = 50_000
+#: Lookups after which a decision point's memo is kept only if at least MEMO_MIN_HITS of them hit.
+#: Switching it off changes no result: a legal list is the same worked out or remembered.
+MEMO_TRIAL = 400
+MEMO_MIN_HITS = 0.25
 
 
 class DrawPause:
