@@ -325,7 +325,11 @@ class State:
         self.stack = [[game_block, 0, [None] * prog.block_nlocals[game_block]]]
 
     def _restart(self) -> None:
-        """`play again`: everything back to the start but the options and the history."""
+        """`play again`: everything back to the start but the options and the history.  Setting up
+        a game is work, counted as one step per value and card (an endless `play again` ends at
+        the budget in a moment, not after a million set-ups)."""
+        prog = self.prog
+        charge(self, 16 + prog.G + len(prog.cards) + self.n * len(self.p[0]) if self.p else 16)
         self._init_values()
         self._dmemo.clear()
         # the caller's frame is gone; the new game frame runs next
@@ -455,6 +459,10 @@ class State:
             where[c] = dest
             if facing is not None:
                 self.up[c] = facing == "up"
+            if self._dmemo:
+                self._forget_zone(dest)
+                if src >= 0:
+                    self._forget_zone(src)
             return
         cards = tuple(dict.fromkeys(cards))
         moving = set(cards)
@@ -473,6 +481,23 @@ class State:
             up = self.up
             for c in cards:
                 up[c] = False
+        if self._dmemo:
+            self._forget_zone(dest)
+            for k in sources:
+                self._forget_zone(k)
+
+    def _forget_zone(self, key: int) -> None:
+        """The zone `key` changed: forget the defines' values that read it (all, when the compiler
+        could not tell which do).  Which cards are face up is read by no define."""
+        prog = self.prog
+        G = prog.G
+        stale = prog.stale_g[key] if key < G else prog.stale_p[(key - G) >> 6]
+        memo = self._dmemo
+        if stale is None:
+            memo.clear()
+        else:
+            for index in stale:
+                memo.pop(index, None)
 
     def _same_card(self, cards: tuple, card: int) -> int:
         """The first card of `cards` that nobody can tell from `card` (same label, same face)."""

@@ -19,7 +19,7 @@ from fractions import Fraction
 from .. import model as m
 from . import actions as act
 from .blocks import BlockWriter
-from .expressions import ExprWriter
+from .expressions import ExprWriter, reads
 from .program import (
     CHANCE, HELPERS, MAX_SEATS, MEMO_LIMIT, MEMO_MIN_HITS, MEMO_TRIAL, OVER_BUDGET, SIMULTANEOUS, ActionProgram, ChoosePause, DrawPause, Fail,
     Located, Program, RollPause, SimulPause, Unplayable, charge, roll_faces,
@@ -61,6 +61,8 @@ class _Compiler:
         self.dice()
         src.add(f"# Compiled by fishrules from the checked rules of {ascii(model.title)}.\n")
         ex.defines()
+        prog.stale_g = [ex.stale_after(("g", k)) for k in range(model.n_game_slots)]
+        prog.stale_p = [ex.stale_after(("p", k)) for k in range(len(model.player_vars))]
         ex.scores_and_winners()
         dice_count = self.lam(model.dice.count, "the number of dice") if model.dice is not None else None
         game_inits = []
@@ -224,6 +226,6 @@ class _Compiler:
         public |= {("g", o.slot) for o in model.options}
         public |= {("p", v.slot) for v in model.player_vars if v.visibility == "public"}
         for name, d in model.defines.items():
-            r = act.reads(model, d.expr)
+            r = reads(model, d.expr)
             if r is not None and all(x in public for x in r if isinstance(x, tuple) and x[0] in ("g", "p")):
                 self.prog.public_defines.add(name)

@@ -18,6 +18,7 @@ from typing import Callable, Optional
 
 from .. import model as m
 from ..limits import MAX_CHOICES, MAX_SUBSET
+from .expressions import CachePlan, reads
 from .program import Fail, ParamProgram, Program, _codec, _parse_int, charge
 
 __all__ = ["pushdown", "param", "legality_key", "locals_in", "chooses_cards"]
@@ -175,48 +176,6 @@ def param(prog: Program, p: m.ParamDecl, src: Optional[Fn], lo: Optional[Fn], hi
 # ---- what legality depends on ----------------------------------------------------------------------
 
 
-def reads(model: m.Model, e) -> Optional[set]:
-    """The parts of a state an expression reads: "dice", ("g", slot), ("p", slot), ("shows",
-    kind); None if that cannot be told."""
-    seen: set = set()
-    out: set = set()
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if x is None:
-            continue
-        if isinstance(x, m.GameVar):
-            out.add(("g", x.slot))
-        elif isinstance(x, m.PlayerVar):
-            out.add(("p", x.slot))
-        elif isinstance(x, m.DieShows):
-            out.add(("shows", x.kind))
-        elif isinstance(x, m.DieAttr):
-            out.add("dice")
-        elif isinstance(x, (m.AllCards, m.CardAttr)):
-            pass  # cards' attributes never change
-        elif isinstance(x, m.ZoneAt):
-            out.update(("g", x.base + i) for i in range(x.count))
-        elif isinstance(x, m.DefineRef):
-            if x.name not in seen:
-                seen.add(x.name)
-                stack.append(model.defines[x.name].expr)
-        elif isinstance(x, m.ScoreOf):
-            if "score" not in seen:
-                seen.add("score")
-                stack.extend(t.expr for t in model.scores)
-        elif isinstance(x, m.WinnersRef):
-            if "winners" not in seen:
-                seen.add("winners")
-                stack.append(model.winners)
-        elif not isinstance(x, (m.Const, m.Local, m.AllPlayers, m.AllDice, m.Beside, m.Seat, m.Builtin, m.BinOp,
-                                m.Not, m.Negate, m.IfExpr, m.Filter, m.Project, m.Best, m.Quantified,
-                                m.Exclude, m.Rotate, m.Direction, m.Singleton)):
-            return None  # something new: do not guess
-        stack.extend(m.children(x))
-    return out
-
-
 def legality_key(prog: Program, model: m.Model, actions) -> Optional[Fn]:
     """key(state, actor): everything the legality of these actions reads, or None."""
     parts: set = set()
@@ -285,6 +244,7 @@ def write_enumerator(src, ex, a: m.ActionDecl, pushed: dict, where_: str) -> str
     lines = [f"# the choices of an action, {where_}", f"def {name}(s, actor, ok, bad):"]
     depth = 1
     values = []
+    starts = [len(lines)]  # where each loop's body starts (index 0: before every loop)
     for p in a.params:
         var, dom = src.mint("x"), src.mint("x")  # the compiler's own names: never a global's
         lines.append("    " * depth + f"{dom} = {_domain(src, ex, p, env, pushed.get(p.slot, ()))}")
@@ -293,6 +253,7 @@ def write_enumerator(src, ex, a: m.ActionDecl, pushed: dict, where_: str) -> str
         env = {**env, p.slot: var}
         values.append(var)
         depth += 1
+        starts.append(len(lines))
     pad = "    " * depth
     tup = "(" + "".join(v + ", " for v in values) + ")"
     if len(a.params) > 1 or a.broken:
@@ -300,16 +261,27 @@ def write_enumerator(src, ex, a: m.ActionDecl, pushed: dict, where_: str) -> str
         lines.append(pad + f"    raise Fail({src.const(f'`{a.name}` offers more than {MAX_CHOICES:,} choices at once')}, "
                            f"{src.const(a.span, 'sp')})")
     handlers = {b.rule: b for b in a.broken}
-    for r in a.requires:
-        if id(r) in pushed.get("done", ()):
-            continue  # a filter on the elements already
-        lines.append(pad + f"if not ({ex.expr(r.condition, env)}):")
-        b = handlers.get(r.name)
-        if b is not None:
-            cond = ex.expr(b.condition, env) if b.condition is not None else "True"
-            lines.append(pad + f"    if {cond}:")
-            lines.append(pad + f"        bad.append(({tup}, {src.const(r.name)}))")
-        lines.append(pad + "    " + ("continue" if a.params else "return"))
+    plan = None
+    if a.params:
+        levels = {0: -1, **{p.slot: i for i, p in enumerate(a.params)}}
+        plan = ex.cache_plan = CachePlan(levels, len(a.params) - 1, src)
+    try:
+        for r in a.requires:
+            if id(r) in pushed.get("done", ()):
+                continue  # a filter on the elements already
+            lines.append(pad + f"if not ({ex.expr(r.condition, env)}):")
+            b = handlers.get(r.name)
+            if b is not None:
+                cond = ex.expr(b.condition, env) if b.condition is not None else "True"
+                lines.append(pad + f"    if {cond}:")
+                lines.append(pad + f"        bad.append(({tup}, {src.const(r.name)}))")
+            lines.append(pad + "    " + ("continue" if a.params else "return"))
+    finally:
+        ex.cache_plan = None
+    if plan is not None:
+        for level in sorted(plan.inits, reverse=True):  # later insertions first: indices hold
+            at = starts[level + 1]
+            lines[at:at] = ["    " * (level + 2) + f"{v} = MISSING" for v in plan.inits[level]]
     lines.append(pad + f"ok.append({tup})")
     src.add("\n".join(lines) + "\n")
     return name

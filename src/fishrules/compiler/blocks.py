@@ -140,10 +140,17 @@ class BlockWriter:
     def e(self, x: m.Expr) -> str:
         return self.ex.expr(x, {})
 
-    def changed(self, depth: int) -> None:
-        """The state changed: defines worked out before are stale."""
-        self.put(depth, "if s._dmemo:")
-        self.put(depth + 1, "s._dmemo.clear()")
+    def changed(self, depth: int, part=None) -> None:
+        """The state changed: defines worked out before are stale — all of them, or with `part`
+        (the variable ("g", slot) or ("p", slot) that changed) those that read it."""
+        stale = self.ex.stale_after(part) if part is not None else None
+        if stale is None or len(stale) > 4:
+            self.put(depth, "if s._dmemo:")
+            self.put(depth + 1, "s._dmemo.clear()")
+        elif stale:
+            self.put(depth, "if s._dmemo:")
+            for index in stale:
+                self.put(depth + 1, f"s._dmemo.pop({index}, None)")
 
     def s_NoOp(self, s, depth):
         pass
@@ -174,7 +181,7 @@ class BlockWriter:
         if noted:
             self.put(depth, "if v != o and s.events is not None:")
             self.put(depth + 1, f"note_set(s, {who}, {target.slot}, o, v)")
-        self.changed(depth)
+        self.changed(depth, ("g" if isinstance(target, m.GameVar) else "p", target.slot))
 
     _CHANGE = {
         "increase": "bounded(o + {v})",
@@ -206,12 +213,12 @@ class BlockWriter:
         if self.noted(t):
             self.put(depth, "if v != o and s.events is not None:")
             self.put(depth + 1, f"note_set(s, {'-1' if isinstance(t, m.GameVar) else 'w'}, {t.slot}, o, v)")
-        self.changed(depth)
+        self.changed(depth, ("g" if isinstance(t, m.GameVar) else "p", t.slot))
 
     def s_MoveCards(self, s, depth):
         self.at(depth, s.span)
+        # _move itself forgets the defines that read the zones it changes
         self.put(depth, f"s._move(tuple({self.ex.cards(s.cards, {})}), {self.ex.zone_key(s.target, {})}, {s.facing!r})")
-        self.changed(depth)
 
     def s_ShuffleZone(self, s, depth):
         self.at(depth, s.span)

@@ -54,6 +54,8 @@ class ExprWriter:
         self.model = model
         self.define_fn: dict[str, str] = {}  # define name -> its function's name in the code
         self.memo: dict[str, bool] = {}  # define name -> its value is kept in the state's memo
+        self.memo_reads: dict[int, Optional[set]] = {}  # memo index -> what the define reads (None: unknown)
+        self.cache_plan: Optional[CachePlan] = None  # while an action's rules are written into its loops
         self.score_fn = "score"
         self.winners_fn = "winners"
         src.give("MISSING", _MISSING)
@@ -84,28 +86,48 @@ class ExprWriter:
                 params = [f"a{i}" for i in range(len(d.params))]
                 env = {i: params[i] for i in range(len(params))}
                 head = "s, " + ", ".join(params)
-                memo_key = "(" + ", ".join([key] + params) + ")"
+                memo_key = params[0] if len(params) == 1 else "(" + ", ".join(params) + ")"
             elif d.per_player:
                 env = {0: "p"}
                 head = "s, p"
-                memo_key = f"({key}, p)"
+                memo_key = "p"
             else:
                 env = {}
                 head = "s"
-                memo_key = key
+                memo_key = None
             body = self.expr(d.expr, env)
             comment = f"define at {where(d.span)}"
             if self.memo[name]:
-                self.src.add(
-                    f"# {comment} (its value kept until the state changes)\n"
-                    f"def {fn}({head}):\n"
-                    f"    memo = s._dmemo\n"
-                    f"    v = memo.get({memo_key}, MISSING)\n"
-                    f"    if v is MISSING:\n"
-                    f"        v = memo[{memo_key}] = {body}\n"
-                    f"    return v\n")
+                self.memo_reads[index] = reads(model, d.expr)
+                if memo_key is None:  # memo[index] is the value
+                    lookup = (f"    memo = s._dmemo\n"
+                              f"    v = memo.get({key}, MISSING)\n"
+                              f"    if v is MISSING:\n"
+                              f"        v = memo[{key}] = {body}\n")
+                else:  # memo[index] holds the values by argument
+                    lookup = (f"    memo = s._dmemo.get({key})\n"
+                              f"    if memo is None:\n"
+                              f"        memo = s._dmemo[{key}] = {{}}\n"
+                              f"    v = memo.get({memo_key}, MISSING)\n"
+                              f"    if v is MISSING:\n"
+                              f"        v = memo[{memo_key}] = {body}\n")
+                self.src.add(f"# {comment} (its value kept until what it reads changes)\n"
+                             f"def {fn}({head}):\n{lookup}    return v\n")
             else:
                 self.function(fn, head, body, comment)
+
+    def stale_after(self, part) -> Optional[tuple]:
+        """The memoised defines (their indices in the state's memo) whose values a change of `part`
+        (("g", slot) or ("p", slot)) makes stale; None if that cannot be told (forget them all).
+        Forgetting only these keeps, say, who owns each circle of a board while a turn's counters
+        change around it."""
+        out = []
+        for index, r in self.memo_reads.items():
+            if r is None:
+                return None
+            if part in r:
+                out.append(index)
+        return tuple(out)
 
     def scores_and_winners(self) -> None:
         model = self.model
@@ -119,7 +141,26 @@ class ExprWriter:
     # ---- expressions -----------------------------------------------------------------------------
 
     def expr(self, e: m.Expr, env: Env) -> str:
+        plan = self.cache_plan
+        if plan is not None and not isinstance(e, _CHEAP):
+            cached = plan.cached(self, e, env)
+            if cached is not None:
+                return cached
+            if isinstance(e, _BINDERS):  # a comprehension's body: no walrus in there
+                self.cache_plan = None
+                try:
+                    return getattr(self, "visit_" + type(e).__name__)(e, env)
+                finally:
+                    self.cache_plan = plan
         return getattr(self, "visit_" + type(e).__name__)(e, env)
+
+    def plain(self, e: m.Expr, env: Env) -> str:
+        """`e` written with no part of it cached (see CachePlan)."""
+        plan, self.cache_plan = self.cache_plan, None
+        try:
+            return self.expr(e, env)
+        finally:
+            self.cache_plan = plan
 
     def local(self, slot: int, env: Env) -> str:
         return env.get(slot, f"L[{slot}]")
@@ -334,6 +375,106 @@ class ExprWriter:
         if e.type.kind == "card":
             return f"one_card({self.expr(e, env)})"
         return self.expr(e, env)
+
+
+def reads(model: m.Model, e) -> Optional[set]:
+    """The parts of a state an expression reads: "dice", ("g", slot), ("p", slot), ("shows",
+    kind); None if that cannot be told."""
+    seen: set = set()
+    out: set = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if x is None:
+            continue
+        if isinstance(x, m.GameVar):
+            out.add(("g", x.slot))
+        elif isinstance(x, m.PlayerVar):
+            out.add(("p", x.slot))
+        elif isinstance(x, m.DieShows):
+            out.add(("shows", x.kind))
+        elif isinstance(x, m.DieAttr):
+            out.add("dice")
+        elif isinstance(x, (m.AllCards, m.CardAttr)):
+            pass  # cards' attributes never change
+        elif isinstance(x, m.ZoneAt):
+            out.update(("g", x.base + i) for i in range(x.count))
+        elif isinstance(x, m.DefineRef):
+            if x.name not in seen:
+                seen.add(x.name)
+                stack.append(model.defines[x.name].expr)
+        elif isinstance(x, m.ScoreOf):
+            if "score" not in seen:
+                seen.add("score")
+                stack.extend(t.expr for t in model.scores)
+        elif isinstance(x, m.WinnersRef):
+            if "winners" not in seen:
+                seen.add("winners")
+                stack.append(model.winners)
+        elif not isinstance(x, (m.Const, m.Local, m.AllPlayers, m.AllDice, m.Beside, m.Seat, m.Builtin, m.BinOp,
+                                m.Not, m.Negate, m.IfExpr, m.Filter, m.Project, m.Best, m.Quantified,
+                                m.Exclude, m.Rotate, m.Direction, m.Singleton)):
+            return None  # something new: do not guess
+        stack.extend(m.children(x))
+    return out
+
+
+_CHEAP = (m.Const, m.Local, m.GameVar, m.AllPlayers, m.AllDice, m.AllCards)
+_BINDERS = (m.Filter, m.Project, m.Best, m.Quantified)  # each binds its `slot` in all but `collection`
+
+
+def free_locals(e: m.Expr, known: dict) -> frozenset:
+    """The local slots `e` reads that it does not bind itself (`known` caches by node)."""
+    got = known.get(id(e))
+    if got is not None:
+        return got
+    if isinstance(e, m.Local):
+        out = frozenset((e.slot,))
+    elif isinstance(e, _BINDERS):
+        out = free_locals(e.collection, known)
+        for c in m.children(e):
+            if c is not e.collection:
+                out |= free_locals(c, known) - {e.slot}
+    else:
+        out = frozenset()
+        for c in m.children(e):
+            out |= free_locals(c, known)
+    known[id(e)] = out
+    return out
+
+
+class CachePlan:
+    """Loop-invariant parts of an action's rules, each worked out once per choice of the parameters
+    it reads instead of once per combination of all of them.
+
+    The rules of an action with parameters are checked inside nested loops, one per parameter.  A
+    part of a rule that reads only the outer parameters (`colour of last(rows(row))` when the loops
+    run over rows, then cards) gets a variable set to MISSING where those parameters are chosen and
+    filled the first time the part is needed: it is worked out exactly when the plain code first
+    would (a fault is raised at the same point), and later uses read the variable (the state does
+    not change while choices are listed)."""
+
+    def __init__(self, levels: dict, innermost: int, src: Source):
+        self.levels = levels  # local slot -> the loop that binds it (-1: before every loop)
+        self.innermost = innermost
+        self.src = src
+        self.known: dict = {}
+        self.names: dict = {}  # (level, code) -> variable
+        self.inits: dict[int, list[str]] = {}  # level -> variables to reset there
+
+    def cached(self, writer: "ExprWriter", e: m.Expr, env: Env) -> Optional[str]:
+        free = free_locals(e, self.known)
+        if not free <= self.levels.keys():
+            return None  # reads an element of a collection being gone through
+        level = max((self.levels[slot] for slot in free), default=-1)
+        if level >= self.innermost:
+            return None
+        code = writer.plain(e, env)
+        name = self.names.get((level, code))
+        if name is None:
+            name = self.names[(level, code)] = self.src.mint("c")
+            self.inits.setdefault(level, []).append(name)
+        return f"({name} if {name} is not MISSING else ({name} := {code}))"
 
 
 class _Missing:

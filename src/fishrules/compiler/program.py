@@ -217,6 +217,11 @@ class Program:
         self.n_options = len(model.options)
         self.option_slots = {o.name: o.slot for o in model.options}
         self.G = model.n_game_slots
+        # The memoised defines a change of a zone makes stale, by the zone's key (see
+        # `State._move`): game zone k -> stale_g[k], a player's zone in slot k -> stale_p[k]; each a
+        # tuple of memo indices, or None for all of them.  Filled in by the compiler.
+        self.stale_g: list = []
+        self.stale_p: list = []
         self.cards = list(model.cards)
         self.card_labels = [ci.label for ci in model.cards]
         self.card_values: dict[str, list] = {}
@@ -473,7 +478,12 @@ class Located(Exception):
 
 
 def note_set(s, p: int, k: int, old, new) -> None:
-    """A value changed: an event, seen by whoever may see the value now (p < 0: a game value)."""
+    """A value changed: an event, seen by whoever may see the value now (p < 0: a game value).
+    Recording it is work, counted: a loop of changes fills memory as fast as it spends time."""
+    w = s._work + 2
+    s._work = w
+    if w > WORK_BUDGET:
+        raise Fail(OVER_BUDGET)
     prog = s.prog
     aud = prog.game_audience[k](s, -1) if p < 0 else prog.player_audience[k](s, p)
     s.events.append(("set", len(s._history), p, k, old, new, aud))
@@ -579,8 +589,7 @@ def draw_wait(s, L: list, ls: int, facing) -> bool:
             s._draw(card, L[ls + 2], facing)
         else:
             s._move((cards[-1],), L[ls + 2], facing)  # the top card: no chance involved
-        L[ls] -= 1
-        s._dmemo.clear()
+        L[ls] -= 1  # (_move forgot the defines that read either zone)
     return False
 
 
