@@ -189,21 +189,28 @@ class Game:
     def simulate(self, games: int, players: int = 2, seed: int = 0, options: Optional[Mapping[str, Any]] = None) -> list:
         """Play `games` whole games with random players, on the fast path (`State.playout`), and
         return each one's `Playout` (scores, winners, decisions, chance outcomes: these count the
-        whole game, the chance outcomes before its first decision included).  Game i starts
-        with a seed and a random generator both derived from `seed` and i alone, so a game's result
-        does not depend on how many are played, nor where."""
+        whole game, from its set-up).  Game i is played with a random generator seeded from `seed`
+        and i alone, so a game's result does not depend on how many are played, nor where."""
+        return list(self.playouts(games, players, seed, options))
+
+    def playouts(self, games: int, players: int = 2, seed: int = 0, options: Optional[Mapping[str, Any]] = None):
+        """`simulate`, one `Playout` at a time (for a progress bar, or to stop early)."""
         if isinstance(games, bool) or not isinstance(games, int) or games < 0:
             raise OptionError(f"games must be a whole number, 0 or more, not {games!r}")
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise OptionError(f"seed must be a whole number, not {seed!r}")
-        out = []
+        if isinstance(players, bool) or not isinstance(players, int):
+            raise OptionError(f"players must be a whole number, not {players!r}")
+        if not (self.min_players <= players <= self.max_players):
+            raise OptionError(f"{self.title} is for {self.min_players} to {self.max_players} players, not {players}")
+        opts = self._options(options)
+        return self._playouts(games, players, seed, opts)
+
+    def _playouts(self, games: int, players: int, seed: int, opts: dict):
         for i in range(games):
             game_seed = game_seed_of(seed, i)
-            state = self.start(players, seed=game_seed, options=options)
-            dealt = len(state.history)  # chance outcomes before the first decision
-            result = state.playout(random.Random(game_seed))
-            out.append(result._replace(chances=result.chances + dealt))
-        return out
+            rng = random.Random(game_seed)
+            yield State._new(self, players, opts, game_seed, False, quiet=rng).playout(rng)
 
     def state_from_json(self, text: str | bytes) -> State:
         """The state `State.to_json` wrote, for these very rules.  It continues exactly as the

@@ -141,17 +141,13 @@ def simulate(game: api.Game, players: int, games: int, seed: int, options: dict,
     lengths: list[int] = []
     decisions: list[int] = []
     started = time.perf_counter()
-    for i in range(games):
-        game_seed = api.game_seed_of(seed, i)
-        state = game.start(players=players, seed=game_seed, options=options)
-        dealt = len(state.history)  # chance outcomes before the first decision
-        result = state.playout(random.Random(game_seed))
+    for result in game.playouts(games, players, seed, options):
         w = result.winners
         for p in w:
             wins[p] += 1 / len(w)
         for p, sc in enumerate(result.scores):
             scores[p].append(sc)
-        lengths.append(dealt + result.decisions + result.chances)  # what the history would hold
+        lengths.append(result.decisions + result.chances)  # what the history would hold
         decisions.append(result.decisions)
         if progress is not None:
             progress()

@@ -272,7 +272,10 @@ class State:
     # ---- creation ----------------------------------------------------------------------------
 
     @classmethod
-    def _new(cls, game, players: int, options: dict, seed: Optional[int], manual: bool) -> "State":
+    def _new(cls, game, players: int, options: dict, seed: Optional[int], manual: bool,
+             quiet: Optional[random.Random] = None) -> "State":
+        """A new game.  With `quiet` (a playout's generator) it is set up for a playout at once:
+        no history or events, chance from that generator, the first legal actions not listed."""
         prog: Program = game._program
         s = cls.__new__(cls)
         s.game = game
@@ -290,10 +293,10 @@ class State:
             if not isinstance(count, int) or count < 0 or count > MAX_DICE:
                 raise RuleError(Diagnostic(prog.model.dice.span, f"the number of dice must be 0 to {MAX_DICE:,}, not {count:,}"))
             s.dice_ids = tuple(range(count))
-        s._history = Log()
+        s._history = Log() if quiet is None else None
         s.redact = ()  # (history index, what others read, who reads the real text), in order
-        s.events = Log()  # what happened, as raw records: see `events_for`
-        s._fast = None  # a playout's generator, instead of the seeded one
+        s.events = Log() if quiet is None else None  # what happened, as raw records: see `events_for`
+        s._fast = None if quiet is None else quiet.randrange  # a playout's generator, not the seeded one
         s._chances = 0  # chance outcomes a playout resolved
         s.seed = seed
         s.draws = 0
@@ -304,7 +307,8 @@ class State:
         try:
             s._init_values()
             s._run()
-            s._can_act()
+            if quiet is None:
+                s._can_act()
         except FishrulesError:
             raise
         except Exception as exc:  # a starting value that cannot be worked out
@@ -1095,7 +1099,8 @@ class State:
         A rule that goes wrong raises `RuleError`, leaving the state as the failure found it."""
         rng = rng if rng is not None else random.Random(self.seed)
         rnd, pick = rng.random, rng.randrange
-        self._chances = 0
+        if self._history is not None:  # else a quiet start's outcomes are counted already
+            self._chances = 0
         self._history = None
         self.events = None
         self.redact = ()
