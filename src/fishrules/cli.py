@@ -217,11 +217,11 @@ def cmd_simulate(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
     from rich.table import Table
 
-    console = _console(args)
+    console, err = _console(args), _console(args, stderr=True)
     # the progress bar goes to standard error, and only to a terminal: standard output is the results
     with Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=_console(args, stderr=True), transient=True, disable=args.quiet,
+        console=err, transient=True, disable=args.quiet or not err.is_terminal,
     ) as bar:
         task = bar.add_task(f"{_esc(game.title)}, {players} players", total=args.games)
         result = simulate(game, players, args.games, args.seed, options, progress=lambda: bar.advance(task))
@@ -405,16 +405,25 @@ class _Table:
         """The end of a person's turn at a shared keyboard: nothing of theirs stays on the screen."""
         p = self.screen
         self.seen[p] = self.printed  # what they have seen; the rest waits for their next turn
-        self.console.clear()
+        self._wipe()
         self.console.print(f"[bold]p{p}'s turn is over.[/]")
         self.screen = None
+
+    def _wipe(self) -> None:
+        """Clear the screen: a terminal's own clear, or a dumb terminal's screenful of blank lines.
+        Output that is not a terminal (a file, a pipe) is nobody's screen, and keeps everything."""
+        console = self.console
+        if console.is_dumb_terminal:
+            console.print("\n" * console.height, end="")
+        elif console.is_terminal:
+            console.clear()
 
     def pass_to(self, p: int) -> None:
         self.console.print(f"[bold]Pass the keyboard to p{p}.[/] p{p}, press Enter when nobody else can see the screen.")
         answer = _ask(f"p{p} ready> ")
         if answer.lower() in ("q", "quit", "exit"):
             raise _Quit
-        self.console.clear()
+        self._wipe()
         self.screen = p
         hist = self.state.history_for(p)
         if self.seen[p] < len(hist):
