@@ -363,15 +363,15 @@ class _Table:
     action.  With more than one person at the keyboard (hot seat), the screen is cleared when one's
     turn ends and the next is asked to take the keyboard, so nobody's hidden cards stay in sight."""
 
-    def __init__(self, console, state: State, seats: list[str], seed, log_path, log_data):
+    def __init__(self, console, state: State, seats: list[str], seed, log_path, log_data, shown: int = 0):
         self.console, self.state, self.seats, self.seed = console, state, seats, seed
         self.log_path, self.log_data = log_path, log_data
         self.humans = [p for p, k in enumerate(seats) if k == "human"]
         self.hot = len(self.humans) > 1
         # whose information is on the screen (None: only what anybody may see)
         self.screen: Optional[int] = None if self.hot else self.humans[0]
-        self.printed = len(state.history)  # history entries already shown
-        self.seen = {p: len(state.history) for p in self.humans}  # each person's view, when last cleared
+        self.printed = shown  # history entries already shown (a resumed game does not show its past again)
+        self.seen = {p: shown for p in self.humans}  # what each person has seen, when their screen was last cleared
         self.actor: dict[int, int] = {}  # history index -> the player who chose it, this session
 
     def save(self) -> None:
@@ -547,7 +547,7 @@ def cmd_play(args) -> int:
                                      args.embed_rules)
             if note and not args.quiet:
                 _err(f"fishrules: note: {note}")
-    table = _Table(console, state, seats, seed, log_path, log_data)
+    table = _Table(console, state, seats, seed, log_path, log_data, shown=len(state.history) if args.resume else 0)
     table.save()  # at once: a log that cannot be written is said before anything is played
     humans = table.humans
     bots = {p: k for p, k in enumerate(seats) if k != "human"}
@@ -640,8 +640,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("simulate", help="play many random games and report win rates, scores and lengths", parents=[common])
     game_args(s)
-    s.add_argument("--games", type=int, default=1000)
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--games", type=int, default=1000, help="how many games (default 1000)")
+    s.add_argument("--seed", type=int, default=0, help="the same seed plays the same games (default 0)")
     s.add_argument("--json", action="store_true", help="print the results as JSON")
     s.add_argument("--timing", action="store_true", help="also give the time taken and games per second")
     s.set_defaults(func=cmd_simulate)
@@ -652,7 +652,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a seat played at this keyboard (0 first; repeat it for several people: hot seat)")
     pl.add_argument("--bot", type=_bot_spec, action="append", metavar="[SEAT=]KIND",
                     help=f"the bot of the other seats, or of one seat: {', '.join(BOTS)} (default random)")
-    pl.add_argument("--seed", type=int)
+    pl.add_argument("--seed", type=int, help="the same seed deals the same dice and cards, and the bots choose alike")
     pl.add_argument("--log", help="keep the game's log in this file, saved after every action")
     pl.add_argument("--embed-rules", action=argparse.BooleanOptionalAction, default=None,
                     help="carry the rule text in the log (the default for a file that is not bundled)")
