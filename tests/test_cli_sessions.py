@@ -242,6 +242,20 @@ def test_embed_rules_for_a_bundled_ruleset(tmp_path):
     assert p.returncode == 0 and "Keeper" in p.stdout
 
 
+def test_rules_extending_a_local_file_are_named_not_carried(tmp_path):
+    (tmp_path / "base.fish").write_text(HOUSE_RULE)
+    (tmp_path / "mine.fish").write_text('extends "base"\ngame "Mine"\n')
+    p = run("play", "mine.fish", "--seed", "1", "--log", "g.json", stdin="q\n", cwd=tmp_path)
+    assert p.returncode == 0 and "note:" in p.stderr and "base.fish" in p.stderr
+    data = json.loads((tmp_path / "g.json").read_text())
+    assert "rules" not in data and data["ruleset"] == "mine.fish"
+    p = run("replay", "g.json", cwd=tmp_path)
+    assert p.returncode == 0 and "Mine" in p.stdout
+    (tmp_path / "base.fish").write_text(HOUSE_RULE.replace("= 2", "= 4"))  # the base changed: so did the rules
+    p = run("replay", "g.json", cwd=tmp_path)
+    assert p.returncode == 1 and data["rules_hash"][:12] in p.stderr
+
+
 def test_a_log_without_its_rules_names_the_file_and_hash(tmp_path):
     (tmp_path / "quick.fish").write_text(HOUSE_RULE)
     run("play", "quick.fish", "--no-embed-rules", "--seed", "4", "--log", "g.json", stdin="q\n", cwd=tmp_path)

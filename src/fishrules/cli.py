@@ -287,6 +287,8 @@ def _fmt(x) -> str:
 # The bots of the command line.  `bot_choice` is the one place a seat's bot is asked for a move, so
 # that the bots of `fishrules.bots` can take its place.
 BOTS = ("random", "greedy")
+#: The most actions the greedy bot tries at one decision.
+GREEDY_LOOKS = 1000
 
 
 def bot_rng(seed: Optional[int], position: int) -> random.Random:
@@ -304,6 +306,8 @@ def bot_choice(kind: str, state: State, player: int, rng: random.Random):
     acts = state.legal_actions(player) if state.current == SIMULTANEOUS else state.legal_actions()
     if kind != "greedy" or len(acts) == 1:
         return acts[rng.randrange(len(acts))]
+    if len(acts) > GREEDY_LOOKS:  # a turn of very many ways: it looks at a random part of them
+        acts = rng.sample(acts, GREEDY_LOOKS)
     best, best_lead = [], None
     for a in acts:
         trial = state.clone()
@@ -382,7 +386,10 @@ class _Table:
 
     def _line(self, text: str, i: int) -> str:
         if i in self.actor:
-            return f"p{self.actor[i]} chooses [bold]{_esc(text)}[/]"
+            who = f"p{self.actor[i]}"
+            if text.startswith(who + ": "):  # a simultaneous choice names its chooser already
+                text = text[len(who) + 2:]
+            return f"{who} chooses [bold]{_esc(text)}[/]"
         return f"[dim]  · {_esc(text)}[/]"
 
     def show_new(self) -> None:
