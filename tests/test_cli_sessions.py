@@ -198,6 +198,14 @@ def test_resume_refuses_rules_that_changed(tmp_path):
     assert p.returncode == 0 and "warning" in p.stderr and "actions replayed" in p.stdout
 
 
+def test_a_log_that_cannot_be_written_is_said_before_playing(tmp_path):
+    (tmp_path / "adir").mkdir()
+    for where in ("missing/g.json", "adir"):
+        p = run("play", "fishfry", "--log", where, stdin="1\n", cwd=tmp_path)
+        assert p.returncode == 1 and f"cannot write the log {where}" in p.stderr and PROMPT not in p.stdout
+    assert [p.name for p in (tmp_path / "adir").iterdir()] == []
+
+
 def test_resume_is_given_alone(tmp_path):
     p = run("play", "fishfry", "--resume", "game.json", cwd=tmp_path)
     assert p.returncode == 2 and "--resume" in p.stderr and "GAME" in p.stderr
@@ -280,7 +288,8 @@ def test_carried_rules_cannot_reach_files_beside_the_log(tmp_path):
     assert p.returncode == 1 and "cannot find the ruleset" in p.stderr and mark not in p.stdout + p.stderr
 
 
-@pytest.mark.parametrize("field, value", [("seats", ["human"]), ("seats", ["human", "robot"]), ("rules_hash", "xyz"),
+@pytest.mark.parametrize("field, value", [("seats", ["human"]), ("seats", ["human", "robot"]), ("seats", ["random"] * 2),
+                                          ("rules_hash", "xyz"),
                                           ("rules", {"name": "../x.fish", "text": ""}), ("rules", {"text": 5}),
                                           ("over", "no")])
 def test_a_log_with_a_bad_new_field(tmp_path, field, value):

@@ -205,8 +205,9 @@ def read_log(path: str) -> dict:
         problems.append("a seed that is a whole number")
     seats = data.get("seats")
     if seats is not None and not (isinstance(seats, list) and type(players) is int and len(seats) == players
-                                  and all(isinstance(s, str) and s in SEAT_KINDS for s in seats)):
-        problems.append(f"seats: one of {', '.join(SEAT_KINDS)} for each player")
+                                  and all(isinstance(s, str) and s in SEAT_KINDS for s in seats)
+                                  and "human" in seats):
+        problems.append(f"seats: one of {', '.join(SEAT_KINDS)} for each player, one human at least")
     h = data.get("rules_hash")
     if h is not None and not (isinstance(h, str) and _HASH.fullmatch(h)):
         problems.append("a rules hash of 64 hexadecimal digits")
