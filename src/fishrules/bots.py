@@ -25,7 +25,7 @@ pay.
 - `RandomBot`: a legal action uniformly at random.
 - `GreedyBot`: one ply: each action tried on a few determinizations, the one that leaves the
   player's score furthest ahead of the best other score (a win counts most).
-- `MCTSBot`: UCT (Monte Carlo tree search, random playouts to the end, rewarded by wins) on one
+- `MCTSBot`: UCT (Monte Carlo tree search, random playouts to the end, rewarded by wins and, a little, by score) on one
   determinization — the state itself in a game with nothing hidden.  Chance is sampled by the
   rules' probabilities.
 - `ISMCTSBot`: information-set MCTS (single-observer, Cowling, Powley and Whitehouse 2012): every
@@ -129,11 +129,15 @@ def _apply_text(d: "State", player: int, text: str) -> None:
     d.apply(text if d.current != SIMULTANEOUS or text.startswith(f"p{player}:") else f"p{player}: {text}")
 
 
-def _reward(d: "State") -> list[float]:
-    """A finished game: 1 shared among the winners."""
-    won = d.winners()
-    share = 1.0 / len(won) if won else 0.0
-    return [share if p in won else 0.0 for p in range(d.n)]
+def _reward(winners, scores) -> list[float]:
+    """What a finished game is worth to each player: 9/10 for winning (shared among the winners),
+    and 1/10 for where the score lies between the lowest and the highest (so that a search with a
+    small budget still learns from games it does not win)."""
+    share = 0.9 / len(winners) if winners else 0.0
+    lo, hi = min(scores), max(scores)
+    span = hi - lo
+    return [(share if p in winners else 0.0) + (0.1 * (x - lo) / span if span else 0.05)
+            for p, x in enumerate(scores)]
 
 
 class GreedyBot(Bot):
@@ -161,8 +165,8 @@ class GreedyBot(Bot):
                 sc = d.scores()
                 others = max((x for p, x in enumerate(sc) if p != me), default=0)
                 total += sc[me] - others
-                if d.is_over:
-                    total += 1e6 * _reward(d)[me]
+                if d.is_over and me in d.winners():
+                    total += 1e6 / len(d.winners())
             if total > best_value + 1e-9:
                 best, best_value = [a.text], total
             elif abs(total - best_value) <= 1e-9:
@@ -263,12 +267,10 @@ class MCTSBot(Bot):
             d.apply(best)
             path.append(node)
         if d.is_over:
-            reward = _reward(d)
+            reward = _reward(d.winners(), d.scores())
         else:
             result = d.playout(rng)
-            won = result.winners
-            share = 1.0 / len(won) if won else 0.0
-            reward = [share if p in won else 0.0 for p in range(d.n)]
+            reward = _reward(result.winners, result.scores)
         for nd in path:
             nd.visits += 1
             w = nd.wins
