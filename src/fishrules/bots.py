@@ -3,7 +3,7 @@
     import random, fishrules
     from fishrules.bots import ISMCTSBot, RandomBot
 
-    game = fishrules.load("fatfish")
+    game = fishrules.load("my-game.fish")
     state = game.start(players=2, seed=1)
     bots = [ISMCTSBot(iterations=200, seed=1), RandomBot(seed=2)]
     while not state.is_over:

@@ -371,7 +371,7 @@ def compare(contenders: Sequence[Contender | str], players: int, games: int, see
 
 
 def parse_contender(text: str, players_option: Sequence[str] = ()) -> Contender:
-    """A contender written as `RULESET[:VARIANT][,NAME=VALUE...]` (`fishfry-keeper,rounds=3`,
+    """A contender written as `RULESET[:VARIANT][,NAME=VALUE...]` (`base-game:strict,rounds=3`,
     `my-rules.fish:strict`); `players_option` adds NAME=VALUE options to it."""
     head, *pairs = text.split(",")
     pairs = [*pairs, *players_option]
