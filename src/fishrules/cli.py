@@ -250,6 +250,24 @@ def cmd_simulate(args) -> int:
     return 0
 
 
+def cmd_compare(args) -> int:
+    from . import compare as cmp
+
+    contenders = [cmp.parse_contender(text) for text in args.rulesets]
+    total = args.games * len(contenders)
+    if args.json or not sys.stderr.isatty():
+        report = cmp.compare(contenders, args.players, args.games, args.seed, args.bots, args.iterations)
+    else:
+        from rich.progress import Progress
+
+        with Progress(transient=True) as bar:
+            task = bar.add_task("playing", total=total)
+            report = cmp.compare(contenders, args.players, args.games, args.seed, args.bots, args.iterations,
+                                 progress=lambda: bar.advance(task))
+    print(json.dumps(report, indent=2) if args.json else cmp.render_text(report))
+    return 0
+
+
 # ---- play -----------------------------------------------------------------------------------------
 
 
@@ -653,6 +671,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print the results as JSON")
     s.add_argument("--timing", action="store_true", help="also give the time taken and games per second")
     s.set_defaults(func=cmd_simulate)
+
+    cm = sub.add_parser("compare", help="play the same seeds under several rulesets and compare them", parents=[common])
+    cm.add_argument("rulesets", nargs="+", metavar="RULESET[:VARIANT][,NAME=VALUE...]")
+    cm.add_argument("--players", type=int, required=True)
+    cm.add_argument("--games", type=int, default=1000)
+    cm.add_argument("--seed", type=int, default=0)
+    cm.add_argument("--bots", default="random", help="random, greedy, mcts, ismcts or mixed (default random)")
+    cm.add_argument("--iterations", type=int, default=50, help="the search bots' budget per decision")
+    cm.add_argument("--json", action="store_true", help="print the report as JSON")
+    cm.set_defaults(func=cmd_compare)
 
     pl = sub.add_parser("play", help="play a game in the terminal, against bots or at one keyboard", parents=[common])
     game_args(pl, required=False)

@@ -1163,6 +1163,21 @@ class State:
         self.cur = None
         self._run()
 
+    # ---- determinization (for bots that search): see determinize.py --------------------------
+
+    def determinize(self, player: Optional[int], rng: random.Random, chance: Optional[str] = None) -> "State":
+        """A full state that `player` cannot tell from this one: every card hidden from them
+        redistributed at random among the places it could be (given what they have seen), the
+        secret simultaneous choices of others drawn again, and a new seed for chance to come, all
+        drawn with `rng`.  Its view and `history_for(player)` are this state's; its record holds
+        only what `player` saw, so it cannot be replayed.  `chance` ("seeded" or "manual") says how
+        it resolves chance from now on (by default as this state does).  For many draws from one
+        position, `fishrules.determinize.Determinizer(state, player).sample(rng)` works out what
+        the player knows once."""
+        from .determinize import Determinizer
+
+        return Determinizer(self, player).sample(rng, chance)
+
     # ---- copying, equality, JSON -------------------------------------------------------------
 
     def clone(self) -> "State":
