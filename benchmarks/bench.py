@@ -64,7 +64,7 @@ class Settings:
         self.quick = quick
         self.slice = 0.2 if quick else 0.5       # seconds per contestant per round
         self.rounds = 2 if quick else 4           # rounds of (baseline, API loop, playout)
-        self.search = 0.3 if quick else 1.0       # seconds to look for a game reaching move 100
+        self.search = 0.2 if quick else 1.0       # seconds to look for a game reaching move 100
         self.clone_repeats = 15 if quick else 50  # batches of about 2 ms of clone() calls
         self.load_seconds = 0.1 if quick else 0.3  # per ruleset, parse + check + compile
         self.startup_runs = 3 if quick else 9     # subprocess runs of each start-up command
@@ -84,6 +84,7 @@ class Contestant:
         self.games = self.decisions = 0
         self.wall = self.cpu = 0.0
         self.rounds: list[float] = []  # games/s of each slice
+        self.full_gcs = 0  # full (generation 2) collections of the cyclic GC during the slices
         self.batch = 1
 
     def warm_up(self, seconds: float = 0.05) -> None:
@@ -98,7 +99,8 @@ class Contestant:
     def run(self, seconds: float) -> None:
         one, batch = self.one, self.batch
         games = decisions = 0
-        gc.collect()
+        gc.collect(1)  # the young garbage of the slice before (a full collection: once per row)
+        g0 = gc.get_stats()[2]["collections"]
         c0, t0 = time.process_time(), perf()
         while True:
             for _ in range(batch):
@@ -108,6 +110,7 @@ class Contestant:
             if wall >= seconds:
                 break
         self.cpu += time.process_time() - c0
+        self.full_gcs += gc.get_stats()[2]["collections"] - g0
         self.wall += wall
         self.games += games
         self.decisions += decisions
@@ -120,6 +123,7 @@ class Contestant:
     def summary(self) -> dict:
         return {"games_per_s": self.rate, "cpu_games_per_s": self.games / self.cpu if self.cpu else None,
                 "games": self.games, "seconds": self.wall, "decisions_per_game": self.decisions / self.games,
+                "full_gc_collections": self.full_gcs,
                 "games_per_s_by_round": self.rounds}
 
 
@@ -162,10 +166,22 @@ def contestants(name: str, game, players: int) -> list[Contestant]:
     return [Contestant("baseline", baseline), Contestant("api", api_loop), Contestant("playout", playout)]
 
 
+def fresh_game(name: str):
+    """The bundled ruleset `name` as a Game of its own (`loads`, which keeps no cache), for each
+    row.  A loaded game keeps memos (the legal actions of each position met, up to a limit per
+    decision point) that grow as it plays, and with them the cyclic GC's work; a fresh game
+    makes each row start alike, whatever was measured before it in the process."""
+    from fishrules.variants import find_ruleset
+
+    path = find_ruleset(name)
+    return fishrules.loads(path.read_text(encoding="utf-8"), name=path.stem, base_dir=str(path.parent))
+
+
 def side_by_side(name: str, game, players: int, cfg: Settings) -> dict:
     """Baseline, API loop and playout in alternating slices (the order rotating every round), so
     that whatever else the machine does slows the three alike."""
     cs = contestants(name, game, players)
+    gc.collect()
     for c in cs:
         c.warm_up()
     for r in range(cfg.rounds):
@@ -587,7 +603,7 @@ def main(argv=None) -> int:
                  "errors": [], "targets": {"api_ratio": TARGET_API, "playout_ratio": TARGET_PLAYOUT,
                                            "import_x": TARGET_IMPORT, "check_x": TARGET_CHECK,
                                            "second_load_ms": TARGET_RELOAD_MS, "clone_growth": TARGET_CLONE_GROWTH}}
-    say = lambda *a: print(*a, file=sys.stderr, flush=True)
+    say = lambda *a: print(f"{perf() - began:5.1f}s", *a, file=sys.stderr, flush=True)
     say(f"fishrules {info['fishrules']} ({info['revision']}) on {info['python']}, {info['cpu_count']} CPUs"
         + (" (quick)" if args.quick else ""))
 
@@ -607,10 +623,11 @@ def main(argv=None) -> int:
         g["pipeline"] = attempt(f"{name} parse/check/compile", pipeline_ms, name, cfg.load_seconds)
         for players in sorted({game.min_players, game.max_players}):
             say(f"  {name}, {players} players: baseline, API loop, playout; clone")
+            fresh = fresh_game(name)
             g["rows"].append({
                 "players": players,
-                "speed": attempt(f"{name}, {players} players, games/s", side_by_side, name, game, players, cfg),
-                "clone": attempt(f"{name}, {players} players, clone", clone_figures, game, players, cfg),
+                "speed": attempt(f"{name}, {players} players, games/s", side_by_side, name, fresh, players, cfg),
+                "clone": attempt(f"{name}, {players} players, clone", clone_figures, fresh, players, cfg),
             })
         res["games"].append(g)
     say("  second load()")
