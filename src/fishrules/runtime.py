@@ -693,8 +693,9 @@ class State:
                 n = info.lookups = info.lookups + 1
                 if legal is None:
                     legal = self._enumerate_fresh(info, actor)
-                    if len(info.memo) < MEMO_LIMIT:
-                        info.memo[key] = legal
+                    if len(info.memo) >= MEMO_LIMIT:
+                        info.memo = {}
+                    info.memo[key] = legal
                 else:
                     info.hits += 1
                 if n == MEMO_TRIAL and info.hits < MEMO_MIN_HITS * n:
