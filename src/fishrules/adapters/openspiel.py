@@ -18,7 +18,9 @@ What OpenSpiel sees, derived from the ruleset:
   at the end (`reward_model` terminal); `max_game_length` is the engine's bound on a history;
 - observation tensor: `State.observation(player)`; with `private_info` NONE, the spectator's;
   observation string: the view as JSON without its history; information-state string: the
-  player's seat and `history_for(player)` (perfect recall); information-state tensor: the
+  player's seat, `history_for(player)` and `events_for(player)` — everything the player saw, in
+  order (perfect recall: a card moved from a hidden pile into the hand is an event, not an
+  entry of the history); information-state tensor: the
   observation tensor followed by how many actions the player has seen (not perfect recall);
 - serialization: OpenSpiel's own, the state pickled as its action history and replayed.
 """
@@ -258,8 +260,8 @@ class Observer:
     def string_from(self, state: FishrulesState, player: int) -> str:
         s = state._box.state
         who = self._who(player)
-        if self._recall:
-            return f"p{player}\n" + "\n".join(s.history_for(who))
+        if self._recall:  # all the player saw, in order: the history and the events
+            return f"p{player} " + json.dumps([s.history_for(who), s.events_for(who)], separators=(",", ":"))
         view = s.view(who)
         view.pop("history", None)
         return json.dumps(view, sort_keys=True, separators=(",", ":"))
