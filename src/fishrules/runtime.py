@@ -300,6 +300,12 @@ class State:
         "seed", "draws", "manual", "where", "up", "mixed", "redact", "events", "_legal", "_work", "_dmemo", "_fast",
         "_chances",
     )
+    # (declared for type checkers: the slots the public surface reads)
+    game: Any
+    prog: Program
+    n: int
+    dice_ids: tuple
+    g: list
 
     # ---- creation ----------------------------------------------------------------------------
 
