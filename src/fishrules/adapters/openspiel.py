@@ -1,9 +1,9 @@
 """A ruleset as an OpenSpiel game (`pip install 'fishrules[openspiel]'`).
 
     from fishrules.adapters import openspiel
-    game = openspiel.make_game("fishfry", players=3)        # a pyspiel.Game; or a .fish path
+    game = openspiel.make_game("rules.fish", players=3)      # a pyspiel.Game; or a .fish path
     openspiel.register()                                     # every bundled ruleset, then:
-    game = pyspiel.load_game("fishrules_fishfry", {"players": 3})
+    game = pyspiel.load_game("fishrules_NAME", {"players": 3})
 
 What OpenSpiel sees, derived from the ruleset:
 

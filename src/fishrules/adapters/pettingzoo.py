@@ -1,7 +1,7 @@
 """A ruleset as a PettingZoo environment (`pip install 'fishrules[pettingzoo]'`).
 
     from fishrules.adapters import pettingzoo
-    env = pettingzoo.env("fishfry", players=3)             # an AEC environment
+    env = pettingzoo.env("rules.fish", players=3)           # an AEC environment
     env.reset(seed=1)
     for agent in env.agent_iter():
         obs, reward, terminated, truncated, info = env.last()
