@@ -71,6 +71,29 @@ class Action:
         self._prog = prog  # the compiled rules it belongs to: another game's action is refused
 
     @property
+    def args(self) -> dict[str, Any]:
+        """The parameter values by name, typed: a player is their seat (0 first), a die its number
+        (1 first), a card its label, a number an int, a choice its word, `some X` a tuple of them.
+        A chance outcome has `die` and `face`, or `card`.  An action with no parameters: {}."""
+        if self.player is None:  # chance
+            prog = self._prog
+            if self.name == "roll":
+                return {"die": self._values[0] + 1, "face": prog.face_labels[self._values[1]]}
+            return {"card": prog.card_labels[self._values[0]]}
+        ap = self._render
+        if ap is None:
+            return {}
+        labels = self._prog.card_labels if self._prog is not None else ()
+        out: dict[str, Any] = {}
+        for p, v in zip(ap.params, self._values):
+            kind = p.element.kind if p.element is not None else "number"
+            if p.kind == "some":
+                out[p.name] = tuple(_typed(kind, x, labels) for x in v)
+            else:
+                out[p.name] = v if p.kind == "choice" else _typed(kind, v, labels)
+        return out
+
+    @property
     def text(self) -> str:
         t = self._text
         if t is None:
@@ -90,6 +113,15 @@ class Action:
 
     def __hash__(self) -> int:
         return hash(self.text)
+
+
+def _typed(kind: str, v: Any, labels: Any) -> Any:
+    """A parameter's value as `Action.args` gives it."""
+    if kind == "die":
+        return v + 1
+    if kind == "card":
+        return labels[v]
+    return v
 
 
 def _normalize(text: str) -> str:
@@ -268,6 +300,12 @@ class State:
         "seed", "draws", "manual", "where", "up", "mixed", "redact", "events", "_legal", "_work", "_dmemo", "_fast",
         "_chances",
     )
+    # (declared for type checkers: the slots the public surface reads)
+    game: Any
+    prog: Program
+    n: int
+    dice_ids: tuple
+    g: list
 
     # ---- creation ----------------------------------------------------------------------------
 
@@ -1502,6 +1540,29 @@ class State:
             if player not in audience:
                 hist[i] = text
         return hist
+
+    # ---- numbers for learning code (fishrules.spaces) -----------------------------------------
+
+    def legal_action_ids(self, player: Optional[int] = None) -> list[int]:
+        """The ids of `legal_actions(player)` in `game.action_space(...)`, in the same order (at a
+        chance node, the outcomes' chance ids).  `ActionSpaceError` if the rules' actions cannot be
+        numbered."""
+        return self._action_space().legal_ids(self, player)
+
+    def action_of_id(self, action_id: int, player: Optional[int] = None) -> Action:
+        """The legal action with this id (at a simultaneous choice, of `player`); `apply` it.
+        `IllegalAction` if no legal action has this id now."""
+        return self._action_space().action(self, action_id, player)
+
+    def observation(self, player: Optional[int] = None) -> list[float]:
+        """What `player` may know as a flat list of floats, laid out by `game.observation_spec`;
+        made from `view(player)` alone, so it hides what the view hides."""
+        from .spaces import observation
+
+        return observation(self, player)
+
+    def _action_space(self):
+        return self.game.action_space(self.n, {o.name: self.g[o.slot] for o in self.prog.model.options})
 
     def __repr__(self) -> str:
         where = "over" if self.is_over else f"current={self.cur!r}"
