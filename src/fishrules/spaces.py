@@ -374,7 +374,7 @@ class ActionSpace:
         for i in infos:
             for k, p in enumerate(i.params):
                 self._index[(i.name, k)] = {v: j for j, v in enumerate(p.values)}
-        self._faces = list(prog.face_labels)
+        self._faces = list(prog.face_labels[:len(prog.faces)])  # not the last: a die in the air ('-')
         self._card_labels = list(dict.fromkeys(prog.card_labels))
         self._card_label_index = {lab: j for j, lab in enumerate(self._card_labels)}
         self.chance_size: int = max(len(self._faces), len(self._card_labels), 1)
