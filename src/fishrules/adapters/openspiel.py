@@ -22,12 +22,18 @@ What OpenSpiel sees, derived from the ruleset:
   order (perfect recall: a card moved from a hidden pile into the hand is an event, not an
   entry of the history); information-state tensor: the
   observation tensor followed by how many actions the player has seen (not perfect recall);
-- serialization: OpenSpiel's own, the state pickled as its action history and replayed.
+- serialization: OpenSpiel's own, the state pickled as its action history and replayed;
+- `resample_from_infostate`: `State.determinize` (a state the player cannot tell from the real
+  one, hidden cards redistributed by what the player saw), so OpenSpiel's ISMCTS runs on any
+  ruleset (with `allow_inconsistent_action_sets=True`: a sample knows only the searching
+  player's record, so other players' information states in two samples may read alike while
+  their legal actions differ).
 """
 
 from __future__ import annotations
 
 import json
+import random
 from typing import Any, Mapping, Optional
 
 try:
@@ -226,6 +232,16 @@ class FishrulesState(pyspiel.State):
 
     def rewards(self) -> list[float]:
         return self.returns()
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> "FishrulesState":
+        """A state `player_id` cannot tell from this one, drawn with `probability_sampler` (a
+        callable giving floats in [0, 1), as OpenSpiel passes it)."""
+        seed = int(probability_sampler() * (1 << 53))
+        box = self._box
+        sampled = box.state.determinize(int(player_id), random.Random(seed), chance="manual")
+        new = FishrulesState(self.get_game())
+        new._box = _Box(box.shared, sampled)
+        return new
 
     def __str__(self) -> str:
         return "\n".join(self._box.state.history)
