@@ -291,7 +291,8 @@ def _check(resolved: Resolved) -> m.Model:
     checker's errors (but those that only follow from the lines left out, and its warnings)."""
     syntax = list(resolved.syntax_errors)
     try:
-        model = check(list(resolved.items), resolved.variants, resolved.files, resolved.source, resolved.lost)
+        model = check(list(resolved.items), resolved.variants, resolved.files, resolved.source, resolved.lost,
+                      resolved.warnings)
     except RuleError as exc:
         if not syntax:
             raise

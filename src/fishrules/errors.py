@@ -75,6 +75,8 @@ class Diagnostic:
     message: str
     hint: str | None = None
     severity: str = "error"  # or "warning"
+    #: A warning's kind (`unused-define`, …): `# fishrules: ignore[CODE]` on its line silences it.
+    code: str | None = attrs.field(default=None, eq=False)
 
     def render(self) -> str:
         if self.span is None:

@@ -131,6 +131,8 @@ class Resolved:
     syntax_errors: tuple = ()
     #: Names declared on lines that could not be read: errors about them only follow from those.
     lost: frozenset = frozenset()
+    #: Warnings about the overlays (`extends` not first, a replacement identical to what it replaces).
+    warnings: tuple = ()
 
 
 _KEYED = (n.OptionDecl, n.DiceDecl, n.CardsDecl, n.BoardDecl, n.VarDecl, n.Define, n.Phase, n.Action, n.Score, n.Winners)
@@ -354,6 +356,9 @@ class _Rules:
                 return
             key, lst, i = self._place_of(item.name)
             old = lst[i]
+            if _freeze([old])[0].body == item.body and not _silenced(item.span):
+                self.diags.append(Diagnostic(item.span, f'this replaces rule "{item.name}" with the same thing',
+                                             "remove the line, or change what it should change", "warning", "same-replace"))
             leaving = frozenset(r.name for r in _rules_in((old.node,)))
             if not self.check_new_rules(item.body, leaving):
                 return
@@ -366,6 +371,9 @@ class _Rules:
             names = [k[1] for k in self.decls if k[0] == key[0]]
             self.error(item.span, f"there is no {_describe(key)} to replace", did_you_mean(key[1], names))
             return
+        if item == self.decls[key] and not _silenced(item.span):
+            self.diags.append(Diagnostic(item.span, f"this replaces {_describe(key)} with the same thing",
+                                         "remove the line, or change what it should change", "warning", "same-replace"))
         if isinstance(item, (n.Phase, n.Action)):
             leaving = frozenset(r.name for r in _rules_in(self.decls[key].body))
             self.check_new_rules(item.body, leaving)
@@ -437,6 +445,14 @@ class _Rules:
                 d = attrs.evolve(d, body=_freeze(self.bodies[key]))
             out.append(d)
         return out
+
+
+def _silenced(span) -> bool:
+    """`# fishrules: ignore` (or `ignore[same-replace]`) on the line (see `fishrules.checker.lints`)."""
+    if span is None:
+        return False
+    m = re.search(r"#.*\bfishrules:\s*ignore(?:\[([\w\s,-]*)\])?", span.source.line(span.line))
+    return m is not None and (m.group(1) is None or "same-replace" in m.group(1))
 
 
 def _rules_in(body):
@@ -565,7 +581,7 @@ def _finish(rules: _Rules, variant: Optional[str], diags: list, files: list, pat
     if errors:
         raise RuleError(list(syntax) + diags)
     return Resolved(tuple(rules.items()), tuple(rules.variants), variant, tuple(files), path, source,
-                    syntax, lost)
+                    syntax, lost, tuple(diags))
 
 
 class _Diagnostics(list):

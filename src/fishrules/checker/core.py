@@ -111,8 +111,12 @@ class Core:
             return
         self.diags.append(Diagnostic(span, msg, hint))
 
-    def warn(self, span: Span | None, msg: str, hint: str | None = None) -> None:
-        self.diags.append(Diagnostic(span, msg, hint, severity="warning"))
+    def warn(self, span: Span | None, msg: str, hint: str | None = None, code: str | None = None) -> None:
+        from .lints import silenced
+
+        if silenced(span, code):
+            return
+        self.diags.append(Diagnostic(span, msg, hint, severity="warning", code=code))
 
     def bad(self, span) -> m.Const:
         return m.Const(None, ERR, span=span)
@@ -180,6 +184,8 @@ class Core:
         self.check_statement_depths(phases, actions)
         self.check_choice_counts(actions)
         board = self.check_board()
+        if not self.quieted and not any(d.severity == "error" for d in self.diags):
+            self.lint()  # (with errors to fix first, "never used" may only mean "not checked")
 
         errors = [d for d in self.diags if d.severity == "error"]
         if errors or self.quieted:
