@@ -371,7 +371,7 @@ class _Rules:
             names = [k[1] for k in self.decls if k[0] == key[0]]
             self.error(item.span, f"there is no {_describe(key)} to replace", did_you_mean(key[1], names))
             return
-        if item == self.decls[key] and not _silenced(item.span):
+        if item == self.decls[key] and key[0] in ("define", "phase", "action") and not _silenced(item.span):
             self.diags.append(Diagnostic(item.span, f"this replaces {_describe(key)} with the same thing",
                                          "remove the line, or change what it should change", "warning", "same-replace"))
         if isinstance(item, (n.Phase, n.Action)):
@@ -575,6 +575,9 @@ def _finish(rules: _Rules, variant: Optional[str], diags: list, files: list, pat
                 rules.apply(it, overlay=True)
     syntax = tuple(getattr(diags, "syntax", ()))
     lost = frozenset(getattr(diags, "lost", ()))
+    # the lints of overlays are about the file asked for, not about the rulesets it extends
+    top = source.name if source is not None else None
+    diags[:] = [d for d in diags if d.code != "same-replace" or (d.span is not None and d.span.file == top)]
     if lost:
         diags[:] = [d for d in diags if not follows_from(d.message, lost)]
     errors = [d for d in diags if d.severity == "error"]
