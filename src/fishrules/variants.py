@@ -449,7 +449,7 @@ class _Rules:
 
 def _silenced(span) -> bool:
     """`# fishrules: ignore` (or `ignore[same-replace]`) on the line (see `fishrules.checker.lints`)."""
-    if span is None:
+    if span is None or "fishrules:" not in span.source.text:
         return False
     m = re.search(r"#.*\bfishrules:\s*ignore(?:\[([\w\s,-]*)\])?", span.source.line(span.line))
     return m is not None and (m.group(1) is None or "same-replace" in m.group(1))

@@ -15,6 +15,7 @@ warnings about it with a comment: `# fishrules: ignore` (all of them) or
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .. import model as m
@@ -25,9 +26,14 @@ from ..errors import Span
 IGNORE = re.compile(r"#.*\bfishrules:\s*ignore(?:\[([\w\s,-]*)\])?")
 
 
+@functools.lru_cache(maxsize=64)
+def _may_silence(text: str) -> bool:
+    return "fishrules:" in text  # (a text's hash is kept by the text: this is looked up once)
+
+
 def silenced(span: Span | None, code: str | None) -> bool:
     """Whether the line of `span` asks for the warning `code` not to be given."""
-    if span is None:
+    if span is None or not _may_silence(span.source.text):
         return False
     found = IGNORE.search(span.source.line(span.line))
     if found is None:
