@@ -14,7 +14,7 @@ export NO_MKDOCS_2_WARNING := 1
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,pettingzoo]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -24,6 +24,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/fishrules check rulesets/*.fish
+	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
@@ -46,4 +47,4 @@ serve-docs: $(DOCS_STAMP)
 	$(BIN)/mkdocs serve --dev-addr $(DOCS_ADDR)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis site
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache site

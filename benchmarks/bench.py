@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
-"""Benchmark of the fishrules engine on the bundled Fishfry rulesets.
+"""The engine against hand-written Python, and its start-up, for the five bundled games: one table.
 
-    python benchmarks/bench.py                 # about 25-35 s, prints a table
-    python benchmarks/bench.py --quick         # under 10 s, shorter measurements
+    python benchmarks/bench.py                 # about 2 minutes, prints the table
+    python benchmarks/bench.py --quick         # under 30 s: shorter slices, noisier figures
     python benchmarks/bench.py --json out.json --markdown benchmarks/results.md
 
-This is a script, not a test: it asserts nothing about speed.  What each figure means is in
-benchmarks/README.md.
+For each game, at the fewest and the most players its rules allow: the hand-written baseline of
+benchmarks/baselines (`play()`), the engine's API loop (`legal_actions()` + `apply()` + `is_over`)
+and its playout fast path (`start()` + `State.playout`) play whole random games in alternating
+slices of the same process, and each engine figure is given as a ratio to the baseline; then the
+cost of `clone()` early and late in a game, of parsing, checking and compiling the ruleset, and the
+start-up of `import fishrules` and `fishrules check` as multiples of a bare `python -c pass`.
+Each figure is shown beside its target in issue 13.  This is a script, not a test: it asserts
+nothing about speed.  What each column means, and how it is measured: benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -20,352 +26,537 @@ import os
 import platform
 import random
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # benchmarks.baselines, when run as a script
 try:
     import fishrules
 except ImportError:  # run from a checkout without installing
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+    sys.path.insert(1, str(ROOT / "src"))
     import fishrules
 
-from fishrules.checker import check
-from fishrules.compiler import compile_model
-from fishrules.variants import find_ruleset, resolve_file
+from benchmarks.baselines import GAMES
 
 SEED = 20240601
-MODES = ("fishfry", "fishfry-total-points", "fishfry-first-to", "fishfry-keeper")
-PLAYER_COUNTS = (2, 4)
-# The other rulesets, each at the fewest and the most players it allows.
-OTHERS = ("fishfish", "fisherman", "fatfish", "fatfish-licenses", "fisheatfish")
-
 perf = time.perf_counter
 
+# Issue 13's targets.  "A few milliseconds" for a second load() is read as at most 3 ms, and "must
+# not grow with the history length" as: clone() at move 100 within 1.5x of clone() at move 10.
+TARGET_API = 0.5          # API loop games/s / baseline games/s, at least
+TARGET_PLAYOUT = 1.0      # playout games/s / baseline games/s, at least
+TARGET_IMPORT = 6.0       # `python -c "import fishrules"` / `python -c pass`, at most
+TARGET_CHECK = 10.0       # `fishrules check rulesets/fishfry.fish` / `python -c pass`, at most
+TARGET_RELOAD_MS = 3.0    # a second load() of an unchanged file, ms, at most
+TARGET_CLONE_GROWTH = 1.5  # clone() at move 100 / clone() at move 10, at most
+EARLY, LATE = 10, 100     # the history lengths at which clone() is timed
 
-def timed_loop(body, seconds: float, min_runs: int = 1, windows: int = 5):
-    """Call `body()` for `seconds` in all, split into `windows` equal windows, and return the
-    fastest window as (runs, elapsed seconds, sum of what body() returned).
+# Fat Fish: the engine's legal_actions() lists the fiasco plays (lays that break a rule, marked with
+# `Action.breaks`), so the baseline is measured in the mode that lists them too.
+BASELINE_OPTIONS = {"fatfish": {"fiasco_plays_legal": True}}
 
-    The machines this runs on are shared: a neighbour's load only ever slows a window down, so the
-    fastest window is the best estimate of the code's own speed (as `timeit` takes the minimum)."""
-    best = None
-    for _ in range(windows):
-        runs = 0
-        total = 0
-        start = perf()
+
+class Settings:
+    def __init__(self, quick: bool):
+        self.quick = quick
+        self.slice = 0.2 if quick else 0.5       # seconds per contestant per round
+        self.rounds = 2 if quick else 4           # rounds of (baseline, API loop, playout)
+        self.search = 0.2 if quick else 1.0       # seconds to look for a game reaching move 100
+        self.clone_repeats = 15 if quick else 50  # batches of about 2 ms of clone() calls
+        self.load_seconds = 0.1 if quick else 0.3  # per ruleset, parse + check + compile
+        self.startup_runs = 3 if quick else 9     # subprocess runs of each start-up command
+
+
+# ---- games per second, side by side -------------------------------------------------------------
+
+
+class Contestant:
+    """Plays whole games for a slice of time.  `one()` plays one game and returns its number of
+    decisions.  The clock is read once per batch of games (about 2 ms of work), not per game, so
+    that reading it costs the fastest baseline no more than the slowest engine loop."""
+
+    def __init__(self, label: str, one):
+        self.label = label
+        self.one = one
+        self.games = self.decisions = 0
+        self.wall = self.cpu = 0.0
+        self.rounds: list[float] = []  # games/s of each slice
+        self.full_gcs = 0  # full (generation 2) collections of the cyclic GC during the slices
+        self.batch = 1
+
+    def warm_up(self, seconds: float = 0.05) -> None:
+        n, t0 = 0, perf()
         while True:
-            got = body() or 0
-            total = total + got if not isinstance(got, tuple) else tuple(a + b for a, b in zip(total or (0,) * len(got), got))
-            runs += 1
-            elapsed = perf() - start
-            if elapsed >= seconds / windows and runs >= max(1, min_runs // windows):
+            self.one()
+            n += 1
+            if perf() - t0 >= seconds:
                 break
-        if best is None or runs / elapsed > best[0] / best[1]:
-            best = (runs, elapsed, total)
-    return best
+        self.batch = max(1, round(0.002 / ((perf() - t0) / n)))
+
+    def run(self, seconds: float) -> None:
+        one, batch = self.one, self.batch
+        games = decisions = 0
+        gc.collect(1)  # the young garbage of the slice before (a full collection: once per row)
+        g0 = gc.get_stats()[2]["collections"]
+        c0, t0 = time.process_time(), perf()
+        while True:
+            for _ in range(batch):
+                decisions += one()
+            games += batch
+            wall = perf() - t0
+            if wall >= seconds:
+                break
+        self.cpu += time.process_time() - c0
+        self.full_gcs += gc.get_stats()[2]["collections"] - g0
+        self.wall += wall
+        self.games += games
+        self.decisions += decisions
+        self.rounds.append(games / wall)
+
+    @property
+    def rate(self) -> float:
+        return self.games / self.wall
+
+    def summary(self) -> dict:
+        return {"games_per_s": self.rate, "cpu_games_per_s": self.games / self.cpu if self.cpu else None,
+                "games": self.games, "seconds": self.wall, "decisions_per_game": self.decisions / self.games,
+                "full_gc_collections": self.full_gcs,
+                "games_per_s_by_round": self.rounds}
 
 
-# ---- (a) engine playouts ----------------------------------------------------------------------
+def contestants(name: str, game, players: int) -> list[Contestant]:
+    mod = GAMES[name]
+    opts = BASELINE_OPTIONS.get(name, {})
+    SIM = fishrules.SIMULTANEOUS
 
+    rng_b = random.Random(SEED + players)
+    play = mod.play
+    if opts:
+        def baseline() -> int:
+            return play(players, rng_b, **opts)[2]
+    else:
+        def baseline() -> int:
+            return play(players, rng_b)[2]
 
-def engine_playouts(name: str, players: int, seconds: float) -> dict:
-    game = fishrules.load(name)
-    rng = random.Random(SEED)
-    counter = itertools.count()
+    rnd_a = random.Random(SEED + players).random
+    seeds_a = itertools.count(SEED)
+    start = game.start
 
-    def one() -> tuple:
-        s = game.start(players=players, seed=SEED + next(counter))
+    def api_loop() -> int:
+        s = start(players, seed=next(seeds_a))
         n = 0
         while not s.is_over:
-            if s.current == fishrules.SIMULTANEOUS:
+            if s.current == SIM:  # a secret choice: the first player still choosing goes next
                 acts = s.legal_actions(s.waiting[0])
             else:
                 acts = s.legal_actions()
-            s.apply(acts[rng.randrange(len(acts))])
+            s.apply(acts[int(rnd_a() * len(acts))])
             n += 1
-        return len(s.history), n
+        return n
 
-    one()  # warm up (first legal_actions, lazy tables)
+    rng_p = random.Random(SEED + players)
+    seeds_p = itertools.count(SEED)
+
+    def playout() -> int:
+        return start(players, seed=next(seeds_p)).playout(rng_p).decisions
+
+    return [Contestant("baseline", baseline), Contestant("api", api_loop), Contestant("playout", playout)]
+
+
+def fresh_game(name: str):
+    """The bundled ruleset `name` as a Game of its own (`loads`, which keeps no cache), for each
+    row.  A loaded game keeps memos (the legal actions of each position met, up to a limit per
+    decision point) that grow as it plays, and with them the cyclic GC's work; a fresh game
+    makes each row start alike, whatever was measured before it in the process."""
+    from fishrules.variants import find_ruleset
+
+    path = find_ruleset(name)
+    return fishrules.loads(path.read_text(encoding="utf-8"), name=path.stem, base_dir=str(path.parent))
+
+
+def side_by_side(name: str, game, players: int, cfg: Settings) -> dict:
+    """Baseline, API loop and playout in alternating slices (the order rotating every round), so
+    that whatever else the machine does slows the three alike."""
+    cs = contestants(name, game, players)
     gc.collect()
-    runs, elapsed, (actions, decisions) = timed_loop(one, seconds)
-    return {
-        "mode": name,
-        "players": players,
-        "playouts": runs,
-        "seconds": elapsed,
-        "playouts_per_s": runs / elapsed,
-        "actions_per_s": actions / elapsed,
-        "actions_per_playout": actions / runs,
-        "decisions_per_playout": decisions / runs,
-    }
+    for c in cs:
+        c.warm_up()
+    for r in range(cfg.rounds):
+        for c in cs[r % 3:] + cs[:r % 3]:
+            c.run(cfg.slice)
+    base, api, po = cs
+    out = {c.label: c.summary() for c in cs}
+    out["api_ratio"] = api.rate / base.rate
+    out["playout_ratio"] = po.rate / base.rate
+    out["api_ratio_by_round"] = [a / b for a, b in zip(api.rounds, base.rounds)]
+    out["playout_ratio_by_round"] = [a / b for a, b in zip(po.rounds, base.rounds)]
+    d = [out[k]["decisions_per_game"] for k in ("baseline", "api", "playout")]
+    if max(d) > 1.25 * min(d):  # the three should play the same games on average
+        print(f"    note: decisions/game differ: baseline {d[0]:.1f}, API {d[1]:.1f}, playout {d[2]:.1f}",
+              file=sys.stderr)
+    return out
 
 
-# ---- (d) the same single game, written by hand -------------------------------------------------
-
-HEAD, TAIL, PANFISH, BODY5, BODY10, BODY20 = "HEAD", "TAIL", "PANFISH", "BODY 5", "BODY 10", "BODY 20"
-FACES = (HEAD, TAIL, PANFISH, BODY5, BODY10, BODY20)
-BODY_VALUE = {BODY5: 5, BODY10: 10, BODY20: 20}
-STAY = ("stay",)
+# ---- clone() early and late in a game -----------------------------------------------------------
 
 
-class HandFishfry:
-    """Fishfry, the single game, written directly: the same rules as rulesets/fishfry.fish.
-
-    Each player in turn rolls 5 dice, then up to twice re-rolls a nonempty subset of the dice not
-    showing PANFISH or stays.  Five PANFISH at any point is a FISHFRY: that player wins at once.
-    A turn scores 10 * fish + the 3 * fish largest bodies + the PANFISH, fish = min(heads, tails, 2).
-    A tie for the win replays the whole game.  Every die roll and every decision is one action, as
-    in the engine's history."""
-
-    def __init__(self, players: int, rng: random.Random):
-        self.n = players
-        self.rng = rng
-        self.history: list = []
-        self._new_game()
-
-    def _new_game(self) -> None:
-        self.scores = [0] * self.n
-        self.player = 0
-        self.fryer = None
-        self.over = False
-        self._start_turn()
-
-    def _roll(self, which) -> None:
-        dice = self.dice
-        for i in which:
-            face = FACES[self.rng.randrange(6)]
-            dice[i] = face
-            self.history.append((i, face))
-
-    def _start_turn(self) -> None:
-        self.dice = [None] * 5
-        self.rolls_left = 2
-        self._roll(range(5))
-        self._after_roll()
-
-    def _after_roll(self) -> None:
-        if all(f == PANFISH for f in self.dice):  # FISHFRY: the others lose their fish, instant win
-            self.scores = [s if p == self.player else 0 for p, s in enumerate(self.scores)]
-            self.fryer = self.player
-            self.over = True
-        elif self.rolls_left == 0:
-            self._end_turn()
-
-    def _end_turn(self) -> None:
-        dice = self.dice
-        fish = min(dice.count(HEAD), dice.count(TAIL), 2)
-        bodies = sorted((BODY_VALUE[f] for f in dice if f in BODY_VALUE), reverse=True)
-        self.scores[self.player] = 10 * fish + sum(bodies[: 3 * fish]) + dice.count(PANFISH)
-        self.player += 1
-        if self.player < self.n:
-            self._start_turn()
-            return
-        best = max(self.scores)
-        if self.scores.count(best) > 1:  # one tie, all tie: play again
-            self._new_game()
-        else:
-            self.over = True
-
-    def legal_actions(self) -> list:
-        if self.over:
-            return []
-        free = [i for i, f in enumerate(self.dice) if f != PANFISH]
-        acts = [("reroll", c) for k in range(1, len(free) + 1) for c in itertools.combinations(free, k)]
-        acts.append(STAY)
-        return acts
-
-    def apply(self, action) -> None:
-        self.history.append(action)
-        self.rolls_left -= 1
-        if action[0] == "reroll":
-            self._roll(action[1])
-            self._after_roll()
-        else:
-            self._end_turn()
-
-    def winners(self) -> list[int]:
-        if self.fryer is not None:
-            return [self.fryer]
-        best = max(self.scores)
-        return [p for p, s in enumerate(self.scores) if s == best]
-
-
-def hand_playouts(players: int, seconds: float) -> dict:
-    rng = random.Random(SEED)
-
-    def one() -> int:
-        s = HandFishfry(players, rng)
-        while not s.over:
-            acts = s.legal_actions()
-            s.apply(acts[rng.randrange(len(acts))])
-        return len(s.history)
-
-    one()
-    gc.collect()
-    runs, elapsed, actions = timed_loop(one, seconds)
-    return {
-        "players": players,
-        "playouts": runs,
-        "seconds": elapsed,
-        "playouts_per_s": runs / elapsed,
-        "actions_per_s": actions / elapsed,
-        "actions_per_playout": actions / runs,
-    }
-
-
-# ---- (b) parse + check + compile ---------------------------------------------------------------
-
-
-def load_pipeline(seconds_each: float, min_repeats: int) -> list[dict]:
-    out = []
-    # The Lark parser is built once per process (functools.cache); warm it, and time that once.
-    from fishrules import parser as _p
-
+def states_at(game, players: int, seconds: float):
+    """Seeded random API games: the first state at a decision with a history of at least EARLY
+    entries, and one with at least LATE (chance included), looking through games for up to
+    `seconds`; if no game gets that long, the deepest decision seen.  Returns
+    (early, early length, late, late length)."""
+    SIM = fishrules.SIMULTANEOUS
+    rnd = random.Random(SEED).random
+    early = late = None
+    deepest = (-1, None)
     t0 = perf()
-    if hasattr(_p, "_parser") and hasattr(_p._parser, "cache_clear"):
-        _p._parser.cache_clear()
-        _p._parser()
-    grammar_ms = (perf() - t0) * 1e3
-    for name in fishrules.bundled():
-        path = find_ruleset(name)
-        stages = {"resolve": [], "check": [], "compile": []}
-        start = perf()
-        while True:
+    for seed in itertools.count(SEED):
+        s = game.start(players, seed=seed)
+        while not s.is_over:
+            n = len(s.history)
+            if early is None and n >= EARLY:
+                early = (s.clone(), n)
+            if n >= LATE:
+                late = (s.clone(), n)
+                break
+            if n > deepest[0]:
+                deepest = (n, s.clone())
+            acts = s.legal_actions(s.waiting[0]) if s.current == SIM else s.legal_actions()
+            s.apply(acts[int(rnd() * len(acts))])
+        if late is not None or (early is not None and perf() - t0 >= seconds):
+            break
+    if late is None:
+        late = (deepest[1], deepest[0])
+    return early[0], early[1], late[0], late[1]
+
+
+def batch_size(fn, seconds: float = 0.002) -> int:
+    """How many calls of `fn` take about `seconds`."""
+    n, t0 = 0, perf()
+    while perf() - t0 < seconds:
+        fn()
+        n += 1
+    return n
+
+
+def clone_figures(game, players: int, cfg: Settings) -> dict:
+    """µs per clone() of the early and the late state: batches of about 2 ms of calls, the two
+    states in turns, the fastest batch of each (a busy machine only ever slows a batch down)."""
+    early, n_early, late, n_late = states_at(game, players, cfg.search)
+    fns = (early.clone, late.clone)
+    sizes = [batch_size(f) for f in fns]
+    best = [float("inf"), float("inf")]
+    for _ in range(cfg.clone_repeats):
+        for i, (fn, k) in enumerate(zip(fns, sizes)):
             t0 = perf()
-            r = resolve_file(path)
-            t1 = perf()
-            model = check(list(r.items), r.variants, r.files)
+            for _ in range(k):
+                fn()
+            best[i] = min(best[i], (perf() - t0) / k)
+    a, b = best[0] * 1e6, best[1] * 1e6
+    return {"early_move": n_early, "early_us": a, "late_move": n_late, "late_us": b, "growth": b / a}
+
+
+# ---- parse + check + compile --------------------------------------------------------------------
+
+
+def pipeline_ms(name: str, seconds: float) -> dict:
+    """The three stages fishrules.load runs, called directly (load's cache bypassed): the fastest
+    of repeats, each stage apart, in ms.  The Lark parser is already built (once per process, from its disk cache)."""
+    from fishrules.variants import find_ruleset, resolve_file
+
+    path = find_ruleset(name)
+    try:
+        from fishrules.checker import check
+        from fishrules.compiler import compile_model
+    except ImportError:  # the stages moved: time the whole load() instead
+        check = compile_model = None
+    stages: dict[str, list] = {"parse": [], "check": [], "compile": []}
+    t_end = perf() + seconds
+    while True:
+        t0 = perf()
+        r = resolve_file(path)
+        t1 = perf()
+        if check is None:
+            fishrules.api._cache.clear()
+            fishrules.load(str(path))
+            t2 = t3 = perf()
+        else:
+            model = check(list(r.items), r.variants, r.files, r.source)
             t2 = perf()
             compile_model(model)
             t3 = perf()
-            stages["resolve"].append(t1 - t0)
-            stages["check"].append(t2 - t1)
-            stages["compile"].append(t3 - t2)
-            if perf() - start >= seconds_each and len(stages["resolve"]) >= min_repeats:
-                break
-        ms = {k: statistics.fmean(v) * 1e3 for k, v in stages.items()}
-        out.append({
-            "ruleset": name,
-            "files": len(r.files),
-            "repeats": len(stages["resolve"]),
-            "parse_resolve_ms": ms["resolve"],
-            "check_ms": ms["check"],
-            "compile_ms": ms["compile"],
-            "total_ms": sum(ms.values()),
-        })
-    out.append({"ruleset": "(Lark grammar, once per process)", "grammar_ms": grammar_ms})
-    return out
-
-
-# ---- (c) clone and JSON round trip -------------------------------------------------------------
-
-
-def mid_game(name: str, players: int):
-    """A state about halfway through a seeded random game, at a player's decision."""
-    game = fishrules.load(name)
-    rng = random.Random(SEED)
-    # learn the game's length, then replay it to the middle
-    s = game.start(players=players, seed=SEED)
-    choices = []
-    while not s.is_over:
-        acts = s.legal_actions()
-        i = rng.randrange(len(acts))
-        choices.append(i)
-        s.apply(acts[i])
-    total = len(s.history)
-    s = game.start(players=players, seed=SEED)
-    for i in choices:
-        if len(s.history) >= total // 2 and isinstance(s.current, int):
+        for v, t in zip(stages.values(), (t1 - t0, t2 - t1, t3 - t2)):
+            v.append(t)
+        if perf() >= t_end and len(stages["parse"]) >= 3:
             break
-        s.apply(s.legal_actions()[i])
-    return game, s
+    ms = {k: min(v) * 1e3 for k, v in stages.items()}
+    return {"parse_ms": ms["parse"], "check_ms": ms["check"], "compile_ms": ms["compile"],
+            "total_ms": sum(ms.values()), "repeats": len(stages["parse"]), "files": len(r.files),
+            "whole_load": check is None}
 
 
-def per_call_us(fn, seconds: float, batch: int) -> float:
-    def body():
-        for _ in range(batch):
-            fn()
-        return batch
+def second_load_ms() -> dict:
+    """load() of a file already loaded in this process, unchanged: the median of 51 calls, ms."""
+    from fishrules.variants import find_ruleset
 
-    fn()
-    runs, elapsed, calls = timed_loop(body, seconds)
-    return elapsed / calls * 1e6
+    path = str(find_ruleset("fishfry"))
+    fishrules.load(path)
+    times = []
+    for _ in range(51):
+        t0 = perf()
+        fishrules.load(path)
+        times.append(perf() - t0)
+    return {"file": path, "ms": statistics.median(times) * 1e3}
 
 
-def state_costs(seconds: float) -> list[dict]:
+# ---- start-up, in fresh processes ---------------------------------------------------------------
+
+
+def startup(cfg: Settings) -> dict:
+    """Wall time of fresh processes, the best of `startup_runs` each, run in turns (pass, import,
+    check, pass, ...): `python -c pass`, `python -c "import fishrules"` and
+    `fishrules check rulesets/fishfry.fish` (and `import fishrules.api`), the same interpreter, with the fishrules measured here
+    first on PYTHONPATH and PYTHONDONTWRITEBYTECODE removed (so that imports use and write
+    __pycache__, as in a normal install).  Warm: each command runs once first, which writes any
+    missing bytecode and Lark's parser-table cache (`*.lark-cache`)."""
+    from fishrules.variants import find_ruleset
+
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    src = str(Path(fishrules.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH")) if p)
+    py = sys.executable
+    script = Path(py).parent / "fishrules"
+    check = ([str(script)] if script.is_file() else
+             [py, "-c", "import sys; from fishrules.cli import main; sys.exit(main())"])
+    check += ["check", str(find_ruleset("fishfry"))]
+    # `import fishrules.api`: what a program that calls load() imports (the package itself imports
+    # its pipeline lazily); shown for reference, without a target.
+    commands = {"pass": [py, "-c", "pass"], "import": [py, "-c", "import fishrules"],
+                "import_api": [py, "-c", "import fishrules.api"], "check": check}
+
+    where = subprocess.run([py, "-c", "import fishrules; print(fishrules.__file__)"], check=False, env=env,
+                           capture_output=True, text=True, timeout=60).stdout.strip()
+    if Path(where).resolve() != Path(fishrules.__file__).resolve():
+        raise RuntimeError(f"the subprocesses import another fishrules: {where}")
+    best = {}
+    for k, cmd in commands.items():  # warm up: bytecode and the parser tables on disk
+        r = subprocess.run(cmd, check=False, env=env, capture_output=True, timeout=120)
+        if r.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} exited with {r.returncode}: {r.stderr.decode()[-300:]}")
+        best[k] = float("inf")
+    cpu = dict.fromkeys(commands, float("inf"))
+    for _ in range(cfg.startup_runs):
+        for k, cmd in commands.items():
+            u0 = children_cpu()
+            t0 = perf()
+            subprocess.run(cmd, check=False, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+            best[k] = min(best[k], perf() - t0)
+            cpu[k] = min(cpu[k], children_cpu() - u0)
+    return {"pass_ms": best["pass"] * 1e3, "import_ms": best["import"] * 1e3, "check_ms": best["check"] * 1e3,
+            "import_api_ms": best["import_api"] * 1e3, "import_api_x": best["import_api"] / best["pass"],
+            "import_x": best["import"] / best["pass"], "check_x": best["check"] / best["pass"],
+            "cpu_ms": {k: v * 1e3 for k, v in cpu.items()},
+            "cpu_import_x": cpu["import"] / cpu["pass"] if cpu["pass"] else None,
+            "cpu_check_x": cpu["check"] / cpu["pass"] if cpu["pass"] else None,
+            "cpu_import_api_x": cpu["import_api"] / cpu["pass"] if cpu["pass"] else None,
+            "check_command": "fishrules check " + check[-1], "runs": cfg.startup_runs, "warm": True}
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) used so far by this process's finished children, or 0."""
+    try:
+        import resource
+    except ImportError:  # not on POSIX
+        return 0.0
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+# ---- the report ---------------------------------------------------------------------------------
+
+OK, MISS = "✓", "✗"
+
+
+def mark(ok: bool) -> str:
+    return OK if ok else MISS
+
+
+def ratio(x: float) -> str:
+    return f"{x:.3f}" if x < 0.1 else f"{x:.2f}"
+
+
+def gps(x: float) -> str:
+    return f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
+
+
+HEADERS = ["game", "players", "baseline\ngames/s", "API loop\ngames/s", f"API ÷ base\n(≥ {TARGET_API})",
+           "playout\ngames/s", f"playout ÷ base\n(≥ {TARGET_PLAYOUT})",
+           f"clone µs, move\n{EARLY} → {LATE} (flat)", "parse + check +\ncompile ms"]
+
+
+def rows(res: dict) -> list[list[str]]:
     out = []
-    for name, players in (("fishfry", 4), ("fishfry-keeper", 4)):
-        game, s = mid_game(name, players)
-        text = s.to_json()
-        assert game.state_from_json(text) == s, "JSON round trip changed the state"
-        out.append({
-            "state": f"{name}, {players} players, mid-game",
-            "history_len": len(s.history),
-            "json_bytes": len(text),
-            "clone_us": per_call_us(s.clone, seconds, 1000),
-            "to_json_us": per_call_us(s.to_json, seconds / 2, 200),
-            "from_json_us": per_call_us(lambda: game.state_from_json(text), seconds / 2, 200),
-            "round_trip_us": per_call_us(lambda: game.state_from_json(s.to_json()), seconds / 2, 200),
-        })
+    for g in res["games"]:
+        first = True
+        for r in g["rows"]:
+            line = [g["name"] if first else "", str(r["players"])]
+            s = r.get("speed")
+            if s:
+                line += [gps(s["baseline"]["games_per_s"]), gps(s["api"]["games_per_s"]),
+                         f"{ratio(s['api_ratio'])} {mark(s['api_ratio'] >= TARGET_API)}",
+                         gps(s["playout"]["games_per_s"]),
+                         f"{ratio(s['playout_ratio'])} {mark(s['playout_ratio'] >= TARGET_PLAYOUT)}"]
+            else:
+                line += ["failed"] + [""] * 4
+            c = r.get("clone")
+            if c:
+                late = "" if c["late_move"] >= LATE else f" (move {c['late_move']})"
+                line.append(f"{c['early_us']:.1f} → {c['late_us']:.1f}{late} "
+                            f"{mark(c['growth'] <= TARGET_CLONE_GROWTH)}")
+            else:
+                line.append("failed")
+            p = g.get("pipeline")
+            if not first:
+                line.append("")
+            elif p is None:
+                line.append("failed")
+            elif p["whole_load"]:
+                line.append(f"{p['total_ms']:.1f} (whole load)")
+            else:
+                line.append(f"{p['parse_ms']:.1f} + {p['check_ms']:.1f} + {p['compile_ms']:.1f}")
+            out.append(line)
+            first = False
     return out
 
 
-# ---- report ------------------------------------------------------------------------------------
+def cpu_x(s: dict, key: str) -> str:
+    """The same ratio by the processes' CPU time: less disturbed by a busy machine."""
+    x = s.get(f"cpu_{key}_x")
+    return f"; by CPU time {x:.1f}x" if x else ""
 
 
-def table(headers: list[str], rows: list[list], markdown: bool = False) -> str:
-    cells = [[str(c) for c in r] for r in rows]
-    if markdown:
-        lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---:" if i else "---" for i in range(len(headers))) + "|"]
-        lines += ["| " + " | ".join(r) + " |" for r in cells]
-        return "\n".join(lines)
-    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
-    fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
-    return "\n".join([fmt(headers), "  ".join("-" * w for w in widths)] + [fmt(r) for r in cells])
+def startup_x(s: dict, key: str) -> float:
+    """The ratio a start-up target is judged by: the larger of the wall-clock ratio (the issue's
+    definition) and the CPU-time one.  On a busy machine even the best of several `python -c pass`
+    waits for a CPU, which makes the wall-clock ratio look better than it is; the CPU-time ratio
+    keeps that from passing a target by accident."""
+    return max(s[f"{key}_x"], s.get(f"cpu_{key}_x") or 0.0)
 
 
-def render(res: dict, markdown: bool = False) -> str:
-    h = (lambda t: f"### {t}\n\n") if markdown else (lambda t: f"{t}\n")
-    parts = []
-    parts.append(h("Random playouts (engine)") + table(
-        ["mode", "players", "playouts/s", "actions/s", "actions/game", "decisions/game", "games timed"],
-        [[r["mode"], r["players"], f"{r['playouts_per_s']:,.0f}", f"{r['actions_per_s']:,.0f}",
-          f"{r['actions_per_playout']:.1f}", f"{r['decisions_per_playout']:.1f}", r["playouts"]] for r in res["playouts"]],
-        markdown))
-    parts.append(h("Engine vs hand-written Python, base game (fishfry)") + table(
-        ["players", "engine playouts/s", "hand-written playouts/s", "engine / hand-written",
-         "actions/game (engine)", "actions/game (hand)"],
-        [[r["players"], f"{r['engine_playouts_per_s']:,.0f}", f"{r['hand_playouts_per_s']:,.0f}",
-          f"{r['ratio']:.3f} (1/{1 / r['ratio']:.0f})", f"{r['engine_actions_per_playout']:.1f}",
-          f"{r['hand_actions_per_playout']:.1f}"] for r in res["versus_hand"]],
-        markdown))
-    rows = [r for r in res["load"] if "total_ms" in r]
-    gram = next(r for r in res["load"] if "grammar_ms" in r)
-    parts.append(h("Parse + check + compile, per ruleset (load cache bypassed; mean ms)") + table(
-        ["ruleset", "files", "parse+resolve", "check", "compile", "total", "repeats"],
-        [[r["ruleset"], r["files"], f"{r['parse_resolve_ms']:.2f}", f"{r['check_ms']:.2f}",
-          f"{r['compile_ms']:.2f}", f"{r['total_ms']:.2f}", r["repeats"]] for r in rows],
-        markdown) + f"\n\nBuilding the Lark parser (once per process, not included above): {gram['grammar_ms']:.0f} ms")
-    parts.append(h("State copies (µs per call)") + table(
-        ["state", "history", "JSON bytes", "clone", "to_json", "state_from_json", "round trip"],
-        [[r["state"], r["history_len"], r["json_bytes"], f"{r['clone_us']:.1f}", f"{r['to_json_us']:.1f}",
-          f"{r['from_json_us']:.1f}", f"{r['round_trip_us']:.1f}"] for r in res["state"]],
-        markdown))
-    if res.get("errors"):
-        parts.append(h("Failed measurements") + "\n".join(("- " if markdown else "  ") + e for e in res["errors"]))
-    return "\n\n".join(parts) + "\n"
+def startup_lines(res: dict) -> list[str]:
+    """The start-up figures and the count of targets met, as lines under the table."""
+    s, lo = res.get("startup"), res.get("second_load")
+    rows = []
+    if s:
+        rows.append(['python -c "import fishrules"', f"{s['import_x']:.1f}x python -c pass",
+                     f"({s['import_ms']:.0f} ms against {s['pass_ms']:.0f} ms{cpu_x(s, 'import')})",
+                     f"≤ {TARGET_IMPORT:g}x {mark(startup_x(s, 'import') <= TARGET_IMPORT)}"])
+        rows.append(['python -c "import fishrules.api"', f"{s['import_api_x']:.1f}x python -c pass",
+                     f"({s['import_api_ms']:.0f} ms{cpu_x(s, 'import_api')})", "(what load() imports; no target)"])
+        rows.append(["fishrules check rulesets/fishfry.fish", f"{s['check_x']:.1f}x python -c pass",
+                     f"({s['check_ms']:.0f} ms{cpu_x(s, 'check')})", f"≤ {TARGET_CHECK:g}x {mark(startup_x(s, 'check') <= TARGET_CHECK)}"])
+    else:
+        rows.append(["start-up", "failed", "", ""])
+    if lo:
+        rows.append(["second load() of an unchanged file", f"{lo['ms']:.3f} ms", "(in one process)",
+                     f"≤ {TARGET_RELOAD_MS:g} ms {mark(lo['ms'] <= TARGET_RELOAD_MS)}"])
+    else:
+        rows.append(["second load()", "failed", "", ""])
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    runs = f", best of {s['runs']} fresh processes" if s else ""
+    lines = [f"start-up, warm (bytecode and Lark's parser tables cached on disk){runs}:"]
+    lines += ["  " + "   ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    met, total = res["targets_met"]
+    lines.append(f"targets met: {met} of {total} ({OK} met, {MISS} missed)")
+    return lines
+
+
+def count_targets(res: dict) -> tuple[int, int]:
+    checks = []
+    for g in res["games"]:
+        for r in g["rows"]:
+            s, c = r.get("speed"), r.get("clone")
+            checks += [bool(s) and s["api_ratio"] >= TARGET_API, bool(s) and s["playout_ratio"] >= TARGET_PLAYOUT,
+                       bool(c) and c["growth"] <= TARGET_CLONE_GROWTH]
+    s, lo = res.get("startup"), res.get("second_load")
+    checks += [bool(s) and startup_x(s, "import") <= TARGET_IMPORT, bool(s) and startup_x(s, "check") <= TARGET_CHECK,
+               bool(lo) and lo["ms"] <= TARGET_RELOAD_MS]
+    return sum(checks), len(checks)
+
+
+def plain_table(headers: list[str], body: list[list[str]]) -> str:
+    headers = [h.replace("\n", " ") for h in headers]
+    widths = [max(len(h), *(len(r[i]) for r in body)) for i, h in enumerate(headers)]
+    fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+    return "\n".join([fmt(headers), "  ".join("-" * w for w in widths)] + [fmt(r) for r in body])
+
+
+def markdown_table(headers: list[str], body: list[list[str]]) -> str:
+    headers = [h.replace("\n", " ") for h in headers]
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" if i == 0 else "---:" for i in range(len(headers))) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in body])
+
+
+def print_table(res: dict) -> None:
+    """The table on stdout (with rich if it is installed), then the start-up figures under it."""
+    title = (f"fishrules {res['machine']['fishrules']} ({res['machine']['revision']}) against hand-written Python, "
+             f"{res['machine']['python']}" + (", --quick" if res["quick"] else ""))
+    foot = startup_lines(res)
+    try:
+        from rich import box
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:
+        print(title)
+        print(plain_table(HEADERS, rows(res)))
+        print("\n".join(foot))
+        return
+    console = Console(highlight=False) if sys.stdout.isatty() else Console(width=160, highlight=False)
+    table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
+    for i, h in enumerate(HEADERS):
+        table.add_column(h, justify="left" if i == 0 else "right")
+    for r in rows(res):
+        if r[0] and table.rows:
+            table.add_section()
+        table.add_row(*r)
+    with console.capture() as captured:
+        console.print(table)
+    print("\n".join(line.rstrip() for line in captured.get().splitlines()))
+    print("\n".join(foot))
+
+
+def markdown(res: dict, note: str | None, command: str) -> str:
+    info = res["machine"]
+    la = res.get("load_average")
+    head = ("# Benchmark results\n\n"
+            f"Written by `{command}`; what the figures mean is in [README.md](README.md).\n\n")
+    body = []
+    if note:
+        body.append(f"**{note}**\n")
+    body.append(f"- date: {info['date']}\n- Python: {info['python']}\n- machine: `{info['processor']}`, "
+                f"{info['cpu_count']} CPUs ({info['platform']})"
+                + (f"; load average {la[0]:.1f} at the start, {la[1]:.1f} at the end" if la else "")
+                + f"\n- fishrules {info['fishrules']}, code measured: {info['revision']}\n"
+                f"- seed {SEED}; {res['settings']['rounds']} rounds of {res['settings']['slice']} s slices "
+                f"per contestant; whole run {res['seconds']:.0f} s\n")
+    body.append(markdown_table(HEADERS, rows(res)) + "\n")
+    body.append("```text\n" + "\n".join(startup_lines(res)) + "\n```\n")
+    if res["errors"]:
+        body.append("Failed measurements:\n\n" + "\n".join(f"- {e}" for e in res["errors"]) + "\n")
+    return head + "\n".join(body)
 
 
 def revision() -> str:
     """The git commit of the code measured, "+ changes" if the working tree differs from it."""
-    import subprocess
-
     src = Path(fishrules.__file__).resolve().parent
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=src, capture_output=True,
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], check=False, cwd=src, capture_output=True,
                                 text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "."], cwd=src, capture_output=True,
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "."], check=False, cwd=src, capture_output=True,
                                text=True, timeout=10).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"
@@ -387,79 +578,77 @@ def machine() -> dict:
     }
 
 
+def loadavg() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return None
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="short measurements (under 10 s in all)")
-    ap.add_argument("--json", metavar="FILE", help="also write the results as JSON to FILE")
-    ap.add_argument("--markdown", metavar="FILE", help="also write the results as a markdown report to FILE")
+    ap.add_argument("--quick", action="store_true", help="shorter slices and fewer runs (under 30 s)")
+    ap.add_argument("--json", metavar="FILE", help="also write every figure as JSON to FILE")
+    ap.add_argument("--markdown", metavar="FILE", help="also write the table as a markdown page to FILE "
+                    "(benchmarks/results.md)")
+    ap.add_argument("--note", metavar="TEXT", help="a line to put at the top of the markdown page")
+    ap.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES), metavar="GAME",
+                    help="measure only these games (default: all five)")
     args = ap.parse_args(argv)
-
-    play_s = 0.3 if args.quick else 1.5
-    hand_s = 0.3 if args.quick else 1.5
-    load_s = 0.1 if args.quick else 0.5
-    state_s = 0.2 if args.quick else 1.0
-
+    cfg = Settings(args.quick)
     began = perf()
     info = machine()
-    res: dict = {"machine": info, "quick": args.quick, "seed": SEED}
-    print(f"fishrules {info['fishrules']} on {info['python']}, {info['processor']}, {info['cpu_count']} CPUs"
-          + (" (quick)" if args.quick else ""), file=sys.stderr)
+    load0 = loadavg()
+    res: dict = {"machine": info, "quick": args.quick, "seed": SEED, "settings": vars(cfg), "games": [],
+                 "errors": [], "targets": {"api_ratio": TARGET_API, "playout_ratio": TARGET_PLAYOUT,
+                                           "import_x": TARGET_IMPORT, "check_x": TARGET_CHECK,
+                                           "second_load_ms": TARGET_RELOAD_MS, "clone_growth": TARGET_CLONE_GROWTH}}
+    say = lambda *a: print(f"{perf() - began:5.1f}s", *a, file=sys.stderr, flush=True)
+    say(f"fishrules {info['fishrules']} ({info['revision']}) on {info['python']}, {info['cpu_count']} CPUs"
+        + (" (quick)" if args.quick else ""))
 
-    res["playouts"] = []
-    res["errors"] = []
-    runs = [(name, p) for name in MODES for p in PLAYER_COUNTS]
-    for name in OTHERS:
-        g = fishrules.load(name)
-        runs += [(name, p) for p in sorted({g.min_players, g.max_players})]
-    for name, players in runs:
-        if True:
-            print(f"  playouts: {name}, {players} players", file=sys.stderr)
-            try:
-                res["playouts"].append(engine_playouts(name, players, play_s))
-            except Exception as exc:  # a broken mode must not hide the other figures
-                res["errors"].append(f"{name}, {players} players: {type(exc).__name__}: {exc}")
-                print(f"    failed: {exc}", file=sys.stderr)
-    res["versus_hand"] = []
-    for players in PLAYER_COUNTS:
-        print(f"  hand-written fishfry, {players} players", file=sys.stderr)
-        hand = hand_playouts(players, hand_s)
-        eng = next((r for r in res["playouts"] if r["mode"] == "fishfry" and r["players"] == players), None)
-        if eng is None:
-            continue
-        res["versus_hand"].append({
-            "players": players,
-            "engine_playouts_per_s": eng["playouts_per_s"],
-            "hand_playouts_per_s": hand["playouts_per_s"],
-            "ratio": eng["playouts_per_s"] / hand["playouts_per_s"],
-            "engine_actions_per_playout": eng["actions_per_playout"],
-            "hand_actions_per_playout": hand["actions_per_playout"],
-            "hand": hand,
-        })
-    print("  parse + check + compile", file=sys.stderr)
-    res["load"] = load_pipeline(load_s, 3)
-    print("  clone and JSON", file=sys.stderr)
-    try:
-        res["state"] = state_costs(state_s)
-    except Exception as exc:
-        res["state"] = []
-        res["errors"].append(f"clone/JSON: {type(exc).__name__}: {exc}")
+    def attempt(what: str, fn, *args):
+        try:
+            return fn(*args)
+        except Exception as exc:  # noqa: BLE001 - one broken measurement must not hide the others
+            res["errors"].append(f"{what}: {type(exc).__name__}: {exc}")
+            say(f"    failed: {type(exc).__name__}: {exc}")
+            return None
+
+    fishrules.load("fishfry").start(2, seed=0)  # the parser, the runtime: built before any timing
+    for name in args.games:
+        game = fishrules.load(name)
+        g = {"name": name, "rows": []}
+        say(f"  {name}: parse + check + compile")
+        g["pipeline"] = attempt(f"{name} parse/check/compile", pipeline_ms, name, cfg.load_seconds)
+        for players in sorted({game.min_players, game.max_players}):
+            say(f"  {name}, {players} players: baseline, API loop, playout; clone")
+            fresh = fresh_game(name)
+            g["rows"].append({
+                "players": players,
+                "speed": attempt(f"{name}, {players} players, games/s", side_by_side, name, fresh, players, cfg),
+                "clone": attempt(f"{name}, {players} players, clone", clone_figures, fresh, players, cfg),
+            })
+        res["games"].append(g)
+    say("  second load()")
+    res["second_load"] = attempt("second load()", second_load_ms)
+    say("  start-up: python -c pass, import fishrules, fishrules check")
+    res["startup"] = attempt("start-up", startup, cfg)
+    res["targets_met"] = count_targets(res)
     res["seconds"] = perf() - began
+    load1 = loadavg()
+    res["load_average"] = (load0, load1) if load0 is not None else None
 
-    print()
-    print(render(res))
-    print(f"total benchmark time {res['seconds']:.1f} s")
+    print_table(res)
+    if res["errors"]:
+        print("failed measurements:\n" + "\n".join("  " + e for e in res["errors"]))
+    say(f"whole run {res['seconds']:.0f} s")
     if args.json:
         Path(args.json).write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
     if args.markdown:
-        head = (
-            "# Benchmark results\n\n"
-            f"Written by `python benchmarks/bench.py{' --quick' if args.quick else ''} --markdown {args.markdown}`; "
-            "what the figures mean is in [README.md](README.md).\n\n"
-            f"- date: {info['date']}\n- Python: {info['python']}\n- machine: `{info['processor']}`, "
-            f"{info['cpu_count']} CPUs ({info['platform']})\n- fishrules {info['fishrules']}, seed {SEED}, "
-            f"whole run {res['seconds']:.1f} s\n- code measured: {info['revision']}\n\n"
-        )
-        Path(args.markdown).write_text(head + render(res, markdown=True), encoding="utf-8")
+        command = ("python benchmarks/bench.py" + (" --quick" if args.quick else "") + f" --markdown {args.markdown}"
+                   + (' --note "…"' if args.note else ""))
+        Path(args.markdown).write_text(markdown(res, args.note, command), encoding="utf-8")
     return 0
 
 

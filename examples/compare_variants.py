@@ -89,7 +89,7 @@ def main() -> int:
     cell_b = f"{lb['mean_actions']:.1f} ± {lb['spread_actions']:.1f}"
     print(f"{'length':<14}{cell_a:>16}{cell_b:>16}")
     print(f"{'decisions':<14}{la['mean_decisions']:>16.1f}{lb['mean_decisions']:>16.1f}")
-    print(f"{'games/s':<14}{ra['games_per_second']:>16.0f}{rb['games_per_second']:>16.0f}")
+    print(f"{'games/s':<14}{ra['timing']['games_per_second']:>16.0f}{rb['timing']['games_per_second']:>16.0f}")
     print()
     print("score: mean ± spread (standard deviation); length: actions per game, chance included;")
     print("decisions: the choices players made per game (seeded chance decides itself)")

@@ -33,7 +33,8 @@ def simulate_json(capsys, *argv: str) -> dict:
 
 
 def without_timing(result: dict) -> dict:
-    return {k: v for k, v in result.items() if k not in ("seconds", "games_per_second")}
+    assert "timing" not in result and "seconds" not in result  # measurements only with --timing
+    return result
 
 
 # ---- the command itself -----------------------------------------------------------------------
@@ -91,12 +92,12 @@ def test_check_a_syntax_error(capsys, tmp_path):
     bad = tmp_path / "broken.fish"
     bad.write_text('game "Broken"\nplayers 2 to 4\nphase game:\n  frobnicate\n', encoding="utf-8")
     rc, out, err = run(capsys, "check", str(bad))
-    assert rc == 1
-    m = re.search(r"broken\.fish:(\d+):(\d+): error: ", out)
-    assert m, out
+    assert rc == 1 and out == ""  # errors go to standard error
+    m = re.search(r"broken\.fish:(\d+):(\d+): error: ", err)
+    assert m, err
     line, col = int(m[1]), int(m[2])
     assert line == 4
-    assert _caret_column(out, 4, "  frobnicate") == col
+    assert _caret_column(err, 4, "  frobnicate") == col
     assert "1 of 1 file(s) have errors" in err
 
 
@@ -109,20 +110,20 @@ def test_check_a_rule_error_and_a_good_file_together(capsys, tmp_path):
     )
     rc, out, err = run(capsys, "check", "fishfry", str(bad))
     assert rc == 1  # one bad file fails the whole check
-    assert "fishfry: ok" in out
-    m = re.search(r"bad-face\.fish:(\d+):(\d+): error: .*BANANA", out)
-    assert m, out
+    assert out.strip() == "fishfry: ok — Fishfry, 2 to 8 players"  # the results on standard output
+    m = re.search(r"bad-face\.fish:(\d+):(\d+): error: .*BANANA", err)
+    assert m, err
     assert int(m[1]) == 4
     source = "score \"s\": count(dice showing BANANA)"
-    col = _caret_column(out, 4, source)
+    col = _caret_column(err, 4, source)
     assert col == int(m[2]) and source[col - 1:].startswith("dice showing BANANA")
     assert "1 of 2 file(s) have errors" in err
 
 
 def test_check_a_missing_ruleset(capsys):
-    rc, out, _ = run(capsys, "check", "fishfyr")
-    assert rc == 1
-    assert "cannot find the ruleset 'fishfyr'" in out and "fishfry" in out
+    rc, out, err = run(capsys, "check", "fishfyr")
+    assert rc == 1 and out == ""
+    assert "cannot find the ruleset 'fishfyr'" in err and "fishfry" in err
 
 
 # ---- simulate ---------------------------------------------------------------------------------
@@ -186,7 +187,9 @@ def test_simulate_bad_option_values(capsys, option, words):
 def test_simulate_text_table(capsys):
     rc, out, _ = run(capsys, "simulate", "fishfry", "--games", "5", "--seed", "1")
     assert rc == 0
-    assert "win rate" in out and "p0" in out and "p1" in out and "games/s" in out
+    assert "win rate" in out and "p0" in out and "p1" in out and "games/s" not in out
+    rc, out, _ = run(capsys, "simulate", "fishfry", "--games", "5", "--seed", "1", "--timing")
+    assert rc == 0 and "games/s" in out
 
 
 # ---- explain ----------------------------------------------------------------------------------
@@ -205,15 +208,15 @@ def test_explain_keeper(capsys):
 
 
 def _expected_game(seed: int, players: int = 2):
-    """What `play fishfry --seed SEED` does when seat 0 always answers "1": the bots pick with
-    random.Random(seed), the dice are seeded with the same seed."""
+    """What `play fishfry --seed SEED` does when seat 0 always answers "1": a bot picks with
+    random.Random(f"{seed}/{position}"), the dice are seeded with the same seed."""
     import random
 
     game = fishrules.load("fishfry")
     s = game.start(players=players, seed=seed)
-    rng = random.Random(seed)
     while not s.is_over:
         acts = s.legal_actions()
+        rng = random.Random(f"{seed}/{len(s.history)}")
         s.apply(acts[0] if s.current == 0 else acts[rng.randrange(len(acts))])
     return s
 
@@ -234,7 +237,8 @@ def test_play_then_replay(capsys, tmp_path, monkeypatch):
     assert prompts, "the human was never asked"
     assert "Game over." in out
     data = json.loads(log.read_text(encoding="utf-8"))
-    assert data["format"] == "fishrules-log/1"
+    assert data["format"] == "fishrules-log/2"
+    assert data["seats"] == ["human", "random"] and data["over"] is True and "rules" not in data
     assert (data["ruleset"], data["players"], data["seed"]) == ("fishfry", 2, 1)
     expected = _expected_game(1)
     assert data["history"] == expected.history
@@ -296,20 +300,20 @@ def test_replay_of_something_else(capsys, tmp_path, content, words):
     f = tmp_path / "not-a-log.txt"
     f.write_text(content, encoding="utf-8")
     rc, out, err = run(capsys, "replay", str(f))
-    assert rc == 2
+    assert rc == 1  # an input that is wrong, like a rule file; 2 is for a wrong command line
     assert words in err and out == ""
 
 
 def test_replay_of_a_missing_file(capsys, tmp_path):
     rc, _, err = run(capsys, "replay", str(tmp_path / "nothing.json"))
-    assert rc == 2 and "cannot read the log" in err
+    assert rc == 1 and "cannot read the log" in err
 
 
 def test_replay_of_a_truncated_log(capsys, tmp_path):
     f = tmp_path / "short.json"
     f.write_text(json.dumps({"format": "fishrules-log/1", "history": []}), encoding="utf-8")
     rc, _, err = run(capsys, "replay", str(f))
-    assert rc == 2
+    assert rc == 1
     assert "Traceback" not in err and "ruleset" in err
 
 

@@ -47,7 +47,17 @@ SCRIPT_RUNS = {
         (["fishfry-keeper", "fishfry-keeper", "--option-b", "rounds=3", "--games", "40", "--players", "2"],
          [r"B = fishfry-keeper rounds=3", r"seat 1 score"]),
     ],
+    "openspiel_mcts.py": [
+        (["--games", "2", "--simulations", "10"], [r"fishrules_fishfry_six_dice_\w+\(players=2\): 64 actions",
+                                                  r"MCTS \(10 simulations\) vs random: [\d.]+ wins of 2"]),
+    ],
+    "pettingzoo_random.py": [
+        (["fisheatfish", "--players", "3", "--games", "1"], [r"game 0: \d+ decisions, winners \['player_\d'",
+                                                             r"observation: 696 floats, actions: 16965"]),
+    ],
 }
+#: Scripts that need an optional framework (an extra): skipped, saying so, where it is missing.
+REQUIRES = {"openspiel_mcts.py": "pyspiel", "pettingzoo_random.py": "pettingzoo"}
 
 
 def test_every_script_has_a_run():
@@ -60,6 +70,8 @@ def test_every_script_has_a_run():
     [pytest.param(s, a, p, id=f"{s} {' '.join(a)}") for s, runs in SCRIPT_RUNS.items() for a, p in runs],
 )
 def test_script_runs(script, args, patterns):
+    if script in REQUIRES:
+        pytest.importorskip(REQUIRES[script], reason=f"{script} needs {REQUIRES[script]} (its fishrules extra)")
     out = run(str(EXAMPLES / script), *args)
     for pattern in patterns:
         assert re.search(pattern, out), f"{pattern!r} not in the output of {script}:\n{out}"

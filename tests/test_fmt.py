@@ -242,5 +242,5 @@ def test_fmt_of_a_broken_file(tmp_path):
     f = tmp_path / "broken.fish"
     f.write_text('game "G"\nphase game\n  nothing\n', encoding="utf-8")
     r = run("fmt", str(f))
-    assert r.returncode == 1 and "broken.fish:2:11: error: this line ends too early" in r.stdout
+    assert r.returncode == 1 and "broken.fish:2:11: error: this line ends too early" in r.stderr
     assert "Traceback" not in r.stdout + r.stderr

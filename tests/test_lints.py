@@ -94,5 +94,5 @@ def test_check_prints_warnings_and_succeeds(tmp_path, capsys):
     f = tmp_path / "w.fish"
     f.write_text(BASE + "define tails: count(dice showing B)\n" + PLAY, encoding="utf-8")
     assert main(["check", str(f)]) == 0
-    out = capsys.readouterr().out
-    assert "warning: define `tails` is never used" in out and "ok" in out
+    out = capsys.readouterr()
+    assert "warning: define `tails` is never used" in out.err and "ok" in out.out  # warnings on stderr

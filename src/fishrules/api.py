@@ -13,7 +13,7 @@ import random
 import re
 import secrets
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional
 
 import attrs
 
@@ -23,6 +23,9 @@ from .compiler import compile_model
 from .errors import Diagnostic, OptionError, RuleError, StateError, did_you_mean
 from .limits import MAX_NUMBER, MAX_STATE_BYTES
 from .runtime import State
+
+if TYPE_CHECKING:
+    from .spaces import ActionSpace, ObservationSpec
 from .variants import Resolved, bundled_names, find_ruleset, resolve_file, resolve_text, rulesets_dir
 
 __all__ = ["load", "loads", "Game", "OptionInfo", "bundled"]
@@ -189,21 +192,54 @@ class Game:
     def simulate(self, games: int, players: int = 2, seed: int = 0, options: Optional[Mapping[str, Any]] = None) -> list:
         """Play `games` whole games with random players, on the fast path (`State.playout`), and
         return each one's `Playout` (scores, winners, decisions, chance outcomes: these count the
-        whole game, the chance outcomes before its first decision included).  Game i starts
-        with a seed and a random generator both derived from `seed` and i alone, so a game's result
-        does not depend on how many are played, nor where."""
+        whole game, from its set-up).  Game i is played with a random generator seeded from `seed`
+        and i alone, so a game's result does not depend on how many are played, nor where."""
+        return list(self.playouts(games, players, seed, options))
+
+    def playouts(self, games: int, players: int = 2, seed: int = 0, options: Optional[Mapping[str, Any]] = None):
+        """`simulate`, one `Playout` at a time (for a progress bar, or to stop early)."""
         if isinstance(games, bool) or not isinstance(games, int) or games < 0:
             raise OptionError(f"games must be a whole number, 0 or more, not {games!r}")
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise OptionError(f"seed must be a whole number, not {seed!r}")
-        out = []
+        if isinstance(players, bool) or not isinstance(players, int):
+            raise OptionError(f"players must be a whole number, not {players!r}")
+        if not (self.min_players <= players <= self.max_players):
+            raise OptionError(f"{self.title} is for {self.min_players} to {self.max_players} players, not {players}")
+        opts = self._options(options)
+        return self._playouts(games, players, seed, opts)
+
+    def action_space(self, players: int = 2, options: Optional[Mapping[str, Any]] = None) -> "ActionSpace":
+        """Every action that can ever be legal, numbered 0..N-1 from the parameters' declared
+        domains (stable for the same rules): see `fishrules.spaces.ActionSpace`.  Raises
+        `ActionSpaceError` (an `OptionError`) naming each parameter that cannot be numbered."""
+        return self._spaces("action", players, options)
+
+    def observation_spec(self, players: int = 2, options: Optional[Mapping[str, Any]] = None) -> "ObservationSpec":
+        """The layout of `State.observation`: each field's name, offset and size (see
+        `fishrules.spaces.ObservationSpec`)."""
+        return self._spaces("observation", players, options)
+
+    def _spaces(self, kind: str, players: int, options: Optional[Mapping[str, Any]]) -> Any:
+        from .spaces import ActionSpace, ObservationSpec
+
+        if isinstance(players, bool) or not isinstance(players, int):
+            raise OptionError(f"players must be a whole number, not {players!r}")
+        if not (self.min_players <= players <= self.max_players):
+            raise OptionError(f"{self.title} is for {self.min_players} to {self.max_players} players, not {players}")
+        opts = self._options(options)
+        cache = self.__dict__.setdefault("_space_cache", {})
+        key = (kind, players, tuple(sorted(opts.items())))
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = (ActionSpace if kind == "action" else ObservationSpec)(self, players, opts)
+        return found
+
+    def _playouts(self, games: int, players: int, seed: int, opts: dict):
         for i in range(games):
             game_seed = game_seed_of(seed, i)
-            state = self.start(players, seed=game_seed, options=options)
-            dealt = len(state.history)  # chance outcomes before the first decision
-            result = state.playout(random.Random(game_seed))
-            out.append(result._replace(chances=result.chances + dealt))
-        return out
+            rng = random.Random(game_seed)
+            yield State._new(self, players, opts, game_seed, False, quiet=rng).playout(rng)
 
     def state_from_json(self, text: str | bytes) -> State:
         """The state `State.to_json` wrote, for these very rules.  It continues exactly as the

@@ -13,14 +13,13 @@ import random
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Optional, Sequence
 
 from . import api
 from .errors import FishrulesError, IllegalAction, OptionError, RuleError, StateError
-from .limits import MAX_STATE_BYTES
+from .logs import FORMAT, log_game, new_log, read_log, save_log
 from .runtime import SIMULTANEOUS, State
-from .variants import bundled_names, find_extended
+from .variants import bundled_names
 
 __all__ = ["main"]
 
@@ -34,6 +33,21 @@ def _esc(text: str) -> str:
 
 def _err(msg: str) -> None:
     print(msg, file=sys.stderr)
+
+
+def _no_color(args) -> bool:
+    """--no-color, or the NO_COLOR convention (https://no-color.org): any value but empty."""
+    return bool(getattr(args, "no_color", False)) or os.environ.get("NO_COLOR", "") != ""
+
+
+def _console(args, stderr: bool = False):
+    """A rich console for people: no colour nor style at all with --no-color or NO_COLOR."""
+    from rich.console import Console
+
+    # emoji=False: positions such as game.fish:100:3 are not emoji codes
+    if _no_color(args):
+        return Console(emoji=False, color_system=None, highlight=False, stderr=stderr)
+    return Console(emoji=False, stderr=stderr)
 
 
 def _load(ref: str, variant: Optional[str]) -> api.Game:
@@ -75,15 +89,16 @@ def cmd_check(args) -> int:
             game = _load(ref, None)
             games = [game] + [_load(ref, v) for v in game._resolved.variants]
         except RuleError as e:
-            print(e.render())
-            print()
+            _err(e.render())
+            _err("")
             bad += 1
             continue
         warnings = list(dict.fromkeys(d for g in games for d in g.warnings))
         for w in warnings:
-            print(w.render())
+            _err(w.render())
         extra = f", variants: {', '.join(game._resolved.variants)}" if game._resolved.variants else ""
-        print(f"{ref}: ok — {game.title}, {game.min_players} to {game.max_players} players{extra}")
+        if not args.quiet:
+            print(f"{ref}: ok — {game.title}, {game.min_players} to {game.max_players} players{extra}")
     if bad:
         print(f"{bad} of {len(args.files)} file(s) have errors", file=sys.stderr)
     return 1 if bad else 0
@@ -141,17 +156,13 @@ def simulate(game: api.Game, players: int, games: int, seed: int, options: dict,
     lengths: list[int] = []
     decisions: list[int] = []
     started = time.perf_counter()
-    for i in range(games):
-        game_seed = api.game_seed_of(seed, i)
-        state = game.start(players=players, seed=game_seed, options=options)
-        dealt = len(state.history)  # chance outcomes before the first decision
-        result = state.playout(random.Random(game_seed))
+    for result in game.playouts(games, players, seed, options):
         w = result.winners
         for p in w:
             wins[p] += 1 / len(w)
         for p, sc in enumerate(result.scores):
             scores[p].append(sc)
-        lengths.append(dealt + result.decisions + result.chances)  # what the history would hold
+        lengths.append(result.decisions + result.chances)  # what the history would hold
         decisions.append(result.decisions)
         if progress is not None:
             progress()
@@ -184,8 +195,8 @@ def simulate(game: api.Game, players: int, games: int, seed: int, options: dict,
             "max_actions": max(lengths) if games else 0,
             "mean_decisions": statistics.fmean(decisions) if games else 0.0,
         },
-        "seconds": elapsed,
-        "games_per_second": games / elapsed if elapsed > 0 else 0.0,
+        # measurements, not results: they differ from run to run and machine to machine
+        "timing": {"seconds": elapsed, "games_per_second": games / elapsed if elapsed > 0 else 0.0},
     }
 
 
@@ -204,21 +215,23 @@ def cmd_simulate(args) -> int:
     options = _parse_options(game, args.option)
     if args.games < 1:
         raise OptionError(f"--games {args.games}: play at least 1 game")
-    if args.json:
-        result = simulate(game, players, args.games, args.seed, options)
-        print(json.dumps(result, indent=2))
-        return 0
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
     from rich.table import Table
 
-    console = Console(emoji=False)  # positions such as game.fish:100:3 are not emoji codes
+    console, err = _console(args), _console(args, stderr=True)
+    # the progress bar goes to standard error, and only to a terminal: standard output is the results
     with Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=console, transient=True,
+        console=err, transient=True, disable=args.quiet or not err.is_terminal,
     ) as bar:
         task = bar.add_task(f"{_esc(game.title)}, {players} players", total=args.games)
         result = simulate(game, players, args.games, args.seed, options, progress=lambda: bar.advance(task))
+    timing = result.pop("timing")
+    if args.json:
+        if args.timing:
+            result["timing"] = timing
+        print(json.dumps(result, indent=2))
+        return 0
     t = Table(title=f"{_esc(game.title)} — {args.games} random games, {players} players, seed {args.seed}")
     for col in ("seat", "win rate", "mean score", "spread", "min", "max"):
         t.add_column(col, justify="right")
@@ -231,16 +244,35 @@ def cmd_simulate(args) -> int:
     ln = result["length"]
     console.print(
         f"game length: {ln['mean_actions']:.1f} actions on average (spread {ln['spread_actions']:.1f}, "
-        f"{ln['min_actions']} to {ln['max_actions']}), {ln['mean_decisions']:.1f} player decisions; "
-        f"{result['games_per_second']:.0f} games/s"
+        f"{ln['min_actions']} to {ln['max_actions']}), {ln['mean_decisions']:.1f} player decisions"
+        + (f"; {timing['seconds']:.2f} s, {timing['games_per_second']:.0f} games/s" if args.timing else "")
     )
+    return 0
+
+
+def cmd_compare(args) -> int:
+    from . import compare as cmp
+
+    contenders = [cmp.parse_contender(text) for text in args.rulesets]
+    total = args.games * len(contenders)
+    if args.json or not sys.stderr.isatty():
+        report = cmp.compare(contenders, args.players, args.games, args.seed, args.bots, args.iterations)
+    else:
+        from rich.progress import Progress
+
+        with Progress(transient=True) as bar:
+            task = bar.add_task("playing", total=total)
+            report = cmp.compare(contenders, args.players, args.games, args.seed, args.bots, args.iterations,
+                                 progress=lambda: bar.advance(task))
+    print(json.dumps(report, indent=2) if args.json else cmp.render_text(report))
     return 0
 
 
 # ---- play -----------------------------------------------------------------------------------------
 
 
-def _show(console, state: State, me: int) -> None:
+def _show(console, state: State, me: Optional[int]) -> None:
+    """The table as `me` may see it (None: as anybody at the table may)."""
     from rich.table import Table
 
     v = state.view(me)
@@ -271,154 +303,327 @@ def _fmt(x) -> str:
     return str(x)
 
 
-def cmd_play(args) -> int:
-    from rich.console import Console
+# The bots of the command line.  `bot_choice` is the one place a seat's bot is asked for a move, so
+# that the bots of `fishrules.bots` can take its place.
+BOTS = ("random", "greedy")
+#: The most actions the greedy bot tries at one decision.
+GREEDY_LOOKS = 1000
 
-    console = Console(emoji=False)  # positions such as game.fish:100:3 are not emoji codes
-    game = _load(args.game, args.variant)
-    players = _players(game, args.players)
-    options = _parse_options(game, args.option)
-    me = args.seat
-    if not (0 <= me < players):
-        raise OptionError(f"--seat must be from 0 to {players - 1}")
-    seed = args.seed if args.seed is not None else random.randrange(1 << 30)
-    state = game.start(players=players, seed=seed, options=options)
-    rng = random.Random(seed)
-    console.print(f"[bold]{_esc(game.title)}[/] — {players} players, you are p{me} (seed {seed}). Type a number, an action, or q to quit.")
-    seen = 0
-    while not state.is_over:
-        new = state.history_for(me)[seen:]
-        for h in new:
-            console.print(f"  · {_esc(h)}", style="dim")
-        seen = len(state.history)
-        chooser = next_chooser(state, prefer_not=me)
-        together = state.current == SIMULTANEOUS
-        if chooser != me:
-            acts = state.legal_actions(chooser) if together else state.legal_actions()
-            a = acts[rng.randrange(len(acts))]
-            who, at = state.current if not together else chooser, len(state.history)
-            state.apply(a)
-            # announce it as this player may know it: another's secret choice reads `?`
-            console.print(f"p{who} chooses [bold]{_esc(state.history_for(me)[at])}[/]")
-            seen += 1  # announced; what it caused (dice, draws) follows in the history
+
+def bot_rng(seed: Optional[int], position: int) -> random.Random:
+    """The bots' generator at a position: derived from the game's seed and how many actions were
+    played, so that a game resumed from its log goes on exactly as it would have."""
+    return random.Random(f"{seed}/{position}")
+
+
+def bot_choice(kind: str, state: State, player: int, rng: random.Random):
+    """The action the bot `kind` takes for `player` now.
+
+    random: any legal action, equally likely.  greedy: the action after which its score leads the
+    best other score by the most, looked at before any dice or cards that follow it (it does not
+    peek at chance to come); ties at random."""
+    acts = state.legal_actions(player) if state.current == SIMULTANEOUS else state.legal_actions()
+    if kind != "greedy" or len(acts) == 1:
+        return acts[rng.randrange(len(acts))]
+    if len(acts) > GREEDY_LOOKS:  # a turn of very many ways: it looks at a random part of them
+        acts = rng.sample(acts, GREEDY_LOOKS)
+    best, best_lead = [], None
+    for a in acts:
+        trial = state.clone()
+        trial.manual = True  # stop at the next chance node: the seeded dice to come stay unknown
+        trial.apply(a)
+        scores = trial.scores()
+        lead = scores[player] - max((x for p, x in enumerate(scores) if p != player), default=0)
+        if best_lead is None or lead > best_lead:
+            best, best_lead = [a], lead
+        elif lead == best_lead:
+            best.append(a)
+    return best[rng.randrange(len(best))]
+
+
+def _seats_of(args, players: int) -> list[str]:
+    """`--seat` (repeatable: every one a person at this keyboard) and `--bot [SEAT=]KIND` -> a kind per seat."""
+    humans = args.seat or [0]
+    for k in humans:
+        if not (0 <= k < players):
+            raise OptionError(f"--seat {k}: the seats are 0 to {players - 1}")
+    seats = ["human" if p in humans else "random" for p in range(players)]
+    default = None
+    for spec in args.bot or ():
+        seat, kind = spec
+        if seat is None:
+            default = kind
             continue
+        if not (0 <= seat < players):
+            raise OptionError(f"--bot {seat}={kind}: the seats are 0 to {players - 1}")
+        if seat in humans:
+            raise OptionError(f"--bot {seat}={kind}: seat {seat} is played at the keyboard (--seat {seat})")
+        seats[seat] = kind
+    if default is not None:
+        given = {seat for seat, _ in args.bot if seat is not None}
+        seats = [default if k != "human" and p not in given else k for p, k in enumerate(seats)]
+    return seats
+
+
+def _bot_spec(text: str):
+    """`random`, `greedy`, or `SEAT=KIND` for one seat."""
+    seat, _, kind = text.rpartition("=")
+    if kind not in BOTS:
+        raise argparse.ArgumentTypeError(f"{text!r}: a bot is {' or '.join(BOTS)}, or SEAT=KIND for one seat")
+    if not seat:
+        return (None, kind)
+    if not (seat.isascii() and seat.isdigit() and len(seat) <= 6):
+        raise argparse.ArgumentTypeError(f"{text!r}: write SEAT=KIND with a seat number, such as 1=greedy")
+    return (int(seat), kind)
+
+
+class _Quit(Exception):
+    """The player typed q, or the input ended."""
+
+
+class _Table:
+    """One game at the terminal: who sits where, what is on the screen, and the log kept after every
+    action.  With more than one person at the keyboard (hot seat), the screen is cleared when one's
+    turn ends and the next is asked to take the keyboard, so nobody's hidden cards stay in sight."""
+
+    def __init__(self, console, state: State, seats: list[str], seed, log_path, log_data, shown: int = 0):
+        self.console, self.state, self.seats, self.seed = console, state, seats, seed
+        self.log_path, self.log_data = log_path, log_data
+        self.humans = [p for p, k in enumerate(seats) if k == "human"]
+        self.hot = len(self.humans) > 1
+        # whose information is on the screen (None: only what anybody may see)
+        self.screen: Optional[int] = None if self.hot else self.humans[0]
+        self.printed = shown  # history entries already shown (a resumed game does not show its past again)
+        self.seen = {p: shown for p in self.humans}  # what each person has seen, when their screen was last cleared
+        self.actor: dict[int, int] = {}  # history index -> the player who chose it, this session
+
+    def save(self) -> None:
+        if self.log_path:
+            self.log_data["history"] = list(self.state.history)
+            self.log_data["over"] = self.state.is_over
+            save_log(self.log_path, self.log_data)
+
+    def _line(self, text: str, i: int) -> str:
+        if i in self.actor:
+            who = f"p{self.actor[i]}"
+            if text.startswith(who + ": "):  # a simultaneous choice names its chooser already
+                text = text[len(who) + 2:]
+            return f"{who} chooses [bold]{_esc(text)}[/]"
+        return f"[dim]  · {_esc(text)}[/]"
+
+    def show_new(self) -> None:
+        """Print what happened since the last line, as the person on screen may know it."""
+        hist = self.state.history_for(self.screen)
+        for i in range(self.printed, len(hist)):
+            self.console.print(self._line(hist[i], i))
+        self.printed = len(hist)
+
+    def next_chooser(self) -> Optional[int]:
+        waiting = self.state.waiting
+        if not waiting:
+            return None
+        bots = [p for p in waiting if self.seats[p] != "human"]  # bots first: nobody sees their secret
+        if bots:
+            return bots[0]
+        return self.screen if self.screen in waiting else waiting[0]
+
+    def clear(self) -> None:
+        """The end of a person's turn at a shared keyboard: nothing of theirs stays on the screen."""
+        p = self.screen
+        self.seen[p] = self.printed  # what they have seen; the rest waits for their next turn
+        self._wipe()
+        self.console.print(f"[bold]p{p}'s turn is over.[/]")
+        self.screen = None
+
+    def _wipe(self) -> None:
+        """Clear the screen: a terminal's own clear, or a dumb terminal's screenful of blank lines.
+        Output that is not a terminal (a file, a pipe) is nobody's screen, and keeps everything."""
+        console = self.console
+        if console.is_dumb_terminal:
+            console.print("\n" * console.height, end="")
+        elif console.is_terminal:
+            console.clear()
+
+    def pass_to(self, p: int) -> None:
+        self.console.print(f"[bold]Pass the keyboard to p{p}.[/] p{p}, press Enter when nobody else can see the screen.")
+        answer = _ask(f"p{p} ready> ")
+        if answer.lower() in ("q", "quit", "exit"):
+            raise _Quit
+        self._wipe()
+        self.screen = p
+        hist = self.state.history_for(p)
+        if self.seen[p] < len(hist):
+            self.console.print(f"[bold]p{p}[/], since your last turn:")
+            for i in range(self.seen[p], len(hist)):
+                self.console.print(self._line(hist[i], i))
+        self.printed = len(hist)
+
+    def bot_turn(self, p: int) -> None:
+        state = self.state
+        at = len(state.history)
+        a = bot_choice(self.seats[p], state, p, bot_rng(self.seed, at))
+        self.show_new()
+        state.apply(a)
+        self.actor[at] = p
+        self.save()
+
+    def human_turn(self, me: int) -> None:
+        state, console = self.state, self.console
+        if self.screen != me:
+            self.pass_to(me)
+        self.show_new()
+        if self.hot:
+            console.print(f"[bold]p{me}, your turn.[/]")
         _show(console, state, me)
+        together = state.current == SIMULTANEOUS
         acts = state.legal_actions(me) if together else state.legal_actions()
         if together:
             console.print("[bold]Everybody chooses at once[/]: nobody sees your choice until all have chosen.")
         for i, a in enumerate(acts, 1):
             console.print(f"  [bold]{i:>3}[/]  {_esc(str(a))}")
-        try:
-            answer = input("your choice> ").strip()
-        except EOFError:
-            console.print("\nbye")
-            return 0
-        if answer.lower() in ("q", "quit", "exit"):
-            return 0
-        try:
-            if answer.isascii() and answer.isdigit() and len(answer) <= 6 and 1 <= int(answer) <= len(acts):
-                state.apply(acts[int(answer) - 1])
-                seen += 1
+        while True:
+            answer = _ask("your choice> ")
+            if answer.lower() in ("q", "quit", "exit"):
+                raise _Quit
+            at = len(state.history)
+            try:
+                if answer.isascii() and answer.isdigit() and len(answer) <= 6 and 1 <= int(answer) <= len(acts):
+                    state.apply(acts[int(answer) - 1])
+                else:
+                    if together and not answer.lower().startswith(f"p{me}:"):
+                        answer = f"p{me}: {answer}"
+                    state.apply(answer)
+            except IllegalAction as e:
+                console.print(f"[red]{_esc(str(e))}[/]")
+                if answer.isascii() and answer.isdigit():
+                    console.print(f"[red]choose a number from 1 to {len(acts)}, or write the action[/]")
+                continue
+            self.actor[at] = me
+            self.printed = at + 1  # the player typed it: not printed again
+            self.save()
+            return
+
+    def play(self) -> None:
+        while not self.state.is_over:
+            p = self.next_chooser()
+            if p is None:  # pragma: no cover - seeded chance never waits
+                raise StateError("the game waits for chance, which the command line resolves itself")
+            if self.hot and self.screen is not None and p != self.screen:
+                self.clear()
+            if self.seats[p] == "human":
+                self.human_turn(p)
             else:
-                if together and not answer.lower().startswith(f"p{me}:"):
-                    answer = f"p{me}: {answer}"
-                state.apply(answer)
-                seen += 1
-        except IllegalAction as e:
-            console.print(f"[red]{_esc(str(e))}[/]")
-            if answer.isascii() and answer.isdigit():
-                console.print(f"[red]choose a number from 1 to {len(acts)}, or write the action[/]")
-    for h in state.history_for(me)[seen:]:
-        console.print(f"  · {_esc(h)}", style="dim")
-    _show(console, state, me)
-    w = state.winners()
-    console.print(f"[bold]Game over.[/] Winner{'s' if len(w) != 1 else ''}: " + ", ".join(f"p{p}" for p in w))
-    if args.log:
-        write_log(args.log, game, args.game, state, options, seed)
-        console.print(f"log written to {_esc(args.log)}")
+                self.bot_turn(p)
+
+    def finish(self) -> None:
+        state, console = self.state, self.console
+        if self.hot and self.screen is not None:
+            self.clear()
+        self.show_new()
+        _show(console, state, self.screen)
+        w = state.winners()
+        console.print(f"[bold]Game over.[/] Winner{'s' if len(w) != 1 else ''}: " + ", ".join(f"p{p}" for p in w))
+
+
+def _ask(prompt: str) -> str:
+    try:
+        return input(prompt).strip()
+    except EOFError:
+        raise _Quit from None
+
+
+_RESUME_ALONE = ("game", "variant", "players", "option", "seat", "bot", "seed", "log", "embed_rules")
+
+
+def cmd_play(args) -> int:
+    console = _console(args)
+    if args.resume:
+        given = [name for name in _RESUME_ALONE if getattr(args, name) not in (None, [], False)]
+        if given:
+            flag = "GAME" if given[0] == "game" else "--" + given[0].replace("_", "-")
+            raise OptionError(f"--resume goes on as the log says: give it without {flag}")
+        log_path = args.resume
+        data = read_log(log_path)
+        game, _ = log_game(data, log_path, strict=True)
+        if data.get("over"):
+            raise StateError(f"the game in {log_path} is over: `fishrules replay {log_path}` shows it")
+        players, options, seed = data["players"], data.get("options") or {}, data.get("seed")
+        if seed is None:  # a log without a seed: the dice to come are new ones
+            seed = data["seed"] = random.randrange(1 << 30)
+        seats = data.get("seats") or ["human"] + ["random"] * (players - 1)
+        state = game.replay(data["history"], players=players, options=options, seed=seed)
+        if state.is_over:
+            raise StateError(f"the game in {log_path} is over: `fishrules replay {log_path}` shows it")
+        log_data = data
+        log_data["format"] = FORMAT
+        log_data["seats"] = seats
+        log_data.setdefault("over", False)
+    else:
+        if args.game is None:
+            raise OptionError("play needs a GAME, or --resume LOG to go on with a saved game")
+        game = _load(args.game, args.variant)
+        players = _players(game, args.players)
+        options = _parse_options(game, args.option)
+        seats = _seats_of(args, players)
+        seed = args.seed if args.seed is not None else random.randrange(1 << 30)
+        state = game.start(players=players, seed=seed, options=options)
+        log_path, log_data = args.log, None
+        if log_path:
+            log_data, note = new_log(game, args.game, args.variant, log_path, players, options, seed, seats,
+                                     args.embed_rules)
+            if note and not args.quiet:
+                _err(f"fishrules: note: {note}")
+    table = _Table(console, state, seats, seed, log_path, log_data, shown=len(state.history) if args.resume else 0)
+    table.save()  # at once: a log that cannot be written is said before anything is played
+    humans = table.humans
+    bots = {p: k for p, k in enumerate(seats) if k != "human"}
+    if len(humans) == 1:
+        who = f"you are p{humans[0]}"
+    else:
+        who = "at this keyboard: " + ", ".join(f"p{p}" for p in humans)
+    if any(k != "random" for k in bots.values()):
+        who += "; bots: " + ", ".join(f"p{p} {k}" for p, k in bots.items())
+    resumed = f", resumed after {len(state.history)} actions" if args.resume else ""
+    console.print(f"[bold]{_esc(game.title)}[/] — {players} players, {who} (seed {seed}{resumed}). "
+                  "Type a number, an action, or q to quit.")
+    try:
+        table.play()
+    except _Quit:
+        table.save()
+        console.print("\nbye")
+        _resume_hint(args, log_path)
+        return 0
+    except KeyboardInterrupt:  # the log already holds every action completed: an action cut short is not saved
+        _resume_hint(args, log_path, interrupted=True)
+        return 130
+    table.finish()
+    table.save()
+    if log_path and not args.quiet:
+        _err(f"fishrules: log written to {log_path}")
     return 0
+
+
+def _resume_hint(args, log_path, interrupted: bool = False) -> None:
+    head = "fishrules: interrupted; " if interrupted else "fishrules: "
+    if log_path:
+        _err(f"{head}the game is saved in {log_path}: `fishrules play --resume {log_path}` goes on with it")
+    elif not args.quiet or interrupted:
+        _err(f"{head}the game was not saved (play with --log FILE to keep it)")
 
 
 # ---- replay ---------------------------------------------------------------------------------------
 
 
-def write_log(path: str, game: api.Game, ref: str, state: State, options: dict, seed: Optional[int]) -> None:
-    if ref not in bundled_names():  # a file: named from the log's folder, where `replay` looks for it
-        ref = os.path.relpath(os.path.abspath(ref), os.path.dirname(os.path.abspath(path)))
-    data = {
-        "format": "fishrules-log/1",
-        "ruleset": ref,
-        "variant": game.variant,
-        "players": state.n,
-        "options": options,
-        "seed": seed,
-        "history": list(state.history),
-    }
-    Path(path).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-
-
-def read_log(path: str) -> dict:
-    """A log written by `play --log`, checked field by field (a log may come from anybody)."""
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_STATE_BYTES + 1)
-    except OSError as e:
-        raise StateError(f"cannot read the log {path}: {e.strerror}") from None
-    if len(raw) > MAX_STATE_BYTES:
-        raise StateError(f"{path} is larger than {MAX_STATE_BYTES // (1024 * 1024)} MiB: not a fishrules log")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except RecursionError:
-        raise StateError(f"cannot read the log {path}: it is nested too deeply to be a fishrules log") from None
-    except ValueError as e:
-        raise StateError(f"cannot read the log {path}: it is not JSON text ({e})") from None
-    if not isinstance(data, dict) or data.get("format") != "fishrules-log/1":
-        raise StateError(f"{path} is not a fishrules log (format fishrules-log/1)")
-    problems = []
-    if not isinstance(data.get("ruleset"), str) or not data.get("ruleset"):
-        problems.append("a ruleset (a name or a path)")
-    if type(data.get("players")) is not int:
-        problems.append("a whole number of players")
-    if data.get("variant") is not None and not isinstance(data.get("variant"), str):
-        problems.append("a variant that is a name")
-    if not isinstance(data.get("options") or {}, dict):
-        problems.append("options as names and values")
-    if not isinstance(data.get("history"), list):
-        problems.append("a history (a list of actions)")
-    if data.get("seed") is not None and type(data.get("seed")) is not int:
-        problems.append("a seed that is a whole number")
-    if problems:
-        raise StateError(f"{path} is a broken fishrules log: it needs " + ", ".join(problems))
-    return data
-
-
-def _log_rules(ref: str, log: str) -> str:
-    """The rules a log names, under the rule `extends` follows: a bundled ruleset, or a .fish file
-    beside the log (or in a folder below it).  A log may come from anybody: it must not make
-    fishrules read a file elsewhere on the machine."""
-    if ref in bundled_names():
-        return ref
-    target, refused = find_extended(ref, Path(log).parent)
-    if target is None:
-        why = f": {refused}" if refused else ""
-        raise StateError(f"{log} names the rules {ref[:80]!r}, which is neither a bundled ruleset nor a .fish file "
-                         f"beside the log{why}")
-    return str(target)
-
-
 def cmd_replay(args) -> int:
-    try:
-        data = read_log(args.log)
-    except StateError as e:  # not a log at all: the wrong file was given
-        _err(f"fishrules: {e}")
-        return 2
+    data = read_log(args.log)
     history = data["history"]
-    game = _load(_log_rules(data["ruleset"], args.log), data.get("variant"))
+    game, warning = log_game(data, args.log, strict=False)
+    if warning:
+        _err(f"fishrules: warning: {warning}")
     try:
         state = game.replay(history, players=data["players"], options=data.get("options") or {})
     except StateError as e:
-        _err(f"fishrules: {args.log}: {e}")
-        return 1
+        raise StateError(f"{args.log}: {e}") from None
     if args.verbose:
         for i, text in enumerate(history, 1):
             print(f"{i:>5}  {text}")
@@ -433,7 +638,7 @@ def cmd_replay(args) -> int:
 def cmd_fmt(args) -> int:
     from .fmt import format_files
 
-    return format_files(args.files, check=args.check)
+    return format_files(args.files, check=args.check, write=print, error=_err, quiet=args.quiet)
 
 
 def cmd_lsp(args) -> int:
@@ -445,42 +650,73 @@ def cmd_lsp(args) -> int:
 # ---- main -----------------------------------------------------------------------------------------
 
 
+EPILOG = """\
+exit status: 0 success; 1 a rule file, a log or a replayed action is wrong (the
+problem is printed); 2 a wrong command line (an unknown flag or option, a value
+out of range); 70 a bug in fishrules; 130 interrupted (Ctrl-C).
+Errors go to standard error, results to standard output."""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="fishrules", description="Play, check and simulate games written as .fish rule files.")
+    # the flags every command takes, before or after its name (`fishrules -q check …`, `fishrules check -q …`)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS,
+                        help="print only results, warnings and errors: no progress, no notes")
+    common.add_argument("--no-color", action="store_true", default=argparse.SUPPRESS,
+                        help="no colour or styles (also when NO_COLOR is set)")
+    p = argparse.ArgumentParser(prog="fishrules", description="Play, check and simulate games written as .fish rule files.",
+                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter, parents=[common])
     sub = p.add_subparsers(dest="command", required=True)
     names = ", ".join(bundled_names())
 
-    c = sub.add_parser("check", help="check rule files and print every problem")
+    c = sub.add_parser("check", help="check rule files and print every problem", parents=[common])
     c.add_argument("files", nargs="+", help="a .fish file or a bundled ruleset name")
     c.set_defaults(func=cmd_check)
 
-    def game_args(sp):
-        sp.add_argument("game", help=f"a .fish file or a bundled ruleset ({names})")
+    def game_args(sp, required: bool = True):
+        sp.add_argument("game", nargs=None if required else "?", help=f"a .fish file or a bundled ruleset ({names})")
         sp.add_argument("--variant", help="a variant of the ruleset")
         sp.add_argument("--players", type=int, help="how many play (default: the fewest allowed)")
         sp.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="set an option (repeatable)")
 
-    s = sub.add_parser("simulate", help="play many random games and report win rates, scores and lengths")
+    s = sub.add_parser("simulate", help="play many random games and report win rates, scores and lengths", parents=[common])
     game_args(s)
-    s.add_argument("--games", type=int, default=1000)
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--games", type=int, default=1000, help="how many games (default 1000)")
+    s.add_argument("--seed", type=int, default=0, help="the same seed plays the same games (default 0)")
     s.add_argument("--json", action="store_true", help="print the results as JSON")
+    s.add_argument("--timing", action="store_true", help="also give the time taken and games per second")
     s.set_defaults(func=cmd_simulate)
 
-    pl = sub.add_parser("play", help="play a game in the terminal against random bots")
-    game_args(pl)
-    pl.add_argument("--seat", type=int, default=0, help="your seat (0 first)")
-    pl.add_argument("--seed", type=int)
-    pl.add_argument("--log", help="write the game's log to this file, for `fishrules replay`")
+    cm = sub.add_parser("compare", help="play the same seeds under several rulesets and compare them", parents=[common])
+    cm.add_argument("rulesets", nargs="+", metavar="RULESET[:VARIANT][,NAME=VALUE...]")
+    cm.add_argument("--players", type=int, required=True)
+    cm.add_argument("--games", type=int, default=1000)
+    cm.add_argument("--seed", type=int, default=0)
+    cm.add_argument("--bots", default="random", help="random, greedy, mcts, ismcts or mixed (default random)")
+    cm.add_argument("--iterations", type=int, default=50, help="the search bots' budget per decision")
+    cm.add_argument("--json", action="store_true", help="print the report as JSON")
+    cm.set_defaults(func=cmd_compare)
+
+    pl = sub.add_parser("play", help="play a game in the terminal, against bots or at one keyboard", parents=[common])
+    game_args(pl, required=False)
+    pl.add_argument("--seat", type=int, action="append", metavar="SEAT",
+                    help="a seat played at this keyboard (0 first; repeat it for several people: hot seat)")
+    pl.add_argument("--bot", type=_bot_spec, action="append", metavar="[SEAT=]KIND",
+                    help=f"the bot of the other seats, or of one seat: {', '.join(BOTS)} (default random)")
+    pl.add_argument("--seed", type=int, help="the same seed deals the same dice and cards, and the bots choose alike")
+    pl.add_argument("--log", help="keep the game's log in this file, saved after every action")
+    pl.add_argument("--embed-rules", action=argparse.BooleanOptionalAction, default=None,
+                    help="carry the rule text in the log (the default for a file that is not bundled)")
+    pl.add_argument("--resume", metavar="LOG", help="go on with the unfinished game saved in LOG")
     pl.set_defaults(func=cmd_play)
 
-    e = sub.add_parser("explain", help="print the effective rules, after overlays and variants")
+    e = sub.add_parser("explain", help="print the effective rules, after overlays and variants", parents=[common])
     e.add_argument("game")
     e.add_argument("--variant")
     e.add_argument("--python", action="store_true", help="print the Python source the rules compile to instead")
     e.set_defaults(func=cmd_explain)
 
-    r = sub.add_parser("replay", help="replay a game log written by `fishrules play --log`")
+    r = sub.add_parser("replay", help="replay a game log written by `fishrules play --log`", parents=[common])
     r.add_argument("log")
     r.add_argument("--verbose", "-v", action="store_true", help="print every action")
     r.set_defaults(func=cmd_replay)
@@ -497,6 +733,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
+    args.quiet = getattr(args, "quiet", False)
+    args.no_color = getattr(args, "no_color", False)
     try:
         return args.func(args)
     except RuleError as e:
@@ -512,6 +750,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _err(f"fishrules: {e}")
         return 1
     except KeyboardInterrupt:
+        _err("fishrules: interrupted")
         return 130
     except BrokenPipeError:
         return 0

@@ -185,7 +185,7 @@ _LOST_WHOLE = {
 }
 
 
-def follows_from(message: str, lost) -> bool:
+def follows_from(message: str, lost: Iterable[str]) -> bool:
     """Whether a problem only follows from lines that could not be read: it names something one
     of them declared (`lost`: names, `KIND NAME`s and rule names, as the parser notes them)."""
     if not lost:

@@ -203,14 +203,19 @@ class _Layout:
             self.prev = ln
 
 
-def format_files(files: list[str], check: bool = False, write=print) -> int:
+def format_files(files: list[str], check: bool = False, write=print, error=None, quiet: bool = False) -> int:
     """`fishrules fmt FILE…`: lay each file out again in place (`-`: standard input to standard
     output).  With `check`, change nothing and list the files that are not laid out canonically.
-    The exit status: 0, or 1 if a file has syntax errors, cannot be read or (with `check`) would
-    change."""
+    Results go to `write`, errors (a file's syntax errors, a file that cannot be read or written)
+    to `error`.  The exit status: 0, or 1 if a file has syntax errors, cannot be read or written,
+    or (with `check`) would change."""
     import sys
 
     from .variants import read_rules
+
+    if error is None:
+        def error(msg: str) -> None:
+            print(msg, file=sys.stderr)
 
     status = 0
     for ref in files:
@@ -228,7 +233,7 @@ def format_files(files: list[str], check: bool = False, write=print) -> int:
             text = read_rules(Path(ref), ref)
             new = format_text(text, ref)
         except RuleError as exc:
-            write(exc.render())
+            error(exc.render())
             status = 1
             continue
         if new == text:
@@ -240,8 +245,9 @@ def format_files(files: list[str], check: bool = False, write=print) -> int:
         try:
             Path(ref).write_text(new, encoding="utf-8")
         except OSError as exc:
-            write(f"{ref}: cannot be written ({exc.strerror})")
+            error(f"{ref}: cannot be written ({exc.strerror})")
             status = 1
             continue
-        write(f"{ref}: laid out again")
+        if not quiet:
+            write(f"{ref}: laid out again")
     return status

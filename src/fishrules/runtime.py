@@ -71,6 +71,29 @@ class Action:
         self._prog = prog  # the compiled rules it belongs to: another game's action is refused
 
     @property
+    def args(self) -> dict[str, Any]:
+        """The parameter values by name, typed: a player is their seat (0 first), a die its number
+        (1 first), a card its label, a number an int, a choice its word, `some X` a tuple of them.
+        A chance outcome has `die` and `face`, or `card`.  An action with no parameters: {}."""
+        if self.player is None:  # chance
+            prog = self._prog
+            if self.name == "roll":
+                return {"die": self._values[0] + 1, "face": prog.face_labels[self._values[1]]}
+            return {"card": prog.card_labels[self._values[0]]}
+        ap = self._render
+        if ap is None:
+            return {}
+        labels = self._prog.card_labels if self._prog is not None else ()
+        out: dict[str, Any] = {}
+        for p, v in zip(ap.params, self._values):
+            kind = p.element.kind if p.element is not None else "number"
+            if p.kind == "some":
+                out[p.name] = tuple(_typed(kind, x, labels) for x in v)
+            else:
+                out[p.name] = v if p.kind == "choice" else _typed(kind, v, labels)
+        return out
+
+    @property
     def text(self) -> str:
         t = self._text
         if t is None:
@@ -90,6 +113,15 @@ class Action:
 
     def __hash__(self) -> int:
         return hash(self.text)
+
+
+def _typed(kind: str, v: Any, labels: Any) -> Any:
+    """A parameter's value as `Action.args` gives it."""
+    if kind == "die":
+        return v + 1
+    if kind == "card":
+        return labels[v]
+    return v
 
 
 def _normalize(text: str) -> str:
@@ -268,11 +300,20 @@ class State:
         "seed", "draws", "manual", "where", "up", "mixed", "redact", "events", "_legal", "_work", "_dmemo", "_fast",
         "_chances",
     )
+    # (declared for type checkers: the slots the public surface reads)
+    game: Any
+    prog: Program
+    n: int
+    dice_ids: tuple
+    g: list
 
     # ---- creation ----------------------------------------------------------------------------
 
     @classmethod
-    def _new(cls, game, players: int, options: dict, seed: Optional[int], manual: bool) -> "State":
+    def _new(cls, game, players: int, options: dict, seed: Optional[int], manual: bool,
+             quiet: Optional[random.Random] = None) -> "State":
+        """A new game.  With `quiet` (a playout's generator) it is set up for a playout at once:
+        no history or events, chance from that generator, the first legal actions not listed."""
         prog: Program = game._program
         s = cls.__new__(cls)
         s.game = game
@@ -290,10 +331,10 @@ class State:
             if not isinstance(count, int) or count < 0 or count > MAX_DICE:
                 raise RuleError(Diagnostic(prog.model.dice.span, f"the number of dice must be 0 to {MAX_DICE:,}, not {count:,}"))
             s.dice_ids = tuple(range(count))
-        s._history = Log()
+        s._history = Log() if quiet is None else None
         s.redact = ()  # (history index, what others read, who reads the real text), in order
-        s.events = Log()  # what happened, as raw records: see `events_for`
-        s._fast = None  # a playout's generator, instead of the seeded one
+        s.events = Log() if quiet is None else None  # what happened, as raw records: see `events_for`
+        s._fast = None if quiet is None else quiet.randrange  # a playout's generator, not the seeded one
         s._chances = 0  # chance outcomes a playout resolved
         s.seed = seed
         s.draws = 0
@@ -304,7 +345,8 @@ class State:
         try:
             s._init_values()
             s._run()
-            s._can_act()
+            if quiet is None:
+                s._can_act()
         except FishrulesError:
             raise
         except Exception as exc:  # a starting value that cannot be worked out
@@ -689,8 +731,9 @@ class State:
                 n = info.lookups = info.lookups + 1
                 if legal is None:
                     legal = self._enumerate_fresh(info, actor)
-                    if len(info.memo) < MEMO_LIMIT:
-                        info.memo[key] = legal
+                    if len(info.memo) >= MEMO_LIMIT:
+                        info.memo = {}
+                    info.memo[key] = legal
                 else:
                     info.hits += 1
                 if n == MEMO_TRIAL and info.hits < MEMO_MIN_HITS * n:
@@ -1095,7 +1138,8 @@ class State:
         A rule that goes wrong raises `RuleError`, leaving the state as the failure found it."""
         rng = rng if rng is not None else random.Random(self.seed)
         rnd, pick = rng.random, rng.randrange
-        self._chances = 0
+        if self._history is not None:  # else a quiet start's outcomes are counted already
+            self._chances = 0
         self._history = None
         self.events = None
         self.redact = ()
@@ -1157,6 +1201,21 @@ class State:
         self._dmemo.clear()
         self.cur = None
         self._run()
+
+    # ---- determinization (for bots that search): see determinize.py --------------------------
+
+    def determinize(self, player: Optional[int], rng: random.Random, chance: Optional[str] = None) -> "State":
+        """A full state that `player` cannot tell from this one: every card hidden from them
+        redistributed at random among the places it could be (given what they have seen), the
+        secret simultaneous choices of others drawn again, and a new seed for chance to come, all
+        drawn with `rng`.  Its view and `history_for(player)` are this state's; its record holds
+        only what `player` saw, so it cannot be replayed.  `chance` ("seeded" or "manual") says how
+        it resolves chance from now on (by default as this state does).  For many draws from one
+        position, `fishrules.determinize.Determinizer(state, player).sample(rng)` works out what
+        the player knows once."""
+        from .determinize import Determinizer
+
+        return Determinizer(self, player).sample(rng, chance)
 
     # ---- copying, equality, JSON -------------------------------------------------------------
 
@@ -1481,6 +1540,29 @@ class State:
             if player not in audience:
                 hist[i] = text
         return hist
+
+    # ---- numbers for learning code (fishrules.spaces) -----------------------------------------
+
+    def legal_action_ids(self, player: Optional[int] = None) -> list[int]:
+        """The ids of `legal_actions(player)` in `game.action_space(...)`, in the same order (at a
+        chance node, the outcomes' chance ids).  `ActionSpaceError` if the rules' actions cannot be
+        numbered."""
+        return self._action_space().legal_ids(self, player)
+
+    def action_of_id(self, action_id: int, player: Optional[int] = None) -> Action:
+        """The legal action with this id (at a simultaneous choice, of `player`); `apply` it.
+        `IllegalAction` if no legal action has this id now."""
+        return self._action_space().action(self, action_id, player)
+
+    def observation(self, player: Optional[int] = None) -> list[float]:
+        """What `player` may know as a flat list of floats, laid out by `game.observation_spec`;
+        made from `view(player)` alone, so it hides what the view hides."""
+        from .spaces import observation
+
+        return observation(self, player)
+
+    def _action_space(self):
+        return self.game.action_space(self.n, {o.name: self.g[o.slot] for o in self.prog.model.options})
 
     def __repr__(self) -> str:
         where = "over" if self.is_over else f"current={self.cur!r}"

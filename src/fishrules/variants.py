@@ -109,11 +109,20 @@ def find_extended(target: str, base_dir: Optional[Path]) -> tuple[Optional[Path]
 
 
 def _display_name(path: Path) -> str:
+    """How messages and `explain` name a rule file: its path relative to the current folder; a
+    bundled ruleset outside the current folder by its name.  Never the machine's absolute path
+    (a message may be pasted into an issue, a log may travel), but on Windows across drives."""
     try:
         rel = os.path.relpath(path)
     except ValueError:  # pragma: no cover - another drive on Windows
-        rel = str(path)
-    return rel if not rel.startswith("..") else str(path)
+        return str(path)
+    if rel.startswith(".."):
+        try:
+            if path.suffix == ".fish" and path.parent.resolve() == rulesets_dir().resolve():
+                return path.stem
+        except (OSError, ValueError):  # pragma: no cover
+            pass
+    return rel
 
 
 @attrs.frozen(slots=True)

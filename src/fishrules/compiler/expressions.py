@@ -95,7 +95,14 @@ class ExprWriter:
                 env = {}
                 head = "s"
                 memo_key = None
-            body = self.expr(d.expr, env)
+            # Inside the define's comprehensions, what reads only its arguments is worked out once
+            # per call (who is on top of circle c, asked for each player in turn).
+            plan = self.cache_plan = CachePlan({slot: -1 for slot in env}, 0, self.src, loops=0)
+            try:
+                body = self.expr(d.expr, env)
+            finally:
+                self.cache_plan = None
+            inits = "".join(f"    {v} = MISSING\n" for v in plan.inits.get(-1, ()))
             comment = f"define at {where(d.span)}"
             if self.memo[name]:
                 self.memo_reads[index] = reads(model, d.expr)
@@ -112,7 +119,9 @@ class ExprWriter:
                               f"    if v is MISSING:\n"
                               f"        v = memo[{memo_key}] = {body}\n")
                 self.src.add(f"# {comment} (its value kept until what it reads changes)\n"
-                             f"def {fn}({head}):\n{lookup}    return v\n")
+                             f"def {fn}({head}):\n{inits}{lookup}    return v\n")
+            elif inits:
+                self.src.add(f"# {comment}\ndef {fn}({head}):\n{inits}    return {body}\n")
             else:
                 self.function(fn, head, body, comment)
 
@@ -142,17 +151,23 @@ class ExprWriter:
 
     def expr(self, e: m.Expr, env: Env) -> str:
         plan = self.cache_plan
-        if plan is not None and not isinstance(e, _CHEAP):
+        if plan is not None and plan.loops and not isinstance(e, _CHEAP):
             cached = plan.cached(self, e, env)
             if cached is not None:
                 return cached
-            if isinstance(e, _BINDERS):  # a comprehension's body: no walrus in there
-                self.cache_plan = None
-                try:
-                    return getattr(self, "visit_" + type(e).__name__)(e, env)
-                finally:
-                    self.cache_plan = plan
         return getattr(self, "visit_" + type(e).__name__)(e, env)
+
+    def in_loop(self, e: m.Expr, env: Env) -> str:
+        """`e` written as the body of a comprehension: what it reads of the function's own
+        variables only may be cached (see CachePlan)."""
+        plan = self.cache_plan
+        if plan is None:
+            return self.expr(e, env)
+        plan.loops += 1
+        try:
+            return self.expr(e, env)
+        finally:
+            plan.loops -= 1
 
     def plain(self, e: m.Expr, env: Env) -> str:
         """`e` written with no part of it cached (see CachePlan)."""
@@ -319,28 +334,28 @@ class ExprWriter:
         return None
 
     def visit_Filter(self, e, env):
-        coll = self.expr(e.collection, env)
+        coll = self.plain(e.collection, env)  # a comprehension's iterable: no walrus there
         x, inner = self.bind(e.slot, env)
         kind = self._die_kind(e.condition, e.slot)
         if kind is not None:
             return f"tuple([{x} for {x} in ch(s, {coll}) if s.dice[{x}] in {self.faces_of(kind)}])"
-        return f"tuple([{x} for {x} in ch(s, {coll}) if {self.expr(e.condition, inner)}])"
+        return f"tuple([{x} for {x} in ch(s, {coll}) if {self.in_loop(e.condition, inner)}])"
 
     def visit_Project(self, e, env):
-        coll = self.expr(e.collection, env)
+        coll = self.plain(e.collection, env)
         x, inner = self.bind(e.slot, env)
-        return f"tuple([{self.expr(e.expr, inner)} for {x} in ch(s, {coll})])"
+        return f"tuple([{self.in_loop(e.expr, inner)} for {x} in ch(s, {coll})])"
 
     def visit_Best(self, e, env):
-        coll = self.expr(e.collection, env)
+        coll = self.plain(e.collection, env)
         x, inner = self.bind(e.slot, env)
-        return f"best(s, {coll}, lambda {x}: {self.expr(e.key, inner)}, {e.highest})"
+        return f"best(s, {coll}, lambda {x}: {self.plain(e.key, inner)}, {e.highest})"  # a lambda's own scope
 
     def visit_Quantified(self, e, env):
-        coll = self.expr(e.collection, env)
+        coll = self.plain(e.collection, env)
         x, inner = self.bind(e.slot, env)
         kind = self._die_kind(e.condition, e.slot)
-        cond = f"s.dice[{x}] in {self.faces_of(kind)}" if kind is not None else self.expr(e.condition, inner)
+        cond = f"s.dice[{x}] in {self.faces_of(kind)}" if kind is not None else self.in_loop(e.condition, inner)
         test = f"({cond} for {x} in ch(s, {coll}))"
         if e.quantifier == "every":
             return f"all{test}"
@@ -454,9 +469,10 @@ class CachePlan:
     would (a fault is raised at the same point), and later uses read the variable (the state does
     not change while choices are listed)."""
 
-    def __init__(self, levels: dict, innermost: int, src: Source):
+    def __init__(self, levels: dict, innermost: int, src: Source, loops: int = 1):
         self.levels = levels  # local slot -> the loop that binds it (-1: before every loop)
         self.innermost = innermost
+        self.loops = loops  # loops around the code being written: caching pays only inside one
         self.src = src
         self.known: dict = {}
         self.names: dict = {}  # (level, code) -> variable

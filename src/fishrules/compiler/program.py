@@ -146,8 +146,11 @@ class ChoosePause:
         self.hits = 0
 
 
-#: Positions remembered per decision point before the memo stops growing.
-MEMO_LIMIT = 50_000
+#: Positions remembered per decision point; a full memo starts again empty, keeping what recurs
+#: now.  Small on purpose: a memo of tens of thousands of legal lists per decision point is
+#: millions of objects for Python's garbage collector to walk again and again (measured: a quarter
+#: to a half of a long simulation's time), for hits that mostly come from a few common positions.
+MEMO_LIMIT = 2_000
 #: Lookups after which a decision point's memo is kept only if at least MEMO_MIN_HITS of them hit.
 #: Switching it off changes no result: a legal list is the same worked out or remembered.
 MEMO_TRIAL = 400

@@ -1,0 +1,319 @@
+"""A ruleset as an OpenSpiel game (`pip install 'fishrules[openspiel]'`).
+
+    from fishrules.adapters import openspiel
+    game = openspiel.make_game("rules.fish", players=3)      # a pyspiel.Game; or a .fish path
+    openspiel.register()                                     # every bundled ruleset, then:
+    game = pyspiel.load_game("fishrules_NAME", {"players": 3})
+
+What OpenSpiel sees, derived from the ruleset:
+
+- dynamics: sequential, or simultaneous when the rules have `each of … secretly chooses` (its
+  other decisions are then turn-based nodes, as OpenSpiel allows); at a simultaneous node the
+  players not choosing have no legal actions (OpenSpiel passes them 0, which is ignored);
+- chance: explicit, with the rules' exact probabilities (as floats) when the rules roll dice or
+  shuffle; a chance outcome's id is a face's or a card label's place (`ActionSpace.chance_id`);
+- information: imperfect when anything is not public (a value, a zone, a secret choice);
+- actions: `Game.action_space` ids, `num_distinct_actions` its size;
+- utility: zero-sum on winning: each winner gets 1/len(winners), minus 1/players for everybody,
+  at the end (`reward_model` terminal); `max_game_length` is the engine's bound on a history;
+- observation tensor: `State.observation(player)`; with `private_info` NONE, the spectator's;
+  observation string: the view as JSON without its history; information-state string: the
+  player's seat, `history_for(player)` and `events_for(player)` — everything the player saw, in
+  order (perfect recall: a card moved from a hidden pile into the hand is an event, not an
+  entry of the history); information-state tensor: the
+  observation tensor followed by how many actions the player has seen (not perfect recall);
+- serialization: OpenSpiel's own, the state pickled as its action history and replayed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, Optional
+
+try:
+    import numpy as np
+    import pyspiel
+except ImportError as exc:  # pragma: no cover - depends on the installation
+    raise ImportError("fishrules.adapters.openspiel needs OpenSpiel and numpy: "
+                      "pip install 'fishrules[openspiel]'") from exc
+
+import fishrules
+from fishrules.api import Game
+from fishrules.limits import MAX_HISTORY
+from fishrules.runtime import CHANCE, SIMULTANEOUS, State
+from fishrules.spaces import ActionSpace, ObservationSpec, chance_probabilities
+
+from . import facts
+
+__all__ = ["make_game", "register", "FishrulesGame", "FishrulesState"]
+
+#: The OpenSpiel short names of the bundled rulesets: PREFIX + name, `-` written `_`.
+PREFIX = "fishrules_"
+
+_shared: dict[str, "_Shared"] = {}
+
+
+class _Shared:
+    """What every state of one OpenSpiel game shares: the fishrules game, players, options and
+    spaces.  A copy of it is itself (OpenSpiel deep-copies states to clone them), and it pickles
+    as its key (OpenSpiel pickles states to serialize them)."""
+
+    def __init__(self, game: Game, players: int, options: dict):
+        self.game, self.players, self.options = game, players, options
+        self.space: ActionSpace = game.action_space(players, options)
+        self.spec: ObservationSpec = game.observation_spec(players, options)
+        self.key = f"{game._identity}|{players}|{json.dumps(options, sort_keys=True)}"
+        _shared[self.key] = self
+
+    def __deepcopy__(self, memo: dict) -> "_Shared":
+        return self
+
+    def __reduce__(self) -> tuple:
+        return (_shared_of, (self.key,))
+
+
+class _Box:
+    """A fishrules state inside an OpenSpiel state: copied with `clone()`, pickled as its history."""
+
+    def __init__(self, shared: _Shared, state: State):
+        self.shared, self.state = shared, state
+
+    def __deepcopy__(self, memo: dict) -> "_Box":
+        return _Box(self.shared, self.state.clone())
+
+    def __reduce__(self) -> tuple:
+        return (_unbox, (self.shared, list(self.state.history)))
+
+
+def _shared_of(key: str) -> _Shared:
+    return _shared[key]
+
+
+def _unbox(shared: _Shared, history: list) -> _Box:
+    return _Box(shared, shared.game.replay(history, players=shared.players, options=shared.options))
+
+
+def _game_type(game: Game, short_name: str, params: dict) -> Any:
+    f = facts(game)
+    GT = pyspiel.GameType
+    return GT(
+        short_name=short_name,
+        long_name=f"fishrules: {game.title}",
+        dynamics=GT.Dynamics.SIMULTANEOUS if f["simultaneous"] else GT.Dynamics.SEQUENTIAL,
+        chance_mode=GT.ChanceMode.EXPLICIT_STOCHASTIC if f["chance"] else GT.ChanceMode.DETERMINISTIC,
+        information=GT.Information.IMPERFECT_INFORMATION if f["hidden"] else GT.Information.PERFECT_INFORMATION,
+        utility=GT.Utility.ZERO_SUM,
+        reward_model=GT.RewardModel.TERMINAL,
+        max_num_players=game.max_players,
+        min_num_players=game.min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        provides_factored_observation_string=False,
+        parameter_specification=params,
+    )
+
+
+def _defaults(game: Game) -> dict:
+    out: dict[str, Any] = {"players": game.min_players}
+    for name, info in game.options.items():
+        if name != "players":
+            out[name] = info.default
+    return out
+
+
+class FishrulesGame(pyspiel.Game):
+    """A fishrules ruleset as a `pyspiel.Game`; its parameters are `players` and the options."""
+
+    def __init__(self, rules: Game, params: Optional[Mapping[str, Any]] = None, short_name: Optional[str] = None):
+        defaults = _defaults(rules)
+        given = dict(params or {})
+        players = int(given.pop("players", defaults["players"]))
+        options = {k: given[k] for k in rules.options if k in given}
+        self._shared = _Shared(rules, players, rules._options(options))
+        n = players
+        short = short_name or PREFIX + rules.name.replace("-", "_").replace(":", "_")
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self._shared.space.size,
+            max_chance_outcomes=self._shared.space.chance_size,
+            num_players=n,
+            min_utility=-1.0 / n,
+            max_utility=1.0 - 1.0 / n,
+            utility_sum=0.0,
+            max_game_length=MAX_HISTORY,
+        )
+        super().__init__(_game_type(rules, short, defaults), info, {"players": n, **self._shared.options})
+
+    def new_initial_state(self) -> "FishrulesState":
+        """A new game, chance left to OpenSpiel."""
+        return FishrulesState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> "Observer":
+        """An observer (OpenSpiel's PyObserver interface): views as tensors and strings."""
+        if params:
+            raise ValueError(f"observation parameters are not supported: {params}")
+        return Observer(self._shared, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False))
+
+
+class FishrulesState(pyspiel.State):
+    """A fishrules `State` (manual chance) behind OpenSpiel's state interface."""
+
+    def __init__(self, game: FishrulesGame):
+        super().__init__(game)
+        sh = game._shared
+        self._box = _Box(sh, sh.game.start(players=sh.players, seed=0, options=sh.options, chance="manual"))
+
+    @property
+    def fishrules_state(self) -> State:
+        """The fishrules state underneath (for `view`, `scores`, `history`…)."""
+        return self._box.state
+
+    def current_player(self) -> int:
+        cur = self._box.state.current
+        if cur is None:
+            return int(pyspiel.PlayerId.TERMINAL)
+        if cur == CHANCE:
+            return int(pyspiel.PlayerId.CHANCE)
+        if cur == SIMULTANEOUS:
+            return int(pyspiel.PlayerId.SIMULTANEOUS)
+        return int(cur)
+
+    def _legal_actions(self, player: int) -> list[int]:
+        s = self._box.state
+        cur = s.current
+        if cur == SIMULTANEOUS:
+            return sorted(s.legal_action_ids(player)) if player in s.waiting else []
+        if cur != player:
+            return []
+        return sorted(s.legal_action_ids())
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return [(i, float(p)) for i, p in chance_probabilities(self._box.shared.space, self._box.state)]
+
+    def _apply_action(self, action: int) -> None:
+        s = self._box.state
+        s.apply(s.action_of_id(int(action)))
+
+    def _apply_actions(self, actions: list[int]) -> None:
+        s = self._box.state
+        for p in list(s.waiting):
+            s.apply(s.action_of_id(int(actions[p]), p))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        s, space = self._box.state, self._box.shared.space
+        if player == pyspiel.PlayerId.CHANCE:
+            if s.current == CHANCE:
+                for a, i in zip(s.legal_actions(), s.legal_action_ids()):
+                    if i == action:
+                        return a.text
+            return space.chance_text(int(action))
+        try:
+            return space.text(int(action))
+        except fishrules.IllegalAction:
+            return f"action {action}"
+
+    def is_terminal(self) -> bool:
+        return self._box.state.is_over
+
+    def returns(self) -> list[float]:
+        s = self._box.state
+        n = s.n
+        if not s.is_over:
+            return [0.0] * n
+        won = s.winners()
+        return [(1.0 / len(won) if p in won else 0.0) - 1.0 / n for p in range(n)]
+
+    def rewards(self) -> list[float]:
+        return self.returns()
+
+    def __str__(self) -> str:
+        return "\n".join(self._box.state.history)
+
+
+class Observer:
+    """OpenSpiel's PyObserver for fishrules games: `tensor` and `dict` (the fields of
+    `Game.observation_spec`, and `actions seen` for an information state), `set_from`,
+    `string_from`."""
+
+    def __init__(self, shared: _Shared, iig_obs_type: Any):
+        self._spec = shared.spec
+        self._recall = bool(iig_obs_type.perfect_recall)
+        self._public_only = iig_obs_type.private_info == pyspiel.PrivateInfoType.NONE
+        size = shared.spec.size + (1 if self._recall else 0)
+        self.tensor = np.zeros(size, np.float32)
+        self.dict = {f.name: self.tensor[f.offset:f.offset + f.size] for f in shared.spec.fields}
+        if self._recall:
+            self.dict["actions seen"] = self.tensor[-1:]
+
+    def _who(self, player: int) -> Optional[int]:
+        return None if self._public_only else player
+
+    def set_from(self, state: FishrulesState, player: int) -> None:
+        s = state._box.state
+        who = self._who(player)
+        view = s.view(who)
+        self.tensor[:self._spec.size] = self._spec.encode(view)
+        if self._recall:
+            self.tensor[-1] = len(view["history"])
+
+    def string_from(self, state: FishrulesState, player: int) -> str:
+        s = state._box.state
+        who = self._who(player)
+        if self._recall:  # all the player saw, in order: the history and the events
+            return f"p{player} " + json.dumps([s.history_for(who), s.events_for(who)], separators=(",", ":"))
+        view = s.view(who)
+        view.pop("history", None)
+        return json.dumps(view, sort_keys=True, separators=(",", ":"))
+
+
+def make_game(ruleset: Any, players: Optional[int] = None, options: Optional[Mapping[str, Any]] = None,
+              variant: Optional[str] = None) -> FishrulesGame:
+    """A `pyspiel.Game` for a ruleset: a bundled name, a path, or a loaded `fishrules.Game`
+    (registered with OpenSpiel as it goes, so its states serialize and load back).  Raises
+    `RuleError` for rules that do not load, `OptionError` (`ActionSpaceError`) for players,
+    options or actions that cannot be numbered."""
+    rules = ruleset if isinstance(ruleset, Game) else fishrules.load(ruleset, variant=variant)
+    params: dict[str, Any] = dict(options or {})
+    params["players"] = rules.min_players if players is None else players
+    short = _register(rules)
+    return FishrulesGame(rules, params, short)
+
+
+def _short_name(rules: Game) -> str:
+    base = "".join(c if c.isalnum() else "_" for c in rules.name)
+    if rules.name in fishrules.bundled():
+        return PREFIX + base
+    return f"{PREFIX}{base}_{rules._identity.rsplit('#', 1)[-1]}"
+
+
+_registered: dict[str, str] = {}
+
+
+def _register(rules: Game) -> str:
+    short = _short_name(rules)
+    known = _registered.get(short)
+    if known is None:
+        if short not in pyspiel.registered_names():
+
+            # A class, not a function: OpenSpiel keeps what it registers until after Python has
+            # shut down, and a class (unlike a function) is still alive then.
+            pyspiel.register_game(_game_type(rules, short, _defaults(rules)), _game_class(rules, short))
+        _registered[short] = rules._identity
+    elif known != rules._identity:
+        raise fishrules.OptionError(f"another ruleset is registered with OpenSpiel as {short!r}")
+    return short
+
+
+def _game_class(rules: Game, short: str) -> type:
+    def __init__(self: FishrulesGame, params: Any = None) -> None:
+        FishrulesGame.__init__(self, rules, dict(params or {}), short)
+
+    return type(f"FishrulesGame_{short}", (FishrulesGame,), {"__init__": __init__})
+
+
+def register(names: Optional[list[str]] = None) -> list[str]:
+    """Register bundled rulesets with OpenSpiel (all by default), so that
+    `pyspiel.load_game("fishrules_NAME", {"players": 3, OPTION: VALUE})` makes their game
+    (`-` in a name is written `_`).  Returns the short names.  Registering again does nothing."""
+    return [_register(fishrules.load(name)) for name in (names if names is not None else fishrules.bundled())]

@@ -1,0 +1,272 @@
+"""Game logs: what `fishrules play --log` writes, and `fishrules replay` and `play --resume` read.
+
+A log is one JSON object, format `fishrules-log/2` (`fishrules-log/1` logs, written before this
+one, are still read):
+
+- `ruleset`: a bundled ruleset's name, or the rule file's path relative to the log's folder;
+- `rules_hash`: the SHA-256 of the rule texts the game was played with (the file played first,
+  then each file it `extends`), so that rules changed since are noticed;
+- `rules` (optional): the rule text itself, `{"name", "text", "variant"}`, so that the log replays
+  on another machine; written by default for a file that is not bundled;
+- `variant`, `players`, `options`, `seed`, `seats` (`human`, `random` or `greedy` per seat),
+  `over`, and `history`: every action, chance included.
+
+Logs travel, so a log is untrusted input, as a rule file is (docs/security.md): every field is
+checked before use, a ruleset named by a path is looked for only beside the log under the rule
+`extends` follows, and carried rule text is read as `fishrules.loads(text, base_dir=None)` reads
+it, so that its own `extends` reaches the bundled rulesets only, never a file on this machine.
+
+A log is saved by writing a temporary file beside it and renaming it over the old one, so a process
+killed while writing leaves the previous version whole.  This module never prints.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any, Optional
+
+from . import api
+from .errors import StateError
+from .limits import MAX_SOURCE_BYTES, MAX_STATE_BYTES
+from .variants import bundled_names, find_extended, read_rules, rulesets_dir
+
+__all__ = ["FORMAT", "SEAT_KINDS", "new_log", "save_log", "read_log", "log_game", "rules_texts", "rules_hash"]
+
+FORMAT = "fishrules-log/2"
+_FORMATS = ("fishrules-log/1", FORMAT)
+#: Who may sit at a seat: a person at the keyboard, or one of the command line's bots.
+SEAT_KINDS = ("human", "random", "greedy")
+#: The name carried rule text is shown under in messages: a plain file name.
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
+_HASH = re.compile(r"[0-9a-f]{64}")
+
+
+# ---- the rules' identity ---------------------------------------------------------------------------
+
+
+def _extends_of(text: str, name: str) -> Optional[str]:
+    from . import nodes as n
+    from .parser import parse
+
+    for it in parse(text, name).items:
+        if isinstance(it, n.Extends):
+            return it.target
+    return None
+
+
+def rules_texts(game: api.Game) -> list[tuple[Optional[Path], str]]:
+    """The rule files `game` was read from, as (path, text): the file asked for first (path None when
+    the rules came from a string), then the file it extends, and so on.  Found as the loader finds
+    them, so this only reads files loading the game read."""
+    resolved = game._resolved
+    text = resolved.source.text if resolved.source is not None else ""
+    out: list[tuple[Optional[Path], str]] = [(resolved.path, text)]
+    base_dir = resolved.path.parent if resolved.path is not None else None
+    name = resolved.files[-1] if resolved.files else "<rules>"
+    for _ in range(64):  # the loader stops a longer chain long before this
+        target = _extends_of(text, name)
+        if target is None:
+            break
+        path, _refused = find_extended(target, base_dir)
+        if path is None:  # pragma: no cover - the game loaded, so its base was found
+            break
+        text, name, base_dir = read_rules(path), path.name, path.parent
+        out.append((path, text))
+    return out
+
+
+def rules_hash(texts: list[tuple[Optional[Path], str]]) -> str:
+    """The SHA-256 of the rule texts, in order (their names do not count: the same rules have the
+    same hash in any folder, on any machine)."""
+    h = hashlib.sha256()
+    for _path, text in texts:
+        data = text.encode("utf-8", "surrogatepass")
+        h.update(f"{len(data)}\n".encode())
+        h.update(data)
+    return h.hexdigest()
+
+
+def _is_bundled(path: Optional[Path]) -> bool:
+    try:
+        return path is not None and path.parent.resolve() == rulesets_dir().resolve()
+    except (OSError, ValueError):  # pragma: no cover
+        return False
+
+
+# ---- writing ---------------------------------------------------------------------------------------
+
+
+def new_log(game: api.Game, ref: str, variant: Optional[str], log_path: str, players: int, options: dict,
+            seed: Optional[int], seats: list[str], embed: Optional[bool]) -> tuple[dict, Optional[str]]:
+    """The log of a game about to start, and a note for the player if the rules could not be carried.
+
+    `variant` is the variant as asked for (for a bundled NAME, the bundled file NAME-VARIANT).
+    `embed` None carries the rule text for a file that is not bundled; True for any; False never.
+    Rule text is carried only when it extends nothing but bundled rulesets, since carried text is
+    read back with no folder to find other files in."""
+    bundled = ref in bundled_names()
+    if not bundled:  # a file: named from the log's folder, where `replay` looks for it
+        ref = os.path.relpath(os.path.abspath(ref), os.path.dirname(os.path.abspath(log_path)))
+    texts = rules_texts(game)
+    data: dict[str, Any] = {
+        "format": FORMAT,
+        "ruleset": ref,
+        "rules_hash": rules_hash(texts),
+        "variant": variant,
+        "players": players,
+        "options": options,
+        "seed": seed,
+        "seats": list(seats),
+        "over": False,
+        "history": [],
+    }
+    note = None
+    if embed is None:
+        embed = not bundled
+    if embed:
+        local = [p for p, _ in texts[1:] if not _is_bundled(p)]
+        if local:
+            note = (f"the rules extend {os.path.basename(str(local[0]))}, a file that is not bundled, so the log "
+                    f"names the rule files instead of carrying them: keep them beside the log to replay it")
+        else:
+            top = texts[0][0]
+            name = top.name if top is not None else "rules.fish"
+            data["rules"] = {"name": name if _NAME.fullmatch(name) else "rules.fish", "text": texts[0][1],
+                             "variant": game._resolved.variant}
+    return data, note
+
+
+def save_log(path: str, data: dict) -> None:
+    """Write the log atomically: a temporary file beside it, flushed, then renamed over it."""
+    target = Path(path)
+    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent if str(target.parent) else ".")
+    except OSError as e:
+        raise StateError(f"cannot write the log {path}: {e.strerror}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise StateError(f"cannot write the log {path}: {e.strerror}") from None
+    except BaseException:  # Ctrl-C while writing: the old log stays, the temporary file goes
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+# ---- reading ---------------------------------------------------------------------------------------
+
+
+def read_log(path: str) -> dict:
+    """A log written by `play --log`, checked field by field (a log may come from anybody)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_STATE_BYTES + 1)
+    except OSError as e:
+        raise StateError(f"cannot read the log {path}: {e.strerror}") from None
+    if len(raw) > MAX_STATE_BYTES:
+        raise StateError(f"{path} is larger than {MAX_STATE_BYTES // (1024 * 1024)} MiB: not a fishrules log")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise StateError(f"cannot read the log {path}: it is nested too deeply to be a fishrules log") from None
+    except ValueError as e:
+        raise StateError(f"cannot read the log {path}: it is not JSON text ({e})") from None
+    if not isinstance(data, dict) or data.get("format") not in _FORMATS:
+        raise StateError(f"{path} is not a fishrules log (format {FORMAT})")
+    problems = []
+    if not isinstance(data.get("ruleset"), str) or not data.get("ruleset"):
+        problems.append("a ruleset (a name or a path)")
+    players = data.get("players")
+    if type(players) is not int:
+        problems.append("a whole number of players")
+    if data.get("variant") is not None and not isinstance(data.get("variant"), str):
+        problems.append("a variant that is a name")
+    if not isinstance(data.get("options") or {}, dict):
+        problems.append("options as names and values")
+    if not isinstance(data.get("history"), list):
+        problems.append("a history (a list of actions)")
+    if data.get("seed") is not None and type(data.get("seed")) is not int:
+        problems.append("a seed that is a whole number")
+    seats = data.get("seats")
+    if seats is not None and not (isinstance(seats, list) and type(players) is int and len(seats) == players
+                                  and all(isinstance(s, str) and s in SEAT_KINDS for s in seats)
+                                  and "human" in seats):
+        problems.append(f"seats: one of {', '.join(SEAT_KINDS)} for each player, one human at least")
+    h = data.get("rules_hash")
+    if h is not None and not (isinstance(h, str) and _HASH.fullmatch(h)):
+        problems.append("a rules hash of 64 hexadecimal digits")
+    if data.get("over") is not None and type(data.get("over")) is not bool:
+        problems.append("`over` as true or false")
+    rules = data.get("rules")
+    if rules is not None:
+        if not (isinstance(rules, dict) and isinstance(rules.get("text"), str)
+                and isinstance(rules.get("name"), str) and _NAME.fullmatch(rules["name"])
+                and (rules.get("variant") is None or isinstance(rules.get("variant"), str))):
+            problems.append("carried rules as a name, a text and a variant")
+        elif len(rules["text"].encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
+            problems.append(f"carried rules of at most {MAX_SOURCE_BYTES // 1024} KiB")
+    if problems:
+        raise StateError(f"{path} is a broken fishrules log: it needs " + ", ".join(problems))
+    return data
+
+
+def _log_rules(ref: str, log: str, expected: Optional[str]) -> str:
+    """The rules a log names, under the rule `extends` follows: a bundled ruleset, or a .fish file
+    beside the log (or in a folder below it).  A log may come from anybody: it must not make
+    fishrules read a file elsewhere on the machine."""
+    if ref in bundled_names():
+        return ref
+    target, refused = find_extended(ref, Path(log).parent)
+    if target is None:
+        why = f": {refused}" if refused else ""
+        h = f" (rules hash {expected[:12]})" if expected else ""
+        raise StateError(f"{log} names the rules {ref[:80]!r}{h}, which is neither a bundled ruleset nor a .fish file "
+                         f"beside the log{why}")
+    return str(target)
+
+
+def log_game(data: dict, log: str, strict: bool) -> tuple[api.Game, Optional[str]]:
+    """The rules a log was played under, and a warning (or None).
+
+    Carried rule text is used when the log has it, else the bundled ruleset or the file beside the
+    log.  Its hash must be the one recorded: a file that differs is refused (it is another file);
+    a bundled ruleset that changed in this version of fishrules is a warning for `replay`, and
+    refused when `strict` (`play --resume` must go on with the very rules the game began with)."""
+    expected = data.get("rules_hash")
+    carried = data.get("rules")
+    ref = data["ruleset"]
+    if carried is not None:
+        game = api.loads(carried["text"], carried["name"], variant=carried.get("variant"), base_dir=None)
+        what = f"the rules carried in {log} ({carried['name']})"
+        refuse = strict
+    else:
+        game = api.load(_log_rules(ref, log, expected), data.get("variant"))
+        bundled = ref in bundled_names()
+        what = f"the bundled ruleset {ref}" if bundled else f"{ref} beside {log}"
+        refuse = strict or not bundled
+    if expected is None:
+        return game, None
+    found = rules_hash(rules_texts(game))
+    if found == expected:
+        return game, None
+    msg = (f"{log} was played with rules of hash {expected[:12]}, but {what} now hash to {found[:12]}: "
+           f"the rules changed since the game was played")
+    if refuse:
+        raise StateError(msg)
+    return game, msg + "; replaying under the rules as they are now"

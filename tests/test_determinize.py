@@ -1,0 +1,213 @@
+"""Determinization (`State.determinize`): a full state a player cannot tell from the real one.
+
+The property: for every bundled ruleset at several player counts, at many positions, for every
+seat (and the spectator), the determinized state shows that player exactly what the real one does
+— view, history, events, legal actions — and is a consistent position that plays on.  And it is
+not the real state in disguise: it moves hidden cards, it draws secret choices again, and it
+depends on nothing the player cannot know (twin states give the same determinization).
+"""
+
+from __future__ import annotations
+
+import collections
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import fishrules
+from fishrules import SIMULTANEOUS
+from fishrules.determinize import Determinizer
+
+from ._positions import layout, player_counts, positions, step
+
+NAMES = fishrules.bundled()
+
+
+def consistent(d: fishrules.State) -> None:
+    """Every card is exactly where `where` says, once."""
+    seen = collections.Counter()
+    from fishrules.runtime import _zones_of
+
+    for key, cards in _zones_of(d):
+        for c in cards:
+            assert d.where[c] == key
+            seen[c] += 1
+    assert all(k == 1 for k in seen.values())
+
+
+def same_to(player, real: fishrules.State, d: fishrules.State) -> None:
+    assert d.view(player) == real.view(player)
+    assert d.history_for(player) == real.history_for(player)
+    assert d.events_for(player) == real.events_for(player)
+    assert d.current == real.current and d.waiting == real.waiting
+
+
+def test_no_bundled_ruleset_hides_a_value_that_is_not_cards():
+    """Determinization redistributes cards and secret choices; a hidden value of another kind
+    would keep its real value (see determinize.py), so a ruleset that adds one must be looked at."""
+    for name in NAMES:
+        model = fishrules.load(name)._model
+        for v in [*model.game_vars, *model.player_vars]:
+            if v.visibility not in ("public", "internal"):
+                assert v.type.kind == "zone", (name, v.name, v.visibility)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_seat_sees_the_same_in_the_determinization(name):
+    game = fishrules.load(name)
+    for n in player_counts(game):
+        rng = random.Random(n)
+        state = game.start(players=n, seed=n)
+        for k, s in enumerate(positions(state, rng, every=9, most=12)):
+            for v in [*range(n), None]:
+                d = s.determinize(v, random.Random(k))
+                same_to(v, s, d)
+                consistent(d)
+        assert s.is_over or k == 11
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(NAMES), seed=st.integers(0, 10**6), steps=st.integers(0, 120),
+       seat=st.integers(0, 7), players=st.integers(0, 10))
+def test_determinizations_are_indistinguishable_and_play_on(name, seed, steps, seat, players):
+    game = fishrules.load(name)
+    n = game.min_players + players % (game.max_players - game.min_players + 1)
+    rng = random.Random(seed)
+    s = game.start(players=n, seed=seed)
+    for _ in range(steps):
+        if s.is_over:
+            break
+        step(s, rng)
+    v = seat % n
+    d = s.determinize(v, random.Random(seed), chance="manual")
+    same_to(v, s, d)
+    consistent(d)
+    # it plays on, whoever acts, chance included (the determinization's chance is manual)
+    for _ in range(30):
+        if d.is_over:
+            break
+        step(d, rng)
+    d.playout(rng)
+
+
+def test_hidden_cards_move_and_seen_ones_do_not():
+    game = fishrules.load("fatfish")
+    s = game.start(players=3, seed=5)
+    rng = random.Random(5)
+    for _ in range(40):
+        step(s, rng)
+    real = layout(s)
+    hands = collections.Counter()
+    for i in range(50):
+        d = s.determinize(0, random.Random(i))
+        mine = layout(d)
+        for zone in ("hand of p0", "rows(1)", "rows(2)", "rows(3)"):
+            assert mine[zone] == real[zone]  # what p0 sees stays
+        hands[tuple(mine["hand of p1"])] += 1
+        assert sorted(sum(mine.values(), [])) == sorted(sum(real.values(), []))  # the same cards
+    assert len(hands) > 40  # p1's hand is drawn anew nearly every time
+
+
+def test_fishfish_line_card_is_drawn_as_likely_as_the_hand_makes_it():
+    """A Fish sees `set_line ? bait-N`: the line's Fishing card is any of the five, so Catch with
+    probability 2/5 (the hand holds 2 Catch, 3 Empty_handed); the Fisherman knows it."""
+    game = fishrules.load("fishfish")
+    s = game.start(players=3, seed=1)
+    s.apply("set_line Catch bait-3")
+    line = collections.Counter()
+    D = Determinizer(s, 1)
+    rng = random.Random(0)
+    for _ in range(2000):
+        line[layout(D.sample(rng))["line_fishing"][0]] += 1
+    assert 700 < line["Catch"] < 900, line  # 2/5 of 2000 = 800
+    for i in range(20):
+        assert layout(s.determinize(0, random.Random(i)))["line_fishing"] == ["Catch"]
+
+
+def test_a_card_seen_before_stays_known_when_hidden_again():
+    """Fish Fish: a checked line's card is turned face up, then discarded face down; nobody may
+    look at it again, but everybody saw it: it stays in the discard in every determinization."""
+    game = fishrules.load("fishfish")
+    s = game.start(players=3, seed=4)
+    rng = random.Random(1)
+    while not any(e["event"] == "reveal" for e in s.events_for(None)):
+        step(s, rng)
+    shown = [e for e in s.events_for(1) if e["event"] == "reveal"][0]["cards"]
+    for i in range(30):
+        assert layout(s.determinize(1, random.Random(i)))["discard"][:len(shown)] == shown
+
+
+def test_fisherman_three_players_never_deal_the_squids():
+    """The rules set the squids aside before the deal (unseen, but by a rule everybody can follow):
+    they stay in the box in every determinization, and the hands are drawn from the other cards."""
+    game = fishrules.load("fisherman")
+    s = game.start(players=3, seed=2)
+    rng = random.Random(2)
+    for _ in range(20):
+        step(s, rng)
+    suit = {ci.label: dict(ci.values).get("suit") for ci in game._model.cards}
+    for i in range(30):
+        d = layout(s.determinize(0, random.Random(i)))
+        for p in (1, 2):
+            assert "squid" not in {suit[c] for c in d[f"hand of p{p}"]}
+        assert sum(suit[c] == "squid" for c in d["box"]) == sum(v == "squid" for v in suit.values())
+
+
+def test_secret_simultaneous_choices_are_drawn_again():
+    game = fishrules.load("fisheatfish")
+    s = game.start(players=2, seed=1)
+    rng = random.Random(1)
+    while s.current != SIMULTANEOUS:
+        step(s, rng)
+    s.apply(s.legal_actions(0)[-1])
+    assert s.waiting == [1]
+    drawn = collections.Counter()
+    for i in range(60):
+        d = s.determinize(1, random.Random(i))
+        same_to(1, s, d)
+        drawn[d.history[len(s.history) - 1]] += 1
+        d.apply(d.legal_actions(1)[0])  # p1 chooses: both take effect
+    assert len(drawn) > 1  # p0's choice is not the real one every time
+    # p0 knows its own choice
+    assert s.determinize(0, random.Random(3)).history == s.history_for(0)
+
+
+def test_twin_states_give_the_same_determinization():
+    """Two games that differ only in hidden draws (two cards dealt face down to others swapped)
+    determinize identically for the player who saw neither: the draw reads nothing hidden."""
+    game = fishrules.load("fatfish")
+    s = game.start(players=3, seed=8, chance="seeded")
+    rng = random.Random(8)
+    for _ in range(30):
+        step(s, rng)
+    hist = s.history
+    hidden = [i for i, _, aud in s.redact if 0 not in aud and hist[i].startswith("draw ")]
+    twin = None
+    for a in hidden:
+        for b in hidden:
+            if a < b and hist[a] != hist[b]:
+                h = list(hist)
+                h[a], h[b] = h[b], h[a]
+                try:
+                    t = game.replay(h, players=3)
+                except fishrules.StateError:
+                    continue
+                if t.view(0) == s.view(0) and t.events_for(0) == s.events_for(0) and layout(t) != layout(s):
+                    twin = t
+                    break
+        if twin is not None:
+            break
+    assert twin is not None
+    for i in range(10):
+        assert layout(s.determinize(0, random.Random(i))) == layout(twin.determinize(0, random.Random(i)))
+
+
+def test_a_played_out_state_cannot_be_determinized():
+    s = fishrules.load("fishfry").start(players=2, seed=1)
+    s.playout(random.Random(1))
+    with pytest.raises(fishrules.OptionError, match="playout"):
+        s.determinize(0, random.Random(1))
+    with pytest.raises(fishrules.OptionError, match="no player 5"):
+        fishrules.load("fishfry").start(players=2, seed=1).determinize(5, random.Random(1))
