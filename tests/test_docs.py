@@ -1,10 +1,11 @@
 """The documentation cannot drift from the code: every snippet in README.md and docs/** is run.
 
 What each kind of fenced block means to this test (a block may carry a title, as in
-```` ```fish title="our-fishfry.fish" ````; the title names the file the block is):
+```` ```fishrules title="our-fishfry.fish" ````; the title names the file the block is; `fishrules`
+is the rules' Pygments lexer, as `fish` is the fish shell's):
 
-- ```` ```fish ````: a rule file that loads and plays to the end with random legal actions.
-- ```` ```fish-error ````: a rule file with a deliberate mistake: it must fail to load. It must
+- ```` ```fishrules ````: a rule file that loads and plays to the end with random legal actions.
+- ```` ```fishrules-error ````: a rule file with a deliberate mistake: it must fail to load. It must
   have a title, and a ```` ```console ```` block of the same page must run `fishrules check` on it,
   so the error message the page shows is checked word for word.
 - ```` ```python ````: a script, run in a fresh namespace with the repository root as the current
@@ -72,8 +73,8 @@ def of(lang: str) -> list:
 
 
 def test_there_are_snippets():
-    counts = {lang: len(of(lang)) for lang in ("fish", "fish-error", "python", "console")}
-    assert counts["fish"] >= 3 and counts["python"] >= 5 and counts["fish-error"] >= 1, counts
+    counts = {lang: len(of(lang)) for lang in ("fishrules", "fishrules-error", "python", "console")}
+    assert counts["fishrules"] >= 3 and counts["python"] >= 5 and counts["fishrules-error"] >= 1, counts
     assert len(CONSOLE) >= 5, "the console blocks that are run"
 
 
@@ -102,13 +103,13 @@ def play_out(game: fishrules.Game, players: int, seed: int) -> fishrules.State:
     return state
 
 
-@pytest.mark.parametrize("block", of("fish"))
+@pytest.mark.parametrize("block", of("fishrules"))
 def test_fish_snippet_loads_and_plays(block):
     game = load_block(block)
     play_out(game, game.min_players, seed=1)
 
 
-@pytest.mark.parametrize("block", of("fish-error"))
+@pytest.mark.parametrize("block", of("fishrules-error"))
 def test_fish_error_snippet_fails_and_its_message_is_shown(block):
     with pytest.raises(fishrules.RuleError):
         load_block(block)
@@ -179,7 +180,7 @@ def run_cli(argv: list[str], typed: list[str], monkeypatch, capsys) -> str:
 @pytest.mark.parametrize("block", CONSOLE)
 def test_console_block_shows_real_output(block, tmp_path, monkeypatch, capsys):
     for other in BLOCKS:  # each file as the page has written it so far: a later block is a new version
-        if other.page == block.page and other.index < block.index and other.title and other.lang in ("fish", "fish-error"):
+        if other.page == block.page and other.index < block.index and other.title and other.lang in ("fishrules", "fishrules-error"):
             (tmp_path / other.title).write_text(other.text, encoding="utf-8")
     for name in ("rulesets", "examples"):
         os.symlink(ROOT / name, tmp_path / name)

@@ -299,7 +299,7 @@ def load(ruleset: str | os.PathLike, variant: Optional[str] = None) -> Game:
     if key in _cache:
         return _cache[key]
     resolved = resolve_file(path, variant)
-    model = check(list(resolved.items), resolved.variants, resolved.files, resolved.source)
+    model = _check(resolved)
     name = path.stem if variant is None else f"{path.stem}:{variant}"
     game = Game(resolved, model, name, _hash_files(resolved))
     _cache[key] = game
@@ -317,8 +317,26 @@ def loads(text: str, name: str = "<rules>", variant: Optional[str] = None, base_
     if not isinstance(text, str):
         raise RuleError(Diagnostic(None, f"{name}: rules are a text, not {type(text).__name__}"))
     resolved = resolve_text(text, name, variant, Path(base_dir) if base_dir else None)
-    model = check(list(resolved.items), resolved.variants, resolved.files, resolved.source)
+    model = _check(resolved)
     return Game(resolved, model, name, _hash_files(resolved))
+
+
+def _check(resolved: Resolved) -> m.Model:
+    """The checked model of resolved rules.  A file with syntax errors is still checked, as far as
+    it could be read, so that one `RuleError` holds every problem: its syntax errors and the
+    checker's errors (but those that only follow from the lines left out, and its warnings)."""
+    syntax = list(resolved.syntax_errors)
+    try:
+        model = check(list(resolved.items), resolved.variants, resolved.files, resolved.source, resolved.lost,
+                      resolved.warnings)
+    except RuleError as exc:
+        if not syntax:
+            raise
+        # Warnings are left out: with lines missing, "never played" and the like say little.
+        raise RuleError(syntax + exc.errors) from None
+    if syntax:
+        raise RuleError(syntax)
+    return model
 
 
 def game_seed_of(seed: int, index: int) -> int:

@@ -632,6 +632,21 @@ def cmd_replay(args) -> int:
     return 0
 
 
+# ---- fmt and lsp ----------------------------------------------------------------------------------
+
+
+def cmd_fmt(args) -> int:
+    from .fmt import format_files
+
+    return format_files(args.files, check=args.check, write=print, error=_err, quiet=args.quiet)
+
+
+def cmd_lsp(args) -> int:
+    from .lsp import main as lsp_main
+
+    return lsp_main()
+
+
 # ---- main -----------------------------------------------------------------------------------------
 
 
@@ -705,6 +720,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("log")
     r.add_argument("--verbose", "-v", action="store_true", help="print every action")
     r.set_defaults(func=cmd_replay)
+
+    f = sub.add_parser("fmt", help="lay rule files out in the one canonical layout, keeping every comment")
+    f.add_argument("files", nargs="+", help="a .fish file (`-`: standard input to standard output)")
+    f.add_argument("--check", action="store_true", help="change nothing; fail if a file would be laid out again")
+    f.set_defaults(func=cmd_fmt)
+
+    ls = sub.add_parser("lsp", help="run the language server over standard input and output (for editors)")
+    ls.set_defaults(func=cmd_lsp)
     return p
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "OptionError",
     "StateError",
     "did_you_mean",
+    "follows_from",
 ]
 
 
@@ -74,6 +75,8 @@ class Diagnostic:
     message: str
     hint: str | None = None
     severity: str = "error"  # or "warning"
+    #: A warning's kind (`unused-define`, …): `# fishrules: ignore[CODE]` on its line silences it.
+    code: str | None = attrs.field(default=None, eq=False)
 
     def render(self) -> str:
         if self.span is None:
@@ -171,3 +174,26 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     if len(close) == 1:
         return f"did you mean `{close[0]}`?"
     return "did you mean " + ", ".join(f"`{c}`" for c in close[:-1]) + f" or `{close[-1]}`?"
+
+
+#: Problems reported about the whole rules that a lost line of each kind explains.
+_LOST_WHOLE = {
+    "game": "the rules have no title",
+    "players": "the rules do not say how many may play",
+    "dice": "the rules have no dice",
+    "board": "needs a board",
+}
+
+
+def follows_from(message: str, lost: Iterable[str]) -> bool:
+    """Whether a problem only follows from lines that could not be read: it names something one
+    of them declared (`lost`: names, `KIND NAME`s and rule names, as the parser notes them)."""
+    if not lost:
+        return False
+    for name in lost:
+        if f"`{name}`" in message or f'"{name}"' in message:
+            return True
+        whole = _LOST_WHOLE.get(name)
+        if whole is not None and whole in message:
+            return True
+    return False

@@ -24,9 +24,9 @@ from typing import Optional
 import attrs
 
 from . import nodes as n
-from .errors import Diagnostic, RuleError, Source, Span, did_you_mean
+from .errors import Diagnostic, RuleError, Source, Span, did_you_mean, follows_from
 from .limits import MAX_EXTENDS_DEPTH, MAX_EXTENDS_NAME, MAX_SOURCE_BYTES
-from .parser import parse
+from .parser import parse_partial
 
 __all__ = ["Resolved", "resolve_file", "resolve_text", "rulesets_dir", "bundled_names", "find_ruleset",
            "find_extended", "read_rules"]
@@ -135,6 +135,13 @@ class Resolved:
     files: tuple[str, ...]
     path: Optional[Path] = None
     source: Optional[Source] = None  # the text of the file asked for (overlays' bases are in `items`)
+    #: Syntax errors of the files (the items hold what could be read): the checker still runs on
+    #: the items, and whoever checks them reports these with the checker's own errors.
+    syntax_errors: tuple = ()
+    #: Names declared on lines that could not be read: errors about them only follow from those.
+    lost: frozenset = frozenset()
+    #: Warnings about the overlays (`extends` not first, a replacement identical to what it replaces).
+    warnings: tuple = ()
 
 
 _KEYED = (n.OptionDecl, n.DiceDecl, n.CardsDecl, n.BoardDecl, n.VarDecl, n.Define, n.Phase, n.Action, n.Score, n.Winners)
@@ -358,6 +365,9 @@ class _Rules:
                 return
             key, lst, i = self._place_of(item.name)
             old = lst[i]
+            if _freeze([old])[0].body == item.body and not _silenced(item.span):
+                self.diags.append(Diagnostic(item.span, f'this replaces rule "{item.name}" with the same thing',
+                                             "remove the line, or change what it should change", "warning", "same-replace"))
             leaving = frozenset(r.name for r in _rules_in((old.node,)))
             if not self.check_new_rules(item.body, leaving):
                 return
@@ -370,6 +380,9 @@ class _Rules:
             names = [k[1] for k in self.decls if k[0] == key[0]]
             self.error(item.span, f"there is no {_describe(key)} to replace", did_you_mean(key[1], names))
             return
+        if item == self.decls[key] and key[0] in ("define", "phase", "action") and not _silenced(item.span):
+            self.diags.append(Diagnostic(item.span, f"this replaces {_describe(key)} with the same thing",
+                                         "remove the line, or change what it should change", "warning", "same-replace"))
         if isinstance(item, (n.Phase, n.Action)):
             leaving = frozenset(r.name for r in _rules_in(self.decls[key].body))
             self.check_new_rules(item.body, leaving)
@@ -441,6 +454,14 @@ class _Rules:
                 d = attrs.evolve(d, body=_freeze(self.bodies[key]))
             out.append(d)
         return out
+
+
+def _silenced(span) -> bool:
+    """`# fishrules: ignore` (or `ignore[same-replace]`) on the line (see `fishrules.checker.lints`)."""
+    if span is None or "fishrules:" not in span.source.text:
+        return False
+    m = re.search(r"#.*\bfishrules:\s*ignore(?:\[([\w\s,-]*)\])?", span.source.line(span.line))
+    return m is not None and (m.group(1) is None or "same-replace" in m.group(1))
 
 
 def _rules_in(body):
@@ -525,7 +546,7 @@ def _build(module: n.Module, path: Optional[Path], diags: list, chain: tuple[str
                                     "see the limits in the language reference"))
             rules = _Rules(diags)
         else:
-            base = parse(read_rules(target), _display_name(target))
+            base = _parse(read_rules(target), _display_name(target), diags)
             rules = _build(base, target, diags, chain + (str(target.resolve()),), files)
         # the base's variants are not inherited: an overlay is its own game
         rules.variants = {}
@@ -561,25 +582,52 @@ def _finish(rules: _Rules, variant: Optional[str], diags: list, files: list, pat
                     diags.append(Diagnostic(it.span, "a variant cannot contain another variant"))
                     continue
                 rules.apply(it, overlay=True)
+    syntax = tuple(getattr(diags, "syntax", ()))
+    lost = frozenset(getattr(diags, "lost", ()))
+    # the lints of overlays are about the file asked for, not about the rulesets it extends
+    top = source.name if source is not None else None
+    diags[:] = [d for d in diags if d.code != "same-replace" or (d.span is not None and d.span.file == top)]
+    if lost:
+        diags[:] = [d for d in diags if not follows_from(d.message, lost)]
     errors = [d for d in diags if d.severity == "error"]
     if errors:
-        raise RuleError(diags)
-    return Resolved(tuple(rules.items()), tuple(rules.variants), variant, tuple(files), path, source)
+        raise RuleError(list(syntax) + diags)
+    return Resolved(tuple(rules.items()), tuple(rules.variants), variant, tuple(files), path, source,
+                    syntax, lost, tuple(diags))
+
+
+class _Diagnostics(list):
+    """The overlays' diagnostics, with the files' syntax errors kept apart: the overlays' errors
+    stop the rules before they are checked, while the checker still runs on what the good lines
+    of a file with syntax errors say."""
+
+    def __init__(self):
+        super().__init__()
+        self.syntax: list[Diagnostic] = []
+        self.lost: set[str] = set()
+
+
+def _parse(text: str, name: str, diags: list) -> n.Module:
+    parsed = parse_partial(text, name)
+    if parsed.errors:
+        diags.syntax.extend(parsed.errors)
+        diags.lost.update(parsed.lost)
+    return parsed.module
 
 
 def resolve_file(path: Path | str, variant: Optional[str] = None) -> Resolved:
     path = Path(path)
-    diags: list[Diagnostic] = []
+    diags = _Diagnostics()
     files: list[str] = []
-    module = parse(read_rules(path), _display_name(path))
+    module = _parse(read_rules(path), _display_name(path), diags)
     rules = _build(module, path, diags, (str(path.resolve()),), files)
     return _finish(rules, variant, diags, files, path, module.source)
 
 
 def resolve_text(text: str, name: str = "<rules>", variant: Optional[str] = None, base_dir: Optional[Path] = None) -> Resolved:
-    diags: list[Diagnostic] = []
+    diags = _Diagnostics()
     files: list[str] = []
-    module = parse(text, name)
+    module = _parse(text, name, diags)
     fake = (base_dir / name) if base_dir is not None else None
     rules = _build(module, fake, diags, (), files)
     if fake is None:

@@ -13,17 +13,24 @@ from .declarations import Declarations
 from .defines import Defines
 from .expressions import Expressions
 from .limits import Limits
+from .lints import Lints
 from .statements import Statements
 
 __all__ = ["check", "BUILTINS"]
 
 
-class _Checker(Declarations, Defines, Statements, Expressions, Limits, Core):
+class _Checker(Declarations, Defines, Statements, Expressions, Limits, Lints, Core):
     """One check of one resolved rule set; each concern is a mixin of its own module."""
 
 
-def check(items: list, variants: tuple[str, ...] = (), source_names: tuple[str, ...] = (), source=None) -> m.Model:
+def check(items: list, variants: tuple[str, ...] = (), source_names: tuple[str, ...] = (), source=None,
+          lost: frozenset = frozenset(), warnings: tuple = ()) -> m.Model:
     """Check the items of a resolved rule set; raise `RuleError` with every problem found.
-    `source` is the file checked (its problems as a whole are reported at its line 1)."""
-    return _Checker(items, variants, source_names, source).run()
+    `source` is the file checked (its problems as a whole are reported at its line 1).  `lost`
+    names what lines that could not be parsed declared: problems that only follow from their
+    absence (a use of a define whose line was broken) are not reported.  `warnings` are earlier
+    stages' warnings, given with the checker's own."""
+    checker = _Checker(items, variants, source_names, source, lost)
+    checker.diags.extend(warnings)
+    return checker.run()
 

@@ -12,7 +12,7 @@ from typing import Iterable, Optional
 
 from .. import model as m
 from .. import nodes as n
-from ..errors import Diagnostic, RuleError, Span
+from ..errors import Diagnostic, RuleError, Span, follows_from
 from ..limits import MAX_PLAYERS
 
 ERR = m.Type("error")
@@ -66,8 +66,11 @@ class _Unit:
 
 
 class Core:
-    def __init__(self, items: list, variants: tuple[str, ...] = (), source_names: tuple[str, ...] = (), source=None):
+    def __init__(self, items: list, variants: tuple[str, ...] = (), source_names: tuple[str, ...] = (), source=None,
+                 lost: frozenset = frozenset()):
         self.items = items
+        self.lost = lost
+        self.quieted = False  # an error left unsaid, since it follows from a line that could not be read
         self.source = source  # the file checked, for problems of the whole file (line 1)
         self.variants = variants
         self.source_names = source_names
@@ -103,10 +106,17 @@ class Core:
     # ---- diagnostics --------------------------------------------------------------------------
 
     def error(self, span: Span | None, msg: str, hint: str | None = None) -> None:
+        if self.lost and follows_from(msg, self.lost):
+            self.quieted = True  # it names something on a line the parser could not read, reported already
+            return
         self.diags.append(Diagnostic(span, msg, hint))
 
-    def warn(self, span: Span | None, msg: str, hint: str | None = None) -> None:
-        self.diags.append(Diagnostic(span, msg, hint, severity="warning"))
+    def warn(self, span: Span | None, msg: str, hint: str | None = None, code: str | None = None) -> None:
+        from .lints import silenced
+
+        if silenced(span, code):
+            return
+        self.diags.append(Diagnostic(span, msg, hint, severity="warning", code=code))
 
     def bad(self, span) -> m.Const:
         return m.Const(None, ERR, span=span)
@@ -174,9 +184,11 @@ class Core:
         self.check_statement_depths(phases, actions)
         self.check_choice_counts(actions)
         board = self.check_board()
+        if not self.quieted and not any(d.severity == "error" for d in self.diags):
+            self.lint()  # (with errors to fix first, "never used" may only mean "not checked")
 
         errors = [d for d in self.diags if d.severity == "error"]
-        if errors:
+        if errors or self.quieted:
             raise RuleError(self.diags)
         return m.Model(
             title=self.title.title,

@@ -135,6 +135,7 @@ class Expressions:
                 else:
                     cond = self.expr(e.condition, u)
                     self.expect(cond, "bool", e.condition, "the condition")
+                    self.lint_quantifier(e, elem)
             finally:
                 u.scopes.pop()
                 u.elems.pop()

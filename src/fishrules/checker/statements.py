@@ -53,6 +53,7 @@ class Statements:
                 hi = self.expr(pt.high, u)
                 self.expect(lo, "number", pt.low, "the low end")
                 self.expect(hi, "number", pt.high, "the high end")
+                self.lint_range(prm, lo, hi)
                 params.append(m.ParamDecl(prm.name, "number", slot, m.NUMBER, None, lo, hi, secret=prm.secret, span=prm.span))
                 t = m.NUMBER
             else:
@@ -120,10 +121,12 @@ class Statements:
         # the base behind): they are reported as warnings, which `fishrules check` prints.
         for name, p in self.phase_nodes.items():
             if ("phase", name) not in seen:
-                self.warn(p.span, f"phase `{name}` is never played", "play it from another phase (`play " + name + "`), or remove it")
+                self.warn(p.span, f"phase `{name}` is never played", "play it from another phase (`play " + name + "`), or remove it",
+                          code="unreachable")
         for name, a in self.action_nodes.items():
             if ("action", name) not in seen:
-                self.warn(a.span, f"action `{name}` is never offered", f"offer it with `PLAYER chooses {name}`, or remove it")
+                self.warn(a.span, f"action `{name}` is never offered", f"offer it with `PLAYER chooses {name}`, or remove it",
+                          code="unreachable")
 
     # ---- statements -----------------------------------------------------------------------------
 
