@@ -185,3 +185,27 @@ def test_a_missing_extra_is_said_plainly(monkeypatch, capsys, tmp_path):
     monkeypatch.setitem(sys.modules, "distributed", None)
     assert main(["simulate", "fishfry", "--games", "5", "--dask", "local"]) == 2
     assert "fishrules[dask]" in capsys.readouterr().err
+
+
+def test_play_seats_search_bots_and_a_resumed_game_goes_on_alike(tmp_path):
+    """`play --bot ismcts`: the bot is seeded per decision, so stopping and resuming changes nothing."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(fishrules.__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=src, COLUMNS="120")
+
+    def play(*args, stdin):
+        return subprocess.run([sys.executable, "-m", "fishrules", "play", *args], input=stdin, text=True,
+                              capture_output=True, env=env, cwd=tmp_path, timeout=120)
+
+    game = ["fishfish", "--players", "2", "--bot", "ismcts", "--seed", "5"]
+    assert play(*game, "--log", "whole.json", stdin="1\n" * 400).returncode == 0
+    assert play(*game, "--log", "part.json", stdin="1\n1\nq\n").returncode == 0
+    p = play("--resume", "part.json", stdin="1\n" * 400)
+    assert p.returncode == 0, p.stderr
+    whole, part = (json.loads((tmp_path / f).read_text()) for f in ("whole.json", "part.json"))
+    assert whole["seats"] == part["seats"] == ["human", "ismcts"]
+    assert part["history"] == whole["history"] and part["over"]
+    assert "bots: p1 mcts" in play(*game, "--bot", "1=mcts", stdin="q\n").stdout
