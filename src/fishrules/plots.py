@@ -71,11 +71,12 @@ def _seats(report: dict):
         err = [[s["win_rate"] - s["low"] for s in c["seats"]], [s["high"] - s["win_rate"] for s in c["seats"]]]
         ax.bar(xs, rates, width * 0.9, yerr=err, capsize=3, label=c["label"])
     ax.axhline(1 / n, color="grey", linestyle="--", linewidth=1, label="equal seats")
+    ax.set_ylim(0, max(s["high"] for c in cs for s in c["seats"]) * 1.3)
     ax.set_xticks(range(n), [f"p{p}" for p in range(n)])
     ax.set_xlabel("seat (p0 plays first)")
     ax.set_ylabel("win rate (95% interval)")
     ax.set_title("Win rate by seat")
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="small", loc="upper center", ncols=min(3, len(cs) + 1))
     return fig
 
 

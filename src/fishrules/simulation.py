@@ -186,7 +186,7 @@ def _checked(records: list[dict]) -> list[dict]:
 
 
 def _chunks(games: int, workers: int) -> list[tuple[int, int]]:
-    size = max(1, min(100, math.ceil(games / (max(workers, 1) * 8))))
+    size = max(1, min(500, math.ceil(games / (max(workers, 1) * 8))))
     return [(a, min(a + size, games)) for a in range(0, games, size)]
 
 
