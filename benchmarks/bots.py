@@ -16,7 +16,7 @@ import time
 
 import fishrules
 from fishrules.bots import RandomBot, make_bot
-from fishrules.compare import wilson
+from fishrules.comparison import wilson
 
 GAMES = ["fishfry", "fishfish", "fatfish", "fisherman", "fisheatfish"]
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 import fishrules
-from fishrules import compare as cmp
+from fishrules import comparison as cmp
 from fishrules.cli import main
 
 

@@ -32,7 +32,7 @@ MINTED = re.compile(r"^[a-z]+\d+$")
 OWN = {
     "s", "L", "fr", "pc", "at", "i", "n", "o", "p", "v", "w", "_", "exc", "bad", "ok", "memo", "actor",
     "MISSING", "score", "winners", "dice_ids",
-    "_dmemo", "_history", "_move", "_restart", "cur", "dice", "events", "g", "mixed", "seats", "stack",
+    "_dmemo", "_history", "_move", "_restart", "cur", "dice", "events", "fires", "g", "mixed", "seats", "stack",
     "append", "clear", "fromkeys", "get", "pop",
     "Exception", "all", "any", "dict", "len", "min", "range", "set", "sorted", "tuple",
 }

@@ -22,12 +22,16 @@ from .errors import Diagnostic, FishrulesError, IllegalAction, OptionError, Rule
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time these come from __getattr__
     from .api import Game, OptionInfo, bundled, load, loads
+    from .comparison import compare_rulesets as compare
     from .runtime import CHANCE, SIMULTANEOUS, Action, State
+    from .simulation import simulate
 
 __all__ = [
     "load",
     "loads",
     "bundled",
+    "simulate",
+    "compare",
     "Game",
     "State",
     "Action",
@@ -55,14 +59,17 @@ _LAZY = {
     "Action": "runtime",
     "CHANCE": "runtime",
     "SIMULTANEOUS": "runtime",
+    "simulate": "simulation",
+    "compare": "comparison:compare_rulesets",
 }
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
+    spec = _LAZY.get(name)
+    if spec is None:
         raise AttributeError(f"module 'fishrules' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    module, _, attr = spec.partition(":")
+    value = getattr(importlib.import_module(f".{module}", __name__), attr or name)
     globals()[name] = value
     return value
 

@@ -159,10 +159,12 @@ class Game:
         seed: Optional[int] = None,
         options: Optional[Mapping[str, Any]] = None,
         chance: str = "seeded",
+        count_rules: bool = False,
     ) -> State:
         """A new game.  `chance="seeded"` (the default) resolves dice and shuffles with a generator
         seeded by `seed` (a random seed if None); `chance="manual"` leaves every chance node to the
-        caller (`state.chance_outcomes()`, then `state.apply(outcome)`)."""
+        caller (`state.chance_outcomes()`, then `state.apply(outcome)`).  `count_rules=True` counts
+        how often each named rule fires (`state.rules_fired`)."""
         if isinstance(players, bool) or not isinstance(players, int):
             raise OptionError(f"players must be a whole number, not {players!r}")
         if not (self.min_players <= players <= self.max_players):
@@ -174,7 +176,7 @@ class Game:
             seed = secrets.randbits(63)
         elif isinstance(seed, bool) or not isinstance(seed, int):
             raise OptionError(f"seed must be a whole number, not {seed!r}")
-        return State._new(self, players, opts, seed, chance == "manual")
+        return State._new(self, players, opts, seed, chance == "manual", count_rules=count_rules)
 
     def replay(
         self,

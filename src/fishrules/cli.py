@@ -10,7 +10,6 @@ import argparse
 import json
 import os
 import random
-import statistics
 import sys
 import time
 from typing import Optional, Sequence
@@ -149,55 +148,18 @@ def play_random(state: State, rng: random.Random, max_actions: int = 1_000_000) 
     return state
 
 
-def simulate(game: api.Game, players: int, games: int, seed: int, options: dict, progress=None) -> dict:
-    """Random games on the fast path (`State.playout`), game i seeded as `Game.simulate` seeds it."""
-    wins = [0.0] * players
-    scores: list[list[int]] = [[] for _ in range(players)]
-    lengths: list[int] = []
-    decisions: list[int] = []
+def simulate(game: api.Game, players: int, games: int, seed: int, options: dict, progress=None, workers: int = 1,
+             dask: Optional[str] = None) -> dict:
+    """Random games on the fast path (`fishrules.simulation.simulate`), with the time they took."""
+    from .simulation import simulate as run
+
     started = time.perf_counter()
-    for result in game.playouts(games, players, seed, options):
-        w = result.winners
-        for p in w:
-            wins[p] += 1 / len(w)
-        for p, sc in enumerate(result.scores):
-            scores[p].append(sc)
-        lengths.append(result.decisions + result.chances)  # what the history would hold
-        decisions.append(result.decisions)
-        if progress is not None:
-            progress()
+    result = run(game, games, players, seed, options, workers=workers, dask=dask,
+                 progress=(lambda k: [progress() for _ in range(k)]) if progress is not None else None)
     elapsed = time.perf_counter() - started
-
-    def spread(xs):
-        return statistics.pstdev(xs) if len(xs) > 1 else 0.0
-
-    return {
-        "game": game.title,
-        "players": players,
-        "games": games,
-        "seed": seed,
-        "options": options,
-        "seats": [
-            {
-                "seat": p,
-                "win_rate": wins[p] / games if games else 0.0,
-                "mean_score": statistics.fmean(scores[p]) if games else 0.0,
-                "score_spread": spread(scores[p]),
-                "min_score": min(scores[p]) if games else 0,
-                "max_score": max(scores[p]) if games else 0,
-            }
-            for p in range(players)
-        ],
-        "length": {
-            "mean_actions": statistics.fmean(lengths) if games else 0.0,
-            "spread_actions": spread(lengths),
-            "min_actions": min(lengths) if games else 0,
-            "max_actions": max(lengths) if games else 0,
-            "mean_decisions": statistics.fmean(decisions) if games else 0.0,
-        },
-        # measurements, not results: they differ from run to run and machine to machine
-        "timing": {"seconds": elapsed, "games_per_second": games / elapsed if elapsed > 0 else 0.0},
-    }
+    # measurements, not results: they differ from run to run and machine to machine
+    result["timing"] = {"seconds": elapsed, "games_per_second": games / elapsed if elapsed > 0 else 0.0}
+    return result
 
 
 def _players(game: api.Game, given: Optional[int]) -> int:
@@ -225,7 +187,8 @@ def cmd_simulate(args) -> int:
         console=err, transient=True, disable=args.quiet or not err.is_terminal,
     ) as bar:
         task = bar.add_task(f"{_esc(game.title)}, {players} players", total=args.games)
-        result = simulate(game, players, args.games, args.seed, options, progress=lambda: bar.advance(task))
+        result = simulate(game, players, args.games, args.seed, options, progress=lambda: bar.advance(task),
+                          workers=args.workers, dask=args.dask)
     timing = result.pop("timing")
     if args.json:
         if args.timing:
@@ -251,20 +214,29 @@ def cmd_simulate(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from . import compare as cmp
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+    from . import comparison as cmp
+
+    if args.report:
+        from .plots import require_matplotlib
+
+        require_matplotlib()  # before the games are played, not after
     contenders = [cmp.parse_contender(text) for text in args.rulesets]
-    total = args.games * len(contenders)
-    if args.json or not sys.stderr.isatty():
-        report = cmp.compare(contenders, args.players, args.games, args.seed, args.bots, args.iterations)
-    else:
-        from rich.progress import Progress
-
-        with Progress(transient=True) as bar:
-            task = bar.add_task("playing", total=total)
-            report = cmp.compare(contenders, args.players, args.games, args.seed, args.bots, args.iterations,
-                                 progress=lambda: bar.advance(task))
+    err = _console(args, stderr=True)
+    # the progress bar goes to standard error, and only to a terminal: standard output is the results
+    with Progress(TextColumn("[bold]playing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err,
+                  transient=True, disable=args.quiet or not err.is_terminal) as bar:
+        task = bar.add_task("playing", total=args.games * len(contenders))
+        report = cmp.compare(contenders, args.players, args.games, args.seed, args.bots, args.iterations,
+                             progress=lambda k: bar.advance(task, k), workers=args.workers, dask=args.dask)
     print(json.dumps(report, indent=2) if args.json else cmp.render_text(report))
+    if args.report:
+        from .plots import write_report
+
+        written = write_report(report, args.report, args.report_format)
+        if not args.quiet:
+            _err(f"fishrules: report written to {written}")
     return 0
 
 
@@ -305,9 +277,11 @@ def _fmt(x) -> str:
 
 # The bots of the command line.  `bot_choice` is the one place a seat's bot is asked for a move, so
 # that the bots of `fishrules.bots` can take its place.
-BOTS = ("random", "greedy")
+BOTS = ("random", "greedy", "mcts", "ismcts")
 #: The most actions the greedy bot tries at one decision.
 GREEDY_LOOKS = 1000
+#: The search bots' budget at the table: iterations per decision (a second or less in every game).
+PLAY_ITERATIONS = 100
 
 
 def bot_rng(seed: Optional[int], position: int) -> random.Random:
@@ -321,7 +295,12 @@ def bot_choice(kind: str, state: State, player: int, rng: random.Random):
 
     random: any legal action, equally likely.  greedy: the action after which its score leads the
     best other score by the most, looked at before any dice or cards that follow it (it does not
-    peek at chance to come); ties at random."""
+    peek at chance to come); ties at random.  mcts, ismcts: `fishrules.bots`, with PLAY_ITERATIONS
+    and a seed drawn from `rng` (so a resumed game goes on alike), reading only `player`'s view."""
+    if kind in ("mcts", "ismcts"):
+        from .bots import make_bot
+
+        return make_bot(kind, seed=rng.getrandbits(63), iterations=PLAY_ITERATIONS).choose(state, player)
     acts = state.legal_actions(player) if state.current == SIMULTANEOUS else state.legal_actions()
     if kind != "greedy" or len(acts) == 1:
         return acts[rng.randrange(len(acts))]
@@ -657,6 +636,16 @@ out of range); 70 a bug in fishrules; 130 interrupted (Ctrl-C).
 Errors go to standard error, results to standard output."""
 
 
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n}: at least 1")
+    return n
+
+
 def build_parser() -> argparse.ArgumentParser:
     # the flags every command takes, before or after its name (`fishrules -q check …`, `fishrules check -q …`)
     common = argparse.ArgumentParser(add_help=False)
@@ -679,12 +668,24 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--players", type=int, help="how many play (default: the fewest allowed)")
         sp.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="set an option (repeatable)")
 
+    def run_args(sp, report: bool = False):
+        sp.add_argument("--workers", type=_positive, default=1, metavar="N",
+                        help="play on N local processes (or, with --dask local, N Dask workers); the same results")
+        sp.add_argument("--dask", metavar="ADDRESS", help="play on the Dask cluster at ADDRESS (tcp://host:8786), "
+                        "or `local` for a LocalCluster; needs fishrules[dask]")
+        if report:
+            sp.add_argument("--report", metavar="OUT", help="also draw plots: OUT.html (one page), or the folder OUT of .png "
+                            "or .svg (--report-format); needs fishrules[report]")
+            sp.add_argument("--report-format", choices=("png", "svg"), default="png",
+                            help="the pictures of a --report folder (default png)")
+
     s = sub.add_parser("simulate", help="play many random games and report win rates, scores and lengths", parents=[common])
     game_args(s)
     s.add_argument("--games", type=int, default=1000, help="how many games (default 1000)")
     s.add_argument("--seed", type=int, default=0, help="the same seed plays the same games (default 0)")
     s.add_argument("--json", action="store_true", help="print the results as JSON")
     s.add_argument("--timing", action="store_true", help="also give the time taken and games per second")
+    run_args(s)
     s.set_defaults(func=cmd_simulate)
 
     cm = sub.add_parser("compare", help="play the same seeds under several rulesets and compare them", parents=[common])
@@ -695,6 +696,7 @@ def build_parser() -> argparse.ArgumentParser:
     cm.add_argument("--bots", default="random", help="random, greedy, mcts, ismcts or mixed (default random)")
     cm.add_argument("--iterations", type=int, default=50, help="the search bots' budget per decision")
     cm.add_argument("--json", action="store_true", help="print the report as JSON")
+    run_args(cm, report=True)
     cm.set_defaults(func=cmd_compare)
 
     pl = sub.add_parser("play", help="play a game in the terminal, against bots or at one keyboard", parents=[common])

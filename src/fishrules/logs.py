@@ -8,7 +8,8 @@ one, are still read):
   then each file it `extends`), so that rules changed since are noticed;
 - `rules` (optional): the rule text itself, `{"name", "text", "variant"}`, so that the log replays
   on another machine; written by default for a file that is not bundled;
-- `variant`, `players`, `options`, `seed`, `seats` (`human`, `random` or `greedy` per seat),
+- `variant`, `players`, `options`, `seed`, `seats` (`human`, `random`, `greedy`, `mcts` or `ismcts`
+  per seat),
   `over`, and `history`: every action, chance included.
 
 Logs travel, so a log is untrusted input, as a rule file is (docs/security.md): every field is
@@ -40,7 +41,7 @@ __all__ = ["FORMAT", "SEAT_KINDS", "new_log", "save_log", "read_log", "log_game"
 FORMAT = "fishrules-log/2"
 _FORMATS = ("fishrules-log/1", FORMAT)
 #: Who may sit at a seat: a person at the keyboard, or one of the command line's bots.
-SEAT_KINDS = ("human", "random", "greedy")
+SEAT_KINDS = ("human", "random", "greedy", "mcts", "ismcts")
 #: The name carried rule text is shown under in messages: a plain file name.
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
 _HASH = re.compile(r"[0-9a-f]{64}")

@@ -298,7 +298,7 @@ class State:
     __slots__ = (
         "game", "prog", "n", "seats", "dice_ids", "g", "p", "dice", "stack", "_history", "cur",
         "seed", "draws", "manual", "where", "up", "mixed", "redact", "events", "_legal", "_work", "_dmemo", "_fast",
-        "_chances",
+        "_chances", "fires",
     )
     # (declared for type checkers: the slots the public surface reads)
     game: Any
@@ -311,7 +311,7 @@ class State:
 
     @classmethod
     def _new(cls, game, players: int, options: dict, seed: Optional[int], manual: bool,
-             quiet: Optional[random.Random] = None) -> "State":
+             quiet: Optional[random.Random] = None, count_rules: bool = False) -> "State":
         """A new game.  With `quiet` (a playout's generator) it is set up for a playout at once:
         no history or events, chance from that generator, the first legal actions not listed."""
         prog: Program = game._program
@@ -336,6 +336,7 @@ class State:
         s.events = Log() if quiet is None else None  # what happened, as raw records: see `events_for`
         s._fast = None if quiet is None else quiet.randrange  # a playout's generator, not the seeded one
         s._chances = 0  # chance outcomes a playout resolved
+        s.fires = [0] * len(prog.rules) if count_rules else None  # see `rules_fired`
         s.seed = seed
         s.draws = 0
         s.manual = manual
@@ -1217,6 +1218,16 @@ class State:
 
         return Determinizer(self, player).sample(rng, chance)
 
+    @property
+    def rules_fired(self) -> Optional[dict[str, int]]:
+        """How often each named rule (`rule "…":`) has fired so far, by name, in a game started
+        with `count_rules=True` (else None; a clone counts nothing).  A rule whose lines are one
+        `if` (with `otherwise if`s, no `otherwise`) fires when one of its conditions holds; any other
+        rule fires each time the game reaches its lines.  Not part of the position."""
+        if self.fires is None:
+            return None
+        return {name: self.fires[k] for name, k in self.prog.rules.items()}
+
     # ---- copying, equality, JSON -------------------------------------------------------------
 
     def clone(self) -> "State":
@@ -1236,6 +1247,7 @@ class State:
         c.events = self.events.copy() if self.events is not None else None
         c._fast = None
         c._chances = 0
+        c.fires = None  # a copy (a bot's trial) counts nothing
         c.where = self.where[:]
         c.up = self.up[:]
         c.mixed = self.mixed

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+import attrs
+
 from .. import model as m
 from ..errors import Span
 from .expressions import ExprWriter
@@ -32,6 +34,15 @@ _WAITS = (m.Choose, m.ChooseTogether, m.RollDice, m.DrawCards, m.CallPhase)
 #: nested deeper are written as arms of the dispatch, which start at the left again.
 _INLINE_DEPTH = 60
 _INLINE_LOOPS = 12
+
+
+class _Fire:
+    """A statement of the compiler's own: the rule numbered `index` fires here."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
 
 
 def waits(stmts) -> bool:
@@ -157,7 +168,21 @@ class BlockWriter:
 
     def s_RuleStmt(self, s, depth):
         self.put(depth, f"# rule {ascii(s.name)}, {where(s.span)}")
-        self.stmts(s.body, depth)
+        k = self.prog.rules.setdefault(s.name, len(self.prog.rules))
+        body = s.body
+        if len(body) == 1 and isinstance(body[0], m.IfStmt) and not body[0].otherwise:
+            # a rule that is one `if` (a guard) fires when one of its conditions holds
+            guard = body[0]
+            body = (attrs.evolve(guard, branches=tuple((c, (_Fire(k), *b)) for c, b in guard.branches)),)
+        else:  # any other rule fires whenever its lines are reached
+            self.s__Fire(_Fire(k), depth)
+        self.stmts(body, depth)
+
+    def s__Fire(self, s, depth):
+        """Count a rule's firing, when the state counts them (`State.rules_fired`): one test of
+        None on the fast path otherwise."""
+        self.put(depth, "if s.fires is not None:")
+        self.put(depth + 1, f"s.fires[{s.index}] += 1")
 
     def s_Assign(self, s, depth):
         self.at(depth, s.span)

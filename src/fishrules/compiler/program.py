@@ -241,6 +241,9 @@ class Program:
         self.game_var_names: dict[int, str] = {}
         self.player_var_names: dict[int, str] = {}
         self.public_defines: set[str] = set()
+        #: the named rules (`rule "…":` blocks), numbered in the order they are compiled: the index
+        #: of each in a state's counts of firings (`State.rules_fired`)
+        self.rules: dict[str, int] = {}
 
     def zone_of_key(self, key: int) -> tuple[bool, int, int]:
         """(is a game zone, slot, owner) of a zone key."""

@@ -23,12 +23,11 @@ chi-square distributions) is done here, with no dependency.
 from __future__ import annotations
 
 import math
-import random
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from .errors import OptionError
 
-__all__ = ["compare", "Contender", "wilson", "welch", "chi_square"]
+__all__ = ["compare", "compare_rulesets", "Contender", "wilson", "welch", "chi_square"]
 
 #: How close to 0 a p-value must be for a difference to be called significant.
 ALPHA = 0.05
@@ -227,37 +226,9 @@ class Contender:
 #: The bots `compare(bots=...)` accepts; `mixed` seats them in turn (seat p of game i plays
 #: MIXED[(i + p) % 4]).
 BOT_CHOICES = ("random", "greedy", "mcts", "ismcts", "mixed")
-MIXED = ("random", "greedy", "mcts", "ismcts")
 
 
-def _seat_bots(bots: str, i: int, n: int) -> list[str]:
-    if bots == "mixed":
-        return [MIXED[(i + p) % len(MIXED)] for p in range(n)]
-    return [bots] * n
-
-
-def play_one(game, players: int, options: dict, game_seed: int, kinds: list[str], iterations: int) -> dict:
-    """One game with the given bots (all `random`: the fast path), as plain data."""
-    if all(k == "random" for k in kinds):
-        state = game.start(players, seed=game_seed, options=options)
-        dealt = len(state.history)
-        r = state.playout(random.Random(game_seed))
-        return {"scores": list(r.scores), "winners": list(r.winners), "decisions": r.decisions,
-                "actions": r.decisions + r.chances + dealt}
-    from .bots import make_bot
-
-    state = game.start(players, seed=game_seed, options=options)
-    seats = [make_bot(k, seed=(game_seed + 7919 * p) % (1 << 63), iterations=iterations) for p, k in enumerate(kinds)]
-    decisions = 0
-    while not state.is_over:
-        for p in state.waiting:
-            state.apply(seats[p].choose(state, p))
-            decisions += 1
-    return {"scores": state.scores(), "winners": state.winners(), "decisions": decisions,
-            "actions": len(state.history)}
-
-
-def _summary(results: list[dict], players: int, bot_kinds: Optional[list[list[str]]]) -> dict:
+def _summary(results: list[dict], players: int, bot_kinds: Optional[list[list[str]]], rules: dict) -> dict:
     n = len(results)
     wins = [0.0] * players
     ties = 0
@@ -285,7 +256,15 @@ def _summary(results: list[dict], players: int, bot_kinds: Optional[list[list[st
                            "p_value": _p(p), "significant": p < ALPHA},
         "ties": {"games": ties, "rate": _r(ties / n), "low": _r(tl), "high": _r(th)},
         "histogram": _histogram(lengths),
+        "score_histogram": _histogram([s for r in results for s in r["scores"]]),
+        "rules": {},
     }
+    for name, k in rules.items():
+        fired = [r["fires"][k] for r in results]
+        some = sum(1 for x in fired if x)
+        lo, hi = wilson(some, n)
+        out["rules"][name] = {"per_game": mean_interval(fired), "games": some, "share": _r(some / n), "low": _r(lo),
+                              "high": _r(hi)}
     if bot_kinds is not None:
         by: dict = {}
         for r, kinds in zip(results, bot_kinds):
@@ -306,7 +285,8 @@ def _histogram(xs: list[int], bins: int = 20) -> dict:
     return {"start": lo, "width": width, "counts": counts}
 
 
-def _differences(base: dict, other: dict, a: list[dict], b: list[dict], players: int) -> dict:
+def _differences(base: dict, other: dict, a: list[dict], b: list[dict], players: int, base_rules: dict,
+                 rules: dict) -> dict:
     stat, df, p = chi_square([[s["wins"] for s in base["seats"]], [s["wins"] for s in other["seats"]]])
     ta, tb = base["ties"]["games"], other["ties"]["games"]
     tstat, tdf, tp = chi_square([[ta, base["games"] - ta], [tb, other["games"] - tb]])
@@ -318,18 +298,25 @@ def _differences(base: dict, other: dict, a: list[dict], b: list[dict], players:
         "tie_rate": {"difference": _r(other["ties"]["rate"] - base["ties"]["rate"]), "test": "chi-square 2x2",
                      "statistic": _r(tstat), "p_value": _p(tp), "significant": tp < ALPHA},
         "score": [welch([r["scores"][q] for r in a], [r["scores"][q] for r in b]) for q in range(players)],
+        "rules": {},
     }
+    for name, k in rules.items():  # the rules both have, by name
+        if name in base_rules:
+            out["rules"][name] = welch([r["fires"][base_rules[name]] for r in a], [r["fires"][k] for r in b])
     return out
 
 
 def compare(contenders: Sequence[Contender | str], players: int, games: int, seed: int = 0, bots: str = "random",
-            iterations: int = 50, progress: Optional[Callable[[], None]] = None) -> dict:
+            iterations: int = 50, progress: Optional[Callable[[int], None]] = None, workers: int = 1,
+            dask: Optional[str] = None) -> dict:
     """Play `games` games of each contender (a `Contender` or a ruleset name) at `players`
     players, game i of each from the seed `api.game_seed_of(seed, i)`, with `bots` at every seat
     (`random` on the fast path; `greedy`, `mcts`, `ismcts` with `iterations`; `mixed`: the four
-    in turn).  Returns plain data: each contender's summary, and each later one's differences from
-    the first.  `progress()` is called after every game."""
-    from .api import game_seed_of
+    in turn).  Returns plain data: each contender's summary (how often each named rule fired
+    included), and each later one's differences from the first.  `progress(k)` is called as k more
+    games are done.  `workers` local processes, or the Dask cluster at `dask` (`"local"` starts
+    one), play the same games with the same results (see `fishrules.simulation`)."""
+    from .simulation import Runner, seat_bots
 
     if isinstance(games, bool) or not isinstance(games, int) or games < 2:
         raise OptionError(f"compare needs at least 2 games of each, not {games!r}")
@@ -342,16 +329,14 @@ def compare(contenders: Sequence[Contender | str], players: int, games: int, see
         if not (c.game.min_players <= players <= c.game.max_players):
             raise OptionError(f"{c.label} is for {c.game.min_players} to {c.game.max_players} players, not {players}")
     runs = []
-    for c in cs:
-        results, kinds = [], []
-        for i in range(games):
-            k = _seat_bots(bots, i, players)
-            results.append(play_one(c.game, players, c.options, game_seed_of(seed, i), k, iterations))
-            kinds.append(k)
-            if progress is not None:
-                progress()
-        runs.append((c, results, _summary(results, players, kinds if bots == "mixed" else None)))
-    base_c, base_r, base_s = runs[0]
+    with Runner(workers, dask) as runner:
+        played = [runner.play(c.game, {"players": players, "options": c.options, "seed": seed, "bots": bots,
+                                       "iterations": iterations}, games, progress) for c in cs]
+    for c, results in zip(cs, played):
+        kinds = [seat_bots(bots, i, players) for i in range(games)] if bots == "mixed" else None
+        rules = c.game._program.rules
+        runs.append((c, results, _summary(results, players, kinds, rules), rules))
+    base_c, base_r, base_s, base_rules = runs[0]
     report: dict = {
         "format": "fishrules-compare/1",
         "players": players, "games": games, "seed": seed, "bots": bots,
@@ -359,12 +344,23 @@ def compare(contenders: Sequence[Contender | str], players: int, games: int, see
     }
     if bots != "random":
         report["iterations"] = iterations
-    for c, results, summary in runs:
+    for c, results, summary, rules in runs:
         entry = {"label": c.label, "title": c.game.title, "ruleset": c.game.name, "options": c.options, **summary}
         if c is not base_c:
-            entry["versus_first"] = _differences(base_s, summary, base_r, results, players)
+            entry["versus_first"] = _differences(base_s, summary, base_r, results, players, base_rules, rules)
         report["contenders"].append(entry)
     return report
+
+
+def compare_rulesets(rulesets: Sequence[str], players: int, games: int = 1000, seed: int = 0, bots: str = "random",
+                     iterations: int = 50, workers: int = 1, dask: Optional[str] = None,
+                     progress: Optional[Callable[[int], None]] = None) -> dict:
+    """`fishrules.compare`: `compare` with each ruleset written as on the command line,
+    `RULESET[:VARIANT][,NAME=VALUE...]` (or given as a `Contender`)."""
+    if isinstance(rulesets, str):
+        rulesets = [rulesets]
+    cs = [r if isinstance(r, Contender) else parse_contender(r) for r in rulesets]
+    return compare(cs, players, games, seed, bots, iterations, progress, workers, dask)
 
 
 # ---- the command line's side ------------------------------------------------------------------------
@@ -411,6 +407,10 @@ def _rate(x: dict) -> str:
     return f"{x['win_rate'] if 'win_rate' in x else x['rate']:.1%} [{x['low']:.1%}, {x['high']:.1%}]"
 
 
+def _fired(x: dict) -> str:
+    return f"{x['per_game']['mean']:.2f}/game, in {x['share']:.0%} of games"
+
+
 def _sig(d: dict) -> str:
     return f"p={d['p_value']:.3g}" + (" *" if d["significant"] else "")
 
@@ -436,7 +436,15 @@ def render_text(report: dict) -> str:
     row("  vs first", ["", *[_sig(c["versus_first"]["tie_rate"]) for c in cs[1:]]])
     for p in range(report["players"]):
         row(f"p{p} score", [f"{_pm(c['seats'][p]['score'])} ({c['seats'][p]['score']['min']}-{c['seats'][p]['score']['max']})" for c in cs])
+    names = list(dict.fromkeys(name for c in cs for name in c["rules"]))
+    for name in names:
+        row(f'rule "{name}"', [_fired(c["rules"][name]) if name in c["rules"] else "(none)" for c in cs])
+        vs = [c["versus_first"]["rules"].get(name) for c in cs[1:]]
+        if any(vs):
+            row("  vs first", ["", *[f"{d['difference']:+.2f} {_sig(d)}" if d else "" for d in vs]])
     if report["bots"] == "mixed":
+        from .simulation import MIXED
+
         for k in MIXED:
             row(f"{k} wins", [_rate(c["bots"][k]) if k in c["bots"] else "" for c in cs])
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
