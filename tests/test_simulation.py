@@ -209,3 +209,32 @@ def test_play_seats_search_bots_and_a_resumed_game_goes_on_alike(tmp_path):
     assert whole["seats"] == part["seats"] == ["human", "ismcts"]
     assert part["history"] == whole["history"] and part["over"]
     assert "bots: p1 mcts" in play(*game, "--bot", "1=mcts", stdin="q\n").stdout
+
+
+def test_a_dask_worker_that_dies_loses_no_game():
+    """A LocalCluster worker process killed mid-run: Dask reschedules the chunks it held, and the
+    games come back the same as in one process."""
+    pytest.importorskip("distributed")
+    game = fishrules.load("fatfish")
+    job = {"players": 3, "options": {}, "seed": 3, "bots": "random", "iterations": 0}
+    expected = Runner(1).play(game, job, 48)
+    killed = []
+
+    with Runner(2, dask="local") as runner:
+        def kill_one(k):
+            if not killed:
+                pid = sorted(runner._client.run(os.getpid).values())[0]
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+
+        got = runner.play(game, job, 48, progress=kill_one)
+    assert killed and got == expected
+
+
+def test_an_unreachable_dask_scheduler_is_said_plainly(monkeypatch):
+    pytest.importorskip("distributed")
+    import fishrules.simulation as sim
+
+    monkeypatch.setattr(sim, "CONNECT_TIMEOUT", "1s")
+    with pytest.raises(fishrules.OptionError, match="cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'"):
+        fishrules.simulate("fishfry", games=4, players=2, dask="tcp://127.0.0.1:9")

@@ -185,6 +185,10 @@ def _checked(records: list[dict]) -> list[dict]:
 # ---- many games: where ---------------------------------------------------------------------------------
 
 
+#: How long to try reaching a Dask scheduler before saying it cannot be reached.
+CONNECT_TIMEOUT = "10s"
+
+
 def _chunks(games: int, workers: int) -> list[tuple[int, int]]:
     size = max(1, min(500, math.ceil(games / (max(workers, 1) * 8))))
     return [(a, min(a + size, games)) for a in range(0, games, size)]
@@ -275,7 +279,7 @@ class Runner:
             self._client = Client(self._cluster)
             return
         try:
-            self._client = Client(self.dask, timeout="10s")
+            self._client = Client(self.dask, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError, ValueError) as e:
             raise OptionError(f"cannot reach the Dask scheduler at {self.dask!r}: {e}") from None
 
