@@ -19,7 +19,7 @@ from typing import Callable, Optional
 from .. import model as m
 from ..limits import MAX_CHOICES, MAX_SUBSET
 from .expressions import CachePlan, reads
-from .program import Fail, ParamProgram, Program, _codec, _parse_int, charge
+from .program import Fail, ParamProgram, Program, _codec, _parse_int, card_choices, charge, distinct_choices
 
 __all__ = ["pushdown", "param", "legality_key", "locals_in", "chooses_cards"]
 
@@ -92,29 +92,12 @@ def param(prog: Program, p: m.ParamDecl, src: Optional[Fn], lo: Optional[Fn], hi
             labels = prog.card_labels
 
             def domain(s, L):
-                # Identical cards are one choice.  The one that stands for them is a face-up copy
-                # if there is one: moving it never shows more than the table saw before (moving a
-                # face-down copy would leave the face-up twin on show).
-                at, out = {}, []
-                up = s.up
-                items = src(s, L)
-                charge(s, len(items))
-                for v in items:
-                    lab = labels[v]
-                    i = at.get(lab)
-                    if i is None:
-                        at[lab] = len(out)
-                        out.append(v)
-                    elif up[v] and not up[out[i]]:
-                        out[i] = v
-                return out
+                return card_choices(s, src(s, L), labels)  # identical cards are one choice
 
         else:
 
             def domain(s, L):
-                items = src(s, L)
-                charge(s, len(items))
-                return list(dict.fromkeys(items))
+                return distinct_choices(s, src(s, L))
 
         return ParamProgram(p.name, "one of", p.slot, domain, render1, parse1, elem, p.span, what,
                             render_one=render1, secret=p.secret)
