@@ -13,13 +13,12 @@ Three things are worked out here from the model:
 
 from __future__ import annotations
 
-import itertools
 from typing import Callable, Optional
 
 from .. import model as m
-from ..limits import MAX_CHOICES, MAX_SUBSET
+from ..limits import MAX_CHOICES
 from .expressions import CachePlan, reads
-from .program import Fail, ParamProgram, Program, _codec, _parse_int, card_choices, charge, distinct_choices
+from .program import Fail, ParamProgram, Program, _codec, _parse_int, card_choices, charge, distinct_choices, subsets
 
 __all__ = ["pushdown", "param", "legality_key", "locals_in", "chooses_cards"]
 
@@ -125,22 +124,7 @@ def param(prog: Program, p: m.ParamDecl, src: Optional[Fn], lo: Optional[Fn], hi
     labels = prog.card_labels
 
     def domain(s, L):
-        items = tuple(pool(s, L))
-        if len(items) > MAX_SUBSET:
-            raise Fail(f"choosing some of {len(items)} things has too many ways (at most {MAX_SUBSET} things)", span)
-        charge(s, 1 << len(items))
-        out = []
-        for k in range(1, len(items) + 1):
-            out.extend(itertools.combinations(items, k))
-        if dedupe:  # identical cards: one choice per different set of labels
-            seen, kept = set(), []
-            for combo in out:
-                key = tuple(sorted(labels[c] for c in combo))
-                if key not in seen:
-                    seen.add(key)
-                    kept.append(combo)
-            out = kept
-        return out
+        return subsets(s, pool(s, L), labels if dedupe else None, span)
 
     memo: dict = {}
 
