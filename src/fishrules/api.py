@@ -13,7 +13,7 @@ import random
 import re
 import secrets
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Optional
 
 import attrs
 
@@ -22,7 +22,7 @@ from .checker import check
 from .compiler import compile_model
 from .errors import Diagnostic, OptionError, RuleError, StateError, did_you_mean
 from .limits import MAX_NUMBER, MAX_STATE_BYTES
-from .runtime import State
+from .runtime import Playout, State
 
 if TYPE_CHECKING:
     from .spaces import ActionSpace, ObservationSpec
@@ -135,7 +135,7 @@ class Game:
             if info.kind == "number":
                 if isinstance(v, bool) or not isinstance(v, int):
                     raise OptionError(f"option {name!r} takes a whole number, not {v!r}")
-                if info.low is not None and not (info.low <= v <= info.high):
+                if (info.low is not None and v < info.low) or (info.high is not None and v > info.high):
                     raise OptionError(f"option {name!r} must be from {info.low} to {info.high}, not {v}")
                 if not (-MAX_NUMBER <= v <= MAX_NUMBER):
                     raise OptionError(f"option {name!r} must lie within ±{MAX_NUMBER:,}")
@@ -191,14 +191,16 @@ class Game:
         players or options) raises `StateError` naming what is wrong."""
         return State._replayed(self, history, players, options, seed)
 
-    def simulate(self, games: int, players: int = 2, seed: int = 0, options: Optional[Mapping[str, Any]] = None) -> list:
+    def simulate(self, games: int, players: int = 2, seed: int = 0,
+                 options: Optional[Mapping[str, Any]] = None) -> list[Playout]:
         """Play `games` whole games with random players, on the fast path (`State.playout`), and
         return each one's `Playout` (scores, winners, decisions, chance outcomes: these count the
         whole game, from its set-up).  Game i is played with a random generator seeded from `seed`
         and i alone, so a game's result does not depend on how many are played, nor where."""
         return list(self.playouts(games, players, seed, options))
 
-    def playouts(self, games: int, players: int = 2, seed: int = 0, options: Optional[Mapping[str, Any]] = None):
+    def playouts(self, games: int, players: int = 2, seed: int = 0,
+                 options: Optional[Mapping[str, Any]] = None) -> Iterator[Playout]:
         """`simulate`, one `Playout` at a time (for a progress bar, or to stop early)."""
         if isinstance(games, bool) or not isinstance(games, int) or games < 0:
             raise OptionError(f"games must be a whole number, 0 or more, not {games!r}")

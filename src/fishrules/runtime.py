@@ -16,7 +16,7 @@ import json
 import random
 import reprlib
 from fractions import Fraction
-from typing import Any, NamedTuple, Optional, Union
+from typing import Any, Callable, Mapping, NamedTuple, Optional, Union
 
 from .compiler import (
     CHANCE, MEMO_LIMIT, MEMO_MIN_HITS, MEMO_TRIAL, OVER_BUDGET, SIMULTANEOUS, DrawPause, Fail, Located, Program, RollPause, SimulPause,
@@ -52,8 +52,8 @@ class Action:
 
     __slots__ = ("name", "player", "breaks", "to", "_values", "_text", "_render", "_origin", "_prefix", "_prog")
 
-    def __init__(self, name: str, text: Optional[str], player: Optional[int], values: tuple = (), render=None,
-                 origin=None, prefix: str = "", prog=None, breaks: Optional[str] = None):
+    def __init__(self, name: str, text: Optional[str], player: Optional[int], values: tuple = (), render: Any = None,
+                 origin: Any = None, prefix: str = "", prog: Any = None, breaks: Optional[str] = None):
         self.name = name
         self.player = player
         # The rule this action breaks, when the rules accept breaking it with a consequence (their
@@ -232,7 +232,7 @@ class Log:
 
     def truncate(self, n: int) -> None:
         """Forget the entries past the first n (a failed call undone)."""
-        chain = self._chain
+        chain: Any = self._chain
         for _ in range(self._len - n):
             chain = chain[0]
         self._chain, self._len = chain, n
@@ -300,12 +300,32 @@ class State:
         "seed", "draws", "manual", "where", "up", "mixed", "redact", "events", "_legal", "_work", "_dmemo", "_fast",
         "_chances", "fires",
     )
-    # (declared for type checkers: the slots the public surface reads)
+    # (declared for type checkers)
     game: Any
     prog: Program
     n: int
+    seats: tuple
     dice_ids: tuple
     g: list
+    p: list
+    dice: list
+    stack: list
+    _history: Any  # a Log, or None after a playout
+    cur: Any
+    seed: Any  # an int (None only while a state is being built)
+    draws: int
+    manual: bool
+    where: list
+    up: list
+    mixed: frozenset
+    redact: tuple
+    events: Any  # a Log, or None while a playout runs
+    _legal: Any
+    _work: int
+    _dmemo: dict
+    _fast: Optional[Callable[..., int]]
+    _chances: int
+    fires: Optional[list]
 
     # ---- creation ----------------------------------------------------------------------------
 
@@ -329,7 +349,8 @@ class State:
         if prog.dice_count is not None:
             count = prog.dice_count(s, ())
             if not isinstance(count, int) or count < 0 or count > MAX_DICE:
-                raise RuleError(Diagnostic(prog.model.dice.span, f"the number of dice must be 0 to {MAX_DICE:,}, not {count:,}"))
+                span = prog.model.dice.span if prog.model.dice is not None else None
+                raise RuleError(Diagnostic(span, f"the number of dice must be 0 to {MAX_DICE:,}, not {count:,}"))
             s.dice_ids = tuple(range(count))
         s._history = Log() if quiet is None else None
         s.redact = ()  # (history index, what others read, who reads the real text), in order
@@ -717,7 +738,7 @@ class State:
             self._legal = self._enumerate()
         return list(self._legal.actions())
 
-    def _enumerate(self) -> list:
+    def _enumerate(self) -> "Legal":
         fr, info = self._pause()
         return self._enumerate_for(info, fr[2][info.slot])
 
@@ -884,6 +905,7 @@ class State:
         """A choice at a simultaneous node: kept secret until everybody has chosen, then every
         choice takes effect, in the order the rules name the players (not the order they chose)."""
         waiting = self.waiting
+        player: Optional[int]
         if isinstance(action, Action) and action.player is not None:
             player, rest = action.player, text.split(": ", 1)[-1]
         else:
@@ -954,9 +976,9 @@ class State:
         self._dmemo.clear()
         self._resume()
 
-    def _push_action(self, ap, player: int, values: tuple, block: Optional[int] = None) -> None:
+    def _push_action(self, ap: Any, player: Optional[int], values: tuple, block: Optional[int] = None) -> None:
         """Start an action's effects (or, with `block`, its violation handler) for `player`."""
-        L = [None] * ap.nlocals
+        L: list = [None] * ap.nlocals
         L[0] = player
         for p, v in zip(ap.params, values):
             L[p.slot] = v
@@ -1018,7 +1040,7 @@ class State:
             if words[0] in self.prog.actions:
                 raise IllegalAction(text, f"`{words[0]}` is not offered now; {who} chooses {choices}")
             raise IllegalAction(text, f"there is no action `{words[0]}`; {who} chooses {choices}")
-        L = [None] * ap.nlocals
+        L: list = [None] * ap.nlocals
         L[0] = actor
         toks = words[1:]
         for i, p in enumerate(ap.params):
@@ -1036,7 +1058,7 @@ class State:
                             raise IllegalAction(text, f"something is named twice in `{p.name}`")
                         raise IllegalAction(text, f"{t} is not one of the {p.describe[len('one or more of '):]} to choose from now")
                     vals.append(found)
-                value = tuple(sorted(vals, key=order.__getitem__))
+                value: Any = tuple(sorted(vals, key=order.__getitem__))
             else:
                 if not toks:
                     raise IllegalAction(text, f"`{ap.name}` needs {p.describe} for `{p.name}`")
@@ -1069,7 +1091,7 @@ class State:
                 raise IllegalAction(text, f'it breaks the rule "{name}"', rule=name, span=span)
         return canonical
 
-    def _do_broken(self, ap, player: int, values: tuple, text: str, block: int) -> None:
+    def _do_broken(self, ap: Any, player: Optional[int], values: tuple, text: str, block: int) -> None:
         """An action that breaks a rule, accepted as the rules say: its `when … is broken` block
         runs instead of its effects."""
         self.stack[-1][1] += 1
@@ -1165,7 +1187,7 @@ class State:
                         self._push_action(ap, p, values)
                 elif cur == CHANCE:  # a manual state: outcomes by their probabilities
                     outcomes = self.chance_outcomes()
-                    x, acc = rnd(), 0
+                    x, acc = rnd(), Fraction(0)
                     for a, prob in outcomes:
                         acc += prob
                         if x < acc:
@@ -1310,7 +1332,8 @@ class State:
         return json.dumps(self.to_dict(), separators=(",", ":"))
 
     @classmethod
-    def _replayed(cls, game, history, players: int, options: Optional[dict], seed: Optional[int] = None) -> "State":
+    def _replayed(cls, game: Any, history: Any, players: int, options: Optional[Mapping[str, Any]],
+                  seed: Optional[int] = None) -> "State":
         """The state reached by `history` (action texts, chance included) from the start; with
         `seed`, it continues as a game seeded so would have.  Anything wrong with the history is a
         `StateError` naming the entry."""

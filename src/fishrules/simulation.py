@@ -314,7 +314,7 @@ def play(game, job: dict, games: int, workers: int = 1, dask: Optional[str] = No
 # ---- the summary of `fishrules simulate` --------------------------------------------------------------
 
 
-def simulate(ruleset, games: int = 1000, players: Optional[int] = None, seed: int = 0,
+def simulate(ruleset: Any, games: int = 1000, players: Optional[int] = None, seed: int = 0,
              options: Optional[Mapping[str, Any]] = None, variant: Optional[str] = None, workers: int = 1,
              dask: Optional[str] = None, progress: Optional[Callable[[int], None]] = None) -> dict:
     """Play `games` random games of `ruleset` (a name, a path, or a loaded `Game`) and return plain
