@@ -238,3 +238,14 @@ def test_an_unreachable_dask_scheduler_is_said_plainly(monkeypatch):
     monkeypatch.setattr(sim, "CONNECT_TIMEOUT", "1s")
     with pytest.raises(fishrules.OptionError, match="cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'"):
         fishrules.simulate("fishfry", games=4, players=2, dask="tcp://127.0.0.1:9")
+
+
+def test_rules_from_a_string_that_extend_a_local_file_reach_the_workers(tmp_path):
+    """`loads(text, base_dir=…)` whose text extends a file of that folder: the workers get that
+    file's text too, and play the games one process plays."""
+    (tmp_path / "base.fish").write_text('extends "fishfry"\ngame "Base"\n', encoding="utf-8")
+    game = fishrules.loads('extends "base"\ngame "On top"\n', base_dir=tmp_path)
+    spec = rules_spec(game)
+    assert [name for name, _ in spec["files"]][1:] == ["base.fish"]
+    one = fishrules.simulate(game, games=24, players=3, seed=2)
+    assert fishrules.simulate(game, games=24, players=3, seed=2, workers=2) == one

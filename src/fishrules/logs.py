@@ -67,7 +67,7 @@ def rules_texts(game: api.Game) -> list[tuple[Optional[Path], str]]:
     resolved = game._resolved
     text = resolved.source.text if resolved.source is not None else ""
     out: list[tuple[Optional[Path], str]] = [(resolved.path, text)]
-    base_dir = resolved.path.parent if resolved.path is not None else None
+    base_dir = resolved.path.parent if resolved.path is not None else resolved.base_dir
     name = resolved.files[-1] if resolved.files else "<rules>"
     for _ in range(64):  # the loader stops a longer chain long before this
         target = _extends_of(text, name)

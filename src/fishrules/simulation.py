@@ -50,7 +50,8 @@ def rules_spec(game) -> dict:
 
     texts = rules_texts(game)
     top_path, top_text = texts[0]
-    root = Path(os.path.realpath(top_path.parent)) if top_path is not None else None
+    folder = top_path.parent if top_path is not None else game._resolved.base_dir  # loads(…, base_dir=…)
+    root = Path(os.path.realpath(folder)) if folder is not None else None
     name = top_path.name if top_path is not None else os.path.basename(game.files[-1] if game.files else "")
     files = [(name if _NAME.fullmatch(name) else "rules.fish", top_text)]
     for path, text in texts[1:]:

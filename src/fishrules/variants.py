@@ -142,6 +142,8 @@ class Resolved:
     lost: frozenset = frozenset()
     #: Warnings about the overlays (`extends` not first, a replacement identical to what it replaces).
     warnings: tuple = ()
+    #: Where `extends` of rules read from a string look (`loads(..., base_dir=…)`); None: bundled only.
+    base_dir: Optional[Path] = None
 
 
 _KEYED = (n.OptionDecl, n.DiceDecl, n.CardsDecl, n.BoardDecl, n.VarDecl, n.Define, n.Phase, n.Action, n.Score, n.Winners)
@@ -632,4 +634,5 @@ def resolve_text(text: str, name: str = "<rules>", variant: Optional[str] = None
     rules = _build(module, fake, diags, (), files)
     if fake is None:
         files.append(name)
-    return _finish(rules, variant, diags, files, None, module.source)
+    resolved = _finish(rules, variant, diags, files, None, module.source)
+    return attrs.evolve(resolved, base_dir=base_dir) if base_dir is not None else resolved
