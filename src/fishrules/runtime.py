@@ -560,8 +560,13 @@ class State:
         if stale is None:
             memo.clear()
         else:
-            for index in stale:
-                memo.pop(index, None)
+            for entry in stale:
+                if entry.__class__ is int:
+                    memo.pop(entry, None)
+                else:  # (index, argument): a define that reads this zone only at that argument
+                    values = memo.get(entry[0])
+                    if values:
+                        values.pop(entry[1], None)
 
     def _same_card(self, cards: tuple, card: int) -> int:
         """The first card of `cards` that nobody can tell from `card` (same label, same face)."""

@@ -155,6 +155,8 @@ class BlockWriter:
         """The state changed: defines worked out before are stale — all of them, or with `part`
         (the variable ("g", slot) or ("p", slot) that changed) those that read it."""
         stale = self.ex.stale_after(part) if part is not None else None
+        if stale is not None:  # a value changed: its defines forget all their values
+            stale = tuple(dict.fromkeys(e if isinstance(e, int) else e[0] for e in stale))
         if stale is None or len(stale) > 4:
             self.put(depth, "if s._dmemo:")
             self.put(depth + 1, "s._dmemo.clear()")

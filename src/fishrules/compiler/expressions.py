@@ -55,6 +55,8 @@ class ExprWriter:
         self.define_fn: dict[str, str] = {}  # define name -> its function's name in the code
         self.memo: dict[str, bool] = {}  # define name -> its value is kept in the state's memo
         self.memo_reads: dict[int, Optional[set]] = {}  # memo index -> what the define reads (None: unknown)
+        self.memo_by_arg: dict[int, frozenset] = {}  # memo index -> families read at its argument only
+        self._by_arg: dict = {}  # define name -> reads_by_argument(name)
         self.cache_plan: Optional[CachePlan] = None  # while an action's rules are written into its loops
         self.score_fn = "score"
         self.winners_fn = "winners"
@@ -105,7 +107,10 @@ class ExprWriter:
             inits = "".join(f"    {v} = MISSING\n" for v in plan.inits.get(-1, ()))
             comment = f"define at {where(d.span)}"
             if self.memo[name]:
-                self.memo_reads[index] = reads(model, d.expr)
+                if len(d.params) == 1:
+                    self.memo_reads[index], self.memo_by_arg[index] = self.reads_by_argument(name)
+                else:
+                    self.memo_reads[index] = reads(model, d.expr)
                 if memo_key is None:  # memo[index] is the value
                     lookup = (f"    memo = s._dmemo\n"
                               f"    v = memo.get({key}, MISSING)\n"
@@ -126,17 +131,66 @@ class ExprWriter:
                 self.function(fn, head, body, comment)
 
     def stale_after(self, part) -> Optional[tuple]:
-        """The memoised defines (their indices in the state's memo) whose values a change of `part`
-        (("g", slot) or ("p", slot)) makes stale; None if that cannot be told (forget them all).
-        Forgetting only these keeps, say, who owns each circle of a board while a turn's counters
-        change around it."""
-        out = []
+        """What a change of `part` (("g", slot) or ("p", slot)) makes stale among the memoised
+        defines: their indices in the state's memo (all their values forgotten), or (index,
+        argument) for a define that reads a zone of a family only at its argument (`top of
+        stack(c)`: a change of stack(3) forgets its value for 3 alone); None if that cannot be told
+        (forget them all).  Forgetting only these keeps, say, who owns each circle of a board while
+        a turn's counters change around it, and the owners of the circles a move did not touch."""
+        out: list = []
         for index, r in self.memo_reads.items():
             if r is None:
                 return None
             if part in r:
                 out.append(index)
+                continue
+            if part[0] == "g":
+                for base, low, count in self.memo_by_arg.get(index, ()):
+                    if base <= part[1] < base + count:
+                        out.append((index, part[1] - base + low))
         return tuple(out)
+
+    def reads_by_argument(self, name: str) -> tuple:
+        """For a define of one argument: (what it reads wholly, as `reads` gives it or None; the zone
+        families (base, low, count) it reads only at its argument).  A family read at anything else
+        (an element of a loop, another define's argument) is read wholly."""
+        known = self._by_arg
+        if name in known:
+            return known[name]
+        model = self.model
+        whole: Optional[set] = set()
+        by_arg: set = set()
+        stack = [model.defines[name].expr]
+        while stack and whole is not None:
+            x = stack.pop()
+            if isinstance(x, m.ZoneAt) and isinstance(x.index, m.Local) and x.index.slot == 0:
+                by_arg.add((x.base, x.low, x.count))  # slot 0 is the argument: loops bind others
+                continue
+            if isinstance(x, m.DefineRef) and x.name in model.defines:
+                callee = model.defines[x.name]
+                if len(callee.params) == 1 and len(x.args) == 1 and isinstance(x.args[0], m.Local) \
+                        and x.args[0].slot == 0:
+                    w, b = self.reads_by_argument(x.name)  # the argument passed on as it is
+                    whole = None if w is None else whole | w
+                    by_arg |= b
+                    continue
+                r = reads(model, x)
+                whole = None if r is None else whole | r
+                continue
+            if isinstance(x, (m.ScoreOf, m.WinnersRef)):
+                r = reads(model, x)
+                whole = None if r is None else whole | r
+                continue
+            r = _node_reads(x)
+            if r is None:
+                whole = None
+                break
+            whole |= r
+            stack.extend(m.children(x))
+        if whole is not None:  # a family read wholly somewhere is read wholly
+            by_arg = {f for f in by_arg if not any(("g", f[0] + i) in whole for i in range(f[2]))}
+        known[name] = (whole, frozenset(by_arg))
+        return known[name]
 
     def scores_and_winners(self) -> None:
         model = self.model
@@ -390,6 +444,29 @@ class ExprWriter:
         if e.type.kind == "card":
             return f"one_card({self.expr(e, env)})"
         return self.expr(e, env)
+
+
+_READ_NOTHING = (m.Const, m.Local, m.AllPlayers, m.AllDice, m.Beside, m.Seat, m.Builtin, m.BinOp, m.Not, m.Negate,
+                 m.IfExpr, m.Filter, m.Project, m.Best, m.Quantified, m.Exclude, m.Rotate, m.Direction, m.Singleton,
+                 m.AllCards, m.CardAttr)
+
+
+def _node_reads(x) -> Optional[set]:
+    """What one node reads itself, its children apart (`reads` for a node that is not a define,
+    a score or the winners); None if that cannot be told."""
+    if isinstance(x, m.GameVar):
+        return {("g", x.slot)}
+    if isinstance(x, m.PlayerVar):
+        return {("p", x.slot)}
+    if isinstance(x, m.DieShows):
+        return {("shows", x.kind)}
+    if isinstance(x, m.DieAttr):
+        return {"dice"}
+    if isinstance(x, m.ZoneAt):
+        return {("g", x.base + i) for i in range(x.count)}
+    if isinstance(x, _READ_NOTHING):
+        return set()
+    return None
 
 
 def reads(model: m.Model, e) -> Optional[set]:
