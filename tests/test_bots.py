@@ -221,3 +221,49 @@ def test_search_beats_random(name, kind, iterations, games, least):
         if seat in w:
             won += 1 / len(w)
     assert won >= least, f"{kind} won {won} of {games} {name} games against random players"
+
+
+@pytest.mark.parametrize("name", ["fatfish", "fishfish", "fisherman", "fisheatfish"])
+def test_the_command_lines_greedy_bot_reads_only_its_view(name, monkeypatch):
+    """`fishrules play --bot greedy` tries its actions only on copies of a determinization, never
+    on a copy of the real state (which holds what the player may not know), and twin states get
+    the same choice."""
+    from fishrules.cli import bot_choice
+    from fishrules.runtime import State
+
+    real = {"clone": State.clone, "apply": State.apply, "determinize": State.determinize}
+    allowed, inside, tried = set(), [0], []
+
+    def determinize(self, *args, **kw):
+        inside[0] += 1
+        try:
+            sample = real["determinize"](self, *args, **kw)
+        finally:
+            inside[0] -= 1
+        allowed.add(id(sample))
+        return sample
+
+    def clone(self):
+        child = real["clone"](self)
+        if id(self) in allowed:
+            allowed.add(id(child))
+        return child
+
+    def apply(self, action):
+        if not inside[0]:
+            tried.append(id(self) in allowed)
+        return real["apply"](self, action)
+
+    game = fishrules.load(name)
+    for state, p, twin in _twins(game, game.min_players, seed=3):
+        if state.current == fishrules.SIMULTANEOUS:
+            continue
+        for attr, fn in (("clone", clone), ("apply", apply), ("determinize", determinize)):
+            monkeypatch.setattr(State, attr, fn)
+        tried.clear()
+        a = bot_choice("greedy", state, p, random.Random(7))
+        b = bot_choice("greedy", twin, p, random.Random(7))
+        for attr, fn in real.items():
+            monkeypatch.setattr(State, attr, fn)
+        assert a.text == b.text
+        assert tried and all(tried)

@@ -294,8 +294,8 @@ def bot_choice(kind: str, state: State, player: int, rng: random.Random):
     """The action the bot `kind` takes for `player` now.
 
     random: any legal action, equally likely.  greedy: the action after which its score leads the
-    best other score by the most, looked at before any dice or cards that follow it (it does not
-    peek at chance to come); ties at random.  mcts, ismcts: `fishrules.bots`, with PLAY_ITERATIONS
+    best other score by the most, tried on a determinization (what `player` may know, the rest
+    drawn anew) before any dice or cards that follow it; ties at random.  mcts, ismcts: `fishrules.bots`, with PLAY_ITERATIONS
     and a seed drawn from `rng` (so a resumed game goes on alike), reading only `player`'s view."""
     if kind in ("mcts", "ismcts"):
         from .bots import make_bot
@@ -307,10 +307,12 @@ def bot_choice(kind: str, state: State, player: int, rng: random.Random):
     if len(acts) > GREEDY_LOOKS:  # a turn of very many ways: it looks at a random part of them
         acts = rng.sample(acts, GREEDY_LOOKS)
     best, best_lead = [], None
+    # Tried on a state the player cannot tell from the real one (others' hidden cards drawn anew),
+    # with manual chance: it stops at the next chance node, so the dice to come stay unknown.
+    seen = state.determinize(player, rng, chance="manual")
     for a in acts:
-        trial = state.clone()
-        trial.manual = True  # stop at the next chance node: the seeded dice to come stay unknown
-        trial.apply(a)
+        trial = seen.clone()
+        trial.apply(a.text)
         scores = trial.scores()
         lead = scores[player] - max((x for p, x in enumerate(scores) if p != player), default=0)
         if best_lead is None or lead > best_lead:
