@@ -104,7 +104,9 @@ class ExprWriter:
                 body = self.expr(d.expr, env)
             finally:
                 self.cache_plan = None
-            inits = "".join(f"    {v} = MISSING\n" for v in plan.inits.get(-1, ()))
+            cached = plan.inits.get(-1, ())
+            inits = "".join(f"    {v} = MISSING\n" for v in cached)
+            inits_on_miss = "".join(f"        {v} = MISSING\n" for v in cached)  # a kept value needs none
             comment = f"define at {where(d.span)}"
             if self.memo[name]:
                 if len(d.params) == 1:
@@ -114,17 +116,17 @@ class ExprWriter:
                 if memo_key is None:  # memo[index] is the value
                     lookup = (f"    memo = s._dmemo\n"
                               f"    v = memo.get({key}, MISSING)\n"
-                              f"    if v is MISSING:\n"
+                              f"    if v is MISSING:\n{inits_on_miss}"
                               f"        v = memo[{key}] = {body}\n")
                 else:  # memo[index] holds the values by argument
                     lookup = (f"    memo = s._dmemo.get({key})\n"
                               f"    if memo is None:\n"
                               f"        memo = s._dmemo[{key}] = {{}}\n"
                               f"    v = memo.get({memo_key}, MISSING)\n"
-                              f"    if v is MISSING:\n"
+                              f"    if v is MISSING:\n{inits_on_miss}"
                               f"        v = memo[{memo_key}] = {body}\n")
                 self.src.add(f"# {comment} (its value kept until what it reads changes)\n"
-                             f"def {fn}({head}):\n{inits}{lookup}    return v\n")
+                             f"def {fn}({head}):\n{lookup}    return v\n")
             elif inits:
                 self.src.add(f"# {comment}\ndef {fn}({head}):\n{inits}    return {body}\n")
             else:
