@@ -51,3 +51,25 @@ def _zone_keys(state):
 
 def player_counts(game) -> list[int]:
     return sorted({game.min_players, (game.min_players + game.max_players) // 2, game.max_players})
+
+
+def swapped_draw_twins(game, state: fishrules.State, player: int, most: int) -> list:
+    """Up to `most` twins of `state` made without determinization: two cards drawn face down where
+    `player` could not see them swapped in the history, kept when `player`'s view and events are
+    unchanged but the cards do lie elsewhere."""
+    hist = state.history
+    hidden = [i for i, _, aud in state.redact if player not in aud and hist[i].startswith("draw ")]
+    twins: list = []
+    for a in hidden:
+        for b in hidden:
+            if a < b and hist[a] != hist[b] and len(twins) < most:
+                h = list(hist)
+                h[a], h[b] = h[b], h[a]
+                try:
+                    t = game.replay(h, players=state.n)
+                except fishrules.StateError:
+                    continue
+                if (t.view(player) == state.view(player) and t.events_for(player) == state.events_for(player)
+                        and layout(t) != layout(state)):
+                    twins.append(t)
+    return twins

@@ -17,7 +17,7 @@ import fishrules
 from fishrules import SIMULTANEOUS
 from fishrules.bots import BOTS, GreedyBot, ISMCTSBot, MCTSBot, RandomBot, make_bot
 
-from ._positions import layout, positions, step
+from ._positions import layout, positions, step, swapped_draw_twins
 
 NAMES = fishrules.bundled()
 
@@ -82,20 +82,7 @@ def test_twins_by_hidden_draws_get_the_same_decisions():
     rng = random.Random(8)
     while len(s.history) < 40 or s.current != 0:
         step(s, rng)
-    hist = s.history
-    hidden = [i for i, _, aud in s.redact if 0 not in aud and hist[i].startswith("draw ")]
-    twins = []
-    for a in hidden:
-        for b in hidden:
-            if a < b and hist[a] != hist[b] and len(twins) < 2:
-                h = list(hist)
-                h[a], h[b] = h[b], h[a]
-                try:
-                    t = game.replay(h, players=3)
-                except fishrules.StateError:
-                    continue
-                if t.view(0) == s.view(0) and t.events_for(0) == s.events_for(0) and layout(t) != layout(s):
-                    twins.append(t)
+    twins = swapped_draw_twins(game, s, 0, most=2)
     assert twins
     for t in twins:
         for bot_a, bot_b in zip(bots_for_test(2), bots_for_test(2)):
