@@ -1,0 +1,496 @@
+"""Emitting the kernel program as plain Python (the backend for machines with no C compiler).
+
+The same program as `emit_c`, printed as Python: the state is a list `S`; a value of nothing is
+None; a buffer is a list or tuple; a stream is an iterable (a stage is a list comprehension, as in
+the engine's own compiled code, so that every element is looked at, and work counted, where the
+engine does).  Helpers the code calls come from `fishrules.kernel.pyruntime`, each named in
+`pyruntime.HELPERS`.
+
+No text of the rules reaches the source: names are the lowering's own (`l3`, `d4`, `b7`), tables
+hold numbers, and comments give only line numbers.
+"""
+
+from __future__ import annotations
+
+from . import ir
+from .layout import (
+    CUR_SIMUL, H_CUR, H_DECISIONS, H_DEPTH, H_MODE, H_MOVE, H_SITE, H_UNWIND, H_WORK,
+)
+from .lower import KernelProgram
+from .lower_blocks import DONE, FAULT_CAPACITY, FAULT_RULE, FAULT_STUCK, PAUSE, UNWIND
+
+__all__ = ["emit_python", "frame_slots_python"]
+
+
+def frame_slots_python(kp: KernelProgram, fn: ir.Function) -> list[str]:
+    """The locals a Python frame keeps, in order, after its block number and place."""
+    scalars, buffers = kp.locals_of(fn)
+    return scalars + [b for b, _ in buffers]
+
+
+class _Writer:
+    def __init__(self, kp: KernelProgram):
+        self.kp = kp
+        self.lines: list[str] = []
+        self.lay = kp.layout
+
+    def put(self, depth: int, text: str) -> None:
+        self.lines.append("    " * depth + text)
+
+    # ---- expressions ---------------------------------------------------------------------------
+
+    def x(self, e) -> str:
+        return getattr(self, "x_" + type(e).__name__)(e)
+
+    def x_Int(self, e):
+        return repr(e.value)
+
+    def x_Nil(self, e):
+        return "None"
+
+    def x_Var(self, e):
+        return e.name
+
+    def x_Get(self, e):
+        return f"S[{self.x(e.index)}]"
+
+    def x_Tab(self, e):
+        return f"{e.table}[{self.x(e.index)}]"
+
+    def x_Attr(self, e):
+        c = self.x(e.card)
+        if isinstance(e.card, ir.Var):
+            return f"(None if {c} is None else {e.table}[{c}])"
+        return f"attr({e.table}, {c})"
+
+    def x_Arith(self, e):
+        return f"({self.x(e.left)} {e.op} {self.x(e.right)})"
+
+    def x_Div(self, e):
+        return f"({self.x(e.left)} // {self.x(e.right)})"
+
+    def x_Mod(self, e):
+        return f"({self.x(e.left)} % {self.x(e.right)})"
+
+    def x_Cmp(self, e):
+        return f"({self.x(e.left)} {e.op} {self.x(e.right)})"
+
+    def x_And(self, e):
+        return f"({self.x(e.left)} and {self.x(e.right)})"
+
+    def x_Or(self, e):
+        return f"({self.x(e.left)} or {self.x(e.right)})"
+
+    def x_Not(self, e):
+        return f"(not {self.x(e.operand)})"
+
+    def x_Neg(self, e):
+        return f"(-{self.x(e.operand)})"
+
+    def x_Cond(self, e):
+        return f"({self.x(e.then)} if {self.x(e.test)} else {self.x(e.otherwise)})"
+
+    def x_Call(self, e):
+        return f"{e.fn}(S" + "".join(", " + self.x(a) for a in e.args) + ")"
+
+    def x_Bounded(self, e):
+        return f"checked({self.x(e.value)})"
+
+    def x_Len(self, e):
+        return f"len({self.b(e.buf)})"
+
+    def x_At(self, e):
+        return f"{self.b(e.buf)}[{self.x(e.index)}]"
+
+    _INLINE = {
+        "at_die": "({0} + {1})",
+        "die_number": "{0}",
+        "zone_of_seat": "({0} + {1})",
+        "abs": "abs({0})",
+        "minus_one": "({0} - 1)",
+        "plus_one": "({0} + 1)",
+    }
+
+    def x_Help(self, e):
+        args = [self.x(a) for a in e.args]
+        if e.name == "at_seat":
+            base, seat, stride = args
+            return f"({base} + {seat})" if stride == "1" else f"({base} + {seat} * {stride})"
+        if e.name in ("min", "max"):
+            return f"{e.name}({', '.join(args)})"
+        t = self._INLINE.get(e.name)
+        if t is not None:
+            return t.format(*args)
+        return f"{e.name}(S, {', '.join(args)})"
+
+    def x_Count(self, e):
+        if isinstance(e.stream, ir.SeatsS):
+            return "S[1]"
+        return f"len({self.items(e.stream)})"
+
+    def x_Sum(self, e):
+        return f"total(S, {self.items(e.stream)})"
+
+    def x_Extreme(self, e):
+        return f"{'most' if e.highest else 'least'}(S, {self.items(e.stream)})"
+
+    def x_Pick(self, e):
+        src = e.stream
+        empty = self.x(e.empty)
+        if isinstance(src, ir.SliceS) and isinstance(src.start, ir.Int):
+            k = src.start.value
+            return f"(S[{k} + S[{k}]] if S[{k}] else {empty})" if e.last else f"(S[{k + 1}] if S[{k}] else {empty})"
+        return f"{'last_of' if e.last else 'first_of'}({self.items(src)}, {empty})"
+
+    def x_Quant(self, e):
+        test = f"({self.x(e.cond)} for {e.var} in ch(S, {self.items(e.stream)}))"
+        if e.kind == "every":
+            return f"all{test}"
+        if e.kind == "any":
+            return f"any{test}"
+        return f"(not any{test})"
+
+    def x_Contains(self, e):
+        return f"({self.x(e.value)} in ch(S, {self.items(e.stream)}))"
+
+    # ---- streams and buffers -------------------------------------------------------------------
+
+    def items(self, s) -> str:
+        """A stream as a Python iterable that has a length."""
+        return getattr(self, "i_" + type(s).__name__)(s)
+
+    def i_SeatsS(self, s):
+        return "range(S[1])"
+
+    def i_RangeS(self, s):
+        return f"range({self.x(s.low)}, {self.x(s.high)})"
+
+    def i_TabS(self, s):
+        return s.table
+
+    def i_SliceS(self, s):
+        if isinstance(s.start, ir.Int):
+            k = s.start.value
+            return f"S[{k + 1}:{k + 1} + S[{k}]]"
+        return f"zone(S, {self.x(s.start)})"
+
+    def i_BufS(self, s):
+        return self.b(s.buf)
+
+    def i_OneS(self, s):
+        return f"one(({self.x(s.value)}))"
+
+    def i_FilterS(self, s):
+        return f"[{s.var} for {s.var} in ch(S, {self.items(s.source)}) if {self.x(s.cond)}]"
+
+    def i_MapS(self, s):
+        return f"[{self.x(s.value)} for {s.var} in ch(S, {self.items(s.source)})]"
+
+    def b(self, b) -> str:
+        return getattr(self, "b_" + type(b).__name__)(b)
+
+    def b_BufVar(self, b):
+        return b.name
+
+    def b_Collect(self, b):
+        s = b.stream
+        if isinstance(s, (ir.FilterS, ir.MapS, ir.TabS, ir.SliceS, ir.BufS)):
+            return self.items(s)
+        return f"tuple({self.items(s)})"
+
+    def b_CallBuf(self, b):
+        return f"{b.fn}(S" + "".join(", " + self.x(a) for a in b.args) + ")"
+
+    def b_HelpBuf(self, b):
+        args = [self.b(a) if isinstance(a, ir.BufExpr) else self.x(a) for a in b.args]
+        if b.name == "unmask":
+            return args[1]
+        return f"{b.name}(S, {', '.join(args)})"
+
+    def b_CondBuf(self, b):
+        return f"({self.b(b.then)} if {self.x(b.test)} else {self.b(b.otherwise)})"
+
+    # ---- statements ------------------------------------------------------------------------------
+
+    def stmts(self, body, depth: int, fn: "_Fn") -> None:
+        for s in body:
+            getattr(self, "s_" + type(s).__name__)(s, depth, fn)
+
+    def s_Set(self, s, depth, fn):
+        self.put(depth, f"{s.var} = {self.x(s.value)}")
+
+    def s_SetBuf(self, s, depth, fn):
+        self.put(depth, f"{s.var} = {self.b(s.value)}")
+
+    def s_Put(self, s, depth, fn):
+        self.put(depth, f"S[{self.x(s.index)}] = {self.x(s.value)}")
+
+    def s_If(self, s, depth, fn):
+        self.put(depth, f"if {self.x(s.test)}:")
+        self.body(s.then, depth + 1, fn)
+        if s.otherwise:
+            self.put(depth, "else:")
+            self.body(s.otherwise, depth + 1, fn)
+
+    def body(self, stmts, depth, fn):
+        if not stmts:
+            self.put(depth, "pass")
+        else:
+            self.stmts(stmts, depth, fn)
+
+    def s_While(self, s, depth, fn):
+        test = "True" if isinstance(s.test, ir.Int) and s.test.value else self.x(s.test)
+        self.put(depth, f"while {test}:")
+        self.body(s.body, depth + 1, fn)
+
+    def s_For(self, s, depth, fn):
+        self.put(depth, f"for {s.var} in {self.items(s.stream)}:")
+        self.body(s.body, depth + 1, fn)
+
+    def s_Break(self, s, depth, fn):
+        self.put(depth, "break")
+
+    def s_Continue(self, s, depth, fn):
+        self.put(depth, "continue")
+
+    def s_Return(self, s, depth, fn):
+        self.put(depth, "return" if s.value is None else f"return {self.x(s.value)}")
+
+    def s_ReturnBuf(self, s, depth, fn):
+        self.put(depth, f"return {self.b(s.value)}")
+
+    def s_Do(self, s, depth, fn):
+        args = [self.b(a) if isinstance(a, ir.BufExpr) else self.x(a) for a in s.args]
+        if s.name == "charge":
+            self.put(depth, f"S[{H_WORK}] += {args[0]}")
+            self.put(depth, f"if S[{H_WORK}] > BUDGET:")
+            self.put(depth + 1, "over_budget()")
+        elif s.name == "fire":
+            self.put(depth, f"S[{self.lay.fires} + {args[0]}] += 1")
+        elif s.name == "moves_room":
+            self.put(depth, "if len(ok) + len(bad) >= MAX_CHOICES:")
+            self.put(depth + 1, f"raise KFault({FAULT_RULE})")
+        elif s.name == "moves_action":
+            pass
+        else:
+            self.put(depth, f"{s.name}(S, {', '.join(args)})")
+
+    def s_Fault(self, s, depth, fn):
+        self.put(depth, f"raise KFault({s.code})")
+
+    def s_Emit(self, s, depth, fn):
+        vals = [self.b(v) if isinstance(v, ir.BufExpr) else self.x(v) for v in s.values]
+        self.put(depth, f"{'bad' if s.broken else 'ok'}.append(({', '.join(vals)},))")
+
+    def s_Leave(self, s, depth, fn):
+        if s.code == DONE:
+            self.epilogue(depth, fn)
+            self.put(depth, "return 0")
+        elif s.code == UNWIND:
+            if s.target == fn.fn.block:
+                self.epilogue(depth, fn)
+                self.put(depth, "return 0")
+            else:
+                self.put(depth, f"if not S[{self.lay.active + s.target}]:")
+                self.put(depth + 1, f"raise KFault({FAULT_RULE})")
+                self.put(depth, f"S[{H_UNWIND}] = {s.target}")
+                self.epilogue(depth, fn)
+                self.put(depth, f"return {UNWIND}")
+        else:
+            self.put(depth, f"return {s.code}")
+
+    def epilogue(self, depth: int, fn: "_Fn") -> None:
+        self.put(depth, f"S[{H_DEPTH}] -= 1")
+        if fn.fn.is_phase:
+            self.put(depth, f"S[{self.lay.active + fn.fn.block}] -= 1")
+
+    # arms
+
+    def s_Goto(self, s, depth, fn):
+        self.put(depth, f"pc = {s.label}")
+        self.put(depth, "continue")
+
+    def spill(self, depth: int, fn: "_Fn", back: int) -> None:
+        self.put(depth, f"if fp + {fn.frame} > FRAMES_END:")
+        self.put(depth + 1, f"raise KFault({FAULT_CAPACITY})")
+        slots = [str(fn.fn.block), str(back)] + fn.slots
+        self.put(depth, f"S[fp:fp + {len(slots)}] = ({', '.join(slots)},)")
+
+    def s_Invoke(self, s, depth, fn):
+        child = f"fp + {fn.frame}"
+        if s.block is not None:
+            callee = self.kp.block_fn[s.block]
+            if s.fresh:
+                args = "".join(", " + self.x(a) for a in s.args)
+                self.put(depth, f"r = {callee}(S, {child}, 0{args})")
+            else:
+                self.put(depth, f"r = {callee}(S, {child}, 1)")
+        elif s.fresh:
+            self.put(depth, f"r = MOVE_FN[S[{H_MOVE}]](S, {child}, 0)")
+        else:
+            self.put(depth, f"r = MOVE_FN[S[{child}]](S, {child}, 1)")
+        self.put(depth, f"S[{H_WORK}] += 1")
+        self.put(depth, "if r:")
+        self.put(depth + 1, f"if r == {PAUSE}:")
+        self.spill(depth + 2, fn, s.back)
+        self.put(depth + 2, f"return {PAUSE}")
+        self.put(depth + 1, f"if r == {UNWIND}:")
+        if fn.fn.is_phase:
+            self.put(depth + 2, f"if S[{H_UNWIND}] == {fn.fn.block}:")
+            self.epilogue(depth + 3, fn)
+            self.put(depth + 3, "return 0")
+        self.epilogue(depth + 2, fn)
+        self.put(depth + 2, f"return {UNWIND}")
+        self.put(depth + 1, "return r")
+        self.put(depth, f"pc = {s.next}")
+        self.put(depth, "continue")
+
+    def s_Ask(self, s, depth, fn):
+        self.put(depth, f"if {s.who} is None:")
+        self.put(depth + 1, f"raise KFault({FAULT_RULE})")
+        self.put(depth, f"if S[{H_MODE}]:")
+        self.put(depth + 1, f"S[{H_WORK}] = 0")
+        self.put(depth + 1, f"mv = site{s.site}(S, {s.who})")
+        self.put(depth + 1, "if not mv:")
+        self.put(depth + 2, f"raise KFault({FAULT_STUCK})")
+        self.put(depth + 1, f"S[{H_DECISIONS}] += 1")
+        self.put(depth + 1, "m = mv[choose(S, len(mv))]")
+        self.put(depth + 1, f"S[{H_MOVE}:{H_MOVE} + len(m)] = m")
+        self.put(depth + 1, f"pc = {s.call}")
+        self.put(depth + 1, "continue")
+        self.put(depth, f"S[{H_CUR}] = {s.who}")
+        self.put(depth, f"S[{H_SITE}] = {s.site}")
+        self.spill(depth, fn, s.after)
+        self.put(depth, f"return {PAUSE}")
+
+    def s_AskAll(self, s, depth, fn):
+        self.put(depth, f"if S[{H_MODE}]:")
+        self.put(depth + 1, f"S[{H_WORK}] = 0")
+        self.put(depth + 1, "picked = []")
+        self.put(depth + 1, f"for w in {s.who}:")
+        self.put(depth + 2, f"mv = site{s.site}(S, w)")
+        self.put(depth + 2, "if not mv:")
+        self.put(depth + 3, f"raise KFault({FAULT_STUCK})")
+        self.put(depth + 2, "picked.append(mv[choose(S, len(mv))])")
+        self.put(depth + 1, f"S[{H_DECISIONS}] += len({s.who})")
+        self.put(depth + 1, f"{s.chosen} = picked")
+        self.put(depth + 1, f"pc = {s.start}")
+        self.put(depth + 1, "continue")
+        self.put(depth, f"S[{H_CUR}] = {CUR_SIMUL}")
+        self.put(depth, f"S[{H_SITE}] = {s.site}")
+        self.put(depth, f"{s.chosen} = ()")
+        self.spill(depth, fn, s.after)
+        self.put(depth, f"return {PAUSE}")
+
+    def s_PlayChosen(self, s, depth, fn):
+        self.put(depth, f"m = {s.chosen}[{s.index}]")
+        self.put(depth, f"S[{H_MOVE}:{H_MOVE} + len(m)] = m")
+
+    # ---- functions -------------------------------------------------------------------------------
+
+    def function(self, f: ir.Function) -> None:
+        self.put(0, f"# {f.comment}" if f.comment else "#")
+        if f.kind == "block":
+            self.block(f)
+            return
+        params = "".join(", " + p for p in f.params)
+        if f.kind == "enum":
+            params += ", ok, bad"
+        self.put(0, f"def {f.name}(S{params}):")
+        fn = _Fn(f, self.kp, 0, [])
+        self.body(f.body, 1, fn)
+        self.put(0, "")
+
+    def block(self, f: ir.Function) -> None:
+        kp = self.kp
+        arms = kp.arms.get(f.name)
+        slots = frame_slots_python(kp, f)
+        fn = _Fn(f, kp, 2 + len(slots), slots)
+        params = "".join(f", {p}=None" for p in f.params)
+        self.put(0, f"def {f.name}(S, fp, resume{params}):")
+        if arms is not None:
+            self.put(1, "if resume:")
+            self.put(2, f"pc = S[fp + 1]")
+            if slots:
+                self.put(2, f"{', '.join(slots)}{',' if len(slots) == 1 else ''} = S[fp + 2:fp + {2 + len(slots)}]")
+            self.put(1, "else:")
+            self.put(2, "pc = 0")
+            fresh = [s for s in slots if s not in f.params and s not in {ld[0] for ld in f.loads}]
+            if fresh:
+                self.put(2, f"{' = '.join(fresh)} = None")
+            self.prologue(2, f)
+        else:
+            self.prologue(1, f)
+        if arms is None:
+            self.body(f.body + (ir.Leave(DONE),), 1, fn)
+            self.put(0, "")
+            return
+        self.put(1, "while True:")
+        for i, label in enumerate(sorted(arms.code)):
+            self.put(2, f"{'if' if i == 0 else 'elif'} pc == {label}:")
+            self.body(arms.code[label], 3, fn)
+        self.put(0, "")
+
+    def prologue(self, depth: int, f: ir.Function) -> None:
+        for name, offset, _ in f.loads:
+            self.put(depth, f"{name} = S[{H_MOVE + 1 + offset}]")
+        self.put(depth, f"d = S[{H_DEPTH}] + 1")
+        self.put(depth, f"S[{H_DEPTH}] = d")
+        self.put(depth, "if d > MAX_STACK:")
+        self.put(depth + 1, f"raise KFault({FAULT_RULE})")
+        if f.is_phase:
+            self.put(depth, f"S[{self.lay.active + f.block}] += 1")
+        self.put(depth, f"S[{H_WORK}] += 1")
+
+    def site(self, site) -> None:
+        kp = self.kp
+        self.put(0, f"def site{site.number}(S, w):")
+        if len(site.actions) == 1 and site.together:
+            self.put(1, "ok = []")
+            self.put(1, f"{kp.action_enum[site.actions[0]]}(S, w, ok, [])")
+            self.put(1, "return ok")
+        else:
+            self.put(1, "moves = []")
+            self.put(1, "broken = []")
+            for a in site.actions:
+                self.put(1, "ok = []")
+                self.put(1, "bad = []")
+                self.put(1, f"{kp.action_enum[a]}(S, w, ok, bad)")
+                self.put(1, "moves += ok")
+                if not site.together:
+                    self.put(1, "broken += bad")
+            if not site.together:
+                self.put(1, "if broken:")
+                self.put(2, "moves += broken")
+            self.put(1, "return moves")
+        self.put(0, "")
+
+
+class _Fn:
+    """The function being written: its IR, its frame's size and the locals its frame keeps."""
+
+    def __init__(self, f: ir.Function, kp: KernelProgram, frame: int, slots: list):
+        self.fn = f
+        self.kp = kp
+        self.frame = frame
+        self.slots = slots
+
+
+def emit_python(kp: KernelProgram) -> str:
+    """The whole program as the source of a Python module (see `pyruntime.load`)."""
+    w = _Writer(kp)
+    w.put(0, "# The fishrules kernel of one ruleset, as plain Python (fishrules.kernel.emit_python).")
+    w.put(0, f"# Layout: {kp.layout.size} slots; frames from {kp.layout.frames}.")
+    w.put(0, f"FRAMES_END = {kp.layout.frames + kp.layout.frames_size}")
+    for name, values in kp.tables.items():
+        w.put(0, f"{name} = {values!r}")
+    w.put(0, "")
+    for f in kp.functions:
+        w.function(f)
+    for site in kp.sites:
+        w.site(site)
+    moves = ", ".join(f"{b}: {kp.block_fn[b]}" for b in sorted(kp.move_blocks))
+    w.put(0, f"MOVE_FN = {{{moves}}}")
+    w.put(0, f"SITES = ({''.join(f'site{s.number}, ' for s in kp.sites)})")
+    return "\n".join(w.lines) + "\n"
+

@@ -1,0 +1,189 @@
+"""The kernel's state: one array of integers, laid out from what the rules declare.
+
+`Layout(model)` gives every part of a position a fixed place in the array `S`:
+
+- a header: who is to act, the players, the two random generators (chance, and the choices of a
+  playout), the work done in this step, how deep the phases are, the move being played;
+- each option and game-wide value one slot; each player's value one slot per seat (the rules' most
+  players); a list of numbers a length and `LIST_CAPACITY` slots;
+- the dice's faces;
+- every zone a length and as many slots as cards it can hold (the cards of its kind), with where
+  each card is, whether it is face up, and which zones were shuffled;
+- how many times each phase is being played (`end PHASE` must find it) and each named rule fired;
+- frames: where a waiting phase keeps its place and its locals (written only when the game waits).
+
+Nothing here depends on the number of players or the options of one game: the same program runs
+every game of the rules.  Copying a position is copying the array.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .. import model as m
+from ..limits import MAX_DICE, MAX_PLAYERS
+
+__all__ = ["Layout", "LIST_CAPACITY", "NO_PLAYER", "CUR_OVER", "CUR_SIMUL", "CUR_RUN"]
+
+#: The most numbers a list keeps in the kernel; a longer list hands the game back to the engine's
+#: own machine (which allows MAX_LIST_LENGTH).
+LIST_CAPACITY = 128
+#: Frames: slots for the locals of waiting phases, at most.
+MAX_FRAME_SLOTS = 1 << 16
+
+# `S[H_CUR]`: a seat (0 first) or one of these.
+CUR_OVER = -1
+CUR_SIMUL = -3
+CUR_RUN = -4
+NO_PLAYER = -1
+
+# header slots
+H_CUR = 0
+H_N = 1
+H_SEED = 2  # the chance generator: seed and draws (splitmix64 of the draw's number)
+H_DRAWS = 3
+H_DSEED = 4  # the playout's generator of choices
+H_DDRAWS = 5
+H_WORK = 6
+H_DEPTH = 7
+H_MODE = 8  # 1: a playout (choices made at once); 0: wait for the caller
+H_UNWIND = 9
+H_SITE = 10
+H_DECISIONS = 11
+H_CHANCES = 12
+H_NDICE = 13
+H_FAULT = 14
+H_FAULT_AT = 15
+H_MOVE = 16  # the move being played: its function, the actor, its parameters
+
+
+class Layout:
+    """Where everything of a position lives in `S`."""
+
+    def __init__(self, model: m.Model, max_subset: int):
+        self.model = model
+        self.seats = model.max_players
+        assert self.seats <= MAX_PLAYERS
+        ncards = len(model.cards)
+        self.ncards = ncards
+        # the width of a move: action, actor, then each parameter (a `some` parameter: count + items)
+        width = 0
+        for a in model.actions.values():
+            w = 0
+            for p in a.params:
+                w += 1 + max_subset if p.kind == "some" else 1
+            width = max(width, w)
+        self.param_width = width
+        self.move_width = 2 + width
+        self.max_subset = max_subset
+        at = H_MOVE + self.move_width
+        # game-wide values and options: model slot -> S index (scalars and lists); zones: zone id
+        self.g_index: dict[int, int] = {}
+        self.g_zone: dict[int, int] = {}
+        self.g_list: set[int] = set()
+        self.zones: list[tuple[int, int]] = []  # zone id -> (S index of its length, capacity)
+        self.zone_names: list[tuple[bool, int, int]] = []  # zone id -> (game zone?, model slot, seat)
+        for o in model.options:
+            self.g_index[o.slot] = at
+            at += 1
+        for v in model.game_vars:
+            count = v.family[1] if v.family else 1
+            for i in range(count):
+                slot = v.slot + i
+                if v.type.kind == "zone":
+                    self.g_zone[slot] = len(self.zones)
+                    self.zones.append((-1, self._capacity(v.type)))
+                    self.zone_names.append((True, slot, -1))
+                elif v.type.kind == "list":
+                    self.g_index[slot] = at
+                    self.g_list.add(slot)
+                    at += 1 + LIST_CAPACITY
+                else:
+                    self.g_index[slot] = at
+                    at += 1
+        # each player's values: slot -> S index of seat 0 (scalars: one slot a seat; lists: 1 +
+        # LIST_CAPACITY a seat); zones: zone id of seat 0 (then one a seat)
+        self.p_index: dict[int, int] = {}
+        self.p_zone: dict[int, int] = {}
+        self.p_list: set[int] = set()
+        for v in model.player_vars:
+            if v.type.kind == "zone":
+                self.p_zone[v.slot] = len(self.zones)
+                for seat in range(self.seats):
+                    self.zones.append((-1, self._capacity(v.type)))
+                    self.zone_names.append((False, v.slot, seat))
+            elif v.type.kind == "list":
+                self.p_index[v.slot] = at
+                self.p_list.add(v.slot)
+                at += (1 + LIST_CAPACITY) * self.seats
+            else:
+                self.p_index[v.slot] = at
+                at += self.seats
+        self.dice_cap = self._dice_capacity()
+        self.dice = at
+        at += self.dice_cap
+        self.where = at
+        at += ncards
+        self.up = at
+        at += ncards
+        self.mixed = at
+        at += len(self.zones)
+        placed = []
+        for zid, (_, cap) in enumerate(self.zones):
+            placed.append((at, cap))
+            at += 1 + cap
+        self.zones = placed
+        self.nblocks = 0
+        self.active = at  # set by `reserve_blocks`
+        self.fires = at
+        self.nrules = 0
+        self.frames = at
+        self.frames_size = 0
+        self.size = at
+
+    def _capacity(self, t: m.Type) -> int:
+        """The most cards a zone of type `t` can hold: the cards of its kind (of every kind if it
+        is a zone of any card)."""
+        dom = t.element.domain if t.element is not None else None
+        if dom is None:
+            return len(self.model.cards)
+        cs = next(c for c in self.model.card_sets if c.name == dom)
+        return cs.count
+
+    def _dice_capacity(self) -> int:
+        d = self.model.dice
+        if d is None:
+            return 0
+        c = d.count
+        if isinstance(c, m.Const) and isinstance(c.value, int) and not isinstance(c.value, bool):
+            return max(0, min(c.value, MAX_DICE))
+        return MAX_DICE  # worked out from options when the game starts
+
+    def reserve_blocks(self, nblocks: int, nrules: int, frames: int) -> None:
+        """Places for the counts of phases being played and rules fired, and for frames."""
+        at = self.active
+        self.nblocks = nblocks
+        at += nblocks
+        self.fires = at
+        self.nrules = nrules
+        at += nrules
+        self.frames = at
+        self.frames_size = frames
+        at += frames
+        self.size = at
+
+    # ---- where things are --------------------------------------------------------------------
+
+    def zone_of_key(self, key: int, G: int, max_seats: int) -> Optional[int]:
+        """The kernel's zone id of the engine's zone key (see fishrules.compiler.program)."""
+        if key < 0:
+            return None
+        if key < G:
+            return self.g_zone[key]
+        k = key - G
+        slot, seat = k // max_seats, k % max_seats
+        return self.p_zone[slot] + seat
+
+    def key_of_zone(self, zid: int, G: int, max_seats: int) -> int:
+        is_game, slot, seat = self.zone_names[zid]
+        return slot if is_game else G + slot * max_seats + seat

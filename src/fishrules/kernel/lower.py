@@ -1,0 +1,150 @@
+"""Lowering: a checked model (and the engine's program of it) -> one flat kernel program.
+
+`lower(model, prog)` gives a `KernelProgram`: the state's layout, the symbol and constant tables,
+and every function (`fishrules.kernel.ir`): a block per phase, action and `when … is broken`
+handler (numbered as the engine's program numbers them, so a frame means the same to both), an
+enumerator per action, a function per define and score term, the winners, the set-up.  Both
+emitters print this one program; nothing of a rule file's text is in it but numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .. import model as m
+from ..limits import MAX_SUBSET
+from . import ir
+from .arms import Arms, cut
+from .layout import MAX_FRAME_SLOTS, Layout
+from .lower_blocks import BlockLowering, Site
+from .lower_expr import ExprLowering, Symbols, Tables
+
+__all__ = ["KernelProgram", "lower"]
+
+
+class KernelProgram:
+    """One ruleset, lowered."""
+
+    def __init__(self, model: m.Model, layout: Layout):
+        self.model = model
+        self.layout = layout
+        self.symbols: list[str] = []
+        self.tables: dict[str, tuple] = {}
+        self.functions: list[ir.Function] = []
+        self.arms: dict[str, Arms] = {}  # block function name -> its arms (blocks that wait)
+        self.sites: list[Site] = []
+        self.block_fn: dict[int, str] = {}  # block number -> function name
+        self.phase_blocks: set[int] = set()
+        self.game_block = -1
+        self.move_blocks: dict[int, tuple[str, Optional[str]]] = {}  # block -> (action, rule broken or None)
+        self.action_enum: list[str] = []  # action number -> enumerator function
+        self.action_names: list[str] = []
+        self.nrules = 0
+        self.frame_cap: dict[str, int] = {}  # block function -> its frame's size, in C (ints)
+
+    def function(self, name: str) -> ir.Function:
+        return next(f for f in self.functions if f.name == name)
+
+    def locals_of(self, fn: ir.Function) -> tuple[list[str], list[tuple[str, int]]]:
+        """(scalars, buffers) a block keeps in its frame while it waits: params, locals, temps."""
+        arms = self.arms.get(fn.name)
+        scalars = list(fn.params) + list(fn.scalars) + (arms.scalars if arms else [])
+        buffers = list(fn.buffers) + (arms.buffers if arms else [])
+        return scalars, buffers
+
+
+def lower(model: m.Model, prog) -> KernelProgram:
+    layout = Layout(model, MAX_SUBSET)
+    out = KernelProgram(model, layout)
+    sym, tab = Symbols(), Tables()
+    ex = ExprLowering(model, layout, prog, sym, tab)
+    bl = BlockLowering(model, layout, prog, ex)
+    fns: list[ir.Function] = []
+    # defines first, each after those it uses (a define that gives a collection needs its size)
+    from ..compiler.expressions import _define_order
+
+    index = {name: i for i, name in enumerate(model.defines)}
+    for name in model.defines:
+        ex.define_fn[name] = f"d{index[name]}"
+    for name in _define_order(model.defines):
+        fns.append(bl.define(name, model.defines[name], index[name]))
+    fns.extend(bl.scores())
+    fns.append(bl.init_values())
+    fns.append(bl.dice_count())
+    for name, ph in model.phases.items():
+        f = bl.phase(name, ph)
+        fns.append(f)
+        out.block_fn[f.block] = f.name
+        out.phase_blocks.add(f.block)
+    for i, (name, a) in enumerate(model.actions.items()):
+        ap = prog.actions[name]
+        f = bl.action(name, a, ap.block, a.body, f"action, line {a.span.line if a.span else '?'}")
+        fns.append(f)
+        out.block_fn[f.block] = f.name
+        out.move_blocks[f.block] = (name, None)
+        for b in a.broken:
+            hb = ap.broken[b.rule][1]
+            f = bl.action(name, a, hb, b.body, f"rule broken, line {b.span.line if b.span else '?'}")
+            fns.append(f)
+            out.block_fn[hb] = f.name
+            out.move_blocks[hb] = (name, b.rule)
+        e = bl.enumerator(name, a, i)
+        fns.append(e)
+        out.action_enum.append(e.name)
+        out.action_names.append(name)
+    out.functions = fns
+    out.sites = bl.sites
+    out.game_block = prog.phase_block["game"]
+    out.nrules = len(prog.rules)
+    out.symbols = sym.words
+    out.tables = tab.tables
+    for f in fns:
+        arms = cut(f, layout.seats, layout.move_width)
+        if arms is not None:
+            out.arms[f.name] = arms
+    for f in fns:
+        if f.kind == "block":
+            scalars, buffers = out.locals_of(f)
+            out.frame_cap[f.name] = 2 + len(scalars) + sum(1 + cap for _, cap in buffers)
+    layout.reserve_blocks(len(prog.block_names), out.nrules, _frames_needed(out))
+    return out
+
+
+def _frames_needed(kp: KernelProgram) -> int:
+    """Room for the frames of the deepest chain of blocks that can be waiting at once; the most
+    the kernel keeps if blocks can call themselves (deeper, the engine's machine takes over)."""
+    calls: dict[str, set[str]] = {}
+    every_move = {kp.block_fn[b] for b in kp.move_blocks}
+    for f in kp.functions:
+        if f.kind != "block":
+            continue
+        out: set[str] = set()
+        for s in ir.walk_stmts(f.body):
+            if isinstance(s, ir.CallBlock):
+                out.add(kp.block_fn[s.block])
+            elif isinstance(s, (ir.Decide, ir.Together)):
+                out |= every_move
+        calls[f.name] = out
+    memo: dict[str, int] = {}
+    busy: set[str] = set()
+
+    def deepest(name: str) -> Optional[int]:
+        if name in memo:
+            return memo[name]
+        if name in busy:
+            return None
+        busy.add(name)
+        best = 0
+        for c in calls.get(name, ()):
+            d = deepest(c)
+            if d is None:
+                return None
+            best = max(best, d)
+        busy.discard(name)
+        memo[name] = kp.frame_cap[name] + best
+        return memo[name]
+
+    total = deepest(kp.block_fn[kp.game_block])
+    if total is None or total > MAX_FRAME_SLOTS:
+        return MAX_FRAME_SLOTS
+    return total

@@ -1,0 +1,409 @@
+"""Lowering, statements: phases and actions -> kernel blocks, and what a decision may be.
+
+A phase or an action becomes one block function.  Its statements become kernel statements that
+read and write the state array; the few that can make the game wait (playing a phase, a player's
+decision, a simultaneous choice) stay whole, for `fishrules.kernel.arms` to cut into resumable
+arms.  Each action also becomes an enumerator: nested loops over its parameters' choices, in the
+engine's order, that lists every legal move (and every move that breaks a rule on purpose, which
+the rules accept with a consequence).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from .. import model as m
+from ..compiler import actions as act
+from ..limits import MAX_CHOICES
+from . import ir
+from .layout import LIST_CAPACITY, Layout
+from .lower_expr import ExprLowering, is_many
+
+__all__ = ["BlockLowering", "Site", "DONE", "PAUSE", "UNWIND", "RESTART", "OVER",
+           "FAULT_RULE", "FAULT_BUDGET", "FAULT_CAPACITY", "FAULT_UNPLAYABLE", "FAULT_STUCK", "FACING"]
+
+# What a block gives back to its caller.
+DONE, PAUSE, UNWIND, RESTART, OVER = 0, 1, 2, 3, 4
+
+# Why the kernel stopped (the engine's own machine then plays the step and says what is wrong).
+FAULT_RULE = 1  # a rule went wrong (nothing where a value is needed, divide by zero, ...)
+FAULT_BUDGET = 2  # more work than one step may do
+FAULT_CAPACITY = 3  # past one of the kernel's own capacities (a long list, a deep stack)
+FAULT_UNPLAYABLE = 4  # `unavailable "…"`
+FAULT_STUCK = 5  # a player must choose but may do nothing
+
+FACING = {None: 0, "up": 1, "down": 2}
+
+
+@attrs.frozen(slots=True)
+class Site:
+    """A place where players decide: the block it is in, the actions offered (by their number in
+    the program), and whether the players choose at once (then no rule may be broken on purpose)."""
+
+    number: int
+    block: int
+    actions: tuple
+    together: bool
+    span: object = attrs.field(eq=False, default=None)
+
+
+class _Fn:
+    """The locals of the function being lowered."""
+
+    def __init__(self):
+        self.scalars: list[str] = []
+        self.buffers: list[tuple[str, int]] = []
+        self.n = 0
+
+    def temp(self) -> str:
+        self.n += 1
+        name = f"t{self.n}"
+        self.scalars.append(name)
+        return name
+
+    def tempbuf(self, cap: int) -> str:
+        self.n += 1
+        name = f"u{self.n}"
+        self.buffers.append((name, cap))
+        return name
+
+
+class BlockLowering:
+    """Lowers the blocks, enumerators, defines, scores and set-up of one program."""
+
+    def __init__(self, model: m.Model, layout: Layout, prog, ex: ExprLowering):
+        self.model = model
+        self.layout = layout
+        self.prog = prog  # the engine's compiled program: block numbers, rule numbers
+        self.ex = ex
+        self.sites: list[Site] = []
+        self.action_index = {name: i for i, name in enumerate(model.actions)}
+        self.fn: _Fn = _Fn()
+        self.block = -1
+
+    # ---- functions -----------------------------------------------------------------------------
+
+    def phase(self, name: str, ph: m.PhaseDecl) -> ir.Function:
+        bid = self.prog.phase_block[name]
+        self.fn, self.block = _Fn(), bid
+        self.ex.buffer_locals = set()
+        body = tuple(self.stmts(ph.body))
+        params = ("l0",) if ph.param is not None else ()
+        scalars = tuple(f"l{i}" for i in range(ph.nlocals) if f"l{i}" not in params) + tuple(self.fn.scalars)
+        return ir.Function(f"b{bid}", "block", params, body, scalars, tuple(self.fn.buffers),
+                           f"phase, line {_line(ph.span)}", bid, True)
+
+    def action(self, name: str, a: m.ActionDecl, bid: int, body_stmts: tuple, comment: str) -> ir.Function:
+        """The block of an action's effects (or of a `when … is broken` handler: `body_stmts`)."""
+        self.fn, self.block = _Fn(), bid
+        self.ex.buffer_locals = {p.slot for p in a.params if p.kind == "some"}
+        body = tuple(self.stmts(body_stmts))
+        bufs = tuple((f"l{p.slot}", self.layout.max_subset) for p in a.params if p.kind == "some")
+        names = {b for b, _ in bufs}
+        scalars = tuple(f"l{i}" for i in range(a.nlocals) if f"l{i}" not in names) + tuple(self.fn.scalars)
+        loads = [("l0", 0, False)]
+        k = 1
+        for p in a.params:
+            loads.append((f"l{p.slot}", k, p.kind == "some"))
+            k += 1 + self.layout.max_subset if p.kind == "some" else 1
+        return ir.Function(f"b{bid}", "block", (), body, scalars, bufs + tuple(self.fn.buffers),
+                           comment, bid, False, tuple(loads))
+
+    def define(self, name: str, d: m.DefineDecl, index: int) -> ir.Function:
+        self.fn = _Fn()
+        self.ex.buffer_locals = set()
+        nparams = len(d.params) if d.params else (1 if d.per_player else 0)
+        params = tuple(f"l{i}" for i in range(nparams))
+        if is_many(d.type):
+            b = self.ex.buf(d.expr)
+            self.ex.define_cap[name] = self.ex.cap(b)
+            return ir.Function(f"d{index}", "buffer", params, (ir.ReturnBuf(b),), tuple(self.fn.scalars),
+                               tuple(self.fn.buffers), f"define, line {_line(d.span)}")
+        return ir.Function(f"d{index}", "value", params, (ir.Return(self.ex.expr(d.expr)),), tuple(self.fn.scalars),
+                           tuple(self.fn.buffers), f"define, line {_line(d.span)}")
+
+    def scores(self) -> list[ir.Function]:
+        out = []
+        self.ex.buffer_locals = set()
+        terms = []
+        for i, t in enumerate(self.model.scores):
+            out.append(ir.Function(f"t{i}", "value", ("l0",), (ir.Return(self.ex.expr(t.expr)),),
+                                   comment=f"score, line {_line(t.span)}"))
+            terms.append(ir.Call(f"t{i}", (ir.Var("l0"),)))
+        total: ir.Expr = ir.Int(0)
+        if terms:
+            total = terms[0]
+            for t in terms[1:]:
+                total = ir.Arith("+", total, t)
+        out.append(ir.Function("score", "value", ("l0",), (ir.Return(total),), comment="the score"))
+        w = self.ex.buf(self.model.winners)
+        out.append(ir.Function("winners", "buffer", (), (ir.ReturnBuf(ir.HelpBuf("sorted_set", (w,), self.layout.seats)),),
+                               comment="the winners"))
+        return out
+
+    def init_values(self) -> ir.Function:
+        """Every value's starting value (options aside), for the players of the game: the engine's
+        `_init_values`, without the zones (the runtime empties them)."""
+        self.fn = _Fn()
+        self.ex.buffer_locals = set()
+        lay = self.layout
+        body: list = []
+        for v in self.model.game_vars:
+            if v.type.kind == "zone":
+                continue
+            for i in range(v.family[1] if v.family else 1):
+                slot = v.slot + i
+                if slot in lay.g_list:
+                    body.append(ir.Do("set_list", (ir.Int(lay.g_index[slot]), self.ex.buf(v.initial))))
+                else:
+                    body.append(ir.Put(ir.Int(lay.g_index[slot]), self.ex.expr(v.initial)))
+        seat = self.fn.temp()
+        per: list = []
+        for v in self.model.player_vars:
+            if v.type.kind == "zone":
+                continue
+            if v.slot in lay.p_list:
+                at = ir.Help("at_seat", (ir.Int(lay.p_index[v.slot]), ir.Var(seat), ir.Int(1 + LIST_CAPACITY)))
+                per.append(ir.Do("set_list", (at, self.ex.buf(v.initial))))
+            else:
+                at = ir.Help("at_seat", (ir.Int(lay.p_index[v.slot]), ir.Var(seat), ir.Int(1)))
+                per.append(ir.Put(at, self.ex.expr(v.initial)))
+        if per:
+            body.append(ir.For(seat, ir.SeatsS(), tuple(per)))
+        return ir.Function("init_values", "proc", (), tuple(body), tuple(self.fn.scalars), tuple(self.fn.buffers),
+                           "starting values")
+
+    def dice_count(self) -> ir.Function:
+        self.ex.buffer_locals = set()
+        d = self.model.dice
+        value = self.ex.expr(d.count) if d is not None else ir.Int(0)
+        return ir.Function("dice_count", "value", (), (ir.Return(value),), comment="the number of dice")
+
+    # ---- statements ----------------------------------------------------------------------------
+
+    def stmts(self, body) -> list:
+        out: list = []
+        for s in body:
+            out.extend(getattr(self, "s_" + type(s).__name__)(s))
+        return out
+
+    def s_NoOp(self, s):
+        return []
+
+    def s_RuleStmt(self, s):
+        k = self.prog.rules[s.name]
+        body = s.body
+        if len(body) == 1 and isinstance(body[0], m.IfStmt) and not body[0].otherwise:
+            guard = body[0]  # a rule that is one `if` fires when one of its conditions holds
+            out = self.s_IfStmt(guard, fire=k)
+            return out
+        return [ir.Do("fire", (ir.Int(k),))] + self.stmts(body)
+
+    def value_index(self, t: m.Expr) -> ir.Expr:
+        """The S index of a variable (a scalar, or a list's length)."""
+        lay = self.layout
+        if isinstance(t, m.GameVar):
+            return ir.Int(lay.g_index[t.slot])
+        stride = 1 + LIST_CAPACITY if t.slot in lay.p_list else 1
+        return self.ex.seat_index(lay.p_index[t.slot], self.ex.expr(t.player), stride)
+
+    def s_Assign(self, s):
+        t = s.target
+        out: list = [ir.Do("charge", (ir.Int(2),))]
+        if t.type.kind == "list":
+            out.append(ir.Do("set_list", (self.value_index(t), self.ex.buf(s.value))))
+            return out
+        v = self.ex.expr(s.value)
+        if t.type.kind == "number":
+            v = ir.Bounded(v)
+        out.append(ir.Put(self.value_index(t), v))
+        return out
+
+    def s_Change(self, s):
+        t = s.target
+        out: list = [ir.Do("charge", (ir.Int(2),))]
+        at = self.fn.temp()
+        out.append(ir.Set(at, self.value_index(t)))
+        here = ir.Var(at)
+        if s.op in ("increase", "decrease"):
+            op = "+" if s.op == "increase" else "-"
+            out.append(ir.Put(here, ir.Bounded(ir.Arith(op, ir.Get(here), self.ex.expr(s.value)))))
+        elif s.op == "append":
+            out.append(ir.Do("list_append", (here, self.ex.expr(s.value))))
+        elif s.op == "extend":
+            out.append(ir.Do("list_extend", (here, self.ex.buf(s.value))))
+        elif s.op == "remove":
+            out.append(ir.Do("list_remove", (here, self.ex.expr(s.value))))
+        elif s.op == "clear":
+            out.append(ir.Put(here, ir.Int(0) if t.type.kind == "list" else ir.Nil()))
+        else:  # pragma: no cover
+            raise AssertionError(s.op)
+        return out
+
+    def s_RollDice(self, s):
+        if s.dice.type == m.DIE:
+            return [ir.Do("roll_one", (self.ex.expr(s.dice),))]
+        return [ir.Do("roll", (self.ex.buf(s.dice),))]
+
+    def s_CallPhase(self, s):
+        block = self.prog.phase_block[s.phase]
+        if s.argument is None:
+            return [ir.CallBlock(block, ())]
+        t = self.fn.temp()
+        return [ir.Set(t, self.ex.expr(s.argument)),
+                ir.If(ir.Cmp("==", ir.Var(t), ir.Nil()), (ir.Fault(FAULT_RULE),)),
+                ir.CallBlock(block, (ir.Var(t),))]
+
+    def s_Restart(self, s):
+        return [ir.Leave(RESTART)]
+
+    def s_EndPhase(self, s):
+        if s.phase == "game":
+            return [ir.Leave(OVER)]
+        return [ir.Leave(UNWIND, self.prog.phase_block[s.phase])]
+
+    def s_Choose(self, s):
+        site = self.new_site(s.actions, False, s.span)
+        return [ir.Decide(site, self.ex.expr(s.chooser))]
+
+    def s_ChooseTogether(self, s):
+        site = self.new_site(s.actions, True, s.span)
+        who = ir.HelpBuf("distinct_seats", (ir.Collect(self.ex.stream(s.choosers)),), self.layout.seats)
+        return [ir.Together(site, who)]
+
+    def new_site(self, actions, together: bool, span) -> int:
+        n = len(self.sites)
+        self.sites.append(Site(n, self.block, tuple(self.action_index[a] for a in actions), together, span))
+        return n
+
+    def cards(self, e: m.Expr) -> ir.BufExpr:
+        if e.type.kind == "card":
+            return ir.Collect(ir.OneS(self.ex.expr(e)))
+        return self.ex.buf(e)
+
+    def s_MoveCards(self, s):
+        face = ir.Int(FACING[s.facing])
+        if s.cards.type.kind == "card":
+            return [ir.Do("move_one", (self.ex.expr(s.cards), self.ex.zone_id(s.target), face))]
+        return [ir.Do("move", (self.ex.buf(s.cards), self.ex.zone_id(s.target), face))]
+
+    def s_DrawCards(self, s):
+        return [ir.Do("draw", (self.ex.expr(s.count), self.ex.zone_id(s.source), self.ex.zone_id(s.target),
+                               ir.Int(FACING[s.facing])))]
+
+    def s_ShuffleZone(self, s):
+        return [ir.Do("shuffle", (self.ex.zone_id(s.zone),))]
+
+    def s_RevealCards(self, s):
+        return [ir.Do("reveal", (self.cards(s.cards),))]
+
+    def s_Refuse(self, s):
+        return [ir.Fault(FAULT_UNPLAYABLE)]
+
+    def s_IfStmt(self, s, fire=None):
+        rest: tuple = tuple(self.stmts(s.otherwise))
+        for cond, body in reversed(s.branches):
+            then = self.stmts(body)
+            if fire is not None:
+                then = [ir.Do("fire", (ir.Int(fire),))] + then
+            rest = (ir.If(self.ex.expr(cond), tuple(then), rest),)
+        return list(rest)
+
+    def s_RepeatStmt(self, s):
+        charge = ir.Do("charge", (ir.Int(1),))
+        body = tuple(self.stmts(s.body))
+        if s.kind == "times":
+            c = self.fn.temp()
+            return [ir.Set(c, self.ex.expr(s.expr)),
+                    ir.While(ir.Int(1), (charge, ir.If(ir.Cmp("<=", ir.Var(c), ir.Int(0)), (ir.Break(),)),
+                                         ir.Set(c, ir.Help("minus_one", (ir.Var(c),))), *body))]
+        if s.kind == "while":
+            return [ir.While(ir.Int(1), (charge, ir.If(ir.Not(self.ex.expr(s.expr)), (ir.Break(),)), *body))]
+        if s.kind == "until":
+            return [ir.While(ir.Int(1), (charge, ir.If(self.ex.expr(s.expr), (ir.Break(),)), *body))]
+        return [ir.While(ir.Int(1), (charge, *body))]
+
+    def s_ForEachStmt(self, s):
+        items = self.ex.stream(s.collection)
+        snap = self.fn.tempbuf(self.ex.cap(items))
+        return [ir.SetBuf(snap, ir.Collect(items)),
+                ir.Do("charge", (ir.Len(ir.BufVar(snap, self.ex.cap(items))),)),
+                ir.For(f"l{s.var_slot}", ir.BufS(ir.BufVar(snap, self.ex.cap(items))), tuple(self.stmts(s.body)))]
+
+    # ---- what a decision may be ----------------------------------------------------------------
+
+    def enumerator(self, name: str, a: m.ActionDecl, index: int) -> ir.Function:
+        """The legal moves of one action for `l0`, in the engine's order (`write_enumerator`)."""
+        self.fn = _Fn()
+        self.ex.buffer_locals = {p.slot for p in a.params if p.kind == "some"}
+        pushed = act.pushdown(a)
+        handlers = {b.rule: b for b in a.broken}
+        block = self.prog.actions[name].block
+        broken_blocks = {b.rule: self.handler_block(name, b.rule) for b in a.broken}
+        values: list = [ir.Var("l0")]
+        for p in a.params:
+            cap = self.layout.max_subset
+            values.append(ir.BufVar(f"l{p.slot}", cap) if p.kind == "some" else ir.Var(f"l{p.slot}"))
+        inner: list = []
+        if len(a.params) > 1 or a.broken:
+            inner.append(ir.Do("moves_room", ()))
+        skip = ir.Continue() if a.params else ir.Return()
+        for r in a.requires:
+            if id(r) in pushed.get("done", ()):
+                continue  # a filter on the elements already
+            b = handlers.get(r.name)
+            miss: list = []
+            if b is not None:
+                emit = ir.Emit((ir.Int(broken_blocks[r.name]), *values), True)
+                miss.append(ir.If(self.ex.expr(b.condition), (emit,)) if b.condition is not None else emit)
+            miss.append(skip)
+            inner.append(ir.If(ir.Not(self.ex.expr(r.condition)), tuple(miss)))
+        inner.append(ir.Emit((ir.Int(block), *values)))
+        body: tuple = tuple(inner)
+        for p in reversed(a.params):
+            body = self.param_loop(p, pushed.get(p.slot, ()), body)
+        scalars = tuple(f"l{i}" for i in range(1, a.nlocals) if i not in self.ex.buffer_locals) + tuple(self.fn.scalars)
+        bufs = tuple((f"l{p.slot}", self.layout.max_subset) for p in a.params if p.kind == "some") + tuple(self.fn.buffers)
+        return ir.Function(f"e{index}", "enum", ("l0",), (ir.Do("moves_action", ()), *body), scalars, bufs,
+                           f"the choices of an action, line {_line(a.span)}")
+
+    def handler_block(self, action: str, rule: str) -> int:
+        return self.prog.actions[action].broken[rule][1]
+
+    def param_loop(self, p: m.ParamDecl, filters, body: tuple) -> tuple:
+        """`for each value of parameter p: body`, with its domain as the engine lists it."""
+        ex = self.ex
+        if p.kind == "choice":
+            dom = ir.Collect(ir.TabS(ex.tab.add("k", [ex.sym.id(c) for c in p.choices])))
+        elif p.kind == "number":
+            dom = ir.HelpBuf("numbers", (ex.expr(p.low), ex.expr(p.high)), MAX_CHOICES)
+        elif p.kind == "one of":
+            src = ex.stream(p.source)
+            helper = "card_choices" if p.type.kind == "card" else "distinct"
+            dom = ir.HelpBuf(helper, (ir.Collect(src),), ex.cap(src))
+        else:
+            src = ex.stream(p.source)
+            for k, cond, want in filters:
+                c = ex.expr(cond)
+                src = ir.FilterS(src, f"l{k}", c if want else ir.Not(c))
+            pool = self.fn.tempbuf(ex.cap(src))
+            cards = p.type.element is not None and p.type.element.kind == "card"
+            mask = self.fn.temp()
+            pool_buf = ir.BufVar(pool, ex.cap(src))
+            dom = ir.HelpBuf("subsets", (pool_buf, ir.Int(1 if cards else 0)), (1 << self.layout.max_subset) - 1)
+            d = self.fn.tempbuf((1 << self.layout.max_subset) - 1)
+            dvar = ir.BufVar(d, (1 << self.layout.max_subset) - 1)
+            return (ir.SetBuf(pool, ir.Collect(src)),
+                    ir.SetBuf(d, dom),
+                    ir.Do("charge", (ir.Len(dvar),)),
+                    ir.For(mask, ir.BufS(dvar),
+                           (ir.SetBuf(f"l{p.slot}", ir.HelpBuf("unmask", (pool_buf, ir.Var(mask)), self.layout.max_subset)),
+                            *body)))
+        cap = ex.cap(dom)
+        d = self.fn.tempbuf(cap)
+        dvar = ir.BufVar(d, cap)
+        return (ir.SetBuf(d, dom), ir.Do("charge", (ir.Len(dvar),)), ir.For(f"l{p.slot}", ir.BufS(dvar), body))
+
+
+def _line(span) -> str:
+    return str(span.line) if span is not None and getattr(span, "line", None) is not None else "?"

@@ -1,0 +1,189 @@
+"""Running a kernel program: set a game up, play it out, or step it one decision at a time.
+
+`Machine` is the part both backends share: it sets up a state array (options, starting values,
+empty zones), runs the game block until the game waits or ends (playing `play again` as a new
+set-up), and reads and writes the state's header.  A backend supplies the functions: `PyBackend`
+runs the program `emit_python` wrote; `fishrules.kernel.native` the compiled C.
+
+Every step the kernel cannot finish (a rule that goes wrong, more work than a step may do, one of
+the kernel's own capacities) raises `KFault`; what to do then is the caller's choice (play the
+game or the step again on the engine's own machine, which says what is wrong).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ..limits import MAX_DICE
+from . import layout as L
+from .emit_python import emit_python, frame_slots_python
+from .lower import KernelProgram
+from .lower_blocks import FAULT_CAPACITY, FAULT_RULE, PAUSE, RESTART
+from .pyruntime import KFault, charge, decision_seed, load
+
+__all__ = ["PyBackend", "encode_option"]
+
+_M64 = (1 << 64) - 1
+
+
+def encode_option(kp: KernelProgram, value: Any) -> Any:
+    """An option's value as the kernel keeps it: a number, 1/0, or a choice's symbol number."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    return kp.symbols.index(value) if value in kp.symbols else -1
+
+
+class PyBackend:
+    """The kernel as plain Python: a state is a list."""
+
+    name = "python"
+
+    def __init__(self, kp: KernelProgram):
+        self.kp = kp
+        self.source = emit_python(kp)
+        ns = self.ns = load(kp, self.source)
+        lay = kp.layout
+        self._game = ns[kp.block_fn[kp.game_block]]
+        self._blocks = {b: ns[name] for b, name in kp.block_fn.items()}
+        self._sites = ns["SITES"]
+        self._score = ns["score"]
+        self._winners = ns["winners"]
+        self._init_values = ns["init_values"]
+        self._dice_count = ns["dice_count"]
+        self._zones = (lay.zones[0][0], lay.zones[-1][0] + 1 + lay.zones[-1][1]) if lay.zones else (0, 0)
+        faces = kp.model.dice.faces if kp.model.dice is not None else ()
+        self._unrolled = len(faces)
+        self._restart_cost = 16 + kp.model.n_game_slots + len(kp.model.cards)
+        self._nplayer_vars = len(kp.model.player_vars)
+        self._slots = {f.name: frame_slots_python(kp, f) for f in kp.functions if f.kind == "block"}
+
+    # ---- setting a game up -------------------------------------------------------------------
+
+    def new(self, players: int, options: dict, seed: int, dseed: Optional[int] = None) -> list:
+        """A new game's state, set up and run to its first decision (KFault if it cannot be)."""
+        kp, lay = self.kp, self.kp.layout
+        S: list = [0] * lay.size
+        S[L.H_N] = players
+        S[L.H_SEED] = seed & _M64
+        S[L.H_DSEED] = decision_seed(seed) if dseed is None else dseed
+        S[L.H_CUR] = L.CUR_RUN
+        for o in kp.model.options:
+            S[lay.g_index[o.slot]] = encode_option(kp, options[o.name])
+        k = self._dice_count(S)
+        if k.__class__ is not int or not (0 <= k <= MAX_DICE):
+            raise KFault(FAULT_RULE)
+        if k > lay.dice_cap:
+            raise KFault(FAULT_CAPACITY)
+        S[L.H_NDICE] = k
+        self._reset(S)
+        return S
+
+    def _reset(self, S: list) -> None:
+        """Every value to its starting value, every card out of every zone (options, the random
+        generators and the counts kept): the set-up, and `play again`."""
+        lay = self.kp.layout
+        self._init_values(S)
+        for d in range(S[L.H_NDICE]):
+            S[lay.dice + d] = self._unrolled
+        n = lay.ncards
+        S[lay.where:lay.where + n] = [-1] * n
+        S[lay.up:lay.up + n] = [0] * n
+        S[lay.mixed:lay.mixed + len(lay.zones)] = [0] * len(lay.zones)
+        a, b = self._zones
+        S[a:b] = [0] * (b - a)
+        S[lay.active:lay.active + lay.nblocks] = [0] * lay.nblocks
+        S[L.H_DEPTH] = 0
+
+    # ---- running ------------------------------------------------------------------------------
+
+    def run(self, S: list, resume: bool) -> None:
+        """Run until the game waits for a player (`S[H_CUR]` says who) or ends (CUR_OVER)."""
+        frames = self.kp.layout.frames
+        while True:
+            if resume:
+                r = self._blocks[S[frames]](S, frames, 1)
+            else:
+                r = self._game(S, frames, 0)
+            if r == RESTART:
+                charge(S, self._restart_cost + S[L.H_N] * self._nplayer_vars)
+                self._reset(S)
+                resume = False
+                continue
+            if r == PAUSE:
+                return
+            S[L.H_CUR] = L.CUR_OVER
+            S[L.H_DEPTH] = 0
+            return
+
+    def start(self, S: list, playout: bool) -> None:
+        S[L.H_MODE] = 1 if playout else 0
+        S[L.H_WORK] = 0
+        self.run(S, False)
+
+    def playout(self, S: list) -> None:
+        """Play on to the end, every choice at random (from the state's own choice generator)."""
+        S[L.H_MODE] = 1
+        if S[L.H_CUR] == L.CUR_OVER:
+            return
+        S[L.H_WORK] = 0
+        self.run(S, S[L.H_CUR] != L.CUR_RUN)
+
+    def moves(self, S: list, player: int) -> list:
+        """The legal moves of `player` at the decision the game waits at: tuples (block, actor,
+        values...), those that keep the rules first."""
+        S[L.H_WORK] = 0
+        return self._sites[S[L.H_SITE]](S, player)
+
+    def play(self, S: list, move: tuple) -> None:
+        """Play a move (one of `moves`) and run to the next decision."""
+        S[L.H_MOVE:L.H_MOVE + len(move)] = move
+        S[L.H_CUR] = L.CUR_RUN
+        S[L.H_WORK] = 0
+        self.run(S, True)
+
+    def play_together(self, S: list, chosen: tuple) -> None:
+        """Everybody at a simultaneous choice has chosen: `chosen` their moves, in the order the
+        rules name them; play them."""
+        top = self.top_frame(S)
+        S[top + 2 + self._together_slot(S, top, "chosen")] = tuple(chosen)
+        S[L.H_CUR] = L.CUR_RUN
+        S[L.H_WORK] = 0
+        self.run(S, True)
+
+    def who_together(self, S: list) -> tuple:
+        """The players choosing at once at the simultaneous choice the game waits at, in order."""
+        top = self.top_frame(S)
+        return tuple(S[top + 2 + self._together_slot(S, top, "who")])
+
+    def _together_slot(self, S: list, top: int, what: str) -> int:
+        name = self.kp.block_fn[S[top]]
+        ask = _ask_all(self.kp, name, S[L.H_SITE])
+        return self._slots[name].index(getattr(ask, what))
+
+    def top_frame(self, S: list) -> int:
+        """Where the frame of the block that waits starts."""
+        fp = self.kp.layout.frames
+        for _ in range(S[L.H_DEPTH] - 1):
+            fp += 2 + len(self._slots[self.kp.block_fn[S[fp]]])
+        return fp
+
+    def scores(self, S: list) -> list:
+        S[L.H_WORK] = 0
+        return [self._score(S, p) for p in range(S[L.H_N])]
+
+    def winners(self, S: list) -> list:
+        S[L.H_WORK] = 0
+        return list(self._winners(S))
+
+
+def _ask_all(kp: KernelProgram, fn: str, site: int):
+    """The simultaneous choice of site `site` in block function `fn`."""
+    from .arms import AskAll
+
+    for code in kp.arms[fn].code.values():
+        for s in code:
+            if isinstance(s, AskAll) and s.site == site:
+                return s
+    raise AssertionError(site)  # pragma: no cover

@@ -1,0 +1,492 @@
+"""The helpers the Python kernel calls, and loading a program's Python source.
+
+`load(kp)` runs the source `emit_python` wrote in a namespace of its own, with the helpers below
+bound to the program's layout (where zones, cards and dice are in the state).  Each helper does
+what the engine's machine does at the same point (fishrules.runtime, fishrules.compiler.program):
+the same order, the same work counted, the same random draws.  Anything that goes wrong raises
+(a `KFault` of the kernel's own, or Python's error on nothing where a value is needed): the caller
+then plays the step on the engine's machine, which says what is wrong.
+
+`HELPERS` names every helper generated code may call (tests/test_kernel.py holds the emitted
+source to it).
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from ..limits import MAX_CHOICES, MAX_LIST_LENGTH, MAX_NUMBER, MAX_PHASE_DEPTH, MAX_SUBSET, WORK_BUDGET
+from .layout import H_CHANCES, H_DDRAWS, H_DRAWS, H_DSEED, H_SEED, H_WORK, LIST_CAPACITY
+from .lower import KernelProgram
+from .lower_blocks import FAULT_BUDGET, FAULT_CAPACITY, FAULT_RULE
+
+__all__ = ["KFault", "load", "HELPERS", "KERNEL_BUDGET", "mix", "below", "decision_seed"]
+
+#: The work one step of the kernel may do: half the engine's budget, so that whatever the kernel
+#: finishes the engine finishes too, however the two group their steps (see docs/performance.md).
+KERNEL_BUDGET = WORK_BUDGET // 2
+
+_M64 = (1 << 64) - 1
+
+
+class KFault(Exception):
+    """The kernel stopped: the engine's own machine plays this step instead."""
+
+    def __init__(self, code: int):
+        super().__init__(code)
+        self.code = code
+
+
+def mix(seed: int, n: int) -> int:
+    """splitmix64 of the n-th draw (fishrules.runtime._mix): the one generator of the kernel."""
+    z = (seed + (n + 1) * 0x9E3779B97F4A7C15) & _M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    return z ^ (z >> 31)
+
+
+def below(seed: int, draws: int, k: int) -> tuple[int, int]:
+    """(a number 0 <= r < k, draws used so far): exactly uniform, by rejection."""
+    limit = (1 << 64) - ((1 << 64) % k)
+    while True:
+        r = mix(seed, draws)
+        draws += 1
+        if r < limit:
+            return r % k, draws
+
+
+def decision_seed(seed: int) -> int:
+    """The seed of a playout's random choices, from the game's seed (its chance keeps `seed`)."""
+    return mix(seed & _M64, (1 << 64) - 2) >> 1
+
+
+def over_budget():
+    raise KFault(FAULT_BUDGET)
+
+
+def checked(v):
+    """A value about to be kept: a number within ±MAX_NUMBER (nothing passes)."""
+    if v is None or v.__class__ is not int or -MAX_NUMBER <= v <= MAX_NUMBER:
+        return v
+    raise KFault(FAULT_RULE)
+
+
+def ch(S, items):
+    w = S[H_WORK] + len(items)
+    S[H_WORK] = w
+    if w > KERNEL_BUDGET:
+        raise KFault(FAULT_BUDGET)
+    return items
+
+
+def charge(S, n):
+    w = S[H_WORK] + n
+    S[H_WORK] = w
+    if w > KERNEL_BUDGET:
+        raise KFault(FAULT_BUDGET)
+
+
+def one(v):
+    return () if v is None else (v,)
+
+
+def attr(table, c):
+    return None if c is None else table[c]
+
+
+def seat(S, p):
+    if p is None:
+        raise KFault(FAULT_RULE)
+    return p
+
+
+def total(S, v):
+    return sum(ch(S, v))
+
+
+def least(S, v):
+    return min(ch(S, v)) if v else 0
+
+
+def most(S, v):
+    return max(ch(S, v)) if v else 0
+
+
+def first_of(v, empty):
+    return v[0] if v else empty
+
+
+def last_of(v, empty):
+    return v[-1] if v else empty
+
+
+def top(S, k, v):
+    v = tuple(v)
+    return v[len(v) - k:] if k > 0 else ()
+
+
+def distinct(S, v):
+    return list(dict.fromkeys(ch(S, v)))
+
+
+def largest(S, k, v, reverse):
+    if k <= 0:
+        return ()
+    return sorted(ch(S, v), reverse=bool(reverse))[:k]
+
+
+def best(S, items, keys, highest):
+    ch(S, items)
+    best_value = None
+    out: list = []
+    for x, v in zip(items, keys):
+        if best_value is None or (v > best_value if highest else v < best_value):
+            best_value, out = v, [x]
+        elif v == best_value:
+            out.append(x)
+    return out
+
+
+def without_one(S, items, v):
+    return [x for x in ch(S, items) if x != v]
+
+
+def without_all(S, items, xs):
+    out = set(ch(S, xs))
+    return [x for x in ch(S, items) if x not in out]
+
+
+def rotate(S, items, first):
+    n = S[1]
+    return sorted(ch(S, items), key=lambda p: (p - first) % n)
+
+
+def direction(S, items, d, ccw):
+    items = tuple(items)
+    if not items:
+        return items
+    ch(S, items)
+    first, n = items[0], S[1]
+    if d == ccw:
+        return sorted(items, key=lambda p: (first - p) % n)
+    return sorted(items, key=lambda p: (p - first) % n)
+
+
+def numbers(S, low, high):
+    if high - low + 1 > MAX_CHOICES:
+        raise KFault(FAULT_RULE)
+    return range(low, high + 1)
+
+
+def unmask(S, pool, x):  # a subset is its own elements in Python
+    return x
+
+
+def distinct_seats(S, items):
+    return tuple(dict.fromkeys(p for p in items if p is not None))
+
+
+def sorted_set(S, items):
+    return tuple(sorted(set(items)))
+
+
+def same_items(S, a, b):
+    return tuple(a) == tuple(b)
+
+
+def minus_one(S, c):
+    return c - 1
+
+
+def plus_one(S, c):
+    return c + 1
+
+
+HELPERS = (
+    "KFault", "over_budget", "checked", "ch", "charge", "one", "attr", "seat", "total", "least", "most", "first_of",
+    "last_of", "top", "distinct", "largest", "best", "without_one", "without_all", "rotate", "direction", "numbers",
+    "unmask", "distinct_seats", "sorted_set", "same_items", "minus_one", "plus_one", "choose", "zone",
+    "zone_in_family", "family_start", "adjacent", "slide", "card_choices", "subsets", "set_list", "list_append",
+    "list_extend", "list_remove", "move_one", "move", "draw", "shuffle", "reveal", "roll", "roll_one",
+    "BUDGET", "MAX_CHOICES", "MAX_STACK",
+)
+
+
+def load(kp: KernelProgram, source: str) -> dict:
+    """The namespace of the program: its functions, and the helpers bound to its layout."""
+    ns: dict = {name: globals()[name] for name in HELPERS if name in globals()}
+    ns.update(_bound(kp))
+    ns["BUDGET"] = KERNEL_BUDGET
+    ns["MAX_CHOICES"] = MAX_CHOICES
+    ns["MAX_STACK"] = MAX_PHASE_DEPTH
+    ns["__builtins__"] = {"len": len, "range": range, "tuple": tuple, "min": min, "max": max, "abs": abs, "any": any,
+                          "all": all, "sum": sum, "sorted": sorted, "set": set, "list": list, "True": True,
+                          "False": False, "None": None}
+    exec(compile(source, "<fishrules kernel>", "exec"), ns)  # the lowering's own code: no rule text in it
+    return ns
+
+
+def _bound(kp: KernelProgram) -> dict:
+    """The helpers that need to know where things are in the state."""
+    lay = kp.layout
+    prog_labels = _labels(kp)
+    ZB = tuple(start for start, _ in lay.zones)
+    ZC = tuple(cap for _, cap in lay.zones)
+    WHERE, UP, MIXED, DICE = lay.where, lay.up, lay.mixed, lay.dice
+    LABEL = prog_labels
+    faces = kp.model.dice.faces if kp.model.dice is not None else ()
+    nfaces = len(faces)
+    first_face: dict = {}
+    for i, f in enumerate(faces):
+        first_face.setdefault(f.label, i)
+    CANON = tuple(first_face[f.label] for f in faces)
+    UNROLLED = nfaces
+    adjacency, runs = _board(kp)
+
+    def choose(S, k):
+        r, S[H_DDRAWS] = below(S[H_DSEED], S[H_DDRAWS], k)
+        return r
+
+    def randbelow(S, k):
+        r, S[H_DRAWS] = below(S[H_SEED], S[H_DRAWS], k)
+        return r
+
+    def zone(S, start):
+        return S[start + 1:start + 1 + S[start]]
+
+    def zone_in_family(S, first, i, low, count):
+        if i is None or not (low <= i < low + count):
+            raise KFault(FAULT_RULE)
+        return first + i - low
+
+    def family_start(S, start, i, low, count, stride):
+        if i is None or not (low <= i < low + count):
+            raise KFault(FAULT_RULE)
+        return start + (i - low) * stride
+
+    def adjacent(S, c):
+        return adjacency.get(c, ())
+
+    def slide(S, c, blocked):
+        stop = set(blocked)
+        from_c = runs.get(c, ())
+        ch(S, stop)
+        ch(S, from_c)
+        out = set()
+        for run in from_c:
+            for x in run:
+                if x in stop:
+                    break
+                out.add(x)
+        return sorted(out)
+
+    def card_choices(S, items):
+        at: dict = {}
+        out: list = []
+        for v in ch(S, items):
+            lab = LABEL[v]
+            i = at.get(lab)
+            if i is None:
+                at[lab] = len(out)
+                out.append(v)
+            elif S[UP + v] and not S[UP + out[i]]:
+                out[i] = v
+        return out
+
+    def subsets(S, items, cards):
+        items = tuple(items)
+        if len(items) > MAX_SUBSET:
+            raise KFault(FAULT_RULE)
+        charge(S, 1 << len(items))
+        out: list = []
+        for k in range(1, len(items) + 1):
+            out.extend(combinations(items, k))
+        if cards:
+            seen, kept = set(), []
+            for combo in out:
+                key = tuple(sorted(LABEL[c] for c in combo))
+                if key not in seen:
+                    seen.add(key)
+                    kept.append(combo)
+            out = kept
+        return out
+
+    # ---- lists -------------------------------------------------------------------------------
+
+    def set_list(S, at, items):
+        items = tuple(items)
+        n = len(items)
+        if n > MAX_LIST_LENGTH:
+            raise KFault(FAULT_RULE)
+        if n > LIST_CAPACITY:
+            raise KFault(FAULT_CAPACITY)
+        S[at] = n
+        S[at + 1:at + 1 + LIST_CAPACITY] = items + (0,) * (LIST_CAPACITY - n)
+
+    def list_append(S, at, v):
+        v = checked(v)
+        n = S[at]
+        if n >= LIST_CAPACITY:
+            raise KFault(FAULT_CAPACITY)
+        S[at + 1 + n] = v
+        S[at] = n + 1
+
+    def list_extend(S, at, items):
+        items = tuple(items)
+        n = S[at]
+        if n + len(items) > MAX_LIST_LENGTH:
+            raise KFault(FAULT_RULE)
+        for x in items:
+            checked(x)
+        if n + len(items) > LIST_CAPACITY:
+            raise KFault(FAULT_CAPACITY)
+        S[at + 1 + n:at + 1 + n + len(items)] = items
+        S[at] = n + len(items)
+
+    def list_remove(S, at, v):
+        n = S[at]
+        for i in range(n):
+            if S[at + 1 + i] == v:
+                S[at + 1 + i:at + n] = S[at + 2 + i:at + 1 + n]
+                S[at + n] = 0
+                S[at] = n - 1
+                return
+        raise KFault(FAULT_RULE)
+
+    # ---- cards -------------------------------------------------------------------------------
+
+    def _take(S, c):
+        """Take card c out of its zone (if any): the work is 1 + the zone's size, as the engine's."""
+        src = S[WHERE + c]
+        if src >= 0:
+            b = ZB[src]
+            n = S[b]
+            i = S.index(c, b + 1, b + 1 + n)
+            S[i:b + n] = S[i + 1:b + n + 1]
+            S[b + n] = 0
+            S[b] = n - 1
+            return src, n
+        return src, 0
+
+    def move_one(S, c, dest, facing):
+        if c is None:
+            return
+        src, n = _take(S, c)
+        if src >= 0:
+            charge(S, 1 + n)
+        d = ZB[dest]
+        m = S[d]
+        if m >= ZC[dest]:
+            raise KFault(FAULT_CAPACITY)
+        S[d + 1 + m] = c
+        S[d] = m + 1
+        S[WHERE + c] = dest
+        if facing:
+            S[UP + c] = facing == 1
+
+    def move(S, cards, dest, facing):
+        if not cards:
+            return
+        cards = tuple(dict.fromkeys(cards))
+        if len(cards) == 1:
+            move_one(S, cards[0], dest, facing)
+            return
+        moving = set(cards)
+        sources = {S[WHERE + c] for c in cards if S[WHERE + c] >= 0}
+        charge(S, len(cards) + sum(S[ZB[k]] for k in sources))
+        for k in sources:
+            b = ZB[k]
+            n = S[b]
+            kept = [x for x in S[b + 1:b + 1 + n] if x not in moving]
+            S[b + 1:b + 1 + n] = kept + [0] * (n - len(kept))
+            S[b] = len(kept)
+        d = ZB[dest]
+        m = S[d]
+        if m + len(cards) > ZC[dest]:
+            raise KFault(FAULT_CAPACITY)
+        S[d + 1 + m:d + 1 + m + len(cards)] = cards
+        S[d] = m + len(cards)
+        for c in cards:
+            S[WHERE + c] = dest
+        if facing:
+            u = facing == 1
+            for c in cards:
+                S[UP + c] = u
+
+    def draw(S, count, src, dest, facing):
+        b = ZB[src]
+        while count > 0:
+            n = S[b]
+            if not n:
+                break
+            if S[MIXED + src]:
+                card = S[b + 1 + randbelow(S, n)]
+                lab, u = LABEL[card], S[UP + card]
+                for c in S[b + 1:b + 1 + n]:  # the first card nobody can tell from it
+                    if LABEL[c] == lab and S[UP + c] == u:
+                        card = c
+                        break
+                S[H_CHANCES] += 1
+            else:
+                card = S[b + n]  # the top card: no chance involved
+            move_one(S, card, dest, facing)
+            count -= 1
+
+    def shuffle(S, zid):
+        S[MIXED + zid] = 1
+
+    def reveal(S, cards):
+        for c in cards:
+            if not S[UP + c]:
+                S[UP + c] = True
+
+    # ---- dice --------------------------------------------------------------------------------
+
+    def roll(S, dice):
+        dice = tuple(dice)
+        for d in dice:
+            S[DICE + d] = UNROLLED
+        k = len(dice)
+        if not k:
+            return
+        total = nfaces ** k
+        if total <= 1 << 62:
+            r = randbelow(S, total)
+            faces = []
+            for _ in range(k):
+                r, f = divmod(r, nfaces)
+                faces.append(f)
+        else:
+            faces = [randbelow(S, nfaces) for _ in range(k)]
+        for d, f in zip(dice, faces):
+            S[DICE + d] = CANON[f]
+        S[H_CHANCES] += k
+
+    def roll_one(S, d):
+        if d is None:
+            raise KFault(FAULT_RULE)
+        roll(S, (d,))
+
+    return {
+        "choose": choose, "zone": zone, "zone_in_family": zone_in_family, "family_start": family_start,
+        "adjacent": adjacent, "slide": slide, "card_choices": card_choices, "subsets": subsets,
+        "set_list": set_list, "list_append": list_append, "list_extend": list_extend, "list_remove": list_remove,
+        "move_one": move_one, "move": move, "draw": draw, "shuffle": shuffle, "reveal": reveal, "roll": roll,
+        "roll_one": roll_one, "randbelow": randbelow,
+    }
+
+
+def _labels(kp: KernelProgram) -> tuple:
+    """Each card's label as a number (cards with the same label: the same number)."""
+    ids: dict = {}
+    return tuple(ids.setdefault(c.label, len(ids)) for c in kp.model.cards)
+
+
+def _board(kp: KernelProgram) -> tuple[dict, dict]:
+    if kp.model.board is None:
+        return {}, {}
+    from ..compiler.expressions import ExprWriter
+
+    w = ExprWriter.__new__(ExprWriter)
+    w.model = kp.model
+    return w.board_adjacency(), w.board_runs()
