@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import random
 import re
 import secrets
 from pathlib import Path
@@ -45,12 +44,17 @@ class OptionInfo:
 
 
 class Game:
-    """A loaded, checked and compiled ruleset."""
+    """A loaded, checked and compiled ruleset.  Many games are played by its kernel (`backend`):
+    native code where a C compiler can build it, else Python (see fishrules.kernel)."""
 
-    def __init__(self, resolved: Resolved, model: m.Model, name: str, text_hash: str):
+    def __init__(self, resolved: Resolved, model: m.Model, name: str, text_hash: str, backend: str = "auto"):
+        from .kernel import check_backend
+
         self._resolved = resolved
         self._model = model
         self._program = compile_model(model)
+        self._backend = check_backend(backend)
+        self._kernel: Any = None
         self.name = name
         self.variant = resolved.variant
         self._identity = f"{model.title}#{text_hash}"
@@ -114,9 +118,40 @@ class Game:
 
         return explain(self._resolved, self)
 
+    @property
+    def model(self) -> m.Model:
+        """The checked model of the rules (read-only)."""
+        return self._model
+
+    @property
+    def program(self) -> Any:
+        """The rules compiled for the engine's own machine (read-only)."""
+        return self._program
+
+    @property
+    def rule_hash(self) -> str:
+        """A hash of the rules' text and of everything they resolve to: equal rules, equal hash."""
+        return self._identity.rsplit("#", 1)[-1]
+
+    @property
+    def kernel(self) -> Any:
+        """The game kernel (`fishrules.kernel.Kernel`), built on first use: the rules lowered to a
+        flat program and compiled to native code (or run as Python, see `backend`)."""
+        if self._kernel is None:
+            from .kernel import Kernel
+
+            self._kernel = Kernel(self, self._backend)
+        return self._kernel
+
+    @property
+    def backend(self) -> str:
+        """What plays this game's many games: "native" or "python" (builds the kernel if needed)."""
+        return self.kernel.name
+
     def __repr__(self) -> str:
         v = f" variant={self.variant!r}" if self.variant else ""
-        return f"<Game {self.title!r}{v} {self.min_players}-{self.max_players} players>"
+        k = self._kernel.name if self._kernel is not None else self._backend
+        return f"<Game {self.title!r}{v} {self.min_players}-{self.max_players} players, backend {k}>"
 
     # ---- states ------------------------------------------------------------------------------
 
@@ -193,10 +228,12 @@ class Game:
 
     def simulate(self, games: int, players: int = 2, seed: int = 0,
                  options: Optional[Mapping[str, Any]] = None) -> list[Playout]:
-        """Play `games` whole games with random players, on the fast path (`State.playout`), and
-        return each one's `Playout` (scores, winners, decisions, chance outcomes: these count the
-        whole game, from its set-up).  Game i is played with a random generator seeded from `seed`
-        and i alone, so a game's result does not depend on how many are played, nor where."""
+        """Play `games` whole games with random players on the game kernel (`backend`), and return
+        each one's `Playout` (scores, winners, decisions, chance outcomes: these count the whole
+        game, from its set-up).  Game i is the game `start(seed=game_seed_of(seed, i))` sets up,
+        every choice made uniformly at random by a generator seeded from that seed
+        (`fishrules.kernel.reference`), so a game's result depends on nothing but `seed` and `i`:
+        not how many are played, nor where, nor on which backend."""
         return list(self.playouts(games, players, seed, options))
 
     def playouts(self, games: int, players: int = 2, seed: int = 0,
@@ -240,10 +277,9 @@ class Game:
         return found
 
     def _playouts(self, games: int, players: int, seed: int, opts: dict):
-        for i in range(games):
-            game_seed = game_seed_of(seed, i)
-            rng = random.Random(game_seed)
-            yield State._new(self, players, opts, game_seed, False, quiet=rng).playout(rng)
+        seeds = [game_seed_of(seed, i) for i in range(games)]
+        for out, _ in self.kernel.simulate(players, opts, seeds):
+            yield Playout(*out)
 
     def state_from_json(self, text: str | bytes) -> State:
         """The state `State.to_json` wrote, for these very rules.  It continues exactly as the
@@ -275,13 +311,15 @@ _cache: dict[tuple, Game] = {}
 _VARIANT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,99}")
 
 
-def load(ruleset: str | os.PathLike, variant: Optional[str] = None) -> Game:
+def load(ruleset: str | os.PathLike, variant: Optional[str] = None, backend: str = "auto") -> Game:
     """Load a bundled ruleset by name (one of `bundled()`), or a .fish file by path.
 
     A name of a bundled ruleset always means the bundled one, whatever the current folder holds;
     anything else is a path chosen by the caller, and the folder of that file is where its
     `extends` may look (besides the bundled rulesets).  `variant` picks a `variant` block of the
-    file, or for a bundled ruleset NAME the bundled file NAME-VARIANT.fish.  Raises `RuleError`
+    file, or for a bundled ruleset NAME the bundled file NAME-VARIANT.fish.  `backend` says what
+    plays many games (`Game.simulate`, the bots' rollouts): "auto" (native code where a C compiler
+    can build it, else Python, with one warning), "native" or "python".  Raises `RuleError`
     listing every problem if the rules are wrong or cannot be read."""
     ref = os.fspath(ruleset)
     if not isinstance(ref, str):
@@ -298,21 +336,24 @@ def load(ruleset: str | os.PathLike, variant: Optional[str] = None) -> Game:
                                        "a variant is a name of letters, digits, `_` and `-`"))
         sibling = path.with_name(f"{path.stem}-{variant}.fish")
         if path.parent.resolve() == rulesets_dir().resolve() and sibling.is_file():
-            return load(sibling)
-    key = (str(path.resolve()), variant, _stamp(path))
+            return load(sibling, backend=backend)
+    from .kernel import check_backend
+
+    key = (str(path.resolve()), variant, _stamp(path), check_backend(backend))
     if key in _cache:
         return _cache[key]
     resolved = resolve_file(path, variant)
     model = _check(resolved)
     name = path.stem if variant is None else f"{path.stem}:{variant}"
-    game = Game(resolved, model, name, _hash_files(resolved))
+    game = Game(resolved, model, name, _hash_files(resolved), backend)
     _cache[key] = game
     return game
 
 
-def loads(text: str, name: str = "<rules>", variant: Optional[str] = None, base_dir: Optional[str] = None) -> Game:
+def loads(text: str, name: str = "<rules>", variant: Optional[str] = None, base_dir: Optional[str] = None,
+          backend: str = "auto") -> Game:
     """Load rules from a string.  An `extends` in it finds a file in `base_dir` (or below it) or a
-    bundled ruleset; with no `base_dir`, bundled rulesets only."""
+    bundled ruleset; with no `base_dir`, bundled rulesets only.  `backend`: as for `load`."""
     if isinstance(text, (bytes, bytearray)):
         try:
             text = bytes(text).decode("utf-8")
@@ -320,9 +361,12 @@ def loads(text: str, name: str = "<rules>", variant: Optional[str] = None, base_
             raise RuleError(Diagnostic(None, f"{name}: the rules are not UTF-8 text")) from None
     if not isinstance(text, str):
         raise RuleError(Diagnostic(None, f"{name}: rules are a text, not {type(text).__name__}"))
+    from .kernel import check_backend
+
+    check_backend(backend)
     resolved = resolve_text(text, name, variant, Path(base_dir) if base_dir else None)
     model = _check(resolved)
-    return Game(resolved, model, name, _hash_files(resolved))
+    return Game(resolved, model, name, _hash_files(resolved), backend)
 
 
 def _check(resolved: Resolved) -> m.Model:

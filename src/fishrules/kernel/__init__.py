@@ -1,1 +1,173 @@
-"""The game kernel: a ruleset lowered to one flat integer program, run as Python or native code."""
+"""The game kernel: a ruleset lowered to one flat integer program, run as native code or Python.
+
+What plays many games runs here: `Game.simulate`/`playouts`, `fishrules simulate` and `compare`,
+the search bots' rollouts.  The stages are modules of this package:
+
+    lower (lower_expr, lower_blocks, hoist) -> ir -> arms -> emit_python / emit_c -> machine / native
+
+`Kernel(game, backend)` is what the rest of the engine uses: `backend="auto"` (the default) runs
+native code where a C compiler can build it and Python otherwise, with one `NativeUnavailable`
+warning saying why; `"native"` insists (raising `NativeError`); `"python"` never compiles.
+
+A kernel plays exactly the engine's games (tests/test_kernel.py): chance by the state's seeded
+generator, every random choice by a second generator seeded `decision_seed(seed)`.  When a step
+goes wrong in the kernel (a rule that fails, more work than a step may do, one of the kernel's own
+capacities), the game is played again on the engine's own machine (`reference_playout`), which
+gives the same result or raises the engine's own positioned error.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Iterator, Optional
+
+from ..errors import OptionError
+from . import layout as L
+from .boundary import Boundary
+from .lower import KernelProgram, lower
+from .machine import PyBackend
+from .native import NativeBackend, NativeError
+from .pyruntime import KFault, decision_seed
+from .reference import Outcome, reference_playout
+
+__all__ = ["Kernel", "NativeError", "NativeUnavailable", "KFault", "Outcome", "BACKENDS", "decision_seed"]
+
+BACKENDS = ("auto", "native", "python")
+
+#: Games played per call into native code by `Kernel.simulate` (a progress bar moves between).
+CHUNK = 256
+
+
+class NativeUnavailable(UserWarning):
+    """Native code could not be built here; the kernel runs as Python (slower, the same games)."""
+
+
+_warned: set = set()
+
+
+def check_backend(backend: Any) -> str:
+    if backend not in BACKENDS:
+        raise OptionError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    return backend
+
+
+class Kernel:
+    """The kernel of one game: its lowered program and the backend that runs it."""
+
+    def __init__(self, game: Any, backend: str = "auto"):
+        check_backend(backend)
+        self.game = game
+        self.program: KernelProgram = lower(game._model, game._program)
+        self.boundary = Boundary(self.program, game._program)
+        self.why_not_native: Optional[str] = None
+        be: Any = None
+        if backend in ("auto", "native"):
+            try:
+                be = NativeBackend(self.program)
+            except NativeError as exc:
+                if backend == "native":
+                    raise
+                self.why_not_native = str(exc)
+                if str(exc) not in _warned:
+                    _warned.add(str(exc))
+                    warnings.warn(f"fishrules runs its game kernel as Python, which is slower: {exc}",
+                                  NativeUnavailable, stacklevel=3)
+        self.backend = be if be is not None else PyBackend(self.program)
+
+    @property
+    def name(self) -> str:
+        """"native" or "python": what runs the games."""
+        return self.backend.name
+
+    # ---- whole games ---------------------------------------------------------------------------
+
+    def playout(self, players: int, options: dict, seed: int) -> tuple[Outcome, Optional[list]]:
+        """One whole game from its set-up: (its outcome, how often each named rule fired)."""
+        be = self.backend
+        try:
+            S = be.new(players, options, seed)
+            be.start(S, True)
+            return self._outcome(S), self._fires(S)
+        except KFault:
+            return self._fallback(players, options, seed)
+        except (TypeError, IndexError, KeyError, ValueError, ZeroDivisionError, RecursionError, OverflowError):
+            return self._fallback(players, options, seed)  # the Python backend's way of going wrong
+
+    def simulate(self, players: int, options: dict, seeds: list) -> Iterator[tuple[Outcome, Optional[list]]]:
+        """One game per seed, in order: (outcome, rules fired)."""
+        if isinstance(self.backend, NativeBackend):
+            for at in range(0, len(seeds), CHUNK):
+                part = seeds[at:at + CHUNK]
+                scores, wins, dec, ch, faults, fires = self.backend.simulate(players, options, part)
+                for i, seed in enumerate(part):
+                    if faults[i]:
+                        yield self._fallback(players, options, seed)
+                        continue
+                    w = wins[i]
+                    yield Outcome(list(scores[i * players:(i + 1) * players]), [p for p in range(players) if w >> p & 1],
+                                  dec[i], ch[i]), fires[i]
+            return
+        for seed in seeds:
+            yield self.playout(players, options, seed)
+
+    def _outcome(self, S) -> Outcome:
+        be = self.backend
+        return Outcome(be.scores(S), be.winners(S), S[L.H_DECISIONS], S[L.H_CHANCES])
+
+    def _fires(self, S) -> list:
+        lay = self.program.layout
+        return list(S[lay.fires:lay.fires + lay.nrules])
+
+    def _fallback(self, players: int, options: dict, seed: int) -> tuple[Outcome, Optional[list]]:
+        """The game played on the engine's own machine (which raises the engine's error, if a rule
+        goes wrong)."""
+        from ..runtime import State
+
+        state = State._new(self.game, players, options, seed, False, count_rules=True)
+        out = reference_playout(self.game, players, seed, state=state, dseed=decision_seed(seed))
+        return Outcome(out.scores, out.winners, out.decisions, len(state.history) - out.decisions), state.fires
+
+    # ---- states --------------------------------------------------------------------------------
+
+    def state_of(self, state: Any) -> Any:
+        """The kernel state of an engine state (seeded, with its whole history): the game replayed
+        in the kernel, decision by decision; chance comes out the same from the same seed (each
+        outcome the kernel resolves is one entry of the history, skipped).  Raises KFault if the
+        kernel cannot play it."""
+        if state.manual or state._history is None:
+            raise KFault(3)
+        be, bd = self.backend, self.boundary
+        S = be.new(state.n, {o.name: state.g[o.slot] for o in self.program.model.options}, state.seed)
+        be.start(S, False)
+        texts = state._history.list()
+        i = S[L.H_CHANCES]
+        pending: dict = {}
+        while i < len(texts):
+            cur = S[L.H_CUR]
+            text = texts[i]
+            if cur == L.CUR_SIMUL:
+                who = be.who_together(S)
+                head, _, _ = text.partition(": ")
+                p = int(head[1:]) if head[1:].isdigit() else -1
+                mv = next((m for m in be.moves(S, p) if bd.text(m, True) == text), None) if p in who else None
+                if mv is None:
+                    raise KFault(1)
+                pending[p] = mv
+                i += 1
+                if len(pending) == len(who):
+                    before = S[L.H_CHANCES]
+                    be.play_together(S, tuple(pending[q] for q in who))
+                    pending = {}
+                    i += S[L.H_CHANCES] - before
+                continue
+            if cur < 0:
+                raise KFault(1)
+            mv = next((m for m in be.moves(S, cur) if bd.text(m) == text), None)
+            if mv is None:
+                raise KFault(1)
+            before = S[L.H_CHANCES]
+            be.play(S, mv)
+            i += 1 + S[L.H_CHANCES] - before
+        if pending:
+            raise KFault(3)  # some players chose at a simultaneous decision, not all: the API keeps that
+        return S

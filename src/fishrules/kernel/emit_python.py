@@ -93,6 +93,9 @@ class _Writer:
     def x_Call(self, e):
         return f"{e.fn}(S" + "".join(", " + self.x(a) for a in e.args) + ")"
 
+    def x_Cached(self, e):
+        return f"({e.name} if {e.name} is not MISSING else ({e.name} := {self.x(e.value)}))"
+
     def x_Bounded(self, e):
         return f"checked({self.x(e.value)})"
 
@@ -275,6 +278,9 @@ class _Writer:
         else:
             self.put(depth, f"{s.name}(S, {', '.join(args)})")
 
+    def s_Forget(self, s, depth, fn):
+        self.put(depth, f"{s.name} = MISSING")
+
     def s_Fault(self, s, depth, fn):
         self.put(depth, f"raise KFault({s.code})")
 
@@ -432,8 +438,8 @@ class _Writer:
         self.put(0, "")
 
     def prologue(self, depth: int, f: ir.Function) -> None:
-        for name, offset, _ in f.loads:
-            self.put(depth, f"{name} = S[{H_MOVE + 1 + offset}]")
+        for i, (name, _, _) in enumerate(f.loads):  # Python moves: one slot a parameter
+            self.put(depth, f"{name} = S[{H_MOVE + 1 + i}]")
         self.put(depth, f"d = S[{H_DEPTH}] + 1")
         self.put(depth, f"S[{H_DEPTH}] = d")
         self.put(depth, "if d > MAX_STACK:")

@@ -175,6 +175,15 @@ class At(Expr):
     index: Expr
 
 
+@node
+class Cached(Expr):
+    """`value`, worked out the first time it is needed after the last `Forget(name)` and kept in
+    the local `name` (a part of a rule that a loop does not change, as the engine's CachePlan)."""
+
+    name: str
+    value: Expr
+
+
 # reductions of a stream
 
 
@@ -428,6 +437,13 @@ class Fault(Stmt):
 
 
 @node
+class Forget(Stmt):
+    """What `Cached(name, …)` kept is worked out again when next needed."""
+
+    name: str
+
+
+@node
 class Emit(Stmt):
     """A legal move, appended to the list being made: `values` (the action's number, then its
     parameters; a `some` parameter is a buffer).  `broken` says it breaks a rule on purpose (it
@@ -498,6 +514,7 @@ class Function:
     block: int = -1  # for a block: its number
     is_phase: bool = False
     loads: tuple = ()  # an action's block: (local, offset in the move, is a `some` buffer), read when it starts
+    cached: tuple = ()  # the locals of `Cached` values (forgotten when the function starts)
 
 
 def walk_stmts(body):

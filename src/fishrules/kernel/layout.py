@@ -29,7 +29,7 @@ __all__ = ["Layout", "LIST_CAPACITY", "NO_PLAYER", "CUR_OVER", "CUR_SIMUL", "CUR
 #: own machine (which allows MAX_LIST_LENGTH).
 LIST_CAPACITY = 128
 #: Frames: slots for the locals of waiting phases, at most.
-MAX_FRAME_SLOTS = 1 << 16
+MAX_FRAME_SLOTS = 1 << 12
 
 # `S[H_CUR]`: a seat (0 first) or one of these.
 CUR_OVER = -1

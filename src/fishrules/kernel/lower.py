@@ -93,11 +93,11 @@ def lower(model: m.Model, prog) -> KernelProgram:
         out.action_enum.append(e.name)
         out.action_names.append(name)
     out.functions = fns
-    out.sites = bl.sites
     out.game_block = prog.phase_block["game"]
     out.nrules = len(prog.rules)
     out.symbols = sym.words
     out.tables = tab.tables
+    out.sites = bl.sites
     for f in fns:
         arms = cut(f, layout.seats, layout.move_width)
         if arms is not None:
@@ -114,7 +114,6 @@ def _frames_needed(kp: KernelProgram) -> int:
     """Room for the frames of the deepest chain of blocks that can be waiting at once; the most
     the kernel keeps if blocks can call themselves (deeper, the engine's machine takes over)."""
     calls: dict[str, set[str]] = {}
-    every_move = {kp.block_fn[b] for b in kp.move_blocks}
     for f in kp.functions:
         if f.kind != "block":
             continue
@@ -123,7 +122,8 @@ def _frames_needed(kp: KernelProgram) -> int:
             if isinstance(s, ir.CallBlock):
                 out.add(kp.block_fn[s.block])
             elif isinstance(s, (ir.Decide, ir.Together)):
-                out |= every_move
+                offered = {kp.action_names[a] for a in kp.sites[s.site].actions}
+                out |= {kp.block_fn[b] for b, (name, _) in kp.move_blocks.items() if name in offered}
         calls[f.name] = out
     memo: dict[str, int] = {}
     busy: set[str] = set()

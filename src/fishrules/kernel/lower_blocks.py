@@ -16,6 +16,7 @@ from .. import model as m
 from ..compiler import actions as act
 from ..limits import MAX_CHOICES
 from . import ir
+from .hoist import Hoister
 from .layout import LIST_CAPACITY, Layout
 from .lower_expr import ExprLowering, is_many
 
@@ -114,13 +115,20 @@ class BlockLowering:
         self.ex.buffer_locals = set()
         nparams = len(d.params) if d.params else (1 if d.per_player else 0)
         params = tuple(f"l{i}" for i in range(nparams))
+        # inside the define's loops, what reads only its arguments is worked out once per call
+        h = Hoister("h", {p: -1 for p in params}, 0, True)
         if is_many(d.type):
             b = self.ex.buf(d.expr)
             self.ex.define_cap[name] = self.ex.cap(b)
-            return ir.Function(f"d{index}", "buffer", params, (ir.ReturnBuf(b),), tuple(self.fn.scalars),
-                               tuple(self.fn.buffers), f"define, line {_line(d.span)}")
-        return ir.Function(f"d{index}", "value", params, (ir.Return(self.ex.expr(d.expr)),), tuple(self.fn.scalars),
-                           tuple(self.fn.buffers), f"define, line {_line(d.span)}")
+            body: tuple = (ir.ReturnBuf(h.expr(b)),)
+            kind = "buffer"
+        else:
+            body = (ir.Return(h.expr(self.ex.expr(d.expr))),)
+            kind = "value"
+        cached = tuple(h.all_names())
+        body = tuple(ir.Forget(n) for n in cached) + body
+        return ir.Function(f"d{index}", kind, params, body, tuple(self.fn.scalars), tuple(self.fn.buffers),
+                           f"define, line {_line(d.span)}", cached=cached)
 
     def scores(self) -> list[ir.Function]:
         out = []
@@ -348,6 +356,9 @@ class BlockLowering:
         if len(a.params) > 1 or a.broken:
             inner.append(ir.Do("moves_room", ()))
         skip = ir.Continue() if a.params else ir.Return()
+        # what a rule reads of the parameters chosen in outer loops only is worked out once per choice
+        levels = {"l0": -1, **{f"l{p.slot}": i for i, p in enumerate(a.params)}}
+        h = Hoister("h", levels, len(a.params) - 1, False)
         for r in a.requires:
             if id(r) in pushed.get("done", ()):
                 continue  # a filter on the elements already
@@ -355,23 +366,27 @@ class BlockLowering:
             miss: list = []
             if b is not None:
                 emit = ir.Emit((ir.Int(broken_blocks[r.name]), *values), True)
-                miss.append(ir.If(self.ex.expr(b.condition), (emit,)) if b.condition is not None else emit)
+                miss.append(ir.If(h.expr(self.ex.expr(b.condition)), (emit,)) if b.condition is not None else emit)
             miss.append(skip)
-            inner.append(ir.If(ir.Not(self.ex.expr(r.condition)), tuple(miss)))
+            inner.append(ir.If(ir.Not(h.expr(self.ex.expr(r.condition))), tuple(miss)))
         inner.append(ir.Emit((ir.Int(block), *values)))
         body: tuple = tuple(inner)
-        for p in reversed(a.params):
-            body = self.param_loop(p, pushed.get(p.slot, ()), body)
+        for i in reversed(range(len(a.params))):
+            p = a.params[i]
+            body = self.param_loop(p, pushed.get(p.slot, ()), body, tuple(h.names.get(i - 1, ())))
+        body = tuple(ir.Forget(n) for n in h.names.get(-1, ())) + body
         scalars = tuple(f"l{i}" for i in range(1, a.nlocals) if i not in self.ex.buffer_locals) + tuple(self.fn.scalars)
         bufs = tuple((f"l{p.slot}", self.layout.max_subset) for p in a.params if p.kind == "some") + tuple(self.fn.buffers)
         return ir.Function(f"e{index}", "enum", ("l0",), (ir.Do("moves_action", ()), *body), scalars, bufs,
-                           f"the choices of an action, line {_line(a.span)}")
+                           f"the choices of an action, line {_line(a.span)}", cached=tuple(h.all_names()))
 
     def handler_block(self, action: str, rule: str) -> int:
         return self.prog.actions[action].broken[rule][1]
 
-    def param_loop(self, p: m.ParamDecl, filters, body: tuple) -> tuple:
-        """`for each value of parameter p: body`, with its domain as the engine lists it."""
+    def param_loop(self, p: m.ParamDecl, filters, body: tuple, forget: tuple = ()) -> tuple:
+        """`for each value of parameter p: body`, with its domain as the engine lists it (the kept
+        parts named in `forget` forgotten as each value is taken)."""
+        body = tuple(ir.Forget(n) for n in forget) + body
         ex = self.ex
         if p.kind == "choice":
             dom = ir.Collect(ir.TabS(ex.tab.add("k", [ex.sym.id(c) for c in p.choices])))

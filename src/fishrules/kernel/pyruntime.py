@@ -60,6 +60,14 @@ def decision_seed(seed: int) -> int:
     return mix(seed & _M64, (1 << 64) - 2) >> 1
 
 
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING = _Missing()
+
+
 def over_budget():
     raise KFault(FAULT_BUDGET)
 
@@ -208,7 +216,7 @@ HELPERS = (
     "unmask", "distinct_seats", "sorted_set", "same_items", "minus_one", "plus_one", "choose", "zone",
     "zone_in_family", "family_start", "adjacent", "slide", "card_choices", "subsets", "set_list", "list_append",
     "list_extend", "list_remove", "move_one", "move", "draw", "shuffle", "reveal", "roll", "roll_one",
-    "BUDGET", "MAX_CHOICES", "MAX_STACK",
+    "BUDGET", "MAX_CHOICES", "MAX_STACK", "MISSING",
 )
 
 

@@ -1,0 +1,899 @@
+"""Emitting the kernel program as C (the native backend; `fishrules explain --c GAME` shows it).
+
+The same program as `emit_python`, printed as C: the state is an `int64_t *S`, nothing is NIL,
+a buffer is a `B` (a pointer into the context's arena and a length).  Streams are loops inside GNU
+statement expressions (gcc, clang and zig cc all read them); as in Python, a stage looks at every
+element even when what uses it stops early.  Blocks that wait are a `switch` on the frame's place
+inside a loop, their arms the cases.
+
+The code is built from untrusted rules, so: no text of the rules is in it (names are the
+lowering's, comments give line numbers only); every index into the state, a table, the arena or
+the move lists is checked; every sum, difference and product is checked for overflow; a fault
+`longjmp`s back to the entry point, whose caller throws the state away.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Callable
+
+from . import arms as A
+from . import ir
+from . import layout as L
+from .layout import (
+    CUR_SIMUL, H_CHANCES, H_CUR, H_DECISIONS, H_DEPTH, H_DSEED, H_MODE, H_MOVE, H_N, H_NDICE, H_SEED, H_SITE, H_UNWIND, H_WORK,
+)
+from .lower import KernelProgram
+from .lower_blocks import DONE, FAULT_CAPACITY, FAULT_RULE, FAULT_STUCK, PAUSE, RESTART, UNWIND
+from ..limits import MAX_PHASE_DEPTH
+from .pyruntime import KERNEL_BUDGET
+
+__all__ = ["emit_c", "frame_layout_c", "EMITTER_VERSION"]
+
+#: Changes whenever the C a program emits changes: part of a compiled library's cache key.
+EMITTER_VERSION = "2"
+
+_CMP = {"<": "k_lt", "<=": "k_le", ">": "k_gt", ">=": "k_ge"}
+
+
+def frame_layout_c(kp: KernelProgram, fn: ir.Function) -> dict:
+    """Where a C frame keeps each local: name -> (offset from the frame's start, capacity or None
+    for a scalar).  The frame starts with the block's number and its place."""
+    scalars, buffers = kp.locals_of(fn)
+    out: dict = {}
+    at = 2
+    for s in scalars:
+        out[s] = (at, None)
+        at += 1
+    for b, cap in buffers:
+        out[b] = (at, cap)
+        at += 1 + cap
+    return out
+
+
+class _Fn:
+    def __init__(self, f: ir.Function, kp: KernelProgram):
+        self.fn = f
+        self.kp = kp
+        scalars, buffers = kp.locals_of(f) if f.kind == "block" else (list(f.params) + list(f.scalars), list(f.buffers))
+        self.scalars = scalars
+        self.buffers = dict(buffers)
+        self.frame = kp.frame_cap.get(f.name, 0)
+        self.layout = frame_layout_c(kp, f) if f.kind == "block" else {}
+
+
+class _Writer:
+    def __init__(self, kp: KernelProgram):
+        self.kp = kp
+        self.lay = kp.layout
+        self.lines: list[str] = []
+        self.n = 0
+        self.fn: _Fn = None  # type: ignore[assignment]
+
+    def put(self, depth: int, text: str) -> None:
+        self.lines.append("    " * depth + text)
+
+    def tmp(self, prefix: str = "_t") -> str:
+        self.n += 1
+        return f"{prefix}{self.n}"
+
+    # ---- expressions -----------------------------------------------------------------------------
+
+    def x(self, e) -> str:
+        return getattr(self, "x_" + type(e).__name__)(e)
+
+    def x_Int(self, e):
+        v = e.value
+        if v is None:
+            return "NIL"
+        v = int(v)
+        if v == -(1 << 63):
+            return "NIL"
+        return f"{v}LL" if not (-(1 << 31) < v < (1 << 31)) else str(v)
+
+    def x_Nil(self, e):
+        return "NIL"
+
+    def x_Var(self, e):
+        return e.name
+
+    def x_Get(self, e):
+        if isinstance(e.index, ir.Int):
+            return f"S[{e.index.value}]"
+        return f"S[k_idx(k, {self.x(e.index)})]"
+
+    def x_Tab(self, e):
+        return f"k_tab(k, {e.table}, {len(self.kp.tables[e.table])}, {self.x(e.index)})"
+
+    def x_Attr(self, e):
+        return f"k_attr(k, {e.table}, {len(self.kp.tables[e.table])}, {self.x(e.card)})"
+
+    def x_Arith(self, e):
+        f = {"+": "k_add", "-": "k_sub", "*": "k_mul"}[e.op]
+        return f"{f}(k, {self.x(e.left)}, {self.x(e.right)})"
+
+    def x_Div(self, e):
+        return f"k_div(k, {self.x(e.left)}, {self.x(e.right)})"
+
+    def x_Mod(self, e):
+        return f"k_mod(k, {self.x(e.left)}, {self.x(e.right)})"
+
+    def x_Cmp(self, e):
+        if e.op in ("==", "!="):
+            return f"((I)({self.x(e.left)} {e.op} {self.x(e.right)}))"
+        return f"{_CMP[e.op]}(k, {self.x(e.left)}, {self.x(e.right)})"
+
+    def x_And(self, e):
+        return f"((I)({self.x(e.left)} && {self.x(e.right)}))"
+
+    def x_Or(self, e):
+        return f"((I)({self.x(e.left)} || {self.x(e.right)}))"
+
+    def x_Not(self, e):
+        return f"((I)!{self.x(e.operand)})"
+
+    def x_Neg(self, e):
+        return f"k_neg(k, {self.x(e.operand)})"
+
+    def x_Cond(self, e):
+        return f"({self.x(e.test)} ? {self.x(e.then)} : {self.x(e.otherwise)})"
+
+    def x_Call(self, e):
+        return f"{e.fn}(k" + "".join(", " + self.x(a) for a in e.args) + ")"
+
+    def x_Cached(self, e):
+        return f"({{ if (!{e.name}_ok) {{ {e.name} = {self.x(e.value)}; {e.name}_ok = 1; }} {e.name}; }})"
+
+    def x_Bounded(self, e):
+        return f"k_checked(k, {self.x(e.value)})"
+
+    def x_Len(self, e):
+        return f"({self.b(e.buf)}).n"
+
+    def x_At(self, e):
+        b = self.tmp("_b")
+        i = self.tmp("_i")
+        return (f"({{ B {b} = {self.b(e.buf)}; I {i} = {self.x(e.index)}; "
+                f"if ((U){i} >= (U){b}.n) k_fault(k, F_RULE); {b}.p[{i}]; }})")
+
+    def x_Help(self, e):
+        a = [self.x(x) for x in e.args]
+        n = e.name
+        if n == "at_seat":
+            return f"({a[0]} + k_seat(k, {a[1]}) * {a[2]})"
+        if n == "at_die":
+            return f"({a[0]} + k_die(k, {a[1]}))"
+        if n == "die_number":
+            return f"k_die(k, {a[0]})"
+        if n == "zone_of_seat":
+            return f"({a[0]} + k_seat(k, {a[1]}))"
+        if n == "seat":
+            return f"k_seat(k, {a[0]})"
+        if n == "zone_in_family":
+            return f"k_fam(k, {', '.join(a)})"
+        if n == "family_start":
+            return f"k_famstart(k, {', '.join(a)})"
+        if n == "abs":
+            return f"k_abs(k, {a[0]})"
+        if n in ("min", "max"):
+            out = a[0]
+            for x in a[1:]:
+                out = f"k_{n}2(k, {out}, {x})"
+            return f"k_num(k, {out})" if len(a) == 1 else out
+        if n == "minus_one":
+            return f"k_sub(k, {a[0]}, 1)"
+        if n == "plus_one":
+            return f"({a[0]} + 1)"
+        if n == "same_items":
+            return f"k_same({self.b(e.args[0])}, {self.b(e.args[1])})"
+        raise AssertionError(n)  # pragma: no cover
+
+    # reductions: a loop in a statement expression
+
+    def x_Count(self, e):
+        if isinstance(e.stream, ir.SeatsS):
+            return f"S[{H_N}]"
+        c = self.tmp()
+        body = self.loop(e.stream, lambda v: [f"{c}++;"])
+        return f"({{ I {c} = 0; {' '.join(body)} {c}; }})"
+
+    def x_Sum(self, e):
+        c = self.tmp()
+        body = self.loop(e.stream, lambda v: [f"{c} = k_add(k, {c}, {v});"])
+        return f"({{ I {c} = 0; {' '.join(body)} {c}; }})"
+
+    def x_Extreme(self, e):
+        c, have = self.tmp(), self.tmp()
+        op = ">" if e.highest else "<"
+        body = self.loop(e.stream, lambda v: [f"{{ I _x = k_num(k, {v}); if (!{have} || _x {op} {c}) {{ {c} = _x; {have} = 1; }} }}"])
+        return f"({{ I {c} = 0, {have} = 0; {' '.join(body)} {c}; }})"
+
+    def x_Pick(self, e):
+        s = e.stream
+        empty = self.x(e.empty)
+        if isinstance(s, ir.SliceS):
+            b = self.tmp("_s")
+            start = self.x(s.start)
+            if e.last:
+                return f"({{ I {b} = {start}; S[{b}] ? S[{b} + S[{b}]] : {empty}; }})"
+            return f"({{ I {b} = {start}; S[{b}] ? S[{b} + 1] : {empty}; }})"
+        c, have = self.tmp(), self.tmp()
+        if e.last:
+            body = self.loop(s, lambda v: [f"{c} = {v}; {have} = 1;"])
+        else:
+            stop = "break;" if _plain(s) else ""
+            body = self.loop(s, lambda v: [f"if (!{have}) {{ {c} = {v}; {have} = 1; {stop} }}"])
+        return f"({{ I {c} = 0, {have} = 0; {' '.join(body)} {have} ? {c} : {empty}; }})"
+
+    def x_Quant(self, e):
+        done, found = self.tmp(), self.tmp()
+        stop = "break;" if _plain(e.stream) else ""
+        if e.kind == "every":
+            test = f"if (!({self.x(e.cond)})) {{ {done} = 1; {stop} }}"
+        else:
+            test = f"if ({self.x(e.cond)}) {{ {done} = 1; {stop} }}"
+
+        def body(v):
+            return [f"if (!{done}) {{ I {e.var} = {v}; k_charge(k, 1); {test} }}"]
+
+        lines = self.loop(e.stream, body)
+        result = f"(I)!{done}" if e.kind in ("every", "no") else f"(I){done}"
+        return f"({{ I {done} = 0; {' '.join(lines)} {result}; }})"
+
+    def x_Contains(self, e):
+        done, val = self.tmp(), self.tmp()
+        stop = "break;" if _plain(e.stream) else ""
+        lines = self.loop(e.stream, lambda v: [f"if (!{done} && {v} == {val}) {{ {done} = 1; {stop} }}"])
+        return f"({{ I {val} = {self.x(e.value)}, {done} = 0; {' '.join(lines)} (I){done}; }})"
+
+    # ---- streams: C statements that run `body(v)` for each element v ---------------------------
+
+    def loop(self, s, body: Callable[[str], list]) -> list:
+        return getattr(self, "l_" + type(s).__name__)(s, body)
+
+    def l_SeatsS(self, s, body):
+        v = self.tmp("_v")
+        return [f"k_charge(k, S[{H_N}]);", f"for (I {v} = 0; {v} < S[{H_N}]; {v}++) {{", *body(v), "}"]
+
+    def l_RangeS(self, s, body):
+        v, lo, hi = self.tmp("_v"), self.tmp(), self.tmp()
+        return [f"{{ I {lo} = k_num(k, {self.x(s.low)}), {hi} = k_num(k, {self.x(s.high)});",
+                f"if ({hi} > {lo}) k_charge(k, {hi} - {lo});",
+                f"for (I {v} = {lo}; {v} < {hi}; {v}++) {{", *body(v), "} }"]
+
+    def l_TabS(self, s, body):
+        i, v = self.tmp("_i"), self.tmp("_v")
+        n = len(self.kp.tables[s.table])
+        return [f"k_charge(k, {n});", f"for (I {i} = 0; {i} < {n}; {i}++) {{ I {v} = {s.table}[{i}];", *body(v), "}"]
+
+    def l_SliceS(self, s, body):
+        b, n, i, v = self.tmp("_s"), self.tmp(), self.tmp("_i"), self.tmp("_v")
+        return [f"{{ I {b} = {self.x(s.start)}; I {n} = S[{b}]; k_charge(k, {n});",
+                f"for (I {i} = 0; {i} < {n}; {i}++) {{ I {v} = S[{b} + 1 + {i}];", *body(v), "} }"]
+
+    def l_BufS(self, s, body):
+        b, i, v = self.tmp("_b"), self.tmp("_i"), self.tmp("_v")
+        return [f"{{ B {b} = {self.b(s.buf)}; k_charge(k, {b}.n);",
+                f"for (I {i} = 0; {i} < {b}.n; {i}++) {{ I {v} = {b}.p[{i}];", *body(v), "} }"]
+
+    def l_OneS(self, s, body):
+        v = self.tmp("_v")
+        return [f"{{ I {v} = {self.x(s.value)}; k_charge(k, 1); if ({v} != NIL) {{", *body(v), "} }"]
+
+    def l_FilterS(self, s, body):
+        def inner(v):
+            return [f"{{ I {s.var} = {v}; k_charge(k, 1); if ({self.x(s.cond)}) {{", *body(s.var), "} }"]
+
+        return self.loop(s.source, inner)
+
+    def l_MapS(self, s, body):
+        def inner(v):
+            m = self.tmp("_m")
+            return [f"{{ I {s.var} = {v}; k_charge(k, 1); I {m} = {self.x(s.value)};", *body(m), "}"]
+
+        return self.loop(s.source, inner)
+
+    # ---- buffers ---------------------------------------------------------------------------------
+
+    def cap(self, b) -> int:
+        return ir.buf_cap(b, self.lay.seats, self.kp.tables) if isinstance(b, ir.BufExpr) else \
+            ir.stream_cap(b, self.lay.seats, self.kp.tables)
+
+    def b(self, b) -> str:
+        return getattr(self, "b_" + type(b).__name__)(b)
+
+    def b_BufVar(self, b):
+        return b.name
+
+    def b_Collect(self, b):
+        s = b.stream
+        if isinstance(s, ir.BufS):
+            return self.b(s.buf)
+        cap = max(self.cap(s), 1)
+        out = self.tmp("_c")
+        lines = self.loop(s, lambda v: [f"k_push(k, &{out}, {cap}, {v});"])
+        return f"({{ B {out} = k_alloc(k, {cap}); {' '.join(lines)} {out}; }})"
+
+    def b_CallBuf(self, b):
+        out = self.tmp("_c")
+        cap = max(b.cap, 1)
+        args = "".join(", " + self.x(a) for a in b.args)
+        return f"({{ B {out} = k_alloc(k, {cap}); {out}.n = {b.fn}(k, {out}.p, {cap}{args}); {out}; }})"
+
+    def b_CondBuf(self, b):
+        return f"({self.x(b.test)} ? {self.b(b.then)} : {self.b(b.otherwise)})"
+
+    def b_HelpBuf(self, b):
+        cap = max(b.cap, 1)
+        a = [self.b(x) if isinstance(x, ir.BufExpr) else self.x(x) for x in b.args]
+        n = b.name
+        if n == "unmask":
+            return f"k_unmask(k, {cap}, {a[0]}, {a[1]})"
+        return f"k_{n}(k, {cap}, {', '.join(a)})"
+
+    # ---- statements ------------------------------------------------------------------------------
+
+    def stmts(self, body, depth: int) -> None:
+        for s in body:
+            getattr(self, "s_" + type(s).__name__)(s, depth)
+
+    def s_Set(self, s, depth):
+        self.put(depth, f"{s.var} = {self.x(s.value)};")
+
+    def s_SetBuf(self, s, depth):
+        cap = self.fn.buffers[s.var]
+        self.put(depth, f"{s.var} = k_copy(k, (B){{{s.var}_s, 0}}, {cap}, {self.b(s.value)});")
+
+    def s_Put(self, s, depth):
+        if isinstance(s.index, ir.Int):
+            self.put(depth, f"S[{s.index.value}] = {self.x(s.value)};")
+        else:
+            self.put(depth, f"{{ I _p = k_idx(k, {self.x(s.index)}); S[_p] = {self.x(s.value)}; }}")
+
+    def s_If(self, s, depth):
+        self.put(depth, f"if ({self.x(s.test)}) {{")
+        self.stmts(s.then, depth + 1)
+        if s.otherwise:
+            self.put(depth, "} else {")
+            self.stmts(s.otherwise, depth + 1)
+        self.put(depth, "}")
+
+    def s_While(self, s, depth):
+        test = "1" if isinstance(s.test, ir.Int) and s.test.value else self.x(s.test)
+        mark = self.tmp("_mw")
+        self.put(depth, f"{{ I {mark} = k->top; while ({test}) {{")
+        self.put(depth + 1, f"k->top = {mark};")
+        self.stmts(s.body, depth + 1)
+        self.put(depth, "} }")
+
+    def s_For(self, s, depth):
+        lines = self.loop(s.stream, lambda v: [f"{s.var} = {v};", "__BODY__"])
+        for ln in lines:
+            if ln == "__BODY__":
+                self.stmts(s.body, depth + 1)
+            else:
+                self.put(depth, ln)
+
+    def s_Break(self, s, depth):
+        self.put(depth, "break;")
+
+    def s_Continue(self, s, depth):
+        self.put(depth, "continue;")
+
+    def s_Return(self, s, depth):
+        if s.value is None:
+            self.put(depth, "k->top = _m0; return;")
+        else:
+            self.put(depth, f"{{ I _r = {self.x(s.value)}; k->top = _m0; return _r; }}")
+
+    def s_ReturnBuf(self, s, depth):
+        self.put(depth, f"{{ B _r = {self.b(s.value)}; if (_r.n > out_cap) k_fault(k, F_CAPACITY);")
+        self.put(depth, "  memmove(out, _r.p, (size_t)_r.n * sizeof(I)); k->top = _m0; return _r.n; }")
+
+    def s_Do(self, s, depth):
+        a = [self.b(x) if isinstance(x, ir.BufExpr) else self.x(x) for x in s.args]
+        n = s.name
+        if n == "charge":
+            self.put(depth, f"k_charge(k, {a[0]});")
+        elif n == "fire":
+            self.put(depth, f"S[{self.lay.fires} + {a[0]}] += 1;")
+        elif n == "moves_room":
+            self.put(depth, "if ((k->nok - k->act_ok) + (k->nbad - k->act_bad) >= 65536) k_fault(k, F_RULE);")
+        elif n == "moves_action":
+            self.put(depth, "k->act_ok = k->nok; k->act_bad = k->nbad;")
+        else:
+            self.put(depth, f"k_{n}(k, {', '.join(a)});")
+
+    def s_Forget(self, s, depth):
+        self.put(depth, f"{s.name}_ok = 0;")
+
+    def s_Fault(self, s, depth):
+        self.put(depth, f"k_fault(k, {s.code});")
+
+    def s_Emit(self, s, depth):
+        which = "bad" if s.broken else "ok"
+        w = self.lay.move_width
+        self.put(depth, f"{{ if (k->n{which} >= k->moves_cap) k_fault(k, F_CAPACITY);")
+        self.put(depth, f"  I *_r = k->{which} + k->n{which}++ * {w};")
+        self.put(depth, f"  for (I _j = 0; _j < {w}; _j++) _r[_j] = 0;")
+        at = 0
+        for v in s.values:
+            if isinstance(v, ir.BufExpr):
+                b = self.b(v)
+                self.put(depth, f"  {{ B _q = {b}; if (_q.n > {self.lay.max_subset}) k_fault(k, F_CAPACITY); "
+                                f"_r[{at}] = _q.n; for (I _j = 0; _j < _q.n; _j++) _r[{at} + 1 + _j] = _q.p[_j]; }}")
+                at += 1 + self.lay.max_subset
+            else:
+                self.put(depth, f"  _r[{at}] = {self.x(v)};")
+                at += 1
+        self.put(depth, "}")
+
+    def s_Leave(self, s, depth):
+        f = self.fn.fn
+        if s.code == DONE or (s.code == UNWIND and s.target == f.block):
+            self.epilogue(depth)
+            self.put(depth, "k->top = _m0; return 0;")
+        elif s.code == UNWIND:
+            self.put(depth, f"if (!S[{self.lay.active + s.target}]) k_fault(k, F_RULE);")
+            self.put(depth, f"S[{H_UNWIND}] = {s.target};")
+            self.epilogue(depth)
+            self.put(depth, f"k->top = _m0; return {UNWIND};")
+        else:
+            self.put(depth, f"k->top = _m0; return {s.code};")
+
+    def epilogue(self, depth: int) -> None:
+        f = self.fn.fn
+        self.put(depth, f"S[{H_DEPTH}] -= 1;")
+        if f.is_phase:
+            self.put(depth, f"S[{self.lay.active + f.block}] -= 1;")
+
+    # arms
+
+    def s_Goto(self, s, depth):
+        self.put(depth, f"pc = {s.label}; continue;")
+
+    def spill(self, depth: int, back: int) -> None:
+        fn = self.fn
+        self.put(depth, f"if (fp + {fn.frame} > FRAMES_END) k_fault(k, F_CAPACITY);")
+        self.put(depth, f"S[fp] = {fn.fn.block}; S[fp + 1] = {back};")
+        for name, (off, cap) in fn.layout.items():
+            if cap is None:
+                self.put(depth, f"S[fp + {off}] = {name};")
+            else:
+                self.put(depth, f"if ({name}.n > {cap}) k_fault(k, F_CAPACITY);")
+                self.put(depth, f"S[fp + {off}] = {name}.n; memmove(S + fp + {off + 1}, {name}.p, (size_t){name}.n * sizeof(I));")
+
+    def s_Invoke(self, s, depth):
+        fn = self.fn
+        child = f"fp + {fn.frame}"
+        if s.block is not None:
+            callee = self.kp.block_fn[s.block]
+            if s.fresh:
+                arg = self.x(s.args[0]) if s.args else "0"
+                self.put(depth, f"r = {callee}(k, {child}, 0, {arg});")
+            else:
+                self.put(depth, f"r = {callee}(k, {child}, 1, 0);")
+        elif s.fresh:
+            self.put(depth, f"r = k_block(k, S[{H_MOVE}], {child}, 0);")
+        else:
+            self.put(depth, f"r = k_block(k, S[k_idx(k, {child})], {child}, 1);")
+        self.put(depth, "k_charge(k, 1);")
+        self.put(depth, "if (r) {")
+        self.put(depth + 1, f"if (r == {PAUSE}) {{")
+        self.spill(depth + 2, s.back)
+        self.put(depth + 2, f"k->top = _m0; return {PAUSE};")
+        self.put(depth + 1, "}")
+        self.put(depth + 1, f"if (r == {UNWIND}) {{")
+        if fn.fn.is_phase:
+            self.put(depth + 2, f"if (S[{H_UNWIND}] == {fn.fn.block}) {{")
+            self.epilogue(depth + 3)
+            self.put(depth + 3, "k->top = _m0; return 0;")
+            self.put(depth + 2, "}")
+        self.epilogue(depth + 2)
+        self.put(depth + 2, f"k->top = _m0; return {UNWIND};")
+        self.put(depth + 1, "}")
+        self.put(depth + 1, "k->top = _m0; return r;")
+        self.put(depth, "}")
+        self.put(depth, f"pc = {s.next}; continue;")
+
+    def s_Ask(self, s, depth):
+        w = self.lay.move_width
+        self.put(depth, f"if ({s.who} == NIL) k_fault(k, F_RULE);")
+        self.put(depth, f"if (S[{H_MODE}]) {{")
+        self.put(depth + 1, f"S[{H_WORK}] = 0;")
+        self.put(depth + 1, f"I _n = site{s.site}(k, {s.who});")
+        self.put(depth + 1, f"if (!_n) k_fault(k, {FAULT_STUCK});")
+        self.put(depth + 1, f"S[{H_DECISIONS}] += 1;")
+        self.put(depth + 1, "I _i = k_choose(k, _n);")
+        self.put(depth + 1, f"memmove(S + {H_MOVE}, k->ok + _i * {w}, {w} * sizeof(I));")
+        self.put(depth + 1, f"pc = {s.call}; continue;")
+        self.put(depth, "}")
+        self.put(depth, f"S[{H_CUR}] = {s.who}; S[{H_SITE}] = {s.site};")
+        self.spill(depth, s.after)
+        self.put(depth, f"k->top = _m0; return {PAUSE};")
+
+    def s_AskAll(self, s, depth):
+        w = self.lay.move_width
+        cap = self.fn.buffers[s.chosen]
+        self.put(depth, f"if (S[{H_MODE}]) {{")
+        self.put(depth + 1, f"S[{H_WORK}] = 0;")
+        self.put(depth + 1, f"{s.chosen}.p = {s.chosen}_s; {s.chosen}.n = 0;")
+        self.put(depth + 1, f"for (I _j = 0; _j < {s.who}.n; _j++) {{")
+        self.put(depth + 2, f"I _n = site{s.site}(k, {s.who}.p[_j]);")
+        self.put(depth + 2, f"if (!_n) k_fault(k, {FAULT_STUCK});")
+        self.put(depth + 2, "I _i = k_choose(k, _n);")
+        self.put(depth + 2, f"if ({s.chosen}.n + {w} > {cap}) k_fault(k, F_CAPACITY);")
+        self.put(depth + 2, f"memmove({s.chosen}.p + {s.chosen}.n, k->ok + _i * {w}, {w} * sizeof(I));")
+        self.put(depth + 2, f"{s.chosen}.n += {w};")
+        self.put(depth + 1, "}")
+        self.put(depth + 1, f"S[{H_DECISIONS}] += {s.who}.n;")
+        self.put(depth + 1, f"pc = {s.start}; continue;")
+        self.put(depth, "}")
+        self.put(depth, f"S[{H_CUR}] = {CUR_SIMUL}; S[{H_SITE}] = {s.site};")
+        self.put(depth, f"{s.chosen}.n = 0;")
+        self.spill(depth, s.after)
+        self.put(depth, f"k->top = _m0; return {PAUSE};")
+
+    def s_PlayChosen(self, s, depth):
+        w = self.lay.move_width
+        self.put(depth, f"if (({s.index} + 1) * {w} > {s.chosen}.n) k_fault(k, F_CAPACITY);")
+        self.put(depth, f"memmove(S + {H_MOVE}, {s.chosen}.p + {s.index} * {w}, {w} * sizeof(I));")
+
+    # ---- functions ---------------------------------------------------------------------------------
+
+    def declare(self, depth: int, fn: _Fn, skip=()) -> None:
+        for c in fn.fn.cached:
+            self.put(depth, f"I {c} = 0, {c}_ok = 0;")
+        for s in fn.scalars:
+            if s not in skip:
+                self.put(depth, f"I {s} = 0;")
+        for b, cap in fn.buffers.items():
+            c = max(cap, 1)
+            self.put(depth, f"I *{b}_s = k_alloc(k, {c}).p; B {b} = {{{b}_s, 0}};")
+
+    def signature(self, f: ir.Function) -> str:
+        params = "".join(f", I {p}" for p in f.params)
+        if f.kind == "block":
+            arg = f", I {f.params[0]}" if f.params else ", I _arg"
+            return f"static int {f.name}(K *k, I fp, int resume{arg})"
+        if f.kind == "value":
+            return f"static I {f.name}(K *k{params})"
+        if f.kind == "buffer":
+            return f"static I {f.name}(K *k, I *out, I out_cap{params})"
+        return f"static void {f.name}(K *k{params})"
+
+    def function(self, f: ir.Function) -> None:
+        fn = self.fn = _Fn(f, self.kp)
+        self.put(0, f"/* {f.comment} */" if f.comment else "/* */")
+        self.put(0, self.signature(f) + " {")
+        self.put(1, "I *S = k->S; I _m0 = k->top; (void)S;")
+        if f.kind == "block":
+            self.block(f, fn)
+        else:
+            self.declare(1, fn, skip=set(f.params))
+            self.put(1, "I _m1 = k->top; (void)_m1;")
+            self.stmts(f.body, 1)
+            if f.kind in ("proc", "enum"):
+                self.put(1, "k->top = _m0;")
+            elif f.kind == "value":
+                self.put(1, "k->top = _m0; return 0;")
+            else:
+                self.put(1, "k->top = _m0; return 0;")
+        self.put(0, "}")
+        self.put(0, "")
+
+    def block(self, f: ir.Function, fn: _Fn) -> None:
+        arms = self.kp.arms.get(f.name)
+        self.declare(1, fn, skip=set(f.params))
+        self.put(1, "I _m1 = k->top; (void)_m1; int r = 0; I pc = 0; (void)r;")
+        if arms is not None:
+            self.put(1, "if (resume) {")
+            self.put(2, "pc = S[fp + 1];")
+            for name, (off, cap) in fn.layout.items():
+                if cap is None:
+                    self.put(2, f"{name} = S[fp + {off}];")
+                else:
+                    self.put(2, f"{name}.n = S[fp + {off}]; if ((U){name}.n > (U){cap}) k_fault(k, F_CAPACITY);")
+                    self.put(2, f"memmove({name}.p, S + fp + {off + 1}, (size_t){name}.n * sizeof(I));")
+            self.put(1, "} else {")
+            self.prologue(2, f, fn)
+            self.put(1, "}")
+            self.put(1, "for (;;) {")
+            self.put(2, "k->top = _m1;")
+            self.put(2, "switch (pc) {")
+            for label in sorted(arms.code):
+                self.put(2, f"case {label}: {{")
+                self.stmts(arms.code[label], 3)
+                self.put(2, "}")
+            self.put(2, "default: k_fault(k, F_RULE);")
+            self.put(2, "}")
+            self.put(1, "}")
+        else:
+            self.put(1, "(void)resume; (void)pc;")
+            self.prologue(1, f, fn)
+            self.stmts(f.body + (ir.Leave(DONE),), 1)
+
+    def prologue(self, depth: int, f: ir.Function, fn: _Fn) -> None:
+        for name, offset, is_buf in f.loads:
+            at = H_MOVE + 1 + offset
+            if is_buf:
+                cap = fn.buffers[name]
+                self.put(depth, f"{name}.n = S[{at}]; if ((U){name}.n > (U){cap}) k_fault(k, F_RULE);")
+                self.put(depth, f"memmove({name}.p, S + {at + 1}, (size_t){name}.n * sizeof(I));")
+            else:
+                self.put(depth, f"{name} = S[{at}];")
+        self.put(depth, f"S[{H_DEPTH}] += 1; if (S[{H_DEPTH}] > MAX_STACK) k_fault(k, F_RULE);")
+        if f.is_phase:
+            self.put(depth, f"S[{self.lay.active + f.block}] += 1;")
+        self.put(depth, "k_charge(k, 1);")
+
+    def site(self, site) -> None:
+        kp = self.kp
+        w = self.lay.move_width
+        self.put(0, f"static I site{site.number}(K *k, I w) {{")
+        self.put(1, "k->nok = 0; k->nbad = 0;")
+        for a in site.actions:
+            self.put(1, f"{kp.action_enum[a]}(k, w);")
+        if not site.together:
+            self.put(1, "if (k->nbad) {")
+            self.put(2, "if (k->nok + k->nbad > k->moves_cap) k_fault(k, F_CAPACITY);")
+            self.put(2, f"memmove(k->ok + k->nok * {w}, k->bad, (size_t)(k->nbad * {w}) * sizeof(I));")
+            self.put(2, "k->nok += k->nbad;")
+            self.put(1, "}")
+        self.put(1, "return k->nok;")
+        self.put(0, "}")
+        self.put(0, "")
+
+
+def _plain(s) -> bool:
+    """A stream with no stage: stopping early skips no rule."""
+    return isinstance(s, (ir.SeatsS, ir.RangeS, ir.TabS, ir.SliceS, ir.BufS, ir.OneS))
+
+
+def _table(name: str, values) -> str:
+    vals = ", ".join("NIL" if v is None else (f"{int(v)}LL" if abs(int(v)) >= (1 << 31) else str(int(v))) for v in values)
+    return f"static const I {name}[{max(len(values), 1)}] = {{{vals or '0'}}};"
+
+
+def emit_c(kp: KernelProgram) -> str:
+    """The whole program as one C translation unit, with the exported entry points of
+    fishrules/kernel/kernel_api.h."""
+    lay = kp.layout
+    w = _Writer(kp)
+    head = resources.files("fishrules.kernel")
+    out = ["/* The fishrules kernel of one ruleset, as C (fishrules.kernel.emit_c). */",
+           f"#define KERNEL_BUDGET {KERNEL_BUDGET}LL",
+           f"#define MAX_STACK {MAX_PHASE_DEPTH}",
+           head.joinpath("kernel.h").read_text()]
+    # the layout
+    zb = [start for start, _ in lay.zones] or [0]
+    zc = [cap for _, cap in lay.zones] or [0]
+    out.append(f"#define NZONES {len(lay.zones)}")
+    out.append(_table("ZB", zb))
+    out.append(_table("ZC", zc))
+    out.append(f"#define WHERE {lay.where}\n#define UP {lay.up}\n#define MIXED {lay.mixed}\n#define DICE {lay.dice}")
+    out.append(f"#define NCARDS {lay.ncards}")
+    labels: dict = {}
+    out.append(_table("LABEL", [labels.setdefault(c.label, len(labels)) for c in kp.model.cards]))
+    out.append(f"#define SAME_LABELS {1 if len(labels) < len(kp.model.cards) else 0}")
+    faces = kp.model.dice.faces if kp.model.dice is not None else ()
+    first: dict = {}
+    for i, f in enumerate(faces):
+        first.setdefault(f.label, i)
+    out.append(f"#define NFACES {max(len(faces), 1)}\n#define UNROLLED {len(faces)}")
+    out.append(_table("CANON", [first[f.label] for f in faces]))
+    from .layout import LIST_CAPACITY
+
+    out.append(f"#define LIST_CAP {LIST_CAPACITY}\n#define MAX_SUBSET {lay.max_subset}")
+    out.append(_board(kp))
+    out.append(f"#define FRAMES_END {lay.frames + lay.frames_size}")
+    out.append(head.joinpath("kernel_state.h").read_text())
+    for name, values in kp.tables.items():
+        out.append(_table(name, values))
+    # prototypes
+    for f in kp.functions:
+        out.append(w.signature(f) + ";")
+    for site in kp.sites:
+        out.append(f"static I site{site.number}(K *k, I w);")
+    out.append("static int k_block(K *k, I block, I fp, int resume);")
+    out.append("static I k_site(K *k, I site, I w);")
+    for f in kp.functions:
+        w.function(f)
+    for site in kp.sites:
+        w.site(site)
+    w.put(0, "static int k_block(K *k, I block, I fp, int resume) {")
+    w.put(1, "switch (block) {")
+    for b in sorted(kp.block_fn):
+        w.put(1, f"case {b}: return {kp.block_fn[b]}(k, fp, resume, 0);")
+    w.put(1, "}")
+    w.put(1, "k_fault(k, F_RULE);")
+    w.put(1, "return 0;")
+    w.put(0, "}")
+    w.put(0, "static I k_site(K *k, I site, I w) {")
+    w.put(1, "switch (site) {")
+    for site in kp.sites:
+        w.put(1, f"case {site.number}: return site{site.number}(k, w);")
+    w.put(1, "}")
+    w.put(1, "k_fault(k, F_RULE);")
+    w.put(1, "return 0;")
+    w.put(0, "}")
+    out.append("\n".join(w.lines))
+    out.append(_api(kp))
+    return "\n".join(out) + "\n"
+
+
+def _board(kp: KernelProgram) -> str:
+    b = kp.model.board
+    if b is None:
+        return ("#define BOARD_LOW 1\n#define BOARD_HIGH 0\n" + _table("ADJ_AT", [0]) + "\n" + _table("ADJ", [0]) + "\n"
+                + _table("RUN_AT", [0]) + "\n" + _table("RUN_OFF", [0]) + "\n" + _table("RUNS", [0]))
+    from ..compiler.expressions import ExprWriter
+
+    ew = ExprWriter.__new__(ExprWriter)
+    ew.model = kp.model
+    adjacency, runs = ew.board_adjacency(), ew.board_runs()
+    adj_at, adj = [0], []
+    run_at, run_off, flat = [0], [0], []
+    for c in range(b.low, b.high + 1):
+        adj.extend(adjacency.get(c, ()))
+        adj_at.append(len(adj))
+        for run in runs.get(c, ()):
+            flat.extend(run)
+            run_off.append(len(flat))
+        run_at.append(len(run_off) - 1)
+    return "\n".join([f"#define BOARD_LOW {b.low}", f"#define BOARD_HIGH {b.high}", _table("ADJ_AT", adj_at),
+                      _table("ADJ", adj), _table("RUN_AT", run_at), _table("RUN_OFF", run_off), _table("RUNS", flat)])
+
+
+def _api(kp: KernelProgram) -> str:
+    """The exported entry points (see native.py for how they are called)."""
+    lay = kp.layout
+    game = kp.block_fn[kp.game_block]
+    nplayer_vars = len(kp.model.player_vars)
+    restart = 16 + kp.model.n_game_slots + len(kp.model.cards)
+    zones_from = lay.zones[0][0] if lay.zones else 0
+    zones_to = (lay.zones[-1][0] + 1 + lay.zones[-1][1]) if lay.zones else 0
+    prefix = max([L.H_MOVE + lay.move_width] + [lay.g_index[o.slot] + 1 for o in kp.model.options])
+    return f"""
+/* ---- entry points ---------------------------------------------------------------------------- */
+
+#define FK_EXPORT __attribute__((visibility("default")))
+
+FK_EXPORT I fk_size(void) {{ return {lay.size}; }}
+FK_EXPORT I fk_move_width(void) {{ return {lay.move_width}; }}
+
+static void k_reset(K *k) {{
+    I *S = k->S;
+    init_values(k);
+    for (I d = 0; d < S[{H_NDICE}]; d++) S[DICE + d] = UNROLLED;
+    for (I c = 0; c < NCARDS; c++) {{ S[WHERE + c] = -1; S[UP + c] = 0; }}
+    for (I z = 0; z < NZONES; z++) S[MIXED + z] = 0;
+    for (I i = {zones_from}; i < {zones_to}; i++) S[i] = 0;
+    for (I b = 0; b < {lay.nblocks}; b++) S[{lay.active} + b] = 0;
+    S[{H_DEPTH}] = 0;
+}}
+
+static void k_run(K *k, int resume) {{
+    I *S = k->S;
+    for (;;) {{
+        int r;
+        k->top = 0;
+        if (resume) r = k_block(k, S[{lay.frames}], {lay.frames}, 1);
+        else r = {game}(k, {lay.frames}, 0, 0);
+        if (r == {RESTART}) {{
+            k_charge(k, {restart} + S[{H_N}] * {nplayer_vars});
+            k_reset(k);
+            resume = 0;
+            continue;
+        }}
+        if (r == {PAUSE}) return;
+        S[{H_CUR}] = -1;
+        S[{H_DEPTH}] = 0;
+        return;
+    }}
+}}
+
+FK_EXPORT void *fk_context(I arena_cap, I moves_cap) {{
+    K *k = (K *)calloc(1, sizeof(K));
+    if (!k) return 0;
+    k->arena = (I *)malloc((size_t)arena_cap * sizeof(I));
+    k->ok = (I *)malloc((size_t)moves_cap * {lay.move_width} * sizeof(I));
+    k->bad = (I *)malloc((size_t)moves_cap * {lay.move_width} * sizeof(I));
+    if (!k->arena || !k->ok || !k->bad) {{ free(k->arena); free(k->ok); free(k->bad); free(k); return 0; }}
+    k->arena_cap = arena_cap;
+    k->moves_cap = moves_cap;
+    return k;
+}}
+
+FK_EXPORT void fk_free(void *ctx) {{
+    K *k = (K *)ctx;
+    if (!k) return;
+    free(k->arena); free(k->ok); free(k->bad); free(k);
+}}
+
+/* set a game up: S holds the header and options already (players, seeds, options); 0 or a fault */
+FK_EXPORT int fk_new(void *ctx, I *S) {{
+    K *k = (K *)ctx;
+    k->S = S; k->size = {lay.size}; k->top = 0;
+    if (setjmp(k->jb)) return k->fault;
+    I n = dice_count(k);
+    if (n == NIL || n < 0 || n > 1000) k_fault(k, F_RULE);
+    if (n > {lay.dice_cap}) k_fault(k, F_CAPACITY);
+    S[{H_NDICE}] = n;
+    k_reset(k);
+    return 0;
+}}
+
+/* run: resume 0 starts the game, 1 carries on after a move; playout 1 chooses at random */
+FK_EXPORT int fk_run(void *ctx, I *S, int resume, int playout) {{
+    K *k = (K *)ctx;
+    k->S = S; k->size = {lay.size}; k->top = 0;
+    if (setjmp(k->jb)) return k->fault;
+    S[{H_MODE}] = playout;
+    S[{H_WORK}] = 0;
+    if (S[{H_CUR}] == -1) return 0;
+    k_run(k, resume);
+    return 0;
+}}
+
+/* the legal moves of `player` at the decision the game waits at, into out (cap records) */
+FK_EXPORT I fk_moves(void *ctx, I *S, I player, I *out, I cap) {{
+    K *k = (K *)ctx;
+    k->S = S; k->size = {lay.size}; k->top = 0;
+    if (setjmp(k->jb)) return -(I)k->fault;
+    S[{H_WORK}] = 0;
+    I n = k_site(k, S[{H_SITE}], player);
+    if (n > cap) return -{FAULT_CAPACITY};
+    memmove(out, k->ok, (size_t)(n * {lay.move_width}) * sizeof(I));
+    return n;
+}}
+
+FK_EXPORT int fk_scores(void *ctx, I *S, I *out) {{
+    K *k = (K *)ctx;
+    k->S = S; k->size = {lay.size}; k->top = 0;
+    if (setjmp(k->jb)) return k->fault;
+    S[{H_WORK}] = 0;
+    for (I p = 0; p < S[{H_N}]; p++) out[p] = score(k, p);
+    return 0;
+}}
+
+FK_EXPORT I fk_winners(void *ctx, I *S, I *out) {{
+    K *k = (K *)ctx;
+    k->S = S; k->size = {lay.size}; k->top = 0;
+    if (setjmp(k->jb)) return -(I)k->fault;
+    S[{H_WORK}] = 0;
+    return winners(k, out, {lay.seats});
+}}
+
+/* many whole games: S0 is a set-up template (header, options); per game its seed and the seed of
+   its choices; out per game: scores (players of them), a mask of the winners, decisions, chances,
+   and 0 or the fault that stopped it */
+FK_EXPORT void fk_simulate(void *ctx, const I *S0, I *S, I games, const I *seeds, const I *dseeds,
+                           I *scores, I *winmask, I *decisions, I *chances, I *faults, I *fires) {{
+    K *k = (K *)ctx;
+    I n = S0[{H_N}];
+    I win[{lay.seats}];
+    for (I g = 0; g < games; g++) {{
+        memcpy(S, S0, sizeof(I) * {prefix});
+        for (I i = 0; i < {lay.nrules}; i++) S[{lay.fires} + i] = 0;
+        S[{H_SEED}] = seeds[g];
+        S[{H_DSEED}] = dseeds[g];
+        int f = fk_new(ctx, S);
+        if (!f) f = fk_run(ctx, S, 0, 1);
+        if (!f) f = fk_scores(ctx, S, scores + g * n);
+        if (!f) {{
+            I w = fk_winners(ctx, S, win);
+            if (w < 0) f = (int)-w;
+            else {{
+                I m = 0;
+                for (I i = 0; i < w; i++) m |= (I)1 << win[i];
+                winmask[g] = m;
+            }}
+        }}
+        decisions[g] = S[{H_DECISIONS}];
+        chances[g] = S[{H_CHANCES}];
+        faults[g] = f;
+        for (I i = 0; i < {lay.nrules}; i++) fires[g * {max(lay.nrules, 1)} + i] = S[{lay.fires} + i];
+    }}
+}}
+"""

@@ -1,0 +1,314 @@
+/* The runtime of the fishrules kernel in C, second part: the helpers that know the state's layout.
+ *
+ * Generated code defines, before including this: the zones (ZB: where each starts, ZC: how many
+ * cards it holds; NZONES), WHERE, UP, MIXED, DICE (where cards' zones, faces, shuffled zones and
+ * dice are in S), NCARDS and LABEL (a number per card label), NFACES, UNROLLED and CANON (the
+ * faces), LIST_CAP, MAX_SUBSET, and the board (BOARD_LOW, BOARD_HIGH, ADJ_AT/ADJ, RUN_AT/RUN_LEN/RUNS).
+ * Each helper mirrors its namesake in fishrules/kernel/pyruntime.py.
+ */
+
+#define H_CHANCES 12
+#define MAX_LIST_LENGTH 10000
+
+/* ---- zones ------------------------------------------------------------------------------------ */
+
+static inline I k_zone_ok(K *k, I z) {
+    if ((U)z >= (U)NZONES) k_fault(k, F_RULE);
+    return z;
+}
+
+/* take card c out of its zone, if it is in one; the size that zone had (0 if none) */
+static I k_take(K *k, I c, I *src_out) {
+    I *S = k->S;
+    I src = S[WHERE + c];
+    *src_out = src;
+    if (src < 0) return 0;
+    I b = ZB[src], n = S[b];
+    for (I i = 0; i < n; i++) {
+        if (S[b + 1 + i] == c) {
+            memmove(S + b + 1 + i, S + b + 2 + i, (size_t)(n - 1 - i) * sizeof(I));
+            S[b + n] = 0;
+            S[b] = n - 1;
+            return n;
+        }
+    }
+    k_fault(k, F_RULE);  /* a card not where it is said to be: never */
+    return 0;
+}
+
+static void k_move_one(K *k, I c, I dest, I facing) {
+    I *S = k->S;
+    if (c == NIL) return;
+    if ((U)c >= (U)NCARDS) k_fault(k, F_RULE);
+    k_zone_ok(k, dest);
+    I src;
+    I n = k_take(k, c, &src);
+    if (src >= 0) k_charge(k, 1 + n);
+    I d = ZB[dest], m = S[d];
+    if (m >= ZC[dest]) k_fault(k, F_CAPACITY);
+    S[d + 1 + m] = c;
+    S[d] = m + 1;
+    S[WHERE + c] = dest;
+    if (facing) S[UP + c] = (facing == 1);
+}
+
+static void k_move(K *k, B cards, I dest, I facing) {
+    I *S = k->S;
+    if (cards.n == 0) return;
+    k_zone_ok(k, dest);
+    /* the cards, each once, in order: `moving` marks them (and which zones they leave) */
+    B moving = k_alloc(k, NCARDS + NZONES);
+    memset(moving.p, 0, (size_t)(NCARDS + NZONES) * sizeof(I));
+    B uniq = k_alloc(k, cards.n);
+    for (I i = 0; i < cards.n; i++) {
+        I c = cards.p[i];
+        if (c == NIL || (U)c >= (U)NCARDS) k_fault(k, F_RULE);
+        if (!moving.p[c]) { moving.p[c] = 1; uniq.p[uniq.n++] = c; }
+    }
+    if (uniq.n == 1) { k_move_one(k, uniq.p[0], dest, facing); return; }
+    I *left = moving.p + NCARDS;
+    I work = uniq.n;
+    for (I i = 0; i < uniq.n; i++) {
+        I z = S[WHERE + uniq.p[i]];
+        if (z >= 0 && !left[z]) { left[z] = 1; work += S[ZB[z]]; }
+    }
+    k_charge(k, work);
+    for (I z = 0; z < NZONES; z++) {
+        if (!left[z]) continue;
+        I b = ZB[z], n = S[b], m = 0;
+        for (I i = 0; i < n; i++) {
+            I c = S[b + 1 + i];
+            if (!moving.p[c]) S[b + 1 + m++] = c;
+        }
+        for (I i = m; i < n; i++) S[b + 1 + i] = 0;
+        S[b] = m;
+    }
+    I d = ZB[dest], m = S[d];
+    if (m + uniq.n > ZC[dest]) k_fault(k, F_CAPACITY);
+    for (I i = 0; i < uniq.n; i++) {
+        I c = uniq.p[i];
+        S[d + 1 + m + i] = c;
+        S[WHERE + c] = dest;
+        if (facing) S[UP + c] = (facing == 1);
+    }
+    S[d] = m + uniq.n;
+}
+
+static void k_draw(K *k, I count, I src, I dest, I facing) {
+    I *S = k->S;
+    k_zone_ok(k, src);
+    k_zone_ok(k, dest);
+    if (count == NIL) k_fault(k, F_RULE);
+    I b = ZB[src];
+    while (count > 0) {
+        I n = S[b];
+        if (n == 0) break;
+        I card;
+        if (S[MIXED + src]) {
+            card = S[b + 1 + k_randbelow(k, n)];
+            I lab = LABEL[card], u = S[UP + card];
+            for (I i = 0; i < n; i++) {  /* the first card nobody can tell from it */
+                I c = S[b + 1 + i];
+                if (LABEL[c] == lab && S[UP + c] == u) { card = c; break; }
+            }
+            S[H_CHANCES] += 1;
+        } else {
+            card = S[b + n];  /* the top card: no chance involved */
+        }
+        k_move_one(k, card, dest, facing);
+        count -= 1;
+    }
+}
+
+static inline void k_shuffle(K *k, I z) { k->S[MIXED + k_zone_ok(k, z)] = 1; }
+
+static void k_reveal(K *k, B cards) {
+    I *S = k->S;
+    for (I i = 0; i < cards.n; i++) {
+        I c = cards.p[i];
+        if (c == NIL || (U)c >= (U)NCARDS) k_fault(k, F_RULE);
+        S[UP + c] = 1;
+    }
+}
+
+/* ---- dice ----------------------------------------------------------------------------------- */
+
+static void k_roll(K *k, B dice) {
+    I *S = k->S;
+    for (I i = 0; i < dice.n; i++) S[DICE + k_die(k, dice.p[i])] = UNROLLED;
+    I n = dice.n;
+    if (n == 0) return;
+    /* NFACES**n, if it is at most 2**62: one draw for the whole group */
+    U total = 1;
+    int one = 1;
+    for (I i = 0; i < n; i++) {
+        if (total > ((U)1 << 62) / (U)NFACES) { one = 0; break; }
+        total *= (U)NFACES;
+    }
+    if (one) {
+        U r = (U)k_randbelow(k, (I)total);
+        for (I i = 0; i < n; i++) {
+            I f = (I)(r % (U)NFACES);
+            r /= (U)NFACES;
+            S[DICE + dice.p[i]] = CANON[f];
+        }
+    } else {
+        for (I i = 0; i < n; i++) S[DICE + dice.p[i]] = CANON[k_randbelow(k, NFACES)];
+    }
+    S[H_CHANCES] += n;
+}
+
+static void k_roll_one(K *k, I d) {
+    I one[1];
+    B b;
+    one[0] = d;
+    b.p = one;
+    b.n = 1;
+    k_roll(k, b);
+}
+
+/* ---- lists ---------------------------------------------------------------------------------- */
+
+static void k_set_list(K *k, I at, B items) {
+    I *S = k->S;
+    if (items.n > MAX_LIST_LENGTH) k_fault(k, F_RULE);
+    if (items.n > LIST_CAP) k_fault(k, F_CAPACITY);
+    S[at] = items.n;
+    for (I i = 0; i < LIST_CAP; i++) S[at + 1 + i] = i < items.n ? items.p[i] : 0;
+}
+static void k_list_append(K *k, I at, I v) {
+    I *S = k->S;
+    v = k_checked(k, v);
+    I n = S[at];
+    if (n >= LIST_CAP) k_fault(k, F_CAPACITY);
+    S[at + 1 + n] = v;
+    S[at] = n + 1;
+}
+static void k_list_extend(K *k, I at, B items) {
+    I *S = k->S;
+    I n = S[at];
+    if (n + items.n > MAX_LIST_LENGTH) k_fault(k, F_RULE);
+    for (I i = 0; i < items.n; i++) k_checked(k, items.p[i]);
+    if (n + items.n > LIST_CAP) k_fault(k, F_CAPACITY);
+    for (I i = 0; i < items.n; i++) S[at + 1 + n + i] = items.p[i];
+    S[at] = n + items.n;
+}
+static void k_list_remove(K *k, I at, I v) {
+    I *S = k->S;
+    I n = S[at];
+    for (I i = 0; i < n; i++) {
+        if (S[at + 1 + i] == v) {
+            memmove(S + at + 1 + i, S + at + 2 + i, (size_t)(n - 1 - i) * sizeof(I));
+            S[at + n] = 0;
+            S[at] = n - 1;
+            return;
+        }
+    }
+    k_fault(k, F_RULE);
+}
+
+/* ---- what a parameter may be ----------------------------------------------------------------- */
+
+/* identical cards are one choice; a face-up copy stands for them if there is one */
+static B k_card_choices(K *k, I cap, B items) {
+    I *S = k->S;
+    k_charge(k, items.n);
+    B out = k_alloc(k, cap);
+    if (!SAME_LABELS) {  /* no two cards look alike: every card is a choice of its own */
+        for (I i = 0; i < items.n; i++) {
+            I v = items.p[i];
+            if (v == NIL || (U)v >= (U)NCARDS) k_fault(k, F_RULE);
+            k_push(k, &out, cap, v);
+        }
+        return out;
+    }
+    for (I i = 0; i < items.n; i++) {
+        I v = items.p[i], at = -1;
+        if (v == NIL || (U)v >= (U)NCARDS) k_fault(k, F_RULE);
+        for (I j = 0; j < out.n; j++) if (LABEL[out.p[j]] == LABEL[v]) { at = j; break; }
+        if (at < 0) k_push(k, &out, cap, v);
+        else if (S[UP + v] && !S[UP + out.p[at]]) out.p[at] = v;
+    }
+    return out;
+}
+
+/* every nonempty subset of the pool as a mask of its positions: by size, then in the order
+   itertools.combinations gives; with `cards`, one per different set of labels */
+static void k_sort_small(I *a, I n) {
+    for (I i = 1; i < n; i++) {
+        I x = a[i], j = i - 1;
+        while (j >= 0 && a[j] > x) { a[j + 1] = a[j]; j--; }
+        a[j + 1] = x;
+    }
+}
+static B k_subsets(K *k, I cap, B pool, I cards) {
+    I n = pool.n;
+    if (n > MAX_SUBSET) k_fault(k, F_RULE);
+    k_charge(k, (I)1 << n);
+    B out = k_alloc(k, ((I)1 << n));
+    /* for cards: the sorted labels of each subset kept of the current size, to keep one per set */
+    B keys = k_alloc(k, cards ? ((I)1 << n) * (n > 0 ? n : 1) : 1);
+    I idx[64];
+    for (I size = 1; size <= n; size++) {
+        I kept = 0;  /* subsets of this size kept so far: their keys are keys.p[0 .. kept*size) */
+        for (I i = 0; i < size; i++) idx[i] = i;
+        for (;;) {
+            I mask = 0;
+            for (I i = 0; i < size; i++) mask |= (I)1 << idx[i];
+            int keep = 1;
+            if (cards) {
+                I *key = keys.p + kept * size;
+                for (I i = 0; i < size; i++) key[i] = LABEL[pool.p[idx[i]]];
+                k_sort_small(key, size);
+                for (I j = 0; j < kept && keep; j++)
+                    if (memcmp(keys.p + j * size, key, (size_t)size * sizeof(I)) == 0) keep = 0;
+                if (keep) kept++;
+            }
+            if (keep) out.p[out.n++] = mask;
+            I i = size - 1;
+            while (i >= 0 && idx[i] == n - size + i) i--;
+            if (i < 0) break;
+            idx[i]++;
+            for (I j = i + 1; j < size; j++) idx[j] = idx[j - 1] + 1;
+        }
+    }
+    (void)cap;
+    return out;
+}
+
+static B k_unmask(K *k, I cap, B pool, I mask) {
+    B out = k_alloc(k, cap);
+    for (I t = 0; t < pool.n; t++) if (mask & ((I)1 << t)) k_push(k, &out, cap, pool.p[t]);
+    return out;
+}
+
+/* ---- the board ------------------------------------------------------------------------------ */
+
+static B k_adjacent(K *k, I cap, I c) {
+    B out = k_alloc(k, cap);
+    if (c == NIL || c < BOARD_LOW || c > BOARD_HIGH) return out;
+    I i = c - BOARD_LOW;
+    for (I j = ADJ_AT[i]; j < ADJ_AT[i + 1]; j++) k_push(k, &out, cap, ADJ[j]);
+    return out;
+}
+
+static B k_slide(K *k, I cap, I c, B blocked) {
+    k_charge(k, blocked.n);
+    B out = k_alloc(k, cap);
+    if (c == NIL || c < BOARD_LOW || c > BOARD_HIGH) return out;
+    I i = c - BOARD_LOW;
+    k_charge(k, RUN_AT[i + 1] - RUN_AT[i]);
+    I nb = BOARD_HIGH - BOARD_LOW + 1;
+    B seen = k_alloc(k, nb);
+    for (I j = 0; j < nb; j++) seen.p[j] = 0;
+    for (I r = RUN_AT[i]; r < RUN_AT[i + 1]; r++) {
+        for (I j = RUN_OFF[r]; j < RUN_OFF[r + 1]; j++) {
+            I x = RUNS[j], stop = 0;
+            for (I t = 0; t < blocked.n; t++) if (blocked.p[t] == x) { stop = 1; break; }
+            if (stop) break;
+            seen.p[x - BOARD_LOW] = 1;
+        }
+    }
+    for (I j = 0; j < nb; j++) if (seen.p[j]) k_push(k, &out, cap, j + BOARD_LOW);
+    return out;
+}

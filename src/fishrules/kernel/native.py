@@ -1,0 +1,358 @@
+"""The native backend: the kernel program as C, compiled on first use, cached, loaded with ctypes.
+
+`compiler()` finds a C compiler: `$FISHRULES_CC`, else `cc`, `gcc` or `clang` on PATH, else the
+`ziglang` package (the extra `fishrules[native]`) as `python -m ziglang cc`.  `build(kp)` writes the
+C (`emit_c`), compiles it into a shared library and caches it in the user's cache directory
+(`$FISHRULES_CACHE`, else `$XDG_CACHE_HOME/fishrules`, else `~/.cache/fishrules`), keyed by a hash
+of the C source (which holds the rules' layout and the emitter's version), the compiler and the
+platform.  A library is written under a temporary name and renamed into place only once the
+compiler has finished, with a checksum beside it; a cache entry whose checksum does not match
+(truncated, corrupted, written by somebody else) is never loaded: it is built again.  A cache
+directory that is not the user's own, or that others may write, is not used at all (the library
+is built in a private temporary directory instead): a library is code, and is only ever loaded
+from a place only its user can write.
+
+`NativeError` says why native code cannot be had (no compiler, a compiler that failed, nowhere
+to write); the caller (fishrules.kernel.Kernel) then uses the Python backend, with one warning.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import platform
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from array import array
+from pathlib import Path
+from typing import Optional
+
+from . import layout as L
+from .emit_c import EMITTER_VERSION, emit_c, frame_layout_c
+from .lower import KernelProgram
+from .pyruntime import KFault, decision_seed
+
+__all__ = ["NativeError", "NativeBackend", "compiler", "build", "cache_dir"]
+
+_M64 = (1 << 64) - 1
+#: The scratch memory of a context (collections worked out in a step), in 8-byte integers.
+ARENA = 1 << 21
+#: The most legal moves one decision may list in the native kernel (more: the engine lists them).
+MOVES_CAP = 1 << 17
+#: Seconds a compile may take.
+COMPILE_TIMEOUT = 120
+
+
+class NativeError(Exception):
+    """Native code cannot be built or loaded here; the message says why, for people."""
+
+
+def _signed(v: int) -> int:
+    v &= _M64
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+# ---- the compiler ------------------------------------------------------------------------------
+
+
+def compiler() -> tuple[list[str], str]:
+    """(the command that compiles C, a description of it for the cache key); NativeError if none."""
+    env = os.environ.get("FISHRULES_CC")
+    candidates: list[list[str]] = []
+    if env is not None:
+        if not env.strip():
+            raise NativeError("FISHRULES_CC is set but empty: no C compiler to use")
+        candidates.append(env.split())
+    else:
+        for name in ("cc", "gcc", "clang"):
+            path = shutil.which(name)
+            if path:
+                candidates.append([path])
+        try:
+            import ziglang  # noqa: F401  (the `native` extra: a C compiler as a Python package)
+
+            candidates.append([sys.executable, "-m", "ziglang", "cc"])
+        except ImportError:
+            pass
+    for cmd in candidates:
+        try:
+            out = subprocess.run(cmd + ["--version"], capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if out.returncode == 0:
+            return cmd, (out.stdout or out.stderr).splitlines()[0][:200] if (out.stdout or out.stderr) else cmd[0]
+    if env is not None:
+        raise NativeError(f"the C compiler FISHRULES_CC={env!r} does not run")
+    raise NativeError("no C compiler was found (cc, gcc or clang on PATH, or `pip install fishrules[native]`)")
+
+
+def cache_dir() -> Optional[Path]:
+    """Where compiled kernels are kept, or None if there is no safe place (see the module's text)."""
+    base = os.environ.get("FISHRULES_CACHE")
+    if base:
+        root = Path(base)
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        root = (Path(xdg) if xdg else Path.home() / ".cache") / "fishrules"
+    path = root / "kernels"
+    try:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        st = path.stat()
+    except OSError:
+        return None
+    if hasattr(os, "getuid") and (st.st_uid != os.getuid() or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
+        return None
+    if not os.access(path, os.W_OK):
+        return None
+    return path
+
+
+def _flags(sanitize: bool) -> list[str]:
+    f = ["-shared", "-fPIC", "-std=gnu11", "-fvisibility=hidden", "-w"]
+    if sanitize:
+        return f + ["-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined"]
+    return f + ["-O2"]
+
+
+def build(kp: KernelProgram, sanitize: bool = False) -> Path:
+    """The shared library of a program, compiled now or found in the cache."""
+    source = emit_c(kp)
+    cmd, who = compiler()
+    key = hashlib.sha256("\0".join([source, EMITTER_VERSION, who, " ".join(_flags(sanitize)), platform.platform(),
+                                    platform.machine(), sys.implementation.cache_tag or ""]).encode()).hexdigest()[:32]
+    suffix = ".dll" if sys.platform == "win32" else (".dylib" if sys.platform == "darwin" else ".so")
+    where = cache_dir()
+    if where is None:
+        where = Path(tempfile.mkdtemp(prefix="fishrules-kernel-"))
+    lib = where / f"k{key}{suffix}"
+    if _intact(lib):
+        return lib
+    tmp_dir = Path(tempfile.mkdtemp(prefix=".build-", dir=where))
+    try:
+        src = tmp_dir / "kernel.c"
+        src.write_text(source)
+        out = tmp_dir / f"kernel{suffix}"
+        try:
+            done = subprocess.run(cmd + _flags(sanitize) + ["-o", str(out), str(src)], capture_output=True, text=True,
+                                  timeout=COMPILE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise NativeError(f"the C compiler took more than {COMPILE_TIMEOUT} s") from None
+        except OSError as exc:
+            raise NativeError(f"the C compiler could not be run ({exc})") from None
+        if done.returncode != 0 or not out.exists():
+            first = (done.stderr or done.stdout).strip().splitlines()[:3]
+            raise NativeError("the C compiler failed: " + " / ".join(first))
+        digest = hashlib.sha256(out.read_bytes()).hexdigest()
+        os.replace(out, lib)  # atomic: the library appears whole or not at all
+        tmp_sum = tmp_dir / "sum"
+        tmp_sum.write_text(digest)
+        os.replace(tmp_sum, lib.with_name(lib.name + ".sha256"))
+    finally:
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+    if not _intact(lib):
+        raise NativeError("the compiled kernel could not be stored intact")
+    return lib
+
+
+def _intact(lib: Path) -> bool:
+    """Whether a cached library is whole: its checksum, written after it, matches."""
+    try:
+        want = lib.with_name(lib.name + ".sha256").read_text().strip()
+        return hashlib.sha256(lib.read_bytes()).hexdigest() == want
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+# ---- the backend -------------------------------------------------------------------------------
+
+_P = ctypes.c_void_p
+_I = ctypes.c_int64
+
+
+class NativeBackend:
+    """The kernel as native code: a state is an `array('q')`; the same calls as `PyBackend`."""
+
+    name = "native"
+
+    def __init__(self, kp: KernelProgram, sanitize: bool = False):
+        self.kp = kp
+        self.path = build(kp, sanitize)
+        try:
+            lib = self.lib = ctypes.CDLL(str(self.path))
+        except OSError as exc:
+            raise NativeError(f"the compiled kernel could not be loaded ({exc})") from None
+        for name, res, args in (
+            ("fk_size", _I, []), ("fk_move_width", _I, []), ("fk_context", _P, [_I, _I]), ("fk_free", None, [_P]),
+            ("fk_new", ctypes.c_int, [_P, _P]), ("fk_run", ctypes.c_int, [_P, _P, ctypes.c_int, ctypes.c_int]),
+            ("fk_moves", _I, [_P, _P, _I, _P, _I]), ("fk_scores", ctypes.c_int, [_P, _P, _P]),
+            ("fk_winners", _I, [_P, _P, _P]),
+            ("fk_simulate", None, [_P, _P, _P, _I, _P, _P, _P, _P, _P, _P, _P, _P]),
+        ):
+            f = getattr(lib, name)
+            f.restype = res
+            f.argtypes = args
+        lay = kp.layout
+        if lib.fk_size() != lay.size or lib.fk_move_width() != lay.move_width:
+            raise NativeError("the compiled kernel does not match its rules")  # pragma: no cover
+        self.ctx = lib.fk_context(ARENA, MOVES_CAP)
+        if not self.ctx:
+            raise NativeError("no memory for the kernel's scratch space")
+        self._free = lib.fk_free
+        self.size = lay.size
+        self.width = lay.move_width
+        self._moves = array("q", bytes(8 * MOVES_CAP * lay.move_width))
+        self._out = array("q", bytes(8 * max(lay.seats, 1)))
+        self._layouts = {f.name: frame_layout_c(kp, f) for f in kp.functions if f.kind == "block"}
+        self._sizes = {f.name: kp.frame_cap[f.name] for f in kp.functions if f.kind == "block"}
+        self._some = {}  # block -> which parameters are `some` (they take 1 + MAX_SUBSET slots)
+        for f in kp.functions:
+            if f.kind == "block" and f.loads:
+                self._some[f.block] = tuple(is_buf for _, _, is_buf in f.loads[1:])
+
+    def __del__(self):
+        ctx, free = getattr(self, "ctx", None), getattr(self, "_free", None)
+        if ctx and free is not None:
+            free(ctx)
+            self.ctx = None
+
+    @staticmethod
+    def _ptr(S: array) -> int:
+        return S.buffer_info()[0]
+
+    def _check(self, fault: int) -> None:
+        if fault:
+            raise KFault(fault)
+
+    # ---- games -------------------------------------------------------------------------------
+
+    def template(self, players: int, options: dict) -> array:
+        """A state with the header and options of a game, not yet set up."""
+        from .machine import encode_option
+
+        kp = self.kp
+        S = array("q", bytes(8 * self.size))
+        S[L.H_N] = players
+        S[L.H_CUR] = L.CUR_RUN
+        for o in kp.model.options:
+            S[kp.layout.g_index[o.slot]] = encode_option(kp, options[o.name])
+        return S
+
+    def new(self, players: int, options: dict, seed: int, dseed: Optional[int] = None) -> array:
+        S = self.template(players, options)
+        S[L.H_SEED] = _signed(seed)
+        S[L.H_DSEED] = _signed(decision_seed(seed) if dseed is None else dseed)
+        self._check(self.lib.fk_new(self.ctx, self._ptr(S)))
+        return S
+
+    def start(self, S: array, playout: bool) -> None:
+        self._check(self.lib.fk_run(self.ctx, self._ptr(S), 0, 1 if playout else 0))
+
+    def playout(self, S: array) -> None:
+        if S[L.H_CUR] == L.CUR_OVER:
+            return
+        self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1 if S[L.H_CUR] != L.CUR_RUN else 0, 1))
+
+    def moves(self, S: array, player: int) -> list:
+        n = self.lib.fk_moves(self.ctx, self._ptr(S), player, self._ptr(self._moves), MOVES_CAP)
+        if n < 0:
+            raise KFault(-n)
+        w, raw = self.width, self._moves
+        return [self._decode(raw[i * w:(i + 1) * w]) for i in range(n)]
+
+    def _decode(self, rec) -> tuple:
+        """A C move record as the Python backend's move (a `some` parameter: a tuple)."""
+        block = rec[0]
+        some = self._some.get(block, ())
+        out = [block, rec[1]]
+        at = 2
+        for is_buf in some:
+            if is_buf:
+                n = rec[at]
+                out.append(tuple(rec[at + 1:at + 1 + n]))
+                at += 1 + self.kp.layout.max_subset
+            else:
+                out.append(None if rec[at] == -(1 << 63) else rec[at])
+                at += 1
+        return tuple(out)
+
+    def _encode(self, move: tuple) -> list:
+        rec = [0] * self.width
+        rec[0], rec[1] = move[0], move[1]
+        at = 2
+        for v in move[2:]:
+            if isinstance(v, tuple):
+                rec[at] = len(v)
+                rec[at + 1:at + 1 + len(v)] = v
+                at += 1 + self.kp.layout.max_subset
+            else:
+                rec[at] = -(1 << 63) if v is None else v
+                at += 1
+        return rec
+
+    def play(self, S: array, move: tuple) -> None:
+        S[L.H_MOVE:L.H_MOVE + self.width] = array("q", self._encode(move))
+        S[L.H_CUR] = L.CUR_RUN
+        self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 0))
+
+    def top_frame(self, S: array) -> int:
+        fp = self.kp.layout.frames
+        for _ in range(S[L.H_DEPTH] - 1):
+            fp += self._sizes[self.kp.block_fn[S[fp]]]
+        return fp
+
+    def _together(self, S: array, what: str) -> tuple[int, int]:
+        from .machine import _ask_all
+
+        top = self.top_frame(S)
+        name = self.kp.block_fn[S[top]]
+        ask = _ask_all(self.kp, name, S[L.H_SITE])
+        off, cap = self._layouts[name][getattr(ask, what)]
+        return top + off, cap
+
+    def who_together(self, S: array) -> tuple:
+        at, _ = self._together(S, "who")
+        return tuple(S[at + 1:at + 1 + S[at]])
+
+    def play_together(self, S: array, chosen: tuple) -> None:
+        at, cap = self._together(S, "chosen")
+        flat: list = []
+        for m in chosen:
+            flat += self._encode(m)
+        if len(flat) > cap:
+            raise KFault(3)
+        S[at] = len(flat)
+        S[at + 1:at + 1 + len(flat)] = array("q", flat)
+        S[L.H_CUR] = L.CUR_RUN
+        self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 0))
+
+    def scores(self, S: array) -> list:
+        out = self._out
+        self._check(self.lib.fk_scores(self.ctx, self._ptr(S), self._ptr(out)))
+        return list(out[:S[L.H_N]])
+
+    def winners(self, S: array) -> list:
+        out = self._out
+        n = self.lib.fk_winners(self.ctx, self._ptr(S), self._ptr(out))
+        if n < 0:
+            raise KFault(-n)
+        return list(out[:n])
+
+    def simulate(self, players: int, options: dict, seeds: list) -> tuple:
+        """Whole games, one per seed, in one call: (scores per game, winner masks, decisions,
+        chances, faults, rules fired per game) (a game with a fault: its entries mean nothing)."""
+        g = len(seeds)
+        S0 = self.template(players, options)
+        S = array("q", bytes(8 * self.size))
+        sd = array("q", [_signed(s) for s in seeds])
+        ds = array("q", [_signed(decision_seed(s)) for s in seeds])
+        scores = array("q", bytes(8 * g * players))
+        wins, dec, ch, faults = (array("q", bytes(8 * g)) for _ in range(4))
+        nrules = max(self.kp.layout.nrules, 1)
+        fires = array("q", bytes(8 * g * nrules))
+        p = self._ptr
+        self.lib.fk_simulate(self.ctx, p(S0), p(S), g, p(sd), p(ds), p(scores), p(wins), p(dec), p(ch), p(faults), p(fires))
+        return scores, wins, dec, ch, faults, [list(fires[i * nrules:i * nrules + self.kp.layout.nrules]) for i in range(g)]
