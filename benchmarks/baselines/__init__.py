@@ -17,6 +17,10 @@ when editing `play()`.  They are comments: the fast path pays nothing for them.
 
 Fat Fish takes `fiasco_plays_legal` (default True, the engine's legal actions; False: only the
 lays that keep the rules); see `fatfish.py`.  `python -m benchmarks.baselines` prints each one's games/s.
+
+`fisherman.c` is Fisherman once more, by hand in plain C, playing exactly the engine's game for a seed
+under the kernel's rules of chance and choice; `cbaseline` builds, loads and times it
+(`python -m benchmarks.baselines.cbaseline`).  See benchmarks/README.md.
 """
 
 from . import fatfish, fisheatfish, fisherman, fishfish, fishfry
