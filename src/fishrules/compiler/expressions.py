@@ -34,6 +34,8 @@ Env = dict
 #: level adds at most three brackets (`tuple([x for x in ch(s, …)…])`), a kept value two more once,
 #: and the statement around it a few: about a hundred in all, half of what CPython reads.
 HOIST_DEPTH = 32
+#: More score terms than this are added up with `sum` (see `scores_and_winners`).
+_MANY_TERMS = 100
 
 _LOOPS = (m.Filter, m.Project, m.Best, m.Quantified, m.Exclude, m.Rotate, m.Direction, m.ScoreOf, m.WinnersRef)
 _LOOPING_BUILTINS = {"sum", "distinct", "slide", "min", "max", "largest", "smallest"}
@@ -214,7 +216,11 @@ class ExprWriter:
         for t in model.scores:
             fn = self.function(self.src.mint("t"), "s, p", self.expr(t.expr, {0: "p"}), f"score at {where(t.span)}")
             terms.append(fn)
-        self.function(self.score_fn, "s, p", " + ".join(f"{t}(s, p)" for t in terms) if terms else "0", "the score")
+        calls = [f"{t}(s, p)" for t in terms]
+        # CPython compiles `a + b + …` as sums nested in one another, and gives up at about 3,000
+        # terms (its recursion limit): many terms are added up by `sum` instead.
+        total = " + ".join(calls) if len(calls) <= _MANY_TERMS else f"sum(({', '.join(calls)},))"
+        self.function(self.score_fn, "s, p", total if terms else "0", "the score")
         self.function(self.winners_fn, "s", f"tuple(sorted(set({self.expr(model.winners, {})})))", "the winners")
 
     # ---- expressions -----------------------------------------------------------------------------
