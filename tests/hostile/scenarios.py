@@ -577,3 +577,90 @@ def play_to_the_end(text: str, name: str = "x.fish") -> tuple:
     while not state.is_over:
         state.apply(legal_now(state)[0])
     return list(state.history), state.scores()
+
+
+# ---- OpenSpiel's serialized states (test_openspiel.py) -----------------------------------------------
+
+_os_games: dict = {}
+
+
+def _os_game(ruleset: str, players: int, via: str = "make_game"):
+    """The OpenSpiel game of a bundled ruleset (or rules as text): made by `make_game`, or (via
+    "registered") by `pyspiel.load_game` of its registered name."""
+    import pyspiel
+
+    from fishrules.adapters import openspiel
+
+    key = (ruleset, players, via)
+    if key not in _os_games:
+        if via == "registered":
+            openspiel.register([ruleset])
+            _os_games[key] = pyspiel.load_game(openspiel.PREFIX + ruleset.replace("-", "_"), {"players": players})
+        else:
+            _os_games[key] = openspiel.make_game(_game(ruleset), players=players)
+    return _os_games[key]
+
+
+def os_position(ruleset: str, players: int, seed: int, steps: int) -> dict:
+    """A state of the OpenSpiel game after `steps` random moves (chance and simultaneous moves
+    included): its `serialize()`, OpenSpiel's `serialize_game_and_state`, and what moves now."""
+    import pyspiel
+
+    game = _os_game(ruleset, players)
+    state = game.new_initial_state()
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+        elif state.is_simultaneous_node():
+            state.apply_actions([rng.choice(state.legal_actions(p)) if state.legal_actions(p) else 0
+                                 for p in range(players)])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    fs = state.fishrules_state
+    return {"text": state.serialize(), "both": pyspiel.serialize_game_and_state(game, state),
+            "player": state.current_player(), "simultaneous": state.is_simultaneous_node(),
+            "waiting": list(fs.waiting) if state.is_simultaneous_node() else [],
+            "legal": state.legal_actions() if not state.is_simultaneous_node() and not state.is_terminal() else [],
+            "over": state.is_terminal(), "moves": state.move_number(), "json": fs.to_json()}
+
+
+def os_read(ruleset: str, players: int, text, via: str = "make_game") -> dict:
+    """Read a serialized state: by `game.deserialize_state` of the game made `via` ("make_game" or
+    "registered"), or ("both") by `pyspiel.deserialize_game_and_state` of a whole text.  A
+    StateError escapes.  What was read: OpenSpiel's history and move number, the fishrules state,
+    and the state written again; they must agree (the fishrules state is the one these moves lead
+    to, and its own history, replayed through fishrules, gives the same)."""
+    if via == "both":
+        import pyspiel
+
+        _os_game(ruleset, players)  # registers it
+        _, state = pyspiel.deserialize_game_and_state(text)
+    else:
+        state = _os_game(ruleset, players, via).deserialize_state(text)
+    fs = state.fishrules_state
+    again = fs.game.replay(list(fs.history), players=fs.n,
+                           options={o.name: fs.g[o.slot] for o in fs.prog.model.options})
+    if again != fs:
+        raise Violation("the fishrules state read is not the one its own history leads to")
+    return {"moves": [(h.player, h.action) for h in state.full_history()], "move_number": state.move_number(),
+            "json": fs.to_json(), "written": state.serialize(), "history": list(fs.history)}
+
+
+def call_os_legal(ruleset: str, players: int, text: str, player: int) -> list:
+    """The legal action ids of `player` in the state `text` serializes."""
+    return _os_game(ruleset, players).deserialize_state(text).legal_actions(player)
+
+
+def os_heavy_history(rules: str, moves: int) -> dict:
+    """`deserialize_state` of a history of `moves` moves of the rules' first action, each player
+    in turn (a StateError escapes)."""
+    from fishrules.adapters import openspiel
+
+    game = openspiel.make_game(fishrules.loads(rules, name="heavy.fish"), players=2)
+    action = game.new_initial_state().legal_actions()[0]
+    text = "history=" + ",".join(f"{i % 2}:{action}" for i in range(moves)) + f"\nmove_number={moves}"
+    state = game.deserialize_state(text)
+    return {"moves": state.move_number()}
