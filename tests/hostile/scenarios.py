@@ -664,3 +664,27 @@ def os_heavy_history(rules: str, moves: int) -> dict:
     text = "history=" + ",".join(f"{i % 2}:{action}" for i in range(moves)) + f"\nmove_number={moves}"
     state = game.deserialize_state(text)
     return {"moves": state.move_number()}
+
+
+# ---- the parser's table cache (test_parser_cache.py) ------------------------------------------------------
+
+
+def parse_with_cache_in(folder: str) -> dict:
+    """Build the parser afresh with `folder` as its only cache folder, and parse a small file with
+    it; which cache file it chose (None: none).  The parser is put back as it was afterwards."""
+    from importlib import resources
+
+    from fishrules import parser
+
+    grammar = resources.files("fishrules").joinpath("grammar.lark").read_text(encoding="utf-8")
+    saved = parser._cache_folders
+    parser._cache_folders = lambda: (Path(folder),)
+    parser._parser.cache_clear()
+    try:
+        chosen = parser._cache_file(grammar)
+        parser._parser()
+        module = parser.parse('game "Cached"\nplayers 2 to 2\n', "cached.fish")
+        return {"chosen": chosen, "name": parser._cache_name(grammar), "parsed": len(module.items)}
+    finally:
+        parser._cache_folders = saved
+        parser._parser.cache_clear()
