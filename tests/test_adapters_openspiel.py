@@ -151,3 +151,21 @@ def test_openspiel_serialization_round_trips_without_pickle(name):
             state.apply_actions([rng.choice(state.legal_actions(p)) if state.legal_actions(p) else 0 for p in range(n)])
         else:
             state.apply_action(rng.choice(state.legal_actions()))
+
+
+def test_a_resampled_state_is_not_serialized_as_another_position():
+    """A state drawn by `resample_from_infostate` is built from a determinization, not by OpenSpiel
+    moves: OpenSpiel's history of it is empty, so writing that history would read back as another
+    position.  It raises StateError instead, and so do states played on from it."""
+    game = fo.make_game("fishfish", players=3)
+    state = game.new_initial_state()
+    rng = random.Random(2)
+    while state.is_chance_node():
+        state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+    sample = state.resample_from_infostate(state.current_player(), rng.random)
+    later = sample.clone()
+    later.apply_action(later.legal_actions()[0])
+    for s in (sample, later):
+        with pytest.raises(fishrules.StateError, match="resample_from_infostate"):
+            s.serialize()
+    assert game.deserialize_state(state.serialize()).fishrules_state == state.fishrules_state

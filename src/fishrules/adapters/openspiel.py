@@ -34,7 +34,8 @@ What OpenSpiel sees, derived from the ruleset:
   one, hidden cards redistributed by what the player saw), so OpenSpiel's ISMCTS runs on any
   ruleset (with `allow_inconsistent_action_sets=True`: a sample knows only the searching
   player's record, so other players' information states in two samples may read alike while
-  their legal actions differ).
+  their legal actions differ).  A sample has no OpenSpiel history of the moves that led to it,
+  so it cannot be serialized (`StateError`).
 """
 
 from __future__ import annotations
@@ -257,12 +258,18 @@ class FishrulesState(pyspiel.State):
         sampled = box.state.determinize(int(player_id), random.Random(seed), chance="manual")
         new = FishrulesState(self.get_game())
         new._box = _Box(box.shared, sampled)
+        new._resampled = True  # OpenSpiel holds no history of its moves (see `serialize`)
         return new
 
     def serialize(self) -> str:
         """OpenSpiel's text of the state: `history=` every move as `player:action` (chance is
         player -1; a simultaneous move is one entry per player, in seat order) and
-        `move_number=`.  No pickle: `FishrulesGame.deserialize_state` replays the history."""
+        `move_number=`.  No pickle: `FishrulesGame.deserialize_state` replays the history.  A state
+        drawn by `resample_from_infostate` (or played on from one) has no OpenSpiel history of
+        the moves that led to it: `StateError`."""
+        if getattr(self, "_resampled", False):
+            raise StateError("a state drawn by resample_from_infostate has no OpenSpiel history of the moves "
+                             "that led to it, so it cannot be serialized: serialize the state it was drawn from")
         moves = ",".join(f"{h.player}:{h.action}" for h in self.full_history())
         return f"history={moves}\nmove_number={self.move_number()}"
 
