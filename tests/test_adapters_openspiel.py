@@ -122,3 +122,50 @@ def test_openspiel_cfr_solves_a_tiny_ruleset():
         solver.evaluate_and_update_policy()
     solved = exploitability.exploitability(game, solver.average_policy())
     assert uniform > 0.1 and solved < uniform / 10
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_openspiel_serialization_round_trips_without_pickle(name):
+    """`state.serialize()` is OpenSpiel's `history=` and `move_number=` lines (no pickle), and
+    `game.deserialize_state` replays them to the same state; `pyspiel.deserialize_game_and_state`
+    reads OpenSpiel's own text of a fishrules game the same way (its pickled `__dict__` unread)."""
+    n = _counts(name)[-1]
+    game = fo.make_game(name, players=n)
+    state = game.new_initial_state()
+    rng = random.Random(5)
+    for step in range(120):
+        if state.is_terminal():
+            break
+        if step % 7 == 0:
+            text = state.serialize()
+            assert text.startswith("history=") and "__dict__" not in text and text.count("\n") == 1
+            again = game.deserialize_state(text)
+            _, both = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+            for s in (again, both):
+                assert s.fishrules_state == state.fishrules_state
+                assert s.history() == state.history() and s.move_number() == state.move_number()
+                assert s.serialize() == text
+        if state.is_chance_node():
+            state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+        elif state.is_simultaneous_node():
+            state.apply_actions([rng.choice(state.legal_actions(p)) if state.legal_actions(p) else 0 for p in range(n)])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+
+
+def test_a_resampled_state_is_not_serialized_as_another_position():
+    """A state drawn by `resample_from_infostate` is built from a determinization, not by OpenSpiel
+    moves: OpenSpiel's history of it is empty, so writing that history would read back as another
+    position.  It raises StateError instead, and so do states played on from it."""
+    game = fo.make_game("fishfish", players=3)
+    state = game.new_initial_state()
+    rng = random.Random(2)
+    while state.is_chance_node():
+        state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+    sample = state.resample_from_infostate(state.current_player(), rng.random)
+    later = sample.clone()
+    later.apply_action(later.legal_actions()[0])
+    for s in (sample, later):
+        with pytest.raises(fishrules.StateError, match="resample_from_infostate"):
+            s.serialize()
+    assert game.deserialize_state(state.serialize()).fishrules_state == state.fishrules_state

@@ -14,6 +14,7 @@ players/options raise `OptionError`.  Nothing else escapes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 from pathlib import Path
@@ -415,3 +416,275 @@ def replay(ruleset: str, history, players=2, options=None, **kw) -> dict:
     game = fishrules.load(ruleset)
     s = game.replay(history, players=players, options=options, **kw)
     return {"history": list(s.history), "over": s.is_over}
+
+
+# ---- rules at the limits, compiled and played (test_generated_code.py) ------------------------------
+
+
+def _nesting_refused(exc: fishrules.RuleError) -> bool:
+    return any("nested more than" in d.message for d in exc.diagnostics)
+
+
+def deepest(texts: list, name: str = "x.fish") -> int:
+    """The last of `texts` (each nested deeper than the one before) that the parser takes, by
+    bisection (-1: none).  A syntax error that is not about nesting escapes: the texts are wrong."""
+    from fishrules.parser import parse
+
+    def taken(i: int) -> bool:
+        try:
+            parse(texts[i], name)
+        except fishrules.RuleError as exc:
+            if _nesting_refused(exc):
+                return False
+            raise
+        return True
+
+    lo, hi = -1, len(texts) - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if taken(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _agree(a: list, b: list) -> bool:
+    """Two playthroughs of the same rules, compiled two ways, agree: step by step, up to the first
+    error of either (cut into pieces, an expression may do more work, and so run out of its work
+    budget sooner: a value the plain code keeps for a whole loop is worked out again inside a piece)."""
+    for x, y in zip(a, b):
+        if isinstance(x, tuple) or isinstance(y, tuple):
+            return True
+        if x != y:
+            return False
+    return len(a) == len(b)
+
+
+def bracket_depth(source: str) -> int:
+    """How deep brackets nest in Python source (CPython reads 200 at most)."""
+    import io
+    import tokenize
+
+    depth = most = 0
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.OP and tok.string in ("(", "[", "{"):
+            depth += 1
+            most = max(most, depth)
+        elif tok.type == tokenize.OP and tok.string in (")", "]", "}"):
+            depth -= 1
+    return most
+
+
+@contextlib.contextmanager
+def work_budget(steps: int):
+    """The work budget of a call set to `steps` for a while: rules nested deep often do
+    exponential work, and reach a budget of a million steps only after seconds."""
+    from fishrules import runtime
+    from fishrules.compiler import program
+
+    saved = program.WORK_BUDGET, runtime.WORK_BUDGET
+    program.WORK_BUDGET = runtime.WORK_BUDGET = steps
+    try:
+        yield
+    finally:
+        program.WORK_BUDGET, runtime.WORK_BUDGET = saved
+
+
+def at_the_limit(texts: list, knobs: list, players: Optional[int] = None, actions: int = 8,
+                 name: str = "x.fish", budget: int = 5_000) -> dict:
+    """Of `texts`, nested deeper and deeper, the deepest the parser takes must load (a RuleError
+    escapes), and play: a seeded game of random moves (with a work budget of `budget` steps a
+    call), which compiled with each of `knobs` (see tests/_compiling.py) goes the same.  The next
+    text, if any, must be refused."""
+    with work_budget(budget):
+        return _at_the_limit(texts, knobs, players, actions, name)
+
+
+def _at_the_limit(texts: list, knobs: list, players: Optional[int], actions: int, name: str) -> dict:
+    from tests._compiling import compiled_with, playthrough
+
+    k = deepest(texts, name)
+    out: dict[str, Any] = {"deepest": k, "of": len(texts)}
+    if k < 0:
+        return out
+    game = fishrules.loads(texts[k], name=name)
+    out["brackets"] = bracket_depth(game._program.source)
+    played = playthrough(game, players, seed=0, actions=actions)
+    out["steps"] = len(played)
+    out["errors"] = [x[1] for x in played if isinstance(x, tuple)]
+    out["agree"] = []
+    for kn in knobs:
+        other = playthrough(compiled_with(game, kn), players, seed=0, actions=actions)
+        out["errors"] += [x[1] for x in other if isinstance(x, tuple)]
+        out["agree"].append(_agree(played, other))
+    out["next"] = None
+    if k + 1 < len(texts):
+        try:
+            fishrules.loads(texts[k + 1], name=name)
+            out["next"] = "loaded"
+        except fishrules.RuleError as exc:
+            out["next"] = describe(exc)
+    return out
+
+
+def load_and_play(text: str, players: Optional[int] = None, actions: int = 8, knobs: tuple = (),
+                  name: str = "x.fish", budget: int = 5_000) -> dict:
+    """Load (a RuleError escapes) and play a seeded game (with a work budget of `budget` steps a
+    call); with `knobs`, whether the game compiled each of those ways goes the same."""
+    from tests._compiling import compiled_with, playthrough
+
+    with work_budget(budget):
+        game = fishrules.loads(text, name=name)
+        played = playthrough(game, players, seed=0, actions=actions)
+        out: dict[str, Any] = {"errors": [x[1] for x in played if isinstance(x, tuple)], "steps": len(played)}
+        out["agree"] = [_agree(played, playthrough(compiled_with(game, kn), players, seed=0, actions=actions))
+                        for kn in knobs]
+    return out
+
+
+def start_and_score(text: str, players: int = 2, name: str = "x.fish") -> list:
+    """Load (a RuleError escapes), start and return the scores."""
+    return fishrules.loads(text, name=name).start(players=players, seed=0).scores()
+
+
+def pick_and_read(text: str, picks: list, var: str, name: str = "x.fish") -> list:
+    """Apply each action text of `picks` in turn (answering any other decision with its first
+    legal action), and read the game's value `var` after each."""
+    state = fishrules.loads(text, name=name).start(players=2, seed=0)
+    out = []
+    for text_ in picks:
+        state.apply(text_)
+        out.append(state.view(None)["values"][var])
+        while not state.is_over and not any(str(a).startswith(text_.split()[0]) for a in legal_now(state)):
+            state.apply(legal_now(state)[0])
+    return out
+
+
+def choose_first_legal(text: str, name: str = "x.fish") -> tuple:
+    """The legal actions of the first decision, and the scores once each decision has been
+    answered with its first legal action."""
+    state = fishrules.loads(text, name=name).start(players=2, seed=0)
+    first = [str(a) for a in legal_now(state)]
+    while not state.is_over:
+        state.apply(legal_now(state)[0])
+    return first, state.scores()
+
+
+def play_to_the_end(text: str, name: str = "x.fish") -> tuple:
+    """Answer every decision with its first legal action; the history and the scores."""
+    state = fishrules.loads(text, name=name).start(players=2, seed=0)
+    while not state.is_over:
+        state.apply(legal_now(state)[0])
+    return list(state.history), state.scores()
+
+
+# ---- OpenSpiel's serialized states (test_openspiel.py) -----------------------------------------------
+
+_os_games: dict = {}
+
+
+def _os_game(ruleset: str, players: int, via: str = "make_game"):
+    """The OpenSpiel game of a bundled ruleset (or rules as text): made by `make_game`, or (via
+    "registered") by `pyspiel.load_game` of its registered name."""
+    import pyspiel
+
+    from fishrules.adapters import openspiel
+
+    key = (ruleset, players, via)
+    if key not in _os_games:
+        if via == "registered":
+            openspiel.register([ruleset])
+            _os_games[key] = pyspiel.load_game(openspiel.PREFIX + ruleset.replace("-", "_"), {"players": players})
+        else:
+            _os_games[key] = openspiel.make_game(_game(ruleset), players=players)
+    return _os_games[key]
+
+
+def os_position(ruleset: str, players: int, seed: int, steps: int) -> dict:
+    """A state of the OpenSpiel game after `steps` random moves (chance and simultaneous moves
+    included): its `serialize()`, OpenSpiel's `serialize_game_and_state`, and what moves now."""
+    import pyspiel
+
+    game = _os_game(ruleset, players)
+    state = game.new_initial_state()
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+        elif state.is_simultaneous_node():
+            state.apply_actions([rng.choice(state.legal_actions(p)) if state.legal_actions(p) else 0
+                                 for p in range(players)])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    fs = state.fishrules_state
+    return {"text": state.serialize(), "both": pyspiel.serialize_game_and_state(game, state),
+            "player": state.current_player(), "simultaneous": state.is_simultaneous_node(),
+            "waiting": list(fs.waiting) if state.is_simultaneous_node() else [],
+            "legal": state.legal_actions() if not state.is_simultaneous_node() and not state.is_terminal() else [],
+            "over": state.is_terminal(), "moves": state.move_number(), "json": fs.to_json()}
+
+
+def os_read(ruleset: str, players: int, text, via: str = "make_game") -> dict:
+    """Read a serialized state: by `game.deserialize_state` of the game made `via` ("make_game" or
+    "registered"), or ("both") by `pyspiel.deserialize_game_and_state` of a whole text.  A
+    StateError escapes.  What was read: OpenSpiel's history and move number, the fishrules state,
+    and the state written again; they must agree (the fishrules state is the one these moves lead
+    to, and its own history, replayed through fishrules, gives the same)."""
+    if via == "both":
+        import pyspiel
+
+        _os_game(ruleset, players)  # registers it
+        _, state = pyspiel.deserialize_game_and_state(text)
+    else:
+        state = _os_game(ruleset, players, via).deserialize_state(text)
+    fs = state.fishrules_state
+    again = fs.game.replay(list(fs.history), players=fs.n,
+                           options={o.name: fs.g[o.slot] for o in fs.prog.model.options})
+    if again != fs:
+        raise Violation("the fishrules state read is not the one its own history leads to")
+    return {"moves": [(h.player, h.action) for h in state.full_history()], "move_number": state.move_number(),
+            "json": fs.to_json(), "written": state.serialize(), "history": list(fs.history)}
+
+
+def call_os_legal(ruleset: str, players: int, text: str, player: int) -> list:
+    """The legal action ids of `player` in the state `text` serializes."""
+    return _os_game(ruleset, players).deserialize_state(text).legal_actions(player)
+
+
+def os_heavy_history(rules: str, moves: int) -> dict:
+    """`deserialize_state` of a history of `moves` moves of the rules' first action, each player
+    in turn (a StateError escapes)."""
+    from fishrules.adapters import openspiel
+
+    game = openspiel.make_game(fishrules.loads(rules, name="heavy.fish"), players=2)
+    action = game.new_initial_state().legal_actions()[0]
+    text = "history=" + ",".join(f"{i % 2}:{action}" for i in range(moves)) + f"\nmove_number={moves}"
+    state = game.deserialize_state(text)
+    return {"moves": state.move_number()}
+
+
+# ---- the parser's table cache (test_parser_cache.py) ------------------------------------------------------
+
+
+def parse_with_cache_in(folder: str) -> dict:
+    """Build the parser afresh with `folder` as its only cache folder, and parse a small file with
+    it; which cache file it chose (None: none).  The parser is put back as it was afterwards."""
+    from importlib import resources
+
+    from fishrules import parser
+
+    grammar = resources.files("fishrules").joinpath("grammar.lark").read_text(encoding="utf-8")
+    saved = parser._cache_folders
+    parser._cache_folders = lambda: (Path(folder),)
+    parser._parser.cache_clear()
+    try:
+        chosen = parser._cache_file(grammar)
+        parser._parser()
+        module = parser.parse('game "Cached"\nplayers 2 to 2\n', "cached.fish")
+        return {"chosen": chosen, "name": parser._cache_name(grammar), "parsed": len(module.items)}
+    finally:
+        parser._cache_folders = saved
+        parser._parser.cache_clear()

@@ -22,18 +22,27 @@ What OpenSpiel sees, derived from the ruleset:
   order (perfect recall: a card moved from a hidden pile into the hand is an event, not an
   entry of the history); information-state tensor: the
   observation tensor followed by how many actions the player has seen (not perfect recall);
-- serialization: OpenSpiel's own, the state pickled as its action history and replayed;
+- serialization: `state.serialize()` is OpenSpiel's `history=` and `move_number=` lines, nothing
+  else; `game.deserialize_state(text)` (and `pyspiel.deserialize_game_and_state` of a fishrules
+  game, which this module routes there) treats the text as untrusted: it never unpickles
+  anything (the `__dict__=` line OpenSpiel's own serializer adds is ignored, never decoded), and
+  rebuilds the state by replaying the history under the rules, entry by entry, refusing with
+  `StateError` anything malformed, too big, not allowed, or a `move_number` the history does not
+  make (see docs/security.md).  OpenSpiel's C++ code, and `pickle` of a state, still unpickle
+  `__dict__`: never give them a text from outside;
 - `resample_from_infostate`: `State.determinize` (a state the player cannot tell from the real
   one, hidden cards redistributed by what the player saw), so OpenSpiel's ISMCTS runs on any
   ruleset (with `allow_inconsistent_action_sets=True`: a sample knows only the searching
   player's record, so other players' information states in two samples may read alike while
-  their legal actions differ).
+  their legal actions differ).  A sample has no OpenSpiel history of the moves that led to it,
+  so it cannot be serialized (`StateError`).
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any, Mapping, Optional
 
 try:
@@ -45,7 +54,8 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
 
 import fishrules
 from fishrules.api import Game
-from fishrules.limits import MAX_HISTORY
+from fishrules.errors import IllegalAction, RuleError, StateError
+from fishrules.limits import MAX_HISTORY, MAX_REPLAY_WORK, MAX_STATE_BYTES
 from fishrules.runtime import CHANCE, SIMULTANEOUS, State
 from fishrules.spaces import ActionSpace, ObservationSpec, chance_probabilities
 
@@ -155,6 +165,13 @@ class FishrulesGame(pyspiel.Game):
         """A new game, chance left to OpenSpiel."""
         return FishrulesState(self)
 
+    def deserialize_state(self, text: str) -> "FishrulesState":
+        """The state `FishrulesState.serialize` wrote (or OpenSpiel's own serializer), rebuilt by
+        replaying its history under the rules: nothing in `text` is unpickled or trusted.
+        `StateError` says what is wrong with a text that is malformed, too big, or not a
+        history these rules can play."""
+        return _deserialize(self, text)
+
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> "Observer":
         """An observer (OpenSpiel's PyObserver interface): views as tensors and strings."""
         if params:
@@ -241,7 +258,20 @@ class FishrulesState(pyspiel.State):
         sampled = box.state.determinize(int(player_id), random.Random(seed), chance="manual")
         new = FishrulesState(self.get_game())
         new._box = _Box(box.shared, sampled)
+        new._resampled = True  # OpenSpiel holds no history of its moves (see `serialize`)
         return new
+
+    def serialize(self) -> str:
+        """OpenSpiel's text of the state: `history=` every move as `player:action` (chance is
+        player -1; a simultaneous move is one entry per player, in seat order) and
+        `move_number=`.  No pickle: `FishrulesGame.deserialize_state` replays the history.  A state
+        drawn by `resample_from_infostate` (or played on from one) has no OpenSpiel history of
+        the moves that led to it: `StateError`."""
+        if getattr(self, "_resampled", False):
+            raise StateError("a state drawn by resample_from_infostate has no OpenSpiel history of the moves "
+                             "that led to it, so it cannot be serialized: serialize the state it was drawn from")
+        moves = ",".join(f"{h.player}:{h.action}" for h in self.full_history())
+        return f"history={moves}\nmove_number={self.move_number()}"
 
     def __str__(self) -> str:
         return "\n".join(self._box.state.history)
@@ -281,6 +311,159 @@ class Observer:
         view = s.view(who)
         view.pop("history", None)
         return json.dumps(view, sort_keys=True, separators=(",", ":"))
+
+
+# ---- reading a serialized state ---------------------------------------------------------------------
+
+# player:action as OpenSpiel writes them: ASCII digits, no sign but chance's -1, no leading zero
+_MOVE = re.compile(r"(-1|0|[1-9][0-9]{0,8}):(-1|0|[1-9][0-9]{0,17})")
+_NUMBER = re.compile(r"0|[1-9][0-9]{0,17}")
+#: What a player who does not choose at a simultaneous move is given (OpenSpiel passes 0, or its
+#: kInvalidAction).
+_NO_ACTION = (0, -1)
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:37] + "…")
+
+
+def _deserialize(game: FishrulesGame, text: Any) -> FishrulesState:
+    """See `FishrulesGame.deserialize_state`."""
+    if not isinstance(text, str):
+        raise StateError(f"a serialized state is text, not {type(text).__name__}")
+    if len(text) > MAX_STATE_BYTES:
+        raise StateError(f"the serialized state is larger than {MAX_STATE_BYTES // (1024 * 1024)} MiB")
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    if len(lines) == 3 and lines[2].startswith("__dict__="):
+        lines.pop()  # OpenSpiel's pickled attributes: ignored, never decoded
+    if len(lines) != 2 or not lines[0].startswith("history=") or not lines[1].startswith("move_number="):
+        raise StateError("a serialized state is two lines, `history=` (player:action, …) and `move_number=`")
+    moves = lines[0][len("history="):]
+    if moves.count(",") >= MAX_HISTORY:
+        raise StateError(f"the history holds more than {MAX_HISTORY:,} moves; at most {MAX_HISTORY:,} are read")
+    entries = []
+    for i, entry in enumerate(moves.split(",") if moves else [], 1):
+        m = _MOVE.fullmatch(entry)
+        if m is None:
+            raise StateError(f"history entry {i} ({_short(entry)}) is not `player:action`")
+        entries.append((int(m.group(1)), int(m.group(2))))
+    number = lines[1][len("move_number="):]
+    if not _NUMBER.fullmatch(number):
+        raise StateError(f"move_number is not a whole number: {_short(number)}")
+
+    state = game.new_initial_state()
+    fs = state.fishrules_state
+    i, spent = 0, 0
+    while i < len(entries):
+        if state.is_terminal():
+            raise StateError(f"history entry {i + 1} comes after the end of the game")
+        if fs.current == SIMULTANEOUS:
+            joint = entries[i:i + fs.n]
+            if len(joint) < fs.n:
+                raise StateError(f"history entry {i + 1} starts a simultaneous move of {fs.n} players, "
+                                 f"but the history ends after {len(joint)}")
+            for k, (player, action) in enumerate(joint):
+                where = f"history entry {i + k + 1} ({player}:{action})"
+                if player != k:
+                    raise StateError(f"{where}: at a simultaneous move the entries are players 0 to "
+                                     f"{fs.n - 1} in order; this one should be player {k}'s")
+                if k in fs.waiting:
+                    _check(fs, action, k, where)
+                elif action not in _NO_ACTION:
+                    raise StateError(f"{where}: player {k} does not choose at this move")
+            _play(state, [a for _, a in joint], f"history entry {i + 1}")
+            i += fs.n
+        else:
+            player, action = entries[i]
+            where = f"history entry {i + 1} ({player}:{action})"
+            moving = state.current_player()
+            if player != moving:
+                who = "chance" if moving == pyspiel.PlayerId.CHANCE else f"player {moving}"
+                raise StateError(f"{where}: it is {who}'s move, not {'chance' if player == -1 else f'player {player}'}'s")
+            if action < 0:
+                raise StateError(f"{where} is not allowed: an action id is a whole number from 0")
+            _play(state, action, where)  # the adapter's `_apply_action` refuses what is not legal
+            i += 1
+        spent += fs._work
+        if spent > MAX_REPLAY_WORK:
+            raise StateError(f"replaying the history takes more than {MAX_REPLAY_WORK:,} steps of work "
+                             f"(at entry {i}): too much to read back")
+    if int(number) != state.move_number():
+        raise StateError(f"move_number is {number}, but the history makes {state.move_number()} moves")
+    return state
+
+
+def _check(fs: State, action: int, player: Optional[int], where: str) -> None:
+    """`action` is legal now (for `player`, at a simultaneous move), or StateError says why not."""
+    try:
+        fs.action_of_id(action, player)
+    except IllegalAction as exc:
+        raise StateError(f"{where} is not allowed: {exc.reason}") from None
+
+
+def _play(state: FishrulesState, action: Any, where: str) -> None:
+    """Apply a move through OpenSpiel (so that its history and move number follow)."""
+    try:
+        if isinstance(action, list):
+            state.apply_actions(action)
+        else:
+            state.apply_action(action)
+    except IllegalAction as exc:
+        raise StateError(f"{where} is not allowed: {exc.reason}") from None
+    except RuleError as exc:
+        raise StateError(f"{where} makes the rules fail:\n{exc}") from None
+
+
+_SECTION = ("[Meta]", "[Game]", "[State]")
+
+
+def _sections(text: str) -> tuple[str, str]:
+    """The game and state sections of `pyspiel.serialize_game_and_state`'s text, read as
+    OpenSpiel's own `DeserializeGameAndState` reads them."""
+    parts: dict[str, list[str]] = {"[Meta]": [], "[Game]": [], "[State]": []}
+    current = None
+    for line in text.split("\n"):
+        if not line or line.startswith("#"):
+            continue
+        if line in _SECTION:
+            if _SECTION.index(line) != (-1 if current is None else _SECTION.index(current)) + 1:
+                raise StateError(f"the sections of a serialized game and state are {', '.join(_SECTION)}, in order")
+            current = line
+        elif current is None:
+            raise StateError("a serialized game and state starts with its [Meta] section")
+        else:
+            parts[current].append(line)
+    return "\n".join(parts["[Game]"]), "\n".join(parts["[State]"])
+
+
+def _deserialize_game_and_state(text: Any) -> tuple:
+    """`pyspiel.deserialize_game_and_state`, but a fishrules game's state is read by
+    `FishrulesGame.deserialize_state` (never unpickled); any other game's text goes to
+    OpenSpiel's own."""
+    if not isinstance(text, str) or PREFIX not in text:  # our games' names all start so
+        return _openspiel_deserialize_game_and_state(text)
+    if len(text) > MAX_STATE_BYTES:
+        raise StateError(f"the serialized state is larger than {MAX_STATE_BYTES // (1024 * 1024)} MiB")
+    game_text, state_text = _sections(text)
+    if "[GameRNGState]" in game_text:
+        raise StateError("a fishrules game keeps no random generator in OpenSpiel ([GameRNGState])")
+    try:
+        game = pyspiel.load_game(game_text)
+    except pyspiel.SpielError as exc:
+        raise StateError(f"the [Game] section is not a game OpenSpiel knows: {exc}") from None
+    if not isinstance(game, FishrulesGame):
+        return _openspiel_deserialize_game_and_state(text)
+    return game, game.deserialize_state(state_text)
+
+
+# OpenSpiel's own reads the state of a Python game by unpickling it: the fishrules games' states go
+# to `deserialize_state` instead (idempotent if this module is loaded again).
+_openspiel_deserialize_game_and_state = getattr(pyspiel.deserialize_game_and_state, "__wrapped__",
+                                                pyspiel.deserialize_game_and_state)
+_deserialize_game_and_state.__wrapped__ = _openspiel_deserialize_game_and_state  # type: ignore[attr-defined]
+pyspiel.deserialize_game_and_state = _deserialize_game_and_state
 
 
 def make_game(ruleset: Any, players: Optional[int] = None, options: Optional[Mapping[str, Any]] = None,

@@ -7,6 +7,13 @@ condition, where a parameter's choices come from).  What a parameter may be and 
 reads are worked out in `actions`; the pieces the runtime sees are in `program`; what may be
 written into the source is decided by `source`.
 
+Whatever the checker accepts compiles: the rules may nest and repeat things further than CPython
+reads in one expression or one function (200 nested brackets, 100 levels of indentation, 20 nested
+loops, `elif` chains and sums of about 3,000 links), so the writers cut what they write into pieces
+within those limits — see `expressions.HOIST_DEPTH`, the chains of `blocks`, and
+`actions.LOOPS_PER_FUNCTION`.  Code cut at every place it can be plays exactly like code cut only
+where it must (tests/test_generated_source.py).
+
 The phase/step state machine stays the runtime's (`fishrules.runtime`): where a game stands is a
 stack of frames `[block, pc, locals]`, plain data.  Only how predicates, effects and expressions run
 changed: from trees of closures to compiled Python.

@@ -24,6 +24,10 @@ __all__ = ["pushdown", "param", "legality_key", "locals_in", "chooses_cards"]
 
 Fn = Callable
 
+#: The parameters whose loops one function of an enumerator nests (CPython allows 20 nested loops
+#: in a function): the loops of the parameters after them are in a function of their own.
+LOOPS_PER_FUNCTION = 12
+
 
 def locals_in(e) -> set[int]:
     """The local slots an expression reads."""
@@ -205,14 +209,24 @@ def write_enumerator(src, ex, a: m.ActionDecl, pushed: dict, where_: str) -> str
     """A function `f(s, actor, ok, bad)` that lists every choice of action `a` for `actor`, in the
     parameters' order: a choice that keeps the rules goes to `ok` as its tuple of values; one that
     breaks a rule whose `when … is broken` block applies goes to `bad` as (values, rule name).  The
-    parameters are Python loop variables, the rules inline conditions."""
+    parameters are Python loop variables, the rules inline conditions.  An action of more than
+    LOOPS_PER_FUNCTION parameters is listed by several functions, each calling the next from its
+    innermost loop with the values chosen so far."""
     name = src.mint("v")
     env = {0: "actor"}
     lines = [f"# the choices of an action, {where_}", f"def {name}(s, actor, ok, bad):"]
+    functions = [lines]
     depth = 1
     values = []
     starts = [len(lines)]  # where each loop's body starts (index 0: before every loop)
-    for p in a.params:
+    for i, p in enumerate(a.params):
+        if i and i % LOOPS_PER_FUNCTION == 0:  # Python nests at most 20 loops in one function
+            more = src.mint("v")
+            head = ", ".join(["s", "actor", "ok", "bad", *values])
+            lines.append("    " * depth + f"{more}({head})")
+            lines = [f"# the choices of an action, {where_}, from its parameter {i + 1} on", f"def {more}({head}):"]
+            functions.append(lines)
+            depth = 1
         var, dom = src.mint("x"), src.mint("x")  # the compiler's own names: never a global's
         lines.append("    " * depth + f"{dom} = {_domain(src, ex, p, env, pushed.get(p.slot, ()))}")
         lines.append("    " * depth + f"charge(s, len({dom}))")
@@ -229,7 +243,7 @@ def write_enumerator(src, ex, a: m.ActionDecl, pushed: dict, where_: str) -> str
                            f"{src.const(a.span, 'sp')})")
     handlers = {b.rule: b for b in a.broken}
     plan = None
-    if a.params:
+    if a.params and len(functions) == 1:  # (a value kept in one function cannot be read in the next)
         levels = {0: -1, **{p.slot: i for i, p in enumerate(a.params)}}
         plan = ex.cache_plan = CachePlan(levels, len(a.params) - 1, src)
     try:
@@ -250,7 +264,8 @@ def write_enumerator(src, ex, a: m.ActionDecl, pushed: dict, where_: str) -> str
             at = starts[level + 1]
             lines[at:at] = ["    " * (level + 2) + f"{v} = MISSING" for v in plan.inits[level]]
     lines.append(pad + f"ok.append({tup})")
-    src.add("\n".join(lines) + "\n")
+    for f in functions:
+        src.add("\n".join(f) + "\n")
     return name
 
 

@@ -13,6 +13,12 @@ outcome).  A decision at pc P resumes at P + 1, as the runtime expects.
 
 Every statement sets `at` to its index in the block's table of positions, so a rule that goes wrong
 is reported at its own line (`Located`).
+
+Whatever the checker accepts must compile, and CPython has limits the rules do not: 100 levels of
+indentation, 20 nested loops in a function, and `if … elif` chains of about 3,000 links.  Statements
+nested deeper than `_INLINE_DEPTH` (or loops deeper than `_INLINE_LOOPS`) become arms of the
+dispatch; an `if` of more than `_CHAIN` links, and a dispatch of more than `_CHAIN` arms, are
+written as several chains one after the other.
 """
 
 from __future__ import annotations
@@ -34,6 +40,11 @@ _WAITS = (m.Choose, m.ChooseTogether, m.RollDice, m.DrawCards, m.CallPhase)
 #: nested deeper are written as arms of the dispatch, which start at the left again.
 _INLINE_DEPTH = 60
 _INLINE_LOOPS = 12
+#: CPython compiles an `if … elif …` chain as ifs nested in one another, and gives up at about
+#: 3,000 links (its recursion limit): longer chains (`otherwise if` after `otherwise if`, the
+#: dispatch of a block with many places to resume) are written as several chains of at most this
+#: many links, one after the other.
+_CHAIN = 100
 
 
 class _Fire:
@@ -68,7 +79,8 @@ def _depths(stmts) -> tuple[int, int]:
         if isinstance(s, m.IfStmt):
             inner = [_depths(b) for _, b in s.branches] + [_depths(s.otherwise)]
             b, lp = max(x for x, _ in inner), max(y for _, y in inner)
-            blocks, loops = max(blocks, b + 1), max(loops, lp)
+            extra = 2 if len(s.branches) > _CHAIN else 1  # a long chain: its later parts under `if f:`
+            blocks, loops = max(blocks, b + extra), max(loops, lp)
         elif isinstance(s, (m.RepeatStmt, m.ForEachStmt)):
             b, lp = _depths(s.body)
             blocks, loops = max(blocks, b + 1), max(loops, lp + 1)
@@ -129,11 +141,20 @@ class BlockWriter:
         out = [f"# {comment}", f"def {name}(s, fr):", "    L = fr[2]", "    pc = fr[1]", "    at = 0", "    try:"]
         if len(self.arms) == 1:
             out += ["        " + line[4:] if line.startswith("    ") else line for line in self.arms[0]]
-        else:
+        elif len(self.arms) <= _CHAIN:
             out.append("        while True:")
             for i, (label, lines) in enumerate(self.arms.items()):
                 out.append(f"            {'if' if i == 0 else 'elif'} pc == {label}:")
                 out += ["            " + line for line in lines]
+        else:  # many arms: chains of _CHAIN arms, each under a test of the range of its labels
+            out.append("        while True:")
+            labels = sorted(self.arms)
+            for start in range(0, len(labels), _CHAIN):
+                part = labels[start:start + _CHAIN]
+                out.append(f"            if {part[0]} <= pc <= {part[-1]}:")
+                for i, label in enumerate(part):
+                    out.append(f"                {'if' if i == 0 else 'elif'} pc == {label}:")
+                    out += ["                " + line for line in self.arms[label]]
         out += ["    except (Unplayable, Located):", "        raise",
                 "    except Exception as exc:", f"        raise Located(exc, {spans}[at]) from None"]
         self.src.add("\n".join(out) + "\n")
@@ -286,6 +307,9 @@ class BlockWriter:
 
     def s_IfStmt(self, s, depth):
         if self.fits([s], depth):
+            if len(s.branches) + bool(s.otherwise) > _CHAIN:  # `else` is a link of the chain too
+                self.long_if(s, depth)
+                return
             for i, (cond, body) in enumerate(s.branches):
                 self.put(depth, f"{'if' if i == 0 else 'elif'} {self.cond(cond, s)}:")
                 self.stmts(body, depth + 1)
@@ -298,7 +322,8 @@ class BlockWriter:
         end = self.label()
         arms = []
         for i, (cond, body) in enumerate(s.branches):
-            self.put(depth, f"{'if' if i == 0 else 'elif'} {self.cond(cond, s)}:")
+            # Every branch jumps away, so a chain that goes on after _CHAIN branches is a new `if`.
+            self.put(depth, f"{'if' if i % _CHAIN == 0 else 'elif'} {self.cond(cond, s)}:")
             if not self.fits(body, depth + 1):
                 here = self.label()
                 arms.append((here, body))
@@ -321,6 +346,25 @@ class BlockWriter:
             self.stmts(body, 1)
             self.goto(1, end)
         self.arm(end)
+
+    def long_if(self, s, depth: int) -> None:
+        """An `if` of more than _CHAIN branches, as plain Python: chains of _CHAIN branches, each
+        after the first tried only while the flag says no branch has been taken."""
+        flag = self.src.mint("f")
+        self.put(depth, f"{flag} = True")
+        for start in range(0, len(s.branches), _CHAIN):
+            at = depth
+            if start:
+                self.put(depth, f"if {flag}:")
+                at = depth + 1
+            for i, (cond, body) in enumerate(s.branches[start:start + _CHAIN]):
+                self.put(at, f"{'if' if i == 0 else 'elif'} {self.cond(cond, s)}:")
+                self.put(at + 1, f"{flag} = False")
+                self.stmts(body, at + 1)
+        if s.otherwise:
+            self.put(depth, f"if {flag}:")
+            self.stmts(s.otherwise, depth + 1)
+            self.put(depth + 1, "pass")
 
     def cond(self, cond: m.Expr, s) -> str:
         """A condition of an `if`, noting where it is written as it is tested."""

@@ -9,6 +9,12 @@ in the state's memo (until the state next changes) only when working it out loop
 a define of a few operations is cheaper to work out again than to look up.
 
 Dispatch is by node type (`visit_<Node>`), as in jinja2's code generator.
+
+Rules may nest an expression as deep as the language allows (`fishrules.limits`), but CPython reads
+at most 200 nested brackets in one expression, and its parser and compiler have limits of their own.
+So no function's text nests as deep as the rules do: a part of an expression more than
+`HOIST_DEPTH` levels inside the expression being written becomes a function of its own
+(`def h12(s, L, x3): return …`, called where the part was), which starts again at the left.
 """
 
 from __future__ import annotations
@@ -23,6 +29,13 @@ __all__ = ["ExprWriter", "Env"]
 
 #: local slot -> the Python text that reads it
 Env = dict
+
+#: How many levels of a model expression are written inside one another in one function.  Each
+#: level adds at most three brackets (`tuple([x for x in ch(s, …)…])`), a kept value two more once,
+#: and the statement around it a few: about a hundred in all, half of what CPython reads.
+HOIST_DEPTH = 32
+#: More score terms than this are added up with `sum` (see `scores_and_winners`).
+_MANY_TERMS = 100
 
 _LOOPS = (m.Filter, m.Project, m.Best, m.Quantified, m.Exclude, m.Rotate, m.Direction, m.ScoreOf, m.WinnersRef)
 _LOOPING_BUILTINS = {"sum", "distinct", "slide", "min", "max", "largest", "smallest"}
@@ -60,6 +73,9 @@ class ExprWriter:
         self.cache_plan: Optional[CachePlan] = None  # while an action's rules are written into its loops
         self.score_fn = "score"
         self.winners_fn = "winners"
+        self._level = 0  # how deep inside the expression being written into the current function
+        self._heights: dict = {}  # id(node) -> how many levels its expression nests
+        self._free: dict = {}  # id(node) -> the local slots it reads (see free_locals)
         src.give("MISSING", _MISSING)
 
     # ---- functions -------------------------------------------------------------------------------
@@ -200,18 +216,69 @@ class ExprWriter:
         for t in model.scores:
             fn = self.function(self.src.mint("t"), "s, p", self.expr(t.expr, {0: "p"}), f"score at {where(t.span)}")
             terms.append(fn)
-        self.function(self.score_fn, "s, p", " + ".join(f"{t}(s, p)" for t in terms) if terms else "0", "the score")
+        calls = [f"{t}(s, p)" for t in terms]
+        # CPython compiles `a + b + …` as sums nested in one another, and gives up at about 3,000
+        # terms (its recursion limit): many terms are added up by `sum` instead.
+        total = " + ".join(calls) if len(calls) <= _MANY_TERMS else f"sum(({', '.join(calls)},))"
+        self.function(self.score_fn, "s, p", total if terms else "0", "the score")
         self.function(self.winners_fn, "s", f"tuple(sorted(set({self.expr(model.winners, {})})))", "the winners")
 
     # ---- expressions -----------------------------------------------------------------------------
 
     def expr(self, e: m.Expr, env: Env) -> str:
-        plan = self.cache_plan
-        if plan is not None and plan.loops and not isinstance(e, _CHEAP):
-            cached = plan.cached(self, e, env)
-            if cached is not None:
-                return cached
-        return getattr(self, "visit_" + type(e).__name__)(e, env)
+        level = self._level
+        if level >= HOIST_DEPTH and self.height(e) > 1:
+            return self.hoist(e, env)
+        self._level = level + 1
+        try:
+            plan = self.cache_plan
+            if plan is not None and plan.loops and not isinstance(e, _CHEAP):
+                cached = plan.cached(self, e, env)
+                if cached is not None:
+                    return cached
+            return getattr(self, "visit_" + type(e).__name__)(e, env)
+        finally:
+            self._level = level
+
+    def height(self, e: m.Expr) -> int:
+        """How many levels the expression `e` nests (1: nothing inside it)."""
+        known = self._heights
+        got = known.get(id(e))
+        if got is not None:
+            return got
+        stack = [(e, False)]
+        while stack:  # iterative: children first
+            x, ready = stack.pop()
+            if id(x) in known:
+                continue
+            kids = list(m.children(x))
+            if ready or not kids:
+                known[id(x)] = 1 + max((known[id(k)] for k in kids), default=0)
+            else:
+                stack.append((x, True))
+                stack.extend((k, False) for k in kids if id(k) not in known)
+        return known[id(e)]
+
+    def hoist(self, e: m.Expr, env: Env) -> str:
+        """`e` written as a function of its own (see HOIST_DEPTH); returns the call.  The function
+        is given the state and every local the part reads, under the names it has here; a value
+        kept by the cache plan lives in the calling function, so none is kept inside."""
+        names = dict.fromkeys(["s"])
+        for slot in sorted(free_locals(e, self._free)):
+            text = self.local(slot, env)
+            name = "L" if text.startswith("L[") else text
+            assert name.isidentifier(), text  # env holds variables, never expressions
+            names[name] = None
+        params = ", ".join(names)
+        level, plan = self._level, self.cache_plan
+        self._level, self.cache_plan = 0, None
+        try:
+            body = self.expr(e, env)
+        finally:
+            self._level, self.cache_plan = level, plan
+        name = self.function(self.src.mint("h"), params, body,
+                             f"part of an expression at {where(e.span)}, nested too deep to write in one piece")
+        return f"{name}({params})"
 
     def in_loop(self, e: m.Expr, env: Env) -> str:
         """`e` written as the body of a comprehension: what it reads of the function's own
