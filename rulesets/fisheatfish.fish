@@ -37,6 +37,11 @@ board: circles from 1 to 25
   line 4, 9, 14, 19, 24
   line 5, 10, 15, 20, 25
 
+# ---- The numbers a table changes ------------------------------------------------------------------
+# "Cada jugador coloca 5 peces." — each player places 5 fish; a house rule replaces this line
+# (`replace define fish_placed_each: 4`).
+define fish_placed_each: 5
+
 # A stack of fish on each circle; "a stack moves and fights as one", its top fish tells whose it is.
 the game has stack: zones from 1 to 25 of fish
 the game has neutral_supply: zone of fish
@@ -127,7 +132,7 @@ action pick_colour(chosen: one of red or yellow or green or blue or purple):
 # "El primer jugador coloca 1 pez en cualquiera de los 25 círculos. La persona de la izquierda coloca
 #  1 pez en un círculo vacío ... Cada jugador coloca 5 peces."
 phase placing:
-  repeat 5 times:
+  repeat fish_placed_each times:
     for each player starting with starfish_holder:
       player chooses place
   # "el pez morado se considera neutral y debe colocarse en todos los círculos vacíos restantes"

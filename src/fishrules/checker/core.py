@@ -198,7 +198,7 @@ class Core:
             dice=dice,
             game_vars=tuple(self.gvars.values()),
             player_vars=tuple(self.pvars.values()),
-            defines=dict(self.defines),
+            defines={k: d for k, d in self.defines.items() if k not in self.named_numbers()},
             phases=phases,
             actions=actions,
             scores=scores,

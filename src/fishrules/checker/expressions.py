@@ -254,6 +254,9 @@ class Expressions:
             d = self.define(nm, sp)
             if d is None:
                 return self.bad(sp)
+            if nm in self.named_numbers():
+                # a named number (`define hand_size: 4`) is the number itself, where it is used
+                return m.Const(self.named_numbers()[nm], m.NUMBER, span=sp)
             return m.DefineRef(nm, None, d.type, span=sp)
         if nm == "players":
             return m.AllPlayers(span=sp)
