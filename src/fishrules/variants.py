@@ -265,9 +265,91 @@ class _Rules:
         self.bodies: dict[tuple[str, str], list] = {}  # phases and actions: their bodies, thawed
         self.variants: dict[str, n.Variant] = {}
         self.index: dict[str, tuple] = {}
+        self.base: Optional[str] = None  # the name of the ruleset an overlay extends, for messages
 
     def error(self, span, msg, hint=None):
         self.diags.append(Diagnostic(span, msg, hint))
+
+    # ---- a name that is not there -------------------------------------------------------------
+
+    def requires(self) -> dict[str, tuple]:
+        """`require "NAME"` of every action: name -> (the action's key, the require)."""
+        out: dict[str, tuple] = {}
+        for key, body in self.bodies.items():
+            todo = [body]
+            while todo:
+                for x in todo.pop():
+                    if type(x) is _Block:
+                        todo.extend(x.bodies)
+                    elif isinstance(x, n.Require):
+                        out.setdefault(x.name, (key, x))
+        return out
+
+    def absent(self, kind: str, name: str, verb: str) -> str:
+        """The hint for an overlay naming a `kind` called `name` that the rules do not have: what
+        `name` is, if it is something of another kind, and what an overlay can do with that; else
+        the names of that kind there are, nearest first."""
+        base = self.base or "the rules it extends"
+        found = self._other_kind(kind, name)
+        if found is not None:
+            return found
+        if kind == "rule":
+            names = list(self.index)
+            shown = [f'"{x}"' for x in _nearest(name, names)]
+            what = "named rules"
+        elif kind in ("dice", "board", "winners"):
+            return f"{base} has no {kind}; to add {'them' if kind == 'dice' else 'one'}, write it without `replace`"
+        else:
+            names = [k[1] for k in self.decls if k[0] == kind]
+            shown = [f"`{x}`" for x in _nearest(name, names)]
+            what = {"variable": "values", "cards": "card sets"}.get(kind, kind + "s")
+        adding = (f"; to add a new {kind} `{name}`, write it without `replace`"
+                  if verb == "replace" and kind in ("define", "option", "phase", "action", "score", "cards", "variable") else "")
+        if not names:
+            return f"{base} has no {what}{adding}"
+        more = f" and {len(names) - len(shown)} more" if len(names) > len(shown) else ""
+        close = did_you_mean(name, names)
+        return (close + " " if close else "") + f"the {what} of {base}, nearest first: " + ", ".join(shown) + more + adding
+
+    def _other_kind(self, kind: str, name: str) -> Optional[str]:
+        """What `name` is, when the rules have it as something other than a `kind`, and what an
+        overlay can do with it (None when it is nothing else)."""
+        from .explain import _item
+
+        base = self.base or "the rules it extends"
+        if kind != "rule" and name in self.index:
+            block = self.index[name][2].rule
+            return (f'"{name}" is a named rule (`rule "{name}":`, at {block.span}), not a {kind}: '
+                    f'an overlay can `replace rule "{name}": …`, `remove rule "{name}"`, or add a rule before or after it')
+        if kind == "rule":
+            req = self.requires().get(name)
+            if req is not None:
+                key, node = req
+                header = _item(self.decls[key])[0] if key in self.decls else f"{key[0]} {key[1]}:"
+                return (f'"{name}" is not a `rule` block but a `require` of {key[0]} `{key[1]}` (at {node.span}), so it cannot be '
+                        f"replaced or removed on its own: replace the whole {key[0]}, `replace {header}`, with its lines "
+                        f"(`fishrules explain {base}` prints them) and that `require` left out or changed")
+        for (k, nm), d in self.decls.items():
+            if nm != name or k == kind:
+                continue
+            header = _item(d)[0].rstrip(":")
+            where = f" (at {d.span})" if getattr(d, "span", None) is not None else ""
+            what = {"variable": "a value the game has" if getattr(d, "scope", "") == "game" else "a value each player has",
+                    "option": "an option", "define": "a define", "phase": "a phase", "action": "an action",
+                    "score": "a score", "cards": "a set of cards"}.get(k, f"a {k}")
+            can = {
+                "option": f"an overlay replaces it whole, as `replace {header}` with the default changed; "
+                          f"or set it for one game with `--option {name}=…`",
+                "variable": f"an overlay replaces its declaration, as `replace {header}`, or changes it in a rule "
+                            f"(`set {name} to …`); it is not a formula, so it is not a define",
+                "define": f"an overlay can `replace define {name}: …` or `remove define {name}`",
+                "phase": f"an overlay can `replace {header}:` with new lines, or `remove phase {name}`",
+                "action": f"an overlay can `replace {header}:` with new lines, or `remove action {name}`",
+                "score": f'an overlay can `replace score "{name}": …` or `remove score "{name}"`',
+                "cards": f"an overlay can `replace {header}`",
+            }.get(k, "")
+            return f"`{name}` is not a {kind} but {what}, declared in {base}{where} as `{header}`; {can}"
+        return None
 
     def rule_names(self) -> dict[str, tuple]:
         """rule name -> (key of its phase or action, the list holding it, its block)."""
@@ -363,7 +445,7 @@ class _Rules:
             return
         if isinstance(item, n.RuleBlock):
             if item.name not in self.index:
-                self.error(item.span, f'there is no rule "{item.name}" to replace', did_you_mean(item.name, self.index))
+                self.error(item.span, f'there is no rule "{item.name}" to replace', self.absent("rule", item.name, "replace"))
                 return
             key, lst, i = self._place_of(item.name)
             old = lst[i]
@@ -379,8 +461,7 @@ class _Rules:
             return
         key = _key(item)
         if key not in self.decls:
-            names = [k[1] for k in self.decls if k[0] == key[0]]
-            self.error(item.span, f"there is no {_describe(key)} to replace", did_you_mean(key[1], names))
+            self.error(item.span, f"there is no {_describe(key)} to replace", self.absent(key[0], key[1], "replace"))
             return
         if item == self.decls[key] and key[0] in ("define", "phase", "action") and not _silenced(item.span):
             self.diags.append(Diagnostic(item.span, f"this replaces {_describe(key)} with the same thing",
@@ -403,7 +484,7 @@ class _Rules:
     def remove(self, it: n.Remove) -> None:
         if it.kind == "rule":
             if it.name not in self.index:
-                self.error(it.span, f'there is no rule "{it.name}" to remove', did_you_mean(it.name, self.index))
+                self.error(it.span, f'there is no rule "{it.name}" to remove', self.absent("rule", it.name, "remove"))
                 return
             _, lst, i = self._place_of(it.name)
             self._index_drop([lst[i]])
@@ -412,8 +493,7 @@ class _Rules:
         kind = {"phase": "phase", "action": "action", "define": "define", "option": "option", "score": "score"}[it.kind]
         key = (kind, it.name)
         if key not in self.decls:
-            names = [k[1] for k in self.decls if k[0] == kind]
-            self.error(it.span, f"there is no {_describe(key)} to remove", did_you_mean(it.name, names))
+            self.error(it.span, f"there is no {_describe(key)} to remove", self.absent(kind, it.name, "remove"))
             return
         if key in self.bodies:
             self._index_drop(self.bodies.pop(key))
@@ -430,7 +510,7 @@ class _Rules:
         block = _thaw([new])[0]
         if it.anchor_kind == "rule":
             if it.anchor not in self.index:
-                self.error(it.span, f'there is no rule "{it.anchor}" to put a rule {it.where}', did_you_mean(it.anchor, self.index))
+                self.error(it.span, f'there is no rule "{it.anchor}" to put a rule {it.where}', self.absent("rule", it.anchor, "anchor"))
                 return
             key, lst, i = self._place_of(it.anchor)
             lst.insert(i if it.where == "before" else i + 1, block)
@@ -438,8 +518,7 @@ class _Rules:
             return
         key = (it.anchor_kind, it.anchor)
         if key not in self.decls:
-            names = [k[1] for k in self.decls if k[0] == it.anchor_kind]
-            self.error(it.span, f"there is no {it.anchor_kind} `{it.anchor}`", did_you_mean(it.anchor, names))
+            self.error(it.span, f"there is no {it.anchor_kind} `{it.anchor}`", self.absent(it.anchor_kind, it.anchor, "anchor"))
             return
         lst = self.bodies[key]
         lst.insert(0, block) if it.where == "start" else lst.append(block)
@@ -456,6 +535,15 @@ class _Rules:
                 d = attrs.evolve(d, body=_freeze(self.bodies[key]))
             out.append(d)
         return out
+
+
+def _nearest(name: str, names, most: int = 8) -> list[str]:
+    """Up to `most` of `names`, the most like `name` first (then in the order they were declared)."""
+    import difflib
+
+    order = {x: i for i, x in enumerate(dict.fromkeys(names))}
+    ranked = sorted(order, key=lambda x: (-difflib.SequenceMatcher(None, name.lower(), x.lower()).ratio(), order[x]))
+    return ranked[:most]
 
 
 def _silenced(span) -> bool:
@@ -552,6 +640,7 @@ def _build(module: n.Module, path: Optional[Path], diags: list, chain: tuple[str
             rules = _build(base, target, diags, chain + (str(target.resolve()),), files)
         # the base's variants are not inherited: an overlay is its own game
         rules.variants = {}
+        rules.base = shown
         overlay = True
     else:
         rules = _Rules(diags)
