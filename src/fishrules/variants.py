@@ -29,7 +29,7 @@ from .limits import MAX_EXTENDS_DEPTH, MAX_EXTENDS_NAME, MAX_SOURCE_BYTES
 from .parser import parse_partial
 
 __all__ = ["Resolved", "resolve_file", "resolve_text", "rulesets_dir", "bundled_names", "find_ruleset",
-           "find_extended", "read_rules"]
+           "find_extended", "read_rules", "overlay_steps"]
 
 #: One folder or file name in `extends "…"`: letters, digits, `_`, `-` and `.`, not starting with a dot.
 _SEGMENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
@@ -685,6 +685,41 @@ def _finish(rules: _Rules, variant: Optional[str], diags: list, files: list, pat
         raise RuleError(list(syntax) + diags)
     return Resolved(tuple(rules.items()), tuple(rules.variants), variant, tuple(files), path, source,
                     syntax, lost, tuple(diags))
+
+
+def overlay_steps(resolved: Resolved) -> Optional[list[tuple[object, list]]]:
+    """For rules whose file `extends` another: the declarations of the rules it extends (as
+    `(None, items)`), then, after each item of the file (and of its variant, if one was asked for)
+    is applied in turn, `(that item, the declarations then)`.  None for a file that extends
+    nothing.  `fishrules.blame` finds with it which line of an overlay a problem of its base
+    comes from."""
+    src = resolved.source
+    if src is None:
+        return None
+    diags = _Diagnostics()
+    module = _parse(src.text, src.name, diags)
+    if not any(isinstance(it, n.Extends) for it in module.items):
+        return None
+    if resolved.path is not None:
+        path: Optional[Path] = resolved.path
+        chain: tuple[str, ...] = (str(resolved.path.resolve()),)
+    else:
+        path = (resolved.base_dir / src.name) if resolved.base_dir is not None else None
+        chain = ()
+    ext = next(it for it in module.items if isinstance(it, n.Extends))
+    rules = _build(attrs.evolve(module, items=(ext,)), path, diags, chain, [])
+    steps: list[tuple[object, list]] = [(None, rules.items())]
+    own = [it for it in module.items if not isinstance(it, (n.Extends, n.Variant))]
+    variant = next((it for it in module.items if isinstance(it, n.Variant) and it.name == resolved.variant), None)
+    if variant is not None:
+        own += [it for it in variant.items if not isinstance(it, n.Variant)]
+    for it in own:
+        if isinstance(it, n.GameDecl):
+            rules.apply(it, True)
+            continue
+        rules.apply(it, True)
+        steps.append((it, rules.items()))
+    return steps
 
 
 class _Diagnostics(list):
