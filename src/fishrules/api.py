@@ -346,7 +346,7 @@ def _check(resolved: Resolved) -> m.Model:
     if model.warnings:
         warnings = attribute(resolved, list(model.warnings), check_all(resolved))
         if warnings != list(model.warnings):
-            model = attrs.evolve(model, warnings=tuple(sorted(warnings, key=Diagnostic.sort_key)))
+            model = attrs.evolve(model, warnings=tuple(sorted(warnings, key=Diagnostic.sort_key)))  # type: ignore[misc]
     return model
 
 
