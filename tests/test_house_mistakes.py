@@ -44,7 +44,7 @@ def diagnostics_of(path: Path) -> list:
 
 
 def test_there_is_a_corpus():
-    assert len(FILES) >= 9
+    assert len(FILES) >= 20
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])

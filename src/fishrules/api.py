@@ -332,6 +332,10 @@ def _check(resolved: Resolved) -> m.Model:
     from .blame import attribute, check_all
 
     syntax = list(resolved.syntax_errors)
+    if "extends" in resolved.lost or any(d.code == "habit" for d in syntax):
+        # Without the line naming the rules it extends, or with a line written in another language's
+        # habits, the checker's findings would only follow from it: the line comes first, on its own.
+        raise RuleError(syntax)
     try:
         model = check(list(resolved.items), resolved.variants, resolved.files, resolved.source, resolved.lost,
                       resolved.warnings)

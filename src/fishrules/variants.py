@@ -428,6 +428,8 @@ class _Rules:
         `leaving`, which the change removes); True if there is none."""
         ok, seen = True, {}
         for r in _rules_in(body):
+            if r.name.startswith("\x00"):
+                continue  # the stand-in for lines under a header that could not be read (see parser.hold)
             taken = self.index.get(r.name)
             prev = taken[2].rule if taken is not None and r.name not in leaving else seen.get(r.name)
             if prev is not None:
@@ -535,6 +537,27 @@ class _Rules:
                 d = attrs.evolve(d, body=_freeze(self.bodies[key]))
             out.append(d)
         return out
+
+
+_OPTION_EQUALS = re.compile(r"^\s*(?:replace\s+)?option\s+(\w+)\s*=\s*(.*?)\s*(?:#.*)?$")
+
+
+def _option_whole(d: Diagnostic, rules: _Rules, source) -> Diagnostic:
+    """`replace option rounds = 3` in an overlay: the hint writes the option out whole, as the base
+    declares it, with the new default."""
+    if d.code != "habit" or d.span is None or source is None or d.span.file != source.name:
+        return d
+    m = _OPTION_EQUALS.match(source.line(d.span.line))
+    old = rules.decls.get(("option", m.group(1))) if m else None
+    if old is None:
+        return d
+    from .explain import _type
+
+    value = m.group(2) or "…"
+    doc = f', "{old.doc}"' if old.doc else ""
+    whole = f"replace option {old.name}: {_type(old.type)} = {value}{doc}"
+    return Diagnostic(d.span, d.message, f"write it whole, as {rules.base} declares it, with your default: `{whole}`; "
+                      f"for one game only, `--option {old.name}={value}`", d.severity, d.code)
 
 
 def _nearest(name: str, names, most: int = 8) -> list[str]:
@@ -647,6 +670,8 @@ def _build(module: n.Module, path: Optional[Path], diags: list, chain: tuple[str
         overlay = False
     if path is not None:
         files.append(_display_name(path))
+    if overlay and getattr(diags, "syntax", None):
+        diags.syntax[:] = [_option_whole(d, rules, module.source) for d in diags.syntax]
     for it in module.items:
         if isinstance(it, n.Replace | n.Remove | n.AddRule) and not overlay:
             diags.append(Diagnostic(it.span, "`replace`, `remove` and `add rule` only make sense in a file that `extends` another,"
