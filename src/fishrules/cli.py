@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import random
+import re
 import sys
 import time
 from typing import Optional, Sequence
@@ -210,7 +211,42 @@ def cmd_simulate(args) -> int:
         f"{ln['min_actions']} to {ln['max_actions']}), {ln['mean_decisions']:.1f} player decisions"
         + (f"; {timing['seconds']:.2f} s, {timing['games_per_second']:.0f} games/s" if args.timing else "")
     )
+    ties = result["ties"]
+    console.print(f"ties: {ties['rate']:.1%} of the games ({ties['games']} of {args.games}) ended with a shared win")
+    _print_empty_draws(console, result["empty_draws"], args.games)
     return 0
+
+
+def _print_empty_draws(console, empty: dict, games: int) -> None:
+    """The zones some draw found empty: a deal that ran out during the set-up is said in bold (the
+    rules allow more players than the cards serve); later, it is often how the game ends."""
+    if not empty:
+        return
+    console.print("draws from an empty zone (a draw takes what is there, maybe nothing):")
+    for name, row in empty.items():
+        if row["setup_games"]:
+            k = row["setup_games"]
+            console.print(f"  [bold]`{_esc(name)}` ran out during the set-up in {k} of {games} games ({k / games:.0%}):"
+                          " some players were dealt fewer cards[/]")
+        if row["later_games"]:
+            k = row["later_games"]
+            console.print(f"  `{_esc(name)}` was empty when drawn from later in {k} of {games} games ({k / games:.0%})")
+
+
+_NAME_VALUE = re.compile(r"[A-Za-z_]\w*=\S*")
+
+
+def _joined_options(texts: Sequence[str]) -> list[str]:
+    """The rulesets of `compare` as written; an option written as a ruleset of its own (a space
+    where a comma belongs: `fishfry-total-points rounds=3`) is refused with the form it takes."""
+    from .variants import find_ruleset
+
+    for i, text in enumerate(texts):
+        if _NAME_VALUE.fullmatch(text) and find_ruleset(text) is None:
+            before = texts[i - 1] if i else "RULESET"
+            raise OptionError(f"`{text}` is an option, not a ruleset: an option goes after its ruleset, joined by a comma "
+                              f"with no space, as in `fishrules compare {before},{text} …`")
+    return list(texts)
 
 
 def cmd_compare(args) -> int:
@@ -222,13 +258,19 @@ def cmd_compare(args) -> int:
         from .plots import require_matplotlib
 
         require_matplotlib()  # before the games are played, not after
-    contenders = [cmp.parse_contender(text) for text in args.rulesets]
+    contenders = [cmp.parse_contender(text) for text in _joined_options(args.rulesets)]
+    players = args.players
+    if players is None:  # the fewest players every ruleset allows
+        players = max(c.game.min_players for c in contenders)
+        if any(players > c.game.max_players for c in contenders):
+            raise OptionError("these rulesets allow no player count in common: " + "; ".join(
+                f"{c.label} is for {c.game.min_players} to {c.game.max_players}" for c in contenders))
     err = _console(args, stderr=True)
     # the progress bar goes to standard error, and only to a terminal: standard output is the results
     with Progress(TextColumn("[bold]playing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err,
                   transient=True, disable=args.quiet or not err.is_terminal) as bar:
         task = bar.add_task("playing", total=args.games * len(contenders))
-        report = cmp.compare(contenders, args.players, args.games, args.seed, args.bots, args.iterations,
+        report = cmp.compare(contenders, players, args.games, args.seed, args.bots, args.iterations,
                              progress=lambda k: bar.advance(task, k), workers=args.workers, dask=args.dask)
     print(json.dumps(report, indent=2) if args.json else cmp.render_text(report))
     if args.report:
@@ -672,7 +714,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     def run_args(sp, report: bool = False):
         sp.add_argument("--workers", type=_positive, default=1, metavar="N",
-                        help="play on N local processes (or, with --dask local, N Dask workers); the same results")
+                        help="play on N local processes (or, with --dask local, N Dask workers); the same results "
+                             "(default 1: this process)")
         sp.add_argument("--dask", metavar="ADDRESS", help="play on the Dask cluster at ADDRESS (tcp://host:8786), "
                         "or `local` for a LocalCluster; needs fishrules[dask]")
         if report:
@@ -691,12 +734,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_simulate)
 
     cm = sub.add_parser("compare", help="play the same seeds under several rulesets and compare them", parents=[common])
-    cm.add_argument("rulesets", nargs="+", metavar="RULESET[:VARIANT][,NAME=VALUE...]")
-    cm.add_argument("--players", type=int, required=True)
-    cm.add_argument("--games", type=int, default=1000)
-    cm.add_argument("--seed", type=int, default=0)
+    cm.add_argument("rulesets", nargs="+", metavar="RULESET[:VARIANT][,NAME=VALUE...]",
+                    help="a .fish file or a bundled ruleset, its options joined by commas with no space "
+                         "(fishfry-total-points,rounds=3); the first is the one the others are compared with")
+    cm.add_argument("--players", type=int, help="how many play (default: the fewest every ruleset allows)")
+    cm.add_argument("--games", type=int, default=1000, help="how many games of each (default 1000)")
+    cm.add_argument("--seed", type=int, default=0,
+                    help="the same seed plays the same games, as `simulate` does with it (default 0)")
     cm.add_argument("--bots", default="random", help="random, greedy, mcts, ismcts or mixed (default random)")
-    cm.add_argument("--iterations", type=int, default=50, help="the search bots' budget per decision")
+    cm.add_argument("--iterations", type=int, default=50, help="the search bots' budget per decision (default 50)")
     cm.add_argument("--json", action="store_true", help="print the report as JSON")
     run_args(cm, report=True)
     cm.set_defaults(func=cmd_compare)
@@ -707,7 +753,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a seat played at this keyboard (0 first; repeat it for several people: hot seat)")
     pl.add_argument("--bot", type=_bot_spec, action="append", metavar="[SEAT=]KIND",
                     help=f"the bot of the other seats, or of one seat: {', '.join(BOTS)} (default random)")
-    pl.add_argument("--seed", type=int, help="the same seed deals the same dice and cards, and the bots choose alike")
+    pl.add_argument("--seed", type=int, help="the same seed deals the same dice and cards, and the bots choose alike "
+                    "(default: a random seed, printed on the first line)")
     pl.add_argument("--log", help="keep the game's log in this file, saved after every action")
     pl.add_argument("--embed-rules", action=argparse.BooleanOptionalAction, default=None,
                     help="carry the rule text in the log (the default for a file that is not bundled)")
@@ -715,13 +762,13 @@ def build_parser() -> argparse.ArgumentParser:
     pl.set_defaults(func=cmd_play)
 
     e = sub.add_parser("explain", help="print the effective rules, after overlays and variants", parents=[common])
-    e.add_argument("game")
-    e.add_argument("--variant")
+    e.add_argument("game", help=f"a .fish file or a bundled ruleset ({names})")
+    e.add_argument("--variant", help="a variant of the ruleset")
     e.add_argument("--python", action="store_true", help="print the Python source the rules compile to instead")
     e.set_defaults(func=cmd_explain)
 
     r = sub.add_parser("replay", help="replay a game log written by `fishrules play --log`", parents=[common])
-    r.add_argument("log")
+    r.add_argument("log", help="a log written by `fishrules play --log LOG`")
     r.add_argument("--verbose", "-v", action="store_true", help="print every action")
     r.set_defaults(func=cmd_replay)
 
