@@ -19,6 +19,7 @@ Errors in the overlay itself that only make sense against the base (`fisher` is 
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Optional
 
 from . import nodes as n
@@ -106,6 +107,9 @@ def _decl_key(it) -> Optional[tuple]:
                       (n.Score, "score"), (n.VarDecl, "variable"), (n.CardsDecl, "cards")):
         if isinstance(it, cls):
             return (kind, it.name)
+    for cls, kind in ((n.DiceDecl, "dice"), (n.BoardDecl, "board"), (n.Winners, "winners")):
+        if isinstance(it, cls):
+            return (kind, "")
     return None
 
 
@@ -163,10 +167,16 @@ def _reanchored(ds: list[Diagnostic], item, base_items, final_items, base: str, 
     this, key = _what_changes(item)
     out = []
     unplayed = [d for d in ds if d.code == "unreachable"]
+    groups: dict[tuple, list[Diagnostic]] = {}
     for d in ds:
-        if d in unplayed:
-            continue
-        out.append(_one(d, item, span, this, key, base_items, final_items, base))
+        if d not in unplayed:  # problems alike but for a name are said once
+            groups.setdefault((d.severity, re.sub(r"`[^`]*`", "`…`", d.message)), []).append(d)
+    for alike in groups.values():
+        one = _one(alike[0], item, span, this, key, base_items, final_items, base)
+        if len(alike) > 1:
+            rest = [f"{_first_name(d)} ({d.span})" for d in alike[1:]]
+            one = Diagnostic(one.span, f"{one.message}; the same for {_join(rest)}", one.hint, one.severity, one.code)
+        out.append(one)
     if unplayed:
         names = []
         for d in unplayed:
@@ -180,6 +190,11 @@ def _reanchored(ds: list[Diagnostic], item, base_items, final_items, base: str, 
         out.append(Diagnostic(span, f"after {this}, {base}'s {_join(names)} {verb} no longer used",
                               hint, "warning", "unreachable"))
     return out
+
+
+def _first_name(d: Diagnostic) -> str:
+    m = re.search(r"`[^`]*`", d.message)
+    return m.group(0) if m else "another line"
 
 
 def _join(xs: list[str]) -> str:
