@@ -238,7 +238,7 @@ _NAME_VALUE = re.compile(r"[A-Za-z_]\w*=\S*")
 
 def _joined_options(texts: Sequence[str]) -> list[str]:
     """The rulesets of `compare` as written; an option written as a ruleset of its own (a space
-    where a comma belongs: `fishfry-total-points rounds=3`) is refused with the form it takes."""
+    where a comma belongs: `my-game rounds=3`) is refused with the form it takes."""
     from .variants import find_ruleset
 
     for i, text in enumerate(texts):
@@ -286,35 +286,16 @@ def cmd_compare(args) -> int:
 
 
 def _show(console, state: State, me: Optional[int]) -> None:
-    """The table as `me` may see it (None: as anybody at the table may)."""
-    from rich.table import Table
+    """The table as `me` may see it (None: as anybody at the table may), in words and rows
+    (`fishrules.terminal.tables`)."""
+    from .terminal import tables
 
-    v = state.view(me)
-    t = Table(show_header=True, header_style="bold")
-    t.add_column("player")
-    names = [k for k in v["seats"][0] if k not in ("player",)]
-    for k in names:
-        t.add_column(k, justify="right")
-    for row in v["seats"]:
-        label = f"p{row['player']}" + (" (you)" if row["player"] == me else "")
-        t.add_row(label, *[_esc(_fmt(row.get(k))) for k in names])
-    console.print(t)
-    if "dice" in v:
-        console.print("dice: " + "  ".join(f"[bold]{i + 1}[/]:{_esc(f or '-')}" for i, f in enumerate(v["dice"])))
-    shown = {k: x for k, x in v["values"].items()}
-    shown.update({k: x for k, x in v.get("derived", {}).items()})
-    if shown:
-        console.print(_esc("  ".join(f"{k}: {_fmt(x)}" for k, x in shown.items())), style="dim")
-
-
-def _fmt(x) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, bool):
-        return "yes" if x else "no"
-    if isinstance(x, list):
-        return "[" + ", ".join(_fmt(i) for i in x) + "]" if x else "[]"
-    return str(x)
+    players, values, dice = tables(state, me)
+    console.print(players)
+    if dice:
+        console.print(dice)
+    if values is not None:
+        console.print(values)
 
 
 # The bots of the command line.  `bot_choice` is the one place a seat's bot is asked for a move, so
@@ -419,6 +400,14 @@ class _Table:
         self.printed = shown  # history entries already shown (a resumed game does not show its past again)
         self.seen = {p: shown for p in self.humans}  # what each person has seen, when their screen was last cleared
         self.actor: dict[int, int] = {}  # history index -> the player who chose it, this session
+        self.typed: set[int] = set()  # history indices the person at the keyboard typed: not said again
+        self.broke: dict[int, str] = {}  # history index -> what is said of a rule the choice broke
+        self.told_setup: set = set() if shown == 0 else {None, *self.humans}  # whom the set-up was told
+        from .terminal import scored_names
+
+        self.scored = scored_names(state.game._model)
+        self.score_at: dict[int, list] = {-1: state.scores()}  # decision -> the scores once it was played
+        self.kinds = {v.name: v.type.kind for v in (*state.game._model.game_vars, *state.game._model.player_vars)}
 
     def save(self) -> None:
         if self.log_path:
@@ -426,20 +415,23 @@ class _Table:
             self.log_data["over"] = self.state.is_over
             save_log(self.log_path, self.log_data)
 
-    def _line(self, text: str, i: int) -> str:
-        if i in self.actor:
-            who = f"p{self.actor[i]}"
-            if text.startswith(who + ": "):  # a simultaneous choice names its chooser already
-                text = text[len(who) + 2:]
-            return f"{who} chooses [bold]{_esc(text)}[/]"
-        return f"[dim]  · {_esc(text)}[/]"
+    def tell(self, start: int, viewer: Optional[int]) -> None:
+        """Print what happened from history entry `start` on, as `viewer` may know it: cards dealt
+        in secret summed up, dice rolled together on one line, what each choice did."""
+        from .terminal import narrate
+
+        for line in narrate(self.state, viewer, start, frozenset(self.typed), self.actor, self.kinds, self.score_at,
+                            self.broke, setup=viewer not in self.told_setup, scored=self.scored):
+            self.console.print(line)
+        self.told_setup.add(viewer)
 
     def show_new(self) -> None:
-        """Print what happened since the last line, as the person on screen may know it."""
-        hist = self.state.history_for(self.screen)
-        for i in range(self.printed, len(hist)):
-            self.console.print(self._line(hist[i], i))
-        self.printed = len(hist)
+        """Print what happened since the last line, as the person on screen may know it, with the
+        scores where they changed (who got what)."""
+        hist_len = len(self.state.history)
+        if self.printed < hist_len or self.screen not in self.told_setup:
+            self.tell(self.printed, self.screen)
+        self.printed = hist_len
 
     def next_chooser(self) -> Optional[int]:
         waiting = self.state.waiting
@@ -477,8 +469,7 @@ class _Table:
         hist = self.state.history_for(p)
         if self.seen[p] < len(hist):
             self.console.print(f"[bold]p{p}[/], since your last turn:")
-            for i in range(self.seen[p], len(hist)):
-                self.console.print(self._line(hist[i], i))
+            self.tell(self.seen[p], p)
         self.printed = len(hist)
 
     def bot_turn(self, p: int) -> None:
@@ -488,7 +479,20 @@ class _Table:
         self.show_new()
         state.apply(a)
         self.actor[at] = p
+        self.score_at[at] = state.scores()
+        self.announce(a, p, at)
         self.save()
+
+    def announce(self, action, p: int, at: int) -> None:
+        """A choice the rules accepted though it breaks a rule is said with it, as it happens."""
+        from .terminal import breaking_note
+
+        if getattr(action, "breaks", None) is None:
+            return
+        instead = breaking_note(self.state, action)
+        who = "you" if p == self.screen else f"p{p}"
+        self.broke[at] = (f'[bold yellow]  ✗ {who} broke the rule "{_esc(action.breaks)}" with {_esc(str(action))}[/]'
+                          + (f": {_esc(instead)}" if instead else ""))
 
     def human_turn(self, me: int) -> None:
         state, console = self.state, self.console
@@ -497,34 +501,62 @@ class _Table:
         self.show_new()
         if self.hot:
             console.print(f"[bold]p{me}, your turn.[/]")
-        _show(console, state, me)
         together = state.current == SIMULTANEOUS
         acts = state.legal_actions(me) if together else state.legal_actions()
-        if together:
-            console.print("[bold]Everybody chooses at once[/]: nobody sees your choice until all have chosen.")
-        for i, a in enumerate(acts, 1):
-            console.print(f"  [bold]{i:>3}[/]  {_esc(str(a))}")
+        self.show_table(me, acts, together)
         while True:
             answer = _ask("your choice> ")
-            if answer.lower() in ("q", "quit", "exit"):
+            low = answer.lower()
+            if low in ("q", "quit", "exit"):
                 raise _Quit
+            if low in ("?", "help", "h"):
+                from .terminal import HELP
+
+                console.print(_esc(HELP))
+                continue
+            if low in ("t", "table"):
+                self.show_table(me, acts, together)
+                continue
             at = len(state.history)
             try:
                 if answer.isascii() and answer.isdigit() and len(answer) <= 6 and 1 <= int(answer) <= len(acts):
-                    state.apply(acts[int(answer) - 1])
+                    chosen = acts[int(answer) - 1]
+                    state.apply(chosen)
                 else:
-                    if together and not answer.lower().startswith(f"p{me}:"):
+                    if together and not low.startswith(f"p{me}:"):
                         answer = f"p{me}: {answer}"
+                    chosen = next((a for a in acts if str(a) == answer), None)
                     state.apply(answer)
             except IllegalAction as e:
                 console.print(f"[red]{_esc(str(e))}[/]")
                 if answer.isascii() and answer.isdigit():
-                    console.print(f"[red]choose a number from 1 to {len(acts)}, or write the action[/]")
+                    console.print(f"[red]choose a number from 1 to {len(acts)}, or write the action; ? lists what you can type[/]")
+                else:
+                    console.print("[red]? lists what you can type[/]")
                 continue
             self.actor[at] = me
-            self.printed = at + 1  # the player typed it: not printed again
+            self.score_at[at] = state.scores()
+            self.typed.add(at)  # the player typed it: not said again, but what it did is
+            if chosen is not None:
+                self.announce(chosen, me, at)
             self.save()
             return
+
+    def show_table(self, me: int, acts: list, together: bool) -> None:
+        """The table, then the numbered choices; a choice that breaks a rule is marked with what
+        happens instead and what it costs."""
+        from .terminal import choice_notes
+
+        console, state = self.console, self.state
+        _show(console, state, me)
+        if together:
+            console.print("[bold]Everybody chooses at once[/]: nobody sees your choice until all have chosen.")
+        notes = choice_notes(state, acts, me, lambda: bot_rng(self.seed, -len(state.history) - 1))
+        if notes:
+            console.print("Your choices (✗: the rules accept it, but it breaks a rule):")
+        for i, a in enumerate(acts, 1):
+            note = f"  [yellow]{_esc(notes[i - 1])}[/]" if i - 1 in notes else ""
+            console.print(f"  [bold]{i:>3}[/]  {_esc(str(a))}{note}")
 
     def play(self) -> None:
         while not self.state.is_over:
@@ -608,7 +640,7 @@ def cmd_play(args) -> int:
         who += "; bots: " + ", ".join(f"p{p} {k}" for p, k in bots.items())
     resumed = f", resumed after {len(state.history)} actions" if args.resume else ""
     console.print(f"[bold]{_esc(game.title)}[/] — {players} players, {who} (seed {seed}{resumed}). "
-                  "Type a number, an action, or q to quit.")
+                  "Type a number, an action, ? for help, or q to quit.")
     try:
         table.play()
     except _Quit:
@@ -736,7 +768,7 @@ def build_parser() -> argparse.ArgumentParser:
     cm = sub.add_parser("compare", help="play the same seeds under several rulesets and compare them", parents=[common])
     cm.add_argument("rulesets", nargs="+", metavar="RULESET[:VARIANT][,NAME=VALUE...]",
                     help="a .fish file or a bundled ruleset, its options joined by commas with no space "
-                         "(fishfry-total-points,rounds=3); the first is the one the others are compared with")
+                         "(my-game,rounds=3); the first is the one the others are compared with")
     cm.add_argument("--players", type=int, help="how many play (default: the fewest every ruleset allows)")
     cm.add_argument("--games", type=int, default=1000, help="how many games of each (default 1000)")
     cm.add_argument("--seed", type=int, default=0,

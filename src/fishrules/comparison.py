@@ -471,7 +471,7 @@ def _diff(d: dict, digits: int = 1, percent: bool = False) -> str:
 
 
 def option_words(options: Mapping[str, Any]) -> list[str]:
-    """Options as words: `3 rounds`, `fish limit 2`, `fiasco refusal`, `no licenses D to I`."""
+    """Options as words: `3 rounds`, `max score 50`, `scoring strict`, `no bonus`."""
     out = []
     for name, value in options.items():
         words = name.replace("_", " ")
@@ -486,7 +486,7 @@ def option_words(options: Mapping[str, Any]) -> list[str]:
 
 def legends(report: dict) -> list[str]:
     """What each ruleset of a report is called in words (plots, headings): its title and options,
-    `Fishfry: Total Points tournament, 3 rounds`; two alike are told apart by how they were named."""
+    `My game: the long version, 3 rounds`; two alike are told apart by how they were named."""
     names = [", ".join([c["title"], *option_words(c["options"])]) for c in report["contenders"]]
     return [f"{x} ({c['label']})" if names.count(x) > 1 else x for x, c in zip(names, report["contenders"])]
 

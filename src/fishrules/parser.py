@@ -825,7 +825,7 @@ _HABITS: tuple[tuple[re.Pattern, str, str], ...] = (
     (re.compile(r"\belse\b"), "`else` is written `otherwise`",
      "write `if CONDITION then A otherwise B` in a formula, and `otherwise:` under an `if` block"),
     (re.compile(r"&&|\|\|"), "`{m}` is written as a word", "write `and` for `&&`, `or` for `||`"),
-    (re.compile(r"!(?!=)"), "`!` is written as a word", "write `not`, as in `not fishfry_rolled` (`!=` is fine)"),
+    (re.compile(r"!(?!=)"), "`!` is written as a word", "write `not`, as in `if not done:` (`!=` is fine)"),
     (re.compile(r"//"), "comments start with `#`", "write `# \u2026` instead of `// \u2026`"),
     (re.compile(r"^\s+(\w+(?:'s\s+\w+)?)\s*(?P<at>(\+|-)=)"), "`{3}=` is written in words",
      "write `add \u2026 to {1}` or `subtract \u2026 from {1}`"),

@@ -9,7 +9,7 @@ be drawn again:
 - `rules`: how often each named rule fires per game, with its 95% interval;
 - `ties`: the share of games that end with a shared win, with its 95% interval.
 
-Each ruleset is named in words in the legends (`Fishfry: Total Points tournament, 3 rounds`, see
+Each ruleset is named in words in the legends (`My game: the long version, 3 rounds`, see
 `comparison.legends`), and each figure has a caption (`CAPTIONS`) saying what it shows and how to
 read it.  `write_report(report, "out.html")` writes one page: headings, the table, and each figure
 as inline SVG with its caption under it; any other path is a folder that gets `lengths.png` … (or
