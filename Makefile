@@ -21,6 +21,10 @@ demo: $(STAMP)
 	$(BIN)/fishrules check rulesets/*.fish
 	$(BIN)/fishrules simulate fishfry --games 300 --seed 1
 	$(BIN)/fishrules simulate fishfry-keeper --players 4 --games 200 --seed 1
+	@echo
+	@echo "fishrules is installed as $(BIN)/fishrules. To type just 'fishrules' in this shell:"
+	@echo "    source $(BIN)/activate"
+	@echo "then try: fishrules play fishfry"
 
 test: $(STAMP)
 	$(BIN)/fishrules check rulesets/*.fish

@@ -1,6 +1,6 @@
 # Fat Fish with the fishing licenses.
 #
-# From "Fishing Licenses" of shared/rulebooks/fat-fish.txt: "All basic rules remain unchanged.
+# From "Fishing Licenses" of the Fat Fish rulebook: "All basic rules remain unchanged.
 # Each fishing license is issued to a player under certain conditions and gives its holder
 # additional victory points."  The licenses are named by their Cyrillic letters, written out in
 # Latin letters: А = A, Б = B, В = V, Г = G.

@@ -1,6 +1,7 @@
 # Fat Fish
 #
-# Written from the Fat Fish rulebook (shared/rulebooks/fat-fish.txt).  Lines in quotes are the
+# Written from the Fat Fish rulebook (not part of this repository; docs/games/fatfish.md tells how
+# to play).  Lines in quotes are the
 # rulebook's own words; AMBIGUITY marks how this ruleset reads a sentence that can be read more than
 # one way, and why.  The fishing licenses are the overlay fatfish-licenses.fish.
 

@@ -1,9 +1,9 @@
 # Fish Eat Fish
 #
-# Written from the Spanish rulebook (shared/rulebooks/fish-eat-fish.es.txt), which is the original;
-# fish-eat-fish.en.txt is a working translation.  Lines in quotes are the English translation of the
-# rulebook's words; AMBIGUITY marks how this ruleset reads a sentence that can be read more than one
-# way, and why.
+# Written from the Spanish rulebook, the original, and an English working translation of it (neither
+# is part of this repository; docs/games/fisheatfish.md tells how to play).  Lines in quotes are the
+# English translation of the rulebook's words (or the Spanish itself); AMBIGUITY marks how this
+# ruleset reads a sentence that can be read more than one way, and why.
 
 game "Fish Eat Fish"
 

@@ -1,6 +1,7 @@
 # Fisherman
 #
-# Written from the Fisherman rulebook (shared/rulebooks/fisherman.txt).  Lines in quotes are the
+# Written from the Fisherman rulebook (not part of this repository; docs/games/fisherman.md tells
+# how to play).  Lines in quotes are the
 # rulebook's own words; AMBIGUITY marks how this ruleset reads a sentence that can be read more than
 # one way, and why.
 

@@ -1,6 +1,7 @@
 # Fish Fish
 #
-# Written from the Fish Fish rulebook (shared/rulebooks/fish-fish.txt).  Lines in quotes are the
+# Written from the Fish Fish rulebook (not part of this repository; docs/games/fishfish.md tells
+# how to play).  Lines in quotes are the
 # rulebook's own words; AMBIGUITY marks how this ruleset reads a sentence that can be read more than
 # one way, and why.
 

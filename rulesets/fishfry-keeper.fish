@@ -1,6 +1,6 @@
 # Fishfry — the Keeper tournament.
 #
-# From "The Keeper Tournament" of shared/rulebooks/fishfry.txt.  The special FISHFRY rules of every
+# From "The Keeper Tournament" of the Fishfry rulebook.  The special FISHFRY rules of every
 # tournament come with fishfry-tournament.fish.
 
 extends "fishfry-tournament"

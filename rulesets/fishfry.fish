@@ -1,6 +1,7 @@
 # Fishfry — the single game.
 #
-# Written from the Fishfry rulebook (shared/rulebooks/fishfry.txt).  Lines in quotes are the
+# Written from the Fishfry rulebook (not part of this repository; docs/games/fishfry.md tells how to
+# play).  Lines in quotes are the
 # rulebook's own words; a line marked AMBIGUITY says how this ruleset reads a sentence that can be
 # read more than one way, and why.  The tournaments of the rulebook are the overlays
 # fishfry-tournament.fish, fishfry-total-points.fish, fishfry-first-to.fish and fishfry-keeper.fish.
