@@ -287,7 +287,7 @@ def _consequences(events: list[dict], viewer: Optional[int], kinds, said: str = 
             by_player: dict = {}  # one line for the game's values, then one per player: who got what
             for g in group:
                 by_player.setdefault(g.get("player"), []).append(g)
-            for p in sorted(by_player, key=lambda x: -1 if x is None else x):
+            for p in by_player:  # in the order they first changed
                 out.append(_dim(_changed(by_player[p], viewer, kinds)))
         elif e["event"] == "reveal":
             out.append(_dim("turned face up: " + _cards([c for c in e["cards"] if c is not None])
