@@ -242,8 +242,8 @@ def _one(d: Diagnostic, item, span, this: str, key, base_items, final_items, bas
         also = f" (`replace {_header(encl)}:` without it)" if encl is not None and _decl_key(encl) else ""
         hint = (f"{base} still uses {item.kind} `{item.name}` there: replace that part of {base} too{also}, "
                 f"or replace the {item.kind} instead of removing it")
-    elif isinstance(item, n.Replace) and isinstance(new, n.PlayersDecl):
-        hint = d.hint
+    elif d.code == "short-deal" or (isinstance(item, n.Replace) and isinstance(new, n.PlayersDecl)):
+        hint = (d.hint or "").replace("(`players ", "(`replace players ")  # what the house rule can write
     elif old is not None:
         hint = (f"{base} relies on `{_header(old)}` there: keep your version compatible with it, "
                 f"or replace that part of {base} too")

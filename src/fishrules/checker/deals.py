@@ -144,6 +144,8 @@ class _Paper:
             if a.type.kind == "zone":
                 return sum(self.zone(self.zone_key(a, local)).values())
             raise _Unknown
+        if f in ("first", "last") and len(args) == 1 and isinstance(args[0], m.AllPlayers):
+            return 0 if f == "first" else self.n - 1
         vals = [self.value(a, local, depth + 1) for a in args]
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in vals):
             raise _Unknown
