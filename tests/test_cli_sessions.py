@@ -383,7 +383,8 @@ def test_hot_seat_never_shows_a_secret_to_the_next_player(tmp_path):
             if int(who) != q:
                 assert line == "?", f"p{q} sees p{who}'s secret line {line}:\n{body}"
         # the table's rows of the game's values: `fisherman   p0`, then `fishing hand   5 cards, face down`
-        for fisherman, hand in re.findall(r"^fisherman +p(\d+) *$.*?^fishing hand +(.*?) *$", body, re.S | re.M):
+        # (a value ends where two spaces begin: the next pair of columns, or the end of the line)
+        for fisherman, hand in re.findall(r"^fisherman +p(\d+)\b.*?^fishing hand +(\S+(?: \S+)*)", body, re.S | re.M):
             if int(fisherman) != q:
                 assert re.fullmatch(r"\d+ cards?, face down|empty", hand), f"p{q} sees the fishing hand:\n{body}"
             elif "Catch" in hand or "Empty_handed" in hand:
