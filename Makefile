@@ -9,7 +9,7 @@ DOCS_ADDR  ?= 127.0.0.1:8000
 # mkdocs-material prints a notice about MkDocs 2 on every build; it is not about this site.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: demo test bench check docs serve-docs clean
+.PHONY: demo test bench check docs serve-docs clean figures
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,11 +21,19 @@ demo: $(STAMP)
 	$(BIN)/fishrules check rulesets/*.fish
 	$(BIN)/fishrules simulate fishfry --games 300 --seed 1
 	$(BIN)/fishrules simulate fishfry-keeper --players 4 --games 200 --seed 1
+	@echo
+	@echo "fishrules is installed as $(BIN)/fishrules. To type just 'fishrules' in this shell:"
+	@echo "    source $(BIN)/activate"
+	@echo "then try: fishrules play fishfry"
 
 test: $(STAMP)
 	$(BIN)/fishrules check rulesets/*.fish
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -q
+
+# The house-rule tutorial's pictures, drawn by the command the tutorial shows.
+figures: $(STAMP)
+	$(BIN)/python tools/tutorial_figures.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py

@@ -1,6 +1,6 @@
 # Fat Fish with the fishing licenses.
 #
-# From "Fishing Licenses" of shared/rulebooks/fat-fish.txt: "All basic rules remain unchanged.
+# From "Fishing Licenses" of the Fat Fish rulebook: "All basic rules remain unchanged.
 # Each fishing license is issued to a player under certain conditions and gives its holder
 # additional victory points."  The licenses are named by their Cyrillic letters, written out in
 # Latin letters: А = A, Б = B, В = V, Г = G.
@@ -20,6 +20,12 @@ the game has shown_license: zone of license
 #  previous card."  The rulebook's text is cut off in the middle of Д: only Г can be played.
 # AMBIGUITY (Д to И): asking for them is refused with a clear message rather than guessed at.
 option licenses_D_to_I: yes or no = no, "Д, Е, Ж, З, И: not playable, the rulebook's text is cut off at Д"
+
+# The numbers a table changes: what a license is worth, alone or shared ("If several players are
+# tied, the leading players receive 5 points each").
+# "The player holding this license at the end of the game receives an additional 10 victory points."
+define license_points: 10
+define shared_license_points: 5
 
 the game has license_A_holder: player = nobody
 the game has license_G_holder: player = nobody
@@ -84,13 +90,13 @@ action take_license_G:
 # "The player holding this license at the end of the game receives an additional 10 victory points."
 # AMBIGUITY (when licenses count): А and Г as soon as they are held; Б and В only once the game is
 # over ("Cards Б and В are issued to players only at the end of the game").
-score "license A": if shown_A and license_A_holder is you then 10 otherwise 0
+score "license A": if shown_A and license_A_holder is you then license_points otherwise 0
 
 # "Card Б is issued at the end of the game. It is received by the player with the fewest cards in
 #  their victory points pile. ... If several players are tied, the leading players receive 5 points
 #  each."
 define fewest_victory_cards: players with the lowest count(victory)
-score "license B": if game_ended and shown_B and you in fewest_victory_cards then (if count(fewest_victory_cards) = 1 then 10 otherwise 5) otherwise 0
+score "license B": if game_ended and shown_B and you in fewest_victory_cards then (if count(fewest_victory_cards) = 1 then license_points otherwise shared_license_points) otherwise 0
 
 # "Card В is issued at the end of the game. It is received by the player with the most cards with
 #  value 1 in their victory points pile. ... If several players are tied, the leading players receive
@@ -99,7 +105,7 @@ score "license B": if game_ended and shown_B and you in fewest_victory_cards the
 # not issued.
 define most_ones: players with the highest count(victory where value = 1)
 define any_ones: any p in players where count(victory where value = 1) > 0
-score "license V": if game_ended and shown_V and any_ones and you in most_ones then (if count(most_ones) = 1 then 10 otherwise 5) otherwise 0
+score "license V": if game_ended and shown_V and any_ones and you in most_ones then (if count(most_ones) = 1 then license_points otherwise shared_license_points) otherwise 0
 
 # "This license brings 10 victory points."
-score "license G": if license_G_holder is you then 10 otherwise 0
+score "license G": if license_G_holder is you then license_points otherwise 0

@@ -1,6 +1,7 @@
 # Fat Fish
 #
-# Written from the Fat Fish rulebook (shared/rulebooks/fat-fish.txt).  Lines in quotes are the
+# Written from the Fat Fish rulebook (not part of this repository; docs/games/fatfish.md tells how
+# to play).  Lines in quotes are the
 # rulebook's own words; AMBIGUITY marks how this ruleset reads a sentence that can be read more than
 # one way, and why.  The fishing licenses are the overlay fatfish-licenses.fish.
 
@@ -20,6 +21,23 @@ cards fish: colour in red, yellow, green, blue, purple and value in 1 x 4, 2 x 4
 # the cards laid out on that turn and place the fiasco card in front of them."  A strict table may
 # prefer to refuse a wrong lay instead.
 option fiasco: one of penalty, refusal = penalty, "penalty: a wrong lay takes the fiasco card (the rulebook); refusal: a wrong lay is refused"
+
+# ---- The numbers a table changes ------------------------------------------------------------------
+# Each is one line for a house rule to replace, as in `replace define hand_size: 5`.
+
+# "Each player receives 12 fish cards and places them face down in a stack in front of them."
+define stack_size: 12
+# "Then each player takes 4 cards from their stack into hand." / "draw cards from your personal stack
+#  into your hand so that you again have 4 cards."
+define hand_size: 4
+# "You may lay out from 1 to 4 cards from your hand per turn."
+define most_cards_a_turn: 4
+# "As soon as a row receives its 5th card, it is considered complete"
+define row_length: 5
+# "Players 2: 3, 3: 6, 4: 9, 5: 12, 6: 15" cards in the reserve: 3 for each player after the first.
+define reserve_per_player: 3
+# "The player who received the fiasco card last subtracts 5 additional points."
+define fiasco_penalty: 5
 
 the game has hidden deck: zone of fish
 the game has hidden out_of_game: zone of fish
@@ -59,7 +77,7 @@ the game has internal retaking: yes or no
 #  points."  ("Note: the number on a card shows how many points it adds or subtracts.")
 score "victory": sum(value of your victory)
 score "penalty": -sum(value of your penalty)
-score "fiasco": if fiasco_holder is you then -5 otherwise 0
+score "fiasco": if fiasco_holder is you then -fiasco_penalty otherwise 0
 
 # "The player who scores the most points wins."  AMBIGUITY (ties): tied players share the victory.
 winners: players with the highest score
@@ -67,7 +85,7 @@ winners: players with the highest score
 
 # ---- Setup ----------------------------------------------------------------------------------------
 
-define reserve_size: 3 * (count(players) - 1)
+define reserve_size: reserve_per_player * (count(players) - 1)
 
 phase game:
   play setup
@@ -85,8 +103,8 @@ phase setup:
   shuffle deck
   # "Each player receives 12 fish cards ... Then each player takes 4 cards from their stack into hand."
   for each player:
-    draw 12 from deck to player's stack face down
-    draw 4 from player's stack to player's hand
+    draw stack_size from deck to player's stack face down
+    draw hand_size from player's stack to player's hand
   # "Place 3 fish cards face up ... the first cards of the three rows"
   for each r in rows:
     draw from deck to rows(r) face up
@@ -109,7 +127,7 @@ phase turn for fisher:
     play laying for fisher
   # "At the end of your turn, draw cards from your personal stack into your hand so that you again
   #  have 4 cards."
-  draw 4 - count(fisher's hand) from fisher's stack to fisher's hand
+  draw hand_size - count(fisher's hand) from fisher's stack to fisher's hand
   # "If you completed a row this turn, turn over the top card of the reserve stack face up and place
   #  it in the place of the row whose cards you took."
   # AMBIGUITY (the reserve runs out): the row stays empty; a card may start an empty row when no row
@@ -124,7 +142,7 @@ phase turn for fisher:
 phase laying for fisher:
   set laid to 0
   set turn_row to 0
-  repeat 4 times:
+  repeat most_cards_a_turn times:
     if count(fisher's hand) = 0:
       end laying
     fisher chooses lay or stop
@@ -155,7 +173,7 @@ action lay(row: one of rows, card: one of your hand):
   #  into that row must take all the cards from that row"
   # AMBIGUITY (laying on after completing a row): the row is gone until the end of the turn, and
   # cards go into one row a turn, so completing a row ends the laying.
-  if count(rows(row)) = 5:
+  if count(rows(row)) = row_length:
     play big_catch for you
     end laying
 

@@ -1,9 +1,9 @@
 # Fish Eat Fish
 #
-# Written from the Spanish rulebook (shared/rulebooks/fish-eat-fish.es.txt), which is the original;
-# fish-eat-fish.en.txt is a working translation.  Lines in quotes are the English translation of the
-# rulebook's words; AMBIGUITY marks how this ruleset reads a sentence that can be read more than one
-# way, and why.
+# Written from the Spanish rulebook, the original, and an English working translation of it (neither
+# is part of this repository; docs/games/fisheatfish.md tells how to play).  Lines in quotes are the
+# English translation of the rulebook's words (or the Spanish itself); AMBIGUITY marks how this
+# ruleset reads a sentence that can be read more than one way, and why.
 
 game "Fish Eat Fish"
 
@@ -36,6 +36,11 @@ board: circles from 1 to 25
   line 3, 8, 13, 18, 23
   line 4, 9, 14, 19, 24
   line 5, 10, 15, 20, 25
+
+# ---- The numbers a table changes ------------------------------------------------------------------
+# "Cada jugador coloca 5 peces." — each player places 5 fish; a house rule replaces this line
+# (`replace define fish_placed_each: 4`).
+define fish_placed_each: 5
 
 # A stack of fish on each circle; "a stack moves and fights as one", its top fish tells whose it is.
 the game has stack: zones from 1 to 25 of fish
@@ -127,7 +132,7 @@ action pick_colour(chosen: one of red or yellow or green or blue or purple):
 # "El primer jugador coloca 1 pez en cualquiera de los 25 círculos. La persona de la izquierda coloca
 #  1 pez en un círculo vacío ... Cada jugador coloca 5 peces."
 phase placing:
-  repeat 5 times:
+  repeat fish_placed_each times:
     for each player starting with starfish_holder:
       player chooses place
   # "el pez morado se considera neutral y debe colocarse en todos los círculos vacíos restantes"

@@ -1,6 +1,7 @@
 # Fisherman
 #
-# Written from the Fisherman rulebook (shared/rulebooks/fisherman.txt).  Lines in quotes are the
+# Written from the Fisherman rulebook (not part of this repository; docs/games/fisherman.md tells
+# how to play).  Lines in quotes are the
 # rulebook's own words; AMBIGUITY marks how this ruleset reads a sentence that can be read more than
 # one way, and why.
 
@@ -16,6 +17,17 @@ cards fish: suit in horse_mackerel, puffer_fish, sea_bream, goby, squid and numb
 
 # "The player who most recently caught a fish, or any appropriate player, becomes the first dealer
 #  and takes the big catch card."  AMBIGUITY: the table seats that player first.
+# ---- The numbers a table changes ------------------------------------------------------------------
+# Each is one line for a house rule to replace, as in `replace define deals_each: 2`.
+
+# "The game lasts a number of rounds equal to the number of players; each player will be the dealer
+#  once."
+define deals_each: 1
+# "gold shield card (worth 5 VPs) ... silver shield card (3 VPS) ... bronze (1 VP)"
+define gold_shield: 5
+define silver_shield: 3
+define bronze_shield: 1
+
 the game has dealer: player
 the game has leader: player
 the game has hand_size: number
@@ -56,7 +68,7 @@ winners: players with the highest score
 #  once."
 phase game:
   set dealer to first(players)
-  repeat count(players) times:
+  repeat deals_each * count(players) times:
     play tournament
     # "pass the big catch card to the left; they become the dealer of the next round."
     set dealer to left of dealer
@@ -196,7 +208,7 @@ define points_this_round: target_points - not_target_points + size_points - size
 # AMBIGUITY (the shield supply): "40 shield cards (10 each of gold, silver, and bronze)" adds up to
 # 30; either way the supply never limits the awards — ties get a shield each.
 define place: 1 + count(players where round_points > your round_points)
-define shield: if place = 1 then 5 otherwise if place = 2 then 3 otherwise if place = 3 then 1 otherwise 0
+define shield: if place = 1 then gold_shield otherwise if place = 2 then silver_shield otherwise if place = 3 then bronze_shield otherwise 0
 
 phase results:
   for each player:

@@ -1,6 +1,7 @@
 # Fish Fish
 #
-# Written from the Fish Fish rulebook (shared/rulebooks/fish-fish.txt).  Lines in quotes are the
+# Written from the Fish Fish rulebook (not part of this repository; docs/games/fishfish.md tells
+# how to play).  Lines in quotes are the
 # rulebook's own words; AMBIGUITY marks how this ruleset reads a sentence that can be read more than
 # one way, and why.
 
@@ -15,6 +16,18 @@ players 2 to 8
 cards fishing: kind in Catch x 2, Empty_handed x 3
 # "5 Bait cards, with values 2, 3, 3, 4 and 5"
 cards bait: value in 2, 3 x 2, 4, 5
+
+# ---- The numbers a table changes ------------------------------------------------------------------
+# Each is one line for a house rule to replace, as in `replace define most_tiles_a_bet: 2`.
+
+# "Each Fish player takes four tiles showing the same fish"
+define tiles_each: 4
+# "chooses to bet from zero to four Fish tiles on the Fisherman's line"
+define most_tiles_a_bet: 4
+# "the Fisherman has played his five lines" (one Fishing card and one Bait card a line)
+define lines_a_round: 5
+# "The Fisherman scores 4 points for each Fish tile he captured."
+define points_a_captured_tile: 4
 
 # ---- who plays what ------------------------------------------------------------------------------
 
@@ -95,11 +108,11 @@ phase round:
     clear player's loot
     set player's captured to 0
   for each player other than fisherman:
-    set player's tiles to 4
+    set player's tiles to tiles_each
   set line_number to 0
   set catches_revealed to 0
   # "the Fisherman has played his five lines"
-  repeat 5 times:
+  repeat lines_a_round times:
     play line
     # "all the Fish tiles have been bet"
     if no player in players where tiles > 0:
@@ -128,12 +141,12 @@ action set_line(secret card: one of fishing_hand, bait_card: one of bait_hand):
   move card to line_fishing face down
   move bait_card to line_bait face up
 
-action bet(tiles_bet: a number from 0 to min(4, your tiles)):
+action bet(tiles_bet: a number from 0 to min(most_tiles_a_bet, your tiles)):
   # "Fish players may bet their tiles over one or several turns, but they must have bet all of their
   #  Fish tiles by the end of the round."  The fifth line is the last one there can be.
   # AMBIGUITY (earlier ends): a round can also end early when both Catch cards are revealed; then the
   # rulebook itself places the tiles left, so only the fifth line forces a Fish to bet everything.
-  require "all tiles bet by the end of the round": line_number < 5 or tiles_bet = your tiles
+  require "all tiles bet by the end of the round": line_number < lines_a_round or tiles_bet = your tiles
   subtract tiles_bet from your tiles
   set your bet to tiles_bet
 
@@ -187,4 +200,4 @@ phase checking:
 # Example: Ninon has 1 Fish tile in slot 3 and 2 in slot 2: 1 x 3 + 2 x 2 = 7 points.
 phase scoring:
   for each player:
-    add 4 * player's captured + sum(player's loot) to player's points
+    add points_a_captured_tile * player's captured + sum(player's loot) to player's points

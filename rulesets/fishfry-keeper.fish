@@ -1,6 +1,6 @@
 # Fishfry — the Keeper tournament.
 #
-# From "The Keeper Tournament" of shared/rulebooks/fishfry.txt.  The special FISHFRY rules of every
+# From "The Keeper Tournament" of the Fishfry rulebook.  The special FISHFRY rules of every
 # tournament come with fishfry-tournament.fish.
 
 extends "fishfry-tournament"
@@ -28,7 +28,7 @@ add rule "done fishing" at the start of phase turn:
 #  player may keep only one fish per turn."
 # AMBIGUITY (which of two fish): a kept fish is the best one of the roll — a HEAD, a TAIL and up to
 # three BODIES — because keeping the smaller of two could only lose points.
-define keeper_fish_points: 10 + sum(largest(3, value of dice showing BODY)) + panfish_points
+define keeper_fish_points: fish_points + sum(largest(most_bodies_a_fish, value of dice showing BODY)) + panfish_points
 
 # "If a player decides to keep a fish, it is recorded on paper."
 # "Fish cannot be traded or "thrown back" to allow for another roll": once kept, a fish stays kept,

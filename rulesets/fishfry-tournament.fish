@@ -1,6 +1,6 @@
 # Fishfry — the tournament rules shared by every tournament mode.
 #
-# From "Tournament Rules" and "Special Tournament Rules" of shared/rulebooks/fishfry.txt.  The
+# From "Tournament Rules" and "Special Tournament Rules" of the Fishfry rulebook.  The
 # rulebook's own modes extend this file: fishfry-total-points.fish, fishfry-first-to.fish and
 # fishfry-keeper.fish.  On its own it is a Total Points tournament.
 

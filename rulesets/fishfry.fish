@@ -1,6 +1,7 @@
 # Fishfry — the single game.
 #
-# Written from the Fishfry rulebook (shared/rulebooks/fishfry.txt).  Lines in quotes are the
+# Written from the Fishfry rulebook (not part of this repository; docs/games/fishfry.md tells how to
+# play).  Lines in quotes are the
 # rulebook's own words; a line marked AMBIGUITY says how this ruleset reads a sentence that can be
 # read more than one way, and why.  The tournaments of the rulebook are the overlays
 # fishfry-tournament.fish, fishfry-total-points.fish, fishfry-first-to.fish and fishfry-keeper.fish.
@@ -15,6 +16,19 @@ players 2 to 8
 #  Three further faces show BODIES worth 5, 10 and 20 points."
 # AMBIGUITY (faces): so each die has six faces, one of each, all equally likely.
 dice: 5 with faces HEAD, TAIL, PANFISH, BODY 5, BODY 10, BODY 20
+
+# ---- The numbers a table changes ------------------------------------------------------------------
+# Each is one line for a house rule to replace, as in `replace define rolls_a_turn: 4`.  The number
+# of dice is the `dice` line above (`replace dice: 6 with faces …`).
+
+# "Each turn a player has THREE ROLLS."
+define rolls_a_turn: 3
+# "A player may catch and score 2 complete fish in one turn."
+define most_fish_a_turn: 2
+# "One fish may have 0, 1, 2, or 3 BODIES in it."
+define most_bodies_a_fish: 3
+# "A simple fish (a HEAD and a TAIL) is worth 10 points."
+define fish_points: 10
 
 # What a player has caught.  A single game records one turn's points per player; the tournaments
 # record one entry per turn (Total Points) or per kept fish (Keeper) — see fishfry-tournament.fish.
@@ -32,13 +46,13 @@ the game has roll: number
 # "One fish may have 0, 1, 2, or 3 BODIES in it. Incomplete fish (extra parts) do not count in
 #  scoring. A player may catch and score 2 complete fish in one turn."
 # "A simple fish (a HEAD and a TAIL) is worth 10 points."
-define fish_caught: min(count(dice showing HEAD), count(dice showing TAIL), 2)
+define fish_caught: min(count(dice showing HEAD), count(dice showing TAIL), most_fish_a_turn)
 
 # "BODIES add their numbered value to the 10 point score of a fish."
 # Each complete fish holds up to three bodies and the player builds the largest fish, so the best
 # 3 x (fish caught) bodies count; bodies with no fish to join are extra parts and score nothing.
 # Example: a fish with BODIES of 20 and 5 scores 10 + 20 + 5 = 35 points.
-define body_points: sum(largest(3 * fish_caught, value of dice showing BODY))
+define body_points: sum(largest(most_bodies_a_fish * fish_caught, value of dice showing BODY))
 
 # "PANFISH add ONE point EACH to a player's score."
 # Example: a fish with BODIES of 5, plus two PANFISH, scores 15 + 2 = 17 points.
@@ -46,7 +60,7 @@ define body_points: sum(largest(3 * fish_caught, value of dice showing BODY))
 # even when the roll has no complete fish.
 define panfish_points: count(dice showing PANFISH)
 
-define turn_points: 10 * fish_caught + body_points + panfish_points
+define turn_points: fish_points * fish_caught + body_points + panfish_points
 
 # "If a player manages to roll all 5 dice as PANFISH within the 3 rolls, it is a FISHFRY!"
 # PANFISH are never re-rolled, so the five may gather over the three rolls.
@@ -88,7 +102,7 @@ phase turn for roller:
 phase rolling for roller:
   set roll to 1
   roll all dice
-  repeat 2 times:
+  repeat rolls_a_turn - 1 times:
     # Five PANFISH leave nothing that may be re-rolled: the FISHFRY ends the rolling.
     if fishfry_rolled:
       end rolling

@@ -381,7 +381,7 @@ def test_overlay_errors_all_at_once():
     assert all(d.span.file.endswith("overlay_errors.fish") for d in ds)
     replace, remove, add, phase, define = ds
     assert replace.message == "there is no phase `rolls` to replace"
-    assert replace.hint == "did you mean `rolling`?"
+    assert replace.hint.startswith("did you mean `rolling`? the phases of fishfry, nearest first: `rolling`, ")
     assert remove.message == 'there is no rule "one tie all tie" to remove'
     assert "one tie, all tie" in remove.hint
     assert add.message == 'there is no rule "score turn" to put a rule after'
@@ -406,13 +406,16 @@ def test_overlay_replace_and_remove_unknown():
         "  nothing\n"
     )
     ds = diagnostics(text, name="ov.fish")
-    assert [(pos(d), d.message, d.hint) for d in ds] == [
-        ((2, 9), "there is no define `fish_caugt` to replace", "did you mean `fish_caught`?"),
-        ((3, 1), "there is no option `roundz` to remove", None),
-        ((4, 1), "there is no phase `rolls` to remove", "did you mean `rolling`?"),
-        ((5, 9), 'there is no rule "score turn" to replace', "did you mean `score the turn`?"),
-        ((7, 1), "there is no phase `rond`", "did you mean `round`?"),
+    # each hint: the nearest name, then the names of that kind there are, nearest first
+    assert [(pos(d), d.message, d.hint.split(" nearest first: ")[0]) for d in ds] == [
+        ((2, 9), "there is no define `fish_caugt` to replace", "did you mean `fish_caught`? the defines of fishfry,"),
+        ((3, 1), "there is no option `roundz` to remove", "fishfry has no options"),
+        ((4, 1), "there is no phase `rolls` to remove", "did you mean `rolling`? the phases of fishfry,"),
+        ((5, 9), 'there is no rule "score turn" to replace', "did you mean `score the turn`? the named rules of fishfry,"),
+        ((7, 1), "there is no phase `rond`", "did you mean `round`? the phases of fishfry,"),
     ]
+    assert ds[0].hint.endswith("to add a new define `fish_caugt`, write it without `replace`")
+    assert "`fish_caught`, `fish_points`" in ds[0].hint
 
 
 def test_overlay_declaring_an_existing_option():

@@ -274,7 +274,7 @@ def test_the_tie_break(seat0, winners):
     # "Desempate: el poseedor de la ficha Estrella de mar gana si está involucrado; de lo
     #  contrario, el jugador con más cartas de Desafío en la mano gana."
     g = fishrules.loads(ENDING.replace("SEAT0", str(seat0)), "ending.fish", base_dir=str(fishrules.api.rulesets_dir()))
-    assert any("never played" in w.message for w in g.warnings)  # the phases this ending skips
+    assert any("no longer used" in w.message for w in g.warnings)  # the phases this ending skips
     s = g.start(players=3)
     for colour in ("red", "yellow", "green"):
         s.apply(f"pick_colour {colour}")

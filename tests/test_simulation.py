@@ -162,11 +162,11 @@ def test_workers_and_report_from_the_command_line(tmp_path, capsys):
     out = capsys.readouterr()
     assert out.out == one and "report written" in out.err
     page = (tmp_path / "r.html").read_text()
-    assert page.count("<svg") == 4 and "fishfry-first-to" in page and "Traceback" not in page
+    assert page.count("<svg") == 5 and "fishfry-first-to" in page and "Traceback" not in page
     for run in ("a", "b"):
         assert main([*args, "--report", str(tmp_path / run), "--report-format", "svg", "-q"]) == 0
     names = sorted(p.name for p in (tmp_path / "a").iterdir())
-    assert names == ["lengths.svg", "rules.svg", "scores.svg", "seats.svg"]
+    assert names == ["lengths.svg", "rules.svg", "scores.svg", "seats.svg", "ties.svg"]
     for name in names:  # the same report draws the same files
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     capsys.readouterr()

@@ -373,17 +373,28 @@ def _check(resolved: Resolved) -> m.Model:
     """The checked model of resolved rules.  A file with syntax errors is still checked, as far as
     it could be read, so that one `RuleError` holds every problem: its syntax errors and the
     checker's errors (but those that only follow from the lines left out, and its warnings)."""
+    from .blame import attribute, check_all
+
     syntax = list(resolved.syntax_errors)
+    if "extends" in resolved.lost or any(d.code == "habit" for d in syntax):
+        # Without the line naming the rules it extends, or with a line written in another language's
+        # habits, the checker's findings would only follow from it: the line comes first, on its own.
+        raise RuleError(syntax)
     try:
         model = check(list(resolved.items), resolved.variants, resolved.files, resolved.source, resolved.lost,
                       resolved.warnings)
     except RuleError as exc:
         if not syntax:
-            raise
+            # what an overlay's change broke in the rules it extends is reported at the overlay's line
+            raise RuleError(attribute(resolved, exc.diagnostics, check_all(resolved))) from None
         # Warnings are left out: with lines missing, "never played" and the like say little.
         raise RuleError(syntax + exc.errors) from None
     if syntax:
         raise RuleError(syntax)
+    if model.warnings:
+        warnings = attribute(resolved, list(model.warnings), check_all(resolved))
+        if warnings != list(model.warnings):
+            model = attrs.evolve(model, warnings=tuple(sorted(warnings, key=Diagnostic.sort_key)))  # type: ignore[misc]
     return model
 
 

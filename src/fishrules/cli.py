@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import random
+import re
 import sys
 import time
 from typing import Optional, Sequence
@@ -210,7 +211,42 @@ def cmd_simulate(args) -> int:
         f"{ln['min_actions']} to {ln['max_actions']}), {ln['mean_decisions']:.1f} player decisions"
         + (f"; {timing['seconds']:.2f} s, {timing['games_per_second']:.0f} games/s" if args.timing else "")
     )
+    ties = result["ties"]
+    console.print(f"ties: {ties['rate']:.1%} of the games ({ties['games']} of {args.games}) ended with a shared win")
+    _print_empty_draws(console, result["empty_draws"], args.games)
     return 0
+
+
+def _print_empty_draws(console, empty: dict, games: int) -> None:
+    """The zones some draw found empty: a deal that ran out during the set-up is said in bold (the
+    rules allow more players than the cards serve); later, it is often how the game ends."""
+    if not empty:
+        return
+    console.print("draws from an empty zone (a draw takes what is there, maybe nothing):")
+    for name, row in empty.items():
+        if row["setup_games"]:
+            k = row["setup_games"]
+            console.print(f"  [bold]`{_esc(name)}` ran out during the set-up in {k} of {games} games ({k / games:.0%}):"
+                          " some players were dealt fewer cards[/]")
+        if row["later_games"]:
+            k = row["later_games"]
+            console.print(f"  `{_esc(name)}` was empty when drawn from later in {k} of {games} games ({k / games:.0%})")
+
+
+_NAME_VALUE = re.compile(r"[A-Za-z_]\w*=\S*")
+
+
+def _joined_options(texts: Sequence[str]) -> list[str]:
+    """The rulesets of `compare` as written; an option written as a ruleset of its own (a space
+    where a comma belongs: `my-game rounds=3`) is refused with the form it takes."""
+    from .variants import find_ruleset
+
+    for i, text in enumerate(texts):
+        if _NAME_VALUE.fullmatch(text) and find_ruleset(text) is None:
+            before = texts[i - 1] if i else "RULESET"
+            raise OptionError(f"`{text}` is an option, not a ruleset: an option goes after its ruleset, joined by a comma "
+                              f"with no space, as in `fishrules compare {before},{text} …`")
+    return list(texts)
 
 
 def cmd_compare(args) -> int:
@@ -222,13 +258,19 @@ def cmd_compare(args) -> int:
         from .plots import require_matplotlib
 
         require_matplotlib()  # before the games are played, not after
-    contenders = [cmp.parse_contender(text) for text in args.rulesets]
+    contenders = [cmp.parse_contender(text) for text in _joined_options(args.rulesets)]
+    players = args.players
+    if players is None:  # the fewest players every ruleset allows
+        players = max(c.game.min_players for c in contenders)
+        if any(players > c.game.max_players for c in contenders):
+            raise OptionError("these rulesets allow no player count in common: " + "; ".join(
+                f"{c.label} is for {c.game.min_players} to {c.game.max_players}" for c in contenders))
     err = _console(args, stderr=True)
     # the progress bar goes to standard error, and only to a terminal: standard output is the results
     with Progress(TextColumn("[bold]playing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err,
                   transient=True, disable=args.quiet or not err.is_terminal) as bar:
         task = bar.add_task("playing", total=args.games * len(contenders))
-        report = cmp.compare(contenders, args.players, args.games, args.seed, args.bots, args.iterations,
+        report = cmp.compare(contenders, players, args.games, args.seed, args.bots, args.iterations,
                              progress=lambda k: bar.advance(task, k), workers=args.workers, dask=args.dask)
     print(json.dumps(report, indent=2) if args.json else cmp.render_text(report))
     if args.report:
@@ -244,35 +286,16 @@ def cmd_compare(args) -> int:
 
 
 def _show(console, state: State, me: Optional[int]) -> None:
-    """The table as `me` may see it (None: as anybody at the table may)."""
-    from rich.table import Table
+    """The table as `me` may see it (None: as anybody at the table may), in words and rows
+    (`fishrules.terminal.tables`)."""
+    from .terminal import tables
 
-    v = state.view(me)
-    t = Table(show_header=True, header_style="bold")
-    t.add_column("player")
-    names = [k for k in v["seats"][0] if k not in ("player",)]
-    for k in names:
-        t.add_column(k, justify="right")
-    for row in v["seats"]:
-        label = f"p{row['player']}" + (" (you)" if row["player"] == me else "")
-        t.add_row(label, *[_esc(_fmt(row.get(k))) for k in names])
-    console.print(t)
-    if "dice" in v:
-        console.print("dice: " + "  ".join(f"[bold]{i + 1}[/]:{_esc(f or '-')}" for i, f in enumerate(v["dice"])))
-    shown = {k: x for k, x in v["values"].items()}
-    shown.update({k: x for k, x in v.get("derived", {}).items()})
-    if shown:
-        console.print(_esc("  ".join(f"{k}: {_fmt(x)}" for k, x in shown.items())), style="dim")
-
-
-def _fmt(x) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, bool):
-        return "yes" if x else "no"
-    if isinstance(x, list):
-        return "[" + ", ".join(_fmt(i) for i in x) + "]" if x else "[]"
-    return str(x)
+    players, values, dice = tables(state, me)
+    console.print(players)
+    if dice:
+        console.print(dice)
+    if values is not None:
+        console.print(values)
 
 
 # The bots of the command line.  `bot_choice` is the one place a seat's bot is asked for a move, so
@@ -377,6 +400,14 @@ class _Table:
         self.printed = shown  # history entries already shown (a resumed game does not show its past again)
         self.seen = {p: shown for p in self.humans}  # what each person has seen, when their screen was last cleared
         self.actor: dict[int, int] = {}  # history index -> the player who chose it, this session
+        self.typed: set[int] = set()  # history indices the person at the keyboard typed: not said again
+        self.broke: dict[int, str] = {}  # history index -> what is said of a rule the choice broke
+        self.told_setup: set = set() if shown == 0 else {None, *self.humans}  # whom the set-up was told
+        from .terminal import scored_names
+
+        self.scored = scored_names(state.game._model)
+        self.score_at: dict[int, list] = {-1: state.scores()}  # decision -> the scores once it was played
+        self.kinds = {v.name: v.type.kind for v in (*state.game._model.game_vars, *state.game._model.player_vars)}
 
     def save(self) -> None:
         if self.log_path:
@@ -384,20 +415,23 @@ class _Table:
             self.log_data["over"] = self.state.is_over
             save_log(self.log_path, self.log_data)
 
-    def _line(self, text: str, i: int) -> str:
-        if i in self.actor:
-            who = f"p{self.actor[i]}"
-            if text.startswith(who + ": "):  # a simultaneous choice names its chooser already
-                text = text[len(who) + 2:]
-            return f"{who} chooses [bold]{_esc(text)}[/]"
-        return f"[dim]  · {_esc(text)}[/]"
+    def tell(self, start: int, viewer: Optional[int]) -> None:
+        """Print what happened from history entry `start` on, as `viewer` may know it: cards dealt
+        in secret summed up, dice rolled together on one line, what each choice did."""
+        from .terminal import narrate
+
+        for line in narrate(self.state, viewer, start, frozenset(self.typed), self.actor, self.kinds, self.score_at,
+                            self.broke, setup=viewer not in self.told_setup, scored=self.scored):
+            self.console.print(line)
+        self.told_setup.add(viewer)
 
     def show_new(self) -> None:
-        """Print what happened since the last line, as the person on screen may know it."""
-        hist = self.state.history_for(self.screen)
-        for i in range(self.printed, len(hist)):
-            self.console.print(self._line(hist[i], i))
-        self.printed = len(hist)
+        """Print what happened since the last line, as the person on screen may know it, with the
+        scores where they changed (who got what)."""
+        hist_len = len(self.state.history)
+        if self.printed < hist_len or self.screen not in self.told_setup:
+            self.tell(self.printed, self.screen)
+        self.printed = hist_len
 
     def next_chooser(self) -> Optional[int]:
         waiting = self.state.waiting
@@ -435,8 +469,7 @@ class _Table:
         hist = self.state.history_for(p)
         if self.seen[p] < len(hist):
             self.console.print(f"[bold]p{p}[/], since your last turn:")
-            for i in range(self.seen[p], len(hist)):
-                self.console.print(self._line(hist[i], i))
+            self.tell(self.seen[p], p)
         self.printed = len(hist)
 
     def bot_turn(self, p: int) -> None:
@@ -446,7 +479,20 @@ class _Table:
         self.show_new()
         state.apply(a)
         self.actor[at] = p
+        self.score_at[at] = state.scores()
+        self.announce(a, p, at)
         self.save()
+
+    def announce(self, action, p: int, at: int) -> None:
+        """A choice the rules accepted though it breaks a rule is said with it, as it happens."""
+        from .terminal import breaking_note
+
+        if getattr(action, "breaks", None) is None:
+            return
+        instead = breaking_note(self.state, action)
+        who = "you" if p == self.screen else f"p{p}"
+        self.broke[at] = (f'[bold yellow]  ✗ {who} broke the rule "{_esc(action.breaks)}" with {_esc(str(action))}[/]'
+                          + (f": {_esc(instead)}" if instead else ""))
 
     def human_turn(self, me: int) -> None:
         state, console = self.state, self.console
@@ -455,34 +501,62 @@ class _Table:
         self.show_new()
         if self.hot:
             console.print(f"[bold]p{me}, your turn.[/]")
-        _show(console, state, me)
         together = state.current == SIMULTANEOUS
         acts = state.legal_actions(me) if together else state.legal_actions()
-        if together:
-            console.print("[bold]Everybody chooses at once[/]: nobody sees your choice until all have chosen.")
-        for i, a in enumerate(acts, 1):
-            console.print(f"  [bold]{i:>3}[/]  {_esc(str(a))}")
+        self.show_table(me, acts, together)
         while True:
             answer = _ask("your choice> ")
-            if answer.lower() in ("q", "quit", "exit"):
+            low = answer.lower()
+            if low in ("q", "quit", "exit"):
                 raise _Quit
+            if low in ("?", "help", "h"):
+                from .terminal import HELP
+
+                console.print(_esc(HELP))
+                continue
+            if low in ("t", "table"):
+                self.show_table(me, acts, together)
+                continue
             at = len(state.history)
             try:
                 if answer.isascii() and answer.isdigit() and len(answer) <= 6 and 1 <= int(answer) <= len(acts):
-                    state.apply(acts[int(answer) - 1])
+                    chosen = acts[int(answer) - 1]
+                    state.apply(chosen)
                 else:
-                    if together and not answer.lower().startswith(f"p{me}:"):
+                    if together and not low.startswith(f"p{me}:"):
                         answer = f"p{me}: {answer}"
+                    chosen = next((a for a in acts if str(a) == answer), None)
                     state.apply(answer)
             except IllegalAction as e:
                 console.print(f"[red]{_esc(str(e))}[/]")
                 if answer.isascii() and answer.isdigit():
-                    console.print(f"[red]choose a number from 1 to {len(acts)}, or write the action[/]")
+                    console.print(f"[red]choose a number from 1 to {len(acts)}, or write the action; ? lists what you can type[/]")
+                else:
+                    console.print("[red]? lists what you can type[/]")
                 continue
             self.actor[at] = me
-            self.printed = at + 1  # the player typed it: not printed again
+            self.score_at[at] = state.scores()
+            self.typed.add(at)  # the player typed it: not said again, but what it did is
+            if chosen is not None:
+                self.announce(chosen, me, at)
             self.save()
             return
+
+    def show_table(self, me: int, acts: list, together: bool) -> None:
+        """The table, then the numbered choices; a choice that breaks a rule is marked with what
+        happens instead and what it costs."""
+        from .terminal import choice_notes
+
+        console, state = self.console, self.state
+        _show(console, state, me)
+        if together:
+            console.print("[bold]Everybody chooses at once[/]: nobody sees your choice until all have chosen.")
+        notes = choice_notes(state, acts, me, lambda: bot_rng(self.seed, -len(state.history) - 1))
+        if notes:
+            console.print("Your choices (✗: the rules accept it, but it breaks a rule):")
+        for i, a in enumerate(acts, 1):
+            note = f"  [yellow]{_esc(notes[i - 1])}[/]" if i - 1 in notes else ""
+            console.print(f"  [bold]{i:>3}[/]  {_esc(str(a))}{note}")
 
     def play(self) -> None:
         while not self.state.is_over:
@@ -566,7 +640,7 @@ def cmd_play(args) -> int:
         who += "; bots: " + ", ".join(f"p{p} {k}" for p, k in bots.items())
     resumed = f", resumed after {len(state.history)} actions" if args.resume else ""
     console.print(f"[bold]{_esc(game.title)}[/] — {players} players, {who} (seed {seed}{resumed}). "
-                  "Type a number, an action, or q to quit.")
+                  "Type a number, an action, ? for help, or q to quit.")
     try:
         table.play()
     except _Quit:
@@ -672,7 +746,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     def run_args(sp, report: bool = False):
         sp.add_argument("--workers", type=_positive, default=1, metavar="N",
-                        help="play on N local processes (or, with --dask local, N Dask workers); the same results")
+                        help="play on N local processes (or, with --dask local, N Dask workers); the same results "
+                             "(default 1: this process)")
         sp.add_argument("--dask", metavar="ADDRESS", help="play on the Dask cluster at ADDRESS (tcp://host:8786), "
                         "or `local` for a LocalCluster; needs fishrules[dask]")
         if report:
@@ -691,12 +766,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_simulate)
 
     cm = sub.add_parser("compare", help="play the same seeds under several rulesets and compare them", parents=[common])
-    cm.add_argument("rulesets", nargs="+", metavar="RULESET[:VARIANT][,NAME=VALUE...]")
-    cm.add_argument("--players", type=int, required=True)
-    cm.add_argument("--games", type=int, default=1000)
-    cm.add_argument("--seed", type=int, default=0)
+    cm.add_argument("rulesets", nargs="+", metavar="RULESET[:VARIANT][,NAME=VALUE...]",
+                    help="a .fish file or a bundled ruleset, its options joined by commas with no space "
+                         "(my-game,rounds=3); the first is the one the others are compared with")
+    cm.add_argument("--players", type=int, help="how many play (default: the fewest every ruleset allows)")
+    cm.add_argument("--games", type=int, default=1000, help="how many games of each (default 1000)")
+    cm.add_argument("--seed", type=int, default=0,
+                    help="the same seed plays the same games, as `simulate` does with it (default 0)")
     cm.add_argument("--bots", default="random", help="random, greedy, mcts, ismcts or mixed (default random)")
-    cm.add_argument("--iterations", type=int, default=50, help="the search bots' budget per decision")
+    cm.add_argument("--iterations", type=int, default=50, help="the search bots' budget per decision (default 50)")
     cm.add_argument("--json", action="store_true", help="print the report as JSON")
     run_args(cm, report=True)
     cm.set_defaults(func=cmd_compare)
@@ -707,7 +785,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a seat played at this keyboard (0 first; repeat it for several people: hot seat)")
     pl.add_argument("--bot", type=_bot_spec, action="append", metavar="[SEAT=]KIND",
                     help=f"the bot of the other seats, or of one seat: {', '.join(BOTS)} (default random)")
-    pl.add_argument("--seed", type=int, help="the same seed deals the same dice and cards, and the bots choose alike")
+    pl.add_argument("--seed", type=int, help="the same seed deals the same dice and cards, and the bots choose alike "
+                    "(default: a random seed, printed on the first line)")
     pl.add_argument("--log", help="keep the game's log in this file, saved after every action")
     pl.add_argument("--embed-rules", action=argparse.BooleanOptionalAction, default=None,
                     help="carry the rule text in the log (the default for a file that is not bundled)")
@@ -715,13 +794,13 @@ def build_parser() -> argparse.ArgumentParser:
     pl.set_defaults(func=cmd_play)
 
     e = sub.add_parser("explain", help="print the effective rules, after overlays and variants", parents=[common])
-    e.add_argument("game")
-    e.add_argument("--variant")
+    e.add_argument("game", help=f"a .fish file or a bundled ruleset ({names})")
+    e.add_argument("--variant", help="a variant of the ruleset")
     e.add_argument("--python", action="store_true", help="print the Python source the rules compile to instead")
     e.set_defaults(func=cmd_explain)
 
     r = sub.add_parser("replay", help="replay a game log written by `fishrules play --log`", parents=[common])
-    r.add_argument("log")
+    r.add_argument("log", help="a log written by `fishrules play --log LOG`")
     r.add_argument("--verbose", "-v", action="store_true", help="print every action")
     r.set_defaults(func=cmd_replay)
 

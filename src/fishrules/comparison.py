@@ -197,6 +197,20 @@ def welch(a: Sequence[float], b: Sequence[float]) -> dict:
             "p_value": _p(p), "significant": p < ALPHA}
 
 
+def two_rates(a: float, n1: int, b: float, n2: int) -> dict:
+    """The difference of two rates b/n2 - a/n1: its 95% interval (Newcombe's, from the two Wilson
+    intervals) and the p-value of the chi-square test on the 2x2 table."""
+    p1, p2 = a / n1, b / n2
+    l1, u1 = wilson(a, n1)
+    l2, u2 = wilson(b, n2)
+    d = p2 - p1
+    low = d - math.sqrt((p2 - l2) ** 2 + (u1 - p1) ** 2)
+    high = d + math.sqrt((u2 - p2) ** 2 + (p1 - l1) ** 2)
+    stat, _, p = chi_square([[a, n1 - a], [b, n2 - b]])
+    return {"difference": _r(d), "low": _r(low), "high": _r(high), "test": "chi-square 2x2", "statistic": _r(stat),
+            "p_value": _p(p), "significant": p < ALPHA}
+
+
 def _r(x: float) -> float:
     return round(x, 4)
 
@@ -258,6 +272,7 @@ def _summary(results: list[dict], players: int, bot_kinds: Optional[list[list[st
         "histogram": _histogram(lengths),
         "score_histogram": _histogram([s for r in results for s in r["scores"]]),
         "rules": {},
+        "empty_draws": _empty_draws(results),
     }
     for name, k in rules.items():
         fired = [r["fires"][k] for r in results]
@@ -276,6 +291,29 @@ def _summary(results: list[dict], players: int, bot_kinds: Optional[list[list[st
     return out
 
 
+def _empty_games(results: list[dict]) -> dict[tuple[str, int], int]:
+    """(zone, 0 for the set-up or 1 for later) -> in how many games a draw found that zone empty."""
+    out: dict[tuple[str, int], int] = {}
+    for r in results:
+        for name, counts in r.get("empty", {}).items():
+            for when in (0, 1):
+                if counts[when]:
+                    out[(name, when)] = out.get((name, when), 0) + 1
+    return out
+
+
+def _empty_draws(results: list[dict]) -> dict:
+    """For each zone a draw found empty: the share of games where it happened during the set-up
+    (a deal that ran out) and later, each with its 95% interval."""
+    n = len(results)
+    out: dict = {}
+    for (name, when), k in sorted(_empty_games(results).items()):
+        lo, hi = wilson(k, n)
+        out.setdefault(name, {})["setup" if when == 0 else "later"] = {"games": k, "rate": _r(k / n), "low": _r(lo),
+                                                                       "high": _r(hi)}
+    return out
+
+
 def _histogram(xs: list[int], bins: int = 20) -> dict:
     lo, hi = min(xs), max(xs)
     width = max(1, math.ceil((hi - lo + 1) / bins))
@@ -289,21 +327,31 @@ def _differences(base: dict, other: dict, a: list[dict], b: list[dict], players:
                  rules: dict) -> dict:
     stat, df, p = chi_square([[s["wins"] for s in base["seats"]], [s["wins"] for s in other["seats"]]])
     ta, tb = base["ties"]["games"], other["ties"]["games"]
-    tstat, tdf, tp = chi_square([[ta, base["games"] - ta], [tb, other["games"] - tb]])
     out = {
         "decisions": welch([r["decisions"] for r in a], [r["decisions"] for r in b]),
         "actions": welch([r["actions"] for r in a], [r["actions"] for r in b]),
         "win_rate_by_seat": {"test": "chi-square homogeneity", "statistic": _r(stat), "df": df, "p_value": _p(p),
                              "significant": p < ALPHA},
-        "tie_rate": {"difference": _r(other["ties"]["rate"] - base["ties"]["rate"]), "test": "chi-square 2x2",
-                     "statistic": _r(tstat), "p_value": _p(tp), "significant": tp < ALPHA},
+        # each seat's share of each game (a shared win is shared), compared as a mean
+        "win_rate": [welch([_share(r, q) for r in a], [_share(r, q) for r in b]) for q in range(players)],
+        "tie_rate": two_rates(ta, base["games"], tb, other["games"]),
         "score": [welch([r["scores"][q] for r in a], [r["scores"][q] for r in b]) for q in range(players)],
         "rules": {},
+        "empty_draws": {},
     }
+    ea, eb = _empty_games(a), _empty_games(b)
+    for key in sorted(set(ea) | set(eb)):
+        name, when = key
+        out["empty_draws"].setdefault(name, {})["setup" if when == 0 else "later"] = two_rates(
+            ea.get(key, 0), len(a), eb.get(key, 0), len(b))
     for name, k in rules.items():  # the rules both have, by name
         if name in base_rules:
             out["rules"][name] = welch([r["fires"][base_rules[name]] for r in a], [r["fires"][k] for r in b])
     return out
+
+
+def _share(r: dict, seat: int) -> float:
+    return 1 / len(r["winners"]) if seat in r["winners"] else 0.0
 
 
 def compare(contenders: Sequence[Contender | str], players: int, games: int, seed: int = 0, bots: str = "random",
@@ -415,33 +463,79 @@ def _sig(d: dict) -> str:
     return f"p={d['p_value']:.3g}" + (" *" if d["significant"] else "")
 
 
+def _diff(d: dict, digits: int = 1, percent: bool = False) -> str:
+    """A difference from the first ruleset: its size, 95% interval, p-value and * when significant."""
+    if percent:
+        return f"{d['difference']:+.1%} [{d['low']:+.1%}, {d['high']:+.1%}] {_sig(d)}"
+    return f"{d['difference']:+.{digits}f} [{d['low']:+.{digits}f}, {d['high']:+.{digits}f}] {_sig(d)}"
+
+
+def option_words(options: Mapping[str, Any]) -> list[str]:
+    """Options as words: `3 rounds`, `max score 50`, `scoring strict`, `no bonus`."""
+    out = []
+    for name, value in options.items():
+        words = name.replace("_", " ")
+        if isinstance(value, bool):
+            out.append(words if value else f"no {words}")
+        elif isinstance(value, int) and name.endswith("s"):
+            out.append(f"{value} {words}")
+        else:
+            out.append(f"{words} {value}")
+    return out
+
+
+def legends(report: dict) -> list[str]:
+    """What each ruleset of a report is called in words (plots, headings): its title and options,
+    `My game: the long version, 3 rounds`; two alike are told apart by how they were named."""
+    names = [", ".join([c["title"], *option_words(c["options"])]) for c in report["contenders"]]
+    return [f"{x} ({c['label']})" if names.count(x) > 1 else x for x, c in zip(names, report["contenders"])]
+
+
 def render_text(report: dict) -> str:
-    """The report as a plain-text table, side by side (a * marks a difference from the first
-    ruleset that is significant at 5%)."""
+    """The report as a plain-text table, side by side: each figure with its 95% interval, and under
+    it, for every ruleset after the first, `vs first`: the difference, its interval, the p-value of
+    the test and a * when it is significant at 5%."""
     cs = report["contenders"]
     rows: list[list[str]] = [["", *[c["label"] for c in cs]]]
+    later = cs[1:]
 
     def row(name, cells):
         rows.append([name, *cells])
 
+    def versus(cells):
+        if later:
+            row("  vs first", ["", *cells])
+
     row("decisions per game", [_pm(c["length"]["decisions"]) for c in cs])
-    row("  vs first", ["", *[f"{c['versus_first']['decisions']['difference']:+.1f} {_sig(c['versus_first']['decisions'])}" for c in cs[1:]]])
+    versus([_diff(c["versus_first"]["decisions"]) for c in later])
     row("actions per game", [_pm(c["length"]["actions"]) for c in cs])
-    row("  vs first", ["", *[f"{c['versus_first']['actions']['difference']:+.1f} {_sig(c['versus_first']['actions'])}" for c in cs[1:]]])
+    versus([_diff(c["versus_first"]["actions"]) for c in later])
     for p in range(report["players"]):
         row(f"p{p} wins", [_rate(c["seats"][p]) for c in cs])
+        versus([_diff(c["versus_first"]["win_rate"][p], percent=True) for c in later])
     row("seat advantage", [_sig(c["seat_advantage"]) for c in cs])
-    row("  wins vs first", ["", *[_sig(c["versus_first"]["win_rate_by_seat"]) for c in cs[1:]]])
+    if later:
+        row("  wins vs first", ["", *[_sig(c["versus_first"]["win_rate_by_seat"]) for c in later]])
     row("ties", [_rate(c["ties"]) for c in cs])
-    row("  vs first", ["", *[_sig(c["versus_first"]["tie_rate"]) for c in cs[1:]]])
+    versus([_diff(c["versus_first"]["tie_rate"], percent=True) for c in later])
     for p in range(report["players"]):
         row(f"p{p} score", [f"{_pm(c['seats'][p]['score'])} ({c['seats'][p]['score']['min']}-{c['seats'][p]['score']['max']})" for c in cs])
+        versus([_diff(c["versus_first"]["score"][p]) for c in later])
+    zones = list(dict.fromkeys(name for c in cs for name in c.get("empty_draws", {})))
+    for name in zones:
+        for when, words in (("setup", f"`{name}` ran out, set-up"), ("later", f"`{name}` empty, later")):
+            if not any(when in c.get("empty_draws", {}).get(name, {}) for c in cs):
+                continue
+            row(words, [_rate(c["empty_draws"][name][when]) if when in c.get("empty_draws", {}).get(name, {})
+                        else "0.0%" for c in cs])
+            versus([_diff(c["versus_first"]["empty_draws"][name][when], percent=True)
+                    if when in c["versus_first"].get("empty_draws", {}).get(name, {}) else "" for c in later])
     names = list(dict.fromkeys(name for c in cs for name in c["rules"]))
     for name in names:
         row(f'rule "{name}"', [_fired(c["rules"][name]) if name in c["rules"] else "(none)" for c in cs])
-        vs = [c["versus_first"]["rules"].get(name) for c in cs[1:]]
+        vs = [c["versus_first"]["rules"].get(name) for c in later]
         if any(vs):
-            row("  vs first", ["", *[f"{d['difference']:+.2f} {_sig(d)}" if d else "" for d in vs]])
+            versus([_diff(d, 2) if d else "" for d in vs])
     if report["bots"] == "mixed":
         from .simulation import MIXED
 

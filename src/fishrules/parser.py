@@ -827,6 +827,98 @@ def _syntax_error(exc: UnexpectedInput, source: Source, since: int = 0) -> Diagn
     return Diagnostic(span, msg, hint)
 
 
+# ---- habits from word processors and other languages ---------------------------------------------
+
+#: (pattern, what it is, what to write).  Each is looked for in the code of a line (outside texts in
+#: straight quotes and comments); on a line with a syntax error, it is the one error reported there.
+_HABITS: tuple[tuple[re.Pattern, str, str], ...] = (
+    (re.compile("[\u201c\u201d\u201e\u201f\u00ab\u00bb]"),
+     "curly quotes `{m}`: a text is written in straight double quotes",
+     'write `"` instead (a word processor curls quotes as you type: write rules in a plain text editor)'),
+    (re.compile("[\u2018\u2019\u201b\u00b4`]"),
+     "a curly apostrophe `{m}`",
+     "write a straight one, `'` (as in `roller's catch`; a word processor curls them as you type)"),
+    (re.compile("[\u2013\u2014\u2212]"),
+     "a dash `{m}`: fishrules reads only the plain minus sign `-`",
+     "for a range of players write `players 2 to 6`; for a minus, type `-`"),
+    (re.compile("[\u00a0\u2007\u202f\u200b\u2060\ufeff]"),
+     "an invisible space that is not a plain space (a non-breaking or zero-width space)",
+     "delete it and type a plain space (word processors and web pages put them in)"),
+    (re.compile("\u2026"), "an ellipsis character `\u2026`", "write what it stands for; `\u2026` is no word of the rules"),
+    (re.compile(r"^\s*(?:replace\s+)?option\s+(\w+)\s*(?P<at>=)(?!=)"),
+     "an option is written whole: its kind, then its default",
+     "write `replace option {1}: number from 1 to 100 = \u2026` with its kind as the ruleset it extends has it "
+     "(`fishrules explain` prints it); for one game only, `--option {1}=\u2026`"),
+    (re.compile(r"\belif\b|\belse\s+if\b"), "`{m}` is written `otherwise if`",
+     "write `otherwise if CONDITION:`"),
+    (re.compile(r"\belse\b"), "`else` is written `otherwise`",
+     "write `if CONDITION then A otherwise B` in a formula, and `otherwise:` under an `if` block"),
+    (re.compile(r"&&|\|\|"), "`{m}` is written as a word", "write `and` for `&&`, `or` for `||`"),
+    (re.compile(r"!(?!=)"), "`!` is written as a word", "write `not`, as in `if not done:` (`!=` is fine)"),
+    (re.compile(r"//"), "comments start with `#`", "write `# \u2026` instead of `// \u2026`"),
+    (re.compile(r"^\s+(\w+(?:'s\s+\w+)?)\s*(?P<at>(\+|-)=)"), "`{3}=` is written in words",
+     "write `add \u2026 to {1}` or `subtract \u2026 from {1}`"),
+    (re.compile(r"^\s+(?!if\b|require\b|repeat\b|set\b)(\w+(?:'s\s+\w+)?)\s*(?P<at>=)(?!=)"),
+     "a value is changed with `set`",
+     "write `set {1} to \u2026` (`=` compares two values, as in `if {1} = 3:`)"),
+)
+
+
+def _code_parts(line: str):
+    """The parts of a line that are code: (column, text), outside texts in straight quotes and the
+    comment."""
+    parts, start, in_str = [], 0, False
+    for i, ch in enumerate(line):
+        if ch == '"':
+            if not in_str:
+                parts.append((start, line[start:i]))
+            in_str = not in_str
+            start = i + 1
+        elif ch == "#" and not in_str:
+            parts.append((start, line[start:i]))
+            return parts
+    if not in_str:
+        parts.append((start, line[start:]))
+    return parts
+
+
+def habit_of(line: str) -> Optional[tuple[int, int, str, str]]:
+    """A habit from a word processor or another language on a line of rules: (column, width,
+    message, hint), or None."""
+    for pattern, message, hint in _HABITS:
+        for col, code in _code_parts(line):
+            whole = pattern.pattern.startswith("^")
+            if whole and col != 0:
+                continue
+            m = pattern.search(line if whole else code)
+            if m is None:
+                continue
+            point = "at" if "at" in pattern.groupindex else 0
+            at = m.start(point) + (0 if whole else col)
+            width = max(1, len(m.group(point)))
+            groups = [m.group(0).strip()] + [g or "" for g in m.groups()]
+            return at + 1, width, message.format(*groups, m=groups[0]), hint.format(*groups, m=groups[0])
+    return None
+
+
+def _habits(errors: list[Diagnostic], source: Source) -> list[Diagnostic]:
+    """The syntax errors of a file, each line with a habit of another language reported once, as
+    that habit, with what to write (code `habit`)."""
+    out, done = [], set()
+    for d in errors:
+        line = d.span.line if d.span is not None else 0
+        if line in done:
+            continue
+        found = habit_of(source.line(line)) if line else None
+        if found is None:
+            out.append(d)
+            continue
+        col, width, message, hint = found
+        done.add(line)
+        out.append(Diagnostic(Span(source, line, col, line, col + width), message, hint, code="habit"))
+    return out
+
+
 def _previous_code_line(text: str, before: int) -> int:
     """The last line before line `before` that holds more than blanks and a comment."""
     lines = text.splitlines()
@@ -908,7 +1000,7 @@ def parse_partial(text: str, filename: str = "<rules>") -> Parsed:
         module = build.transform(tree)
     except VisitError as exc:  # pragma: no cover - a bug in _Build, not in the input
         raise exc.orig_exc from None
-    return Parsed(module, tuple(sorted(errors + build.diags, key=Diagnostic.sort_key)), lost)
+    return Parsed(module, tuple(sorted(_habits(errors, source) + build.diags, key=Diagnostic.sort_key)), lost)
 
 
 def _bracket_too_deep(text: str) -> tuple[int, int] | None:
@@ -1314,6 +1406,8 @@ class _Recovering:
         they say would make little sense to the checker without their header."""
         line = self.line_of(start)
         col = start - self.starts[line - 1] + 1
+        if re.match(r"(?:replace\s+)?board\b", self.text[start:start + 40]):
+            return False  # a board's `line …` rows are no statements: left out with their header
 
         def tok(ttype: str, value: str) -> Token:
             return Token(ttype, value, start, line, col, line, col, start)

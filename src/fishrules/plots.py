@@ -6,10 +6,14 @@ be drawn again:
 - `lengths`: how many decisions a game takes, a histogram per ruleset;
 - `seats`: the win rate of each seat with its 95% interval, and the line of equal seats;
 - `scores`: the distribution of final scores (every seat's), a histogram per ruleset;
-- `rules`: how often each named rule fires per game, with its 95% interval.
+- `rules`: how often each named rule fires per game, with its 95% interval;
+- `ties`: the share of games that end with a shared win, with its 95% interval.
 
-`write_report(report, "out.html")` writes one page: the table and the four figures as inline SVG;
-any other path is a folder that gets `lengths.png` … (or `.svg`).  Figures are made with
+Each ruleset is named in words in the legends (`My game: the long version, 3 rounds`, see
+`comparison.legends`), and each figure has a caption (`CAPTIONS`) saying what it shows and how to
+read it.  `write_report(report, "out.html")` writes one page: headings, the table, and each figure
+as inline SVG with its caption under it; any other path is a folder that gets `lengths.png` … (or
+`.svg`).  Figures are made with
 `matplotlib.figure.Figure` (no pyplot, no global state, no display) and written without dates, so
 the same report gives the same files.
 """
@@ -22,7 +26,7 @@ from pathlib import Path
 
 from .errors import OptionError, StateError
 
-__all__ = ["write_report", "figures", "require_matplotlib", "FORMATS"]
+__all__ = ["write_report", "figures", "require_matplotlib", "FORMATS", "CAPTIONS"]
 
 FORMATS = ("png", "svg")
 
@@ -47,13 +51,19 @@ def _centres(hist: dict) -> list[float]:
     return [hist["start"] + (k + 0.5) * hist["width"] - 0.5 for k in range(len(hist["counts"]))]
 
 
+def _names(report: dict) -> list[str]:
+    from .comparison import legends
+
+    return legends(report)
+
+
 def _histograms(report: dict, key: str, xlabel: str, title: str):
     fig, ax = _figure()
-    for c in report["contenders"]:
+    for c, name in zip(report["contenders"], _names(report)):
         h = c[key]
         edges = [h["start"] - 0.5 + k * h["width"] for k in range(len(h["counts"]) + 1)]
         total = sum(h["counts"]) or 1
-        ax.stairs([x / total for x in h["counts"]], edges, label=c["label"], linewidth=1.6)
+        ax.stairs([x / total for x in h["counts"]], edges, label=name, linewidth=1.6)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("share of games" if key == "histogram" else "share of final scores")
     ax.set_title(title)
@@ -65,12 +75,12 @@ def _seats(report: dict):
     fig, ax = _figure()
     cs, n = report["contenders"], report["players"]
     width = 0.8 / len(cs)
-    for j, c in enumerate(cs):
+    for j, (c, name) in enumerate(zip(cs, _names(report))):
         xs = [p + (j - (len(cs) - 1) / 2) * width for p in range(n)]
         rates = [s["win_rate"] for s in c["seats"]]
         err = [[s["win_rate"] - s["low"] for s in c["seats"]], [s["high"] - s["win_rate"] for s in c["seats"]]]
-        ax.bar(xs, rates, width * 0.9, yerr=err, capsize=3, label=c["label"])
-    ax.axhline(1 / n, color="grey", linestyle="--", linewidth=1, label="equal seats")
+        ax.bar(xs, rates, width * 0.9, yerr=err, capsize=3, label=name)
+    ax.axhline(1 / n, color="grey", linestyle="--", linewidth=1, label=f"every seat alike (1 in {n})")
     ax.set_ylim(0, max(s["high"] for c in cs for s in c["seats"]) * 1.3)
     ax.set_xticks(range(n), [f"p{p}" for p in range(n)])
     ax.set_xlabel("seat (p0 plays first)")
@@ -89,7 +99,7 @@ def _rules(report: dict):
         ax.set_axis_off()
         return fig
     height = 0.8 / len(cs)
-    for j, c in enumerate(cs):
+    for j, (c, label) in enumerate(zip(cs, _names(report))):
         ys, xs, lo, hi = [], [], [], []
         for i, name in enumerate(names):
             r = c["rules"].get(name)
@@ -99,13 +109,56 @@ def _rules(report: dict):
             xs.append(r["per_game"]["mean"])
             lo.append(max(0.0, r["per_game"]["mean"] - r["per_game"]["low"]))
             hi.append(max(0.0, r["per_game"]["high"] - r["per_game"]["mean"]))
-        ax.barh(ys, xs, height * 0.9, xerr=[lo, hi], capsize=3, label=c["label"])
+        ax.barh(ys, xs, height * 0.9, xerr=[lo, hi], capsize=3, label=label)
     ax.set_yticks(range(len(names)), names)
     ax.invert_yaxis()
     ax.set_xlabel("fires per game (95% interval)")
     ax.set_title("How often each named rule fires")
     ax.legend(fontsize="small")
     return fig
+
+
+def _ties(report: dict):
+    cs = report["contenders"]
+    names = _names(report)
+    fig, ax = _figure(7.0, max(1.6, 0.6 + 0.5 * len(cs)))
+    rates = [c["ties"]["rate"] for c in cs]
+    err = [[c["ties"]["rate"] - c["ties"]["low"] for c in cs], [c["ties"]["high"] - c["ties"]["rate"] for c in cs]]
+    colours = [f"C{j}" for j in range(len(cs))]
+    ax.barh(range(len(cs)), rates, 0.6, xerr=err, capsize=3, color=colours)
+    ax.set_yticks(range(len(cs)), names)
+    ax.invert_yaxis()
+    ax.set_xlim(0, max(0.05, max(c["ties"]["high"] for c in cs) * 1.2))
+    ax.xaxis.set_major_formatter(_percent())
+    ax.set_xlabel("share of games ending in a shared win (95% interval)")
+    ax.set_title("Ties")
+    return fig
+
+
+def _percent():
+    from matplotlib.ticker import PercentFormatter
+
+    return PercentFormatter(1.0, decimals=0)
+
+
+#: What each figure shows and how to read it, under it on the report's page.
+CAPTIONS = {
+    "lengths": ("Game length: how many decisions the players made in a game, as the share of games of each "
+                "length, one line per ruleset. A line further right means longer games; a wider one, lengths "
+                "that vary more from game to game."),
+    "seats": ("Win rate by seat: the share of games each seat won (a shared win counts as a part), with its "
+              "95% interval as a black bar. The dashed line is what every seat would win if no seat had an "
+              "advantage; a seat whose bar stays clear of it has one."),
+    "scores": ("Score distribution: every player's final score, as the share of scores of each size, one line "
+               "per ruleset. A line further left means lower scores; a tall peak at one score, many players "
+               "ending on it."),
+    "rules": ("How often each named rule fires in a game, on average, with its 95% interval. A rule that is "
+              "one `if` fires when its condition holds; any other, each time the game reaches it. A rule a "
+              "ruleset does not have has no bar."),
+    "ties": ("Ties: the share of games that ended with two or more players sharing the win, with its 95% "
+             "interval. Intervals that do not overlap mean a real difference; the table's `vs first` row "
+             "gives the test."),
+}
 
 
 def figures(report: dict) -> dict:
@@ -116,6 +169,7 @@ def figures(report: dict) -> dict:
         "seats": _seats(report),
         "scores": _histograms(report, "score_histogram", "final score", "Score distribution (every seat)"),
         "rules": _rules(report),
+        "ties": _ties(report),
     }
 
 
@@ -126,31 +180,58 @@ def _save(fig, target, fmt: str) -> None:
         fig.savefig(target, format=fmt, metadata={"Date": None} if fmt == "svg" else {"Software": None}, dpi=100)
 
 
-def write_report(report: dict, out: str, fmt: str = "png") -> str:
-    """Write the report's plots: `out` ending in .html is one page (the table and the figures as
-    inline SVG); anything else is a folder of `lengths.png`, `seats.png`, `scores.png`,
-    `rules.png` (`fmt="svg"`: .svg).  Returns what was written."""
-    from .comparison import render_text
+#: The headings of the report's page, in its order: (heading, the figures under it).
+SECTIONS = (
+    ("Who wins", ("seats", "ties")),
+    ("Scores", ("scores",)),
+    ("How long a game lasts", ("lengths",)),
+    ("Which rules are used", ("rules",)),
+)
 
+
+def _page(report: dict, figs: dict) -> str:
+    from .comparison import legends, render_text
+
+    e = html.escape
+    names = legends(report)
+    title = "Does the rule change the game? " + " against ".join(names)
+    bots = report["bots"] + (f", {report['iterations']} iterations" if "iterations" in report else "")
+    intro = (f"{report['games']} games of each ruleset, {report['players']} players, seed {report['seed']}, "
+             f"bots: {bots}. Game <i>i</i> of every ruleset is played from the same seed, so the differences "
+             "come from the rules, not from luck.")
+    rulesets = "".join(f"<li><b>{e(name)}</b> — <code>{e(c['label'])}</code>{' (the first: the others are compared with it)' if j == 0 else ''}</li>"
+                       for j, (name, c) in enumerate(zip(names, report["contenders"])))
+    body = [f"<h1>{e(title)}</h1>", f"<p>{intro}</p>", f"<h2>The rulesets</h2><ul>{rulesets}</ul>",
+            "<h2>Every figure</h2>",
+            "<p>Each figure with its 95% interval in brackets; under each row of a later ruleset, <code>vs first</code> "
+            "gives the difference from the first ruleset, its interval, the p-value of the test, and a * when the "
+            "difference is significant at 5%.</p>",
+            f"<pre>{e(render_text(report))}</pre>"]
+    for heading, keys in SECTIONS:
+        body.append(f"<h2>{e(heading)}</h2>")
+        for key in keys:
+            buf = io.StringIO()
+            _save(figs[key], buf, "svg")
+            svg = buf.getvalue()
+            body.append(f'<figure id="{key}">{svg[svg.index("<svg"):]}<figcaption>{e(CAPTIONS[key])}</figcaption></figure>')
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>'
+            '<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;line-height:1.4}'
+            'pre{font-size:.8em;overflow:auto}figure{margin:1em 0}figcaption{font-size:.9em;color:#333}'
+            'svg{max-width:100%;height:auto}</style></head><body>\n' + "\n".join(body) + "\n</body></html>\n")
+
+
+def write_report(report: dict, out: str, fmt: str = "png") -> str:
+    """Write the report's plots: `out` ending in .html is one page (headings, the table, and each
+    figure as inline SVG with its caption); anything else is a folder of `lengths.png`,
+    `seats.png`, `scores.png`, `rules.png`, `ties.png` (`fmt="svg"`: .svg).  Returns what was
+    written."""
     if fmt not in FORMATS:
         raise OptionError(f"a report's pictures are {' or '.join(FORMATS)}, not {fmt!r}")
     figs = figures(report)
     path = Path(out)
     try:
         if path.suffix.lower() in (".html", ".htm"):
-            parts = []
-            for name, fig in figs.items():
-                buf = io.StringIO()
-                _save(fig, buf, "svg")
-                svg = buf.getvalue()
-                parts.append(f'<figure id="{name}">{svg[svg.index("<svg"):]}</figure>')
-            title = "fishrules compare: " + ", ".join(c["label"] for c in report["contenders"])
-            page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-                    '<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}pre{font-size:.8em;overflow:auto}'
-                    'figure{margin:1em 0}svg{max-width:100%;height:auto}</style></head><body>\n'
-                    f"<h1>{html.escape(title)}</h1>\n<pre>{html.escape(render_text(report))}</pre>\n"
-                    + "\n".join(parts) + "\n</body></html>\n")
-            path.write_text(page, encoding="utf-8")
+            path.write_text(_page(report, figs), encoding="utf-8")
             return str(path)
         path.mkdir(parents=True, exist_ok=True)
         for name, fig in figs.items():

@@ -298,7 +298,7 @@ class State:
     __slots__ = (
         "game", "prog", "n", "seats", "dice_ids", "g", "p", "dice", "stack", "_history", "cur",
         "seed", "draws", "manual", "where", "up", "mixed", "redact", "events", "_legal", "_work", "_dmemo", "_fast",
-        "_chances", "fires",
+        "_chances", "fires", "empty_draws",
     )
     # (declared for type checkers)
     game: Any
@@ -326,6 +326,7 @@ class State:
     _fast: Optional[Callable[..., int]]
     _chances: int
     fires: Optional[list]
+    empty_draws: Optional[dict]
 
     # ---- creation ----------------------------------------------------------------------------
 
@@ -358,6 +359,8 @@ class State:
         s._fast = None if quiet is None else quiet.randrange  # a playout's generator, not the seeded one
         s._chances = 0  # chance outcomes a playout resolved
         s.fires = [0] * len(prog.rules) if count_rules else None  # see `rules_fired`
+        # with count_rules, the draws that found their zone empty, by zone key (see compiler.program.draw_wait)
+        s.empty_draws = {} if count_rules else None
         s.seed = seed
         s.draws = 0
         s.manual = manual
@@ -1275,6 +1278,7 @@ class State:
         c._fast = None
         c._chances = 0
         c.fires = None  # a copy (a bot's trial) counts nothing
+        c.empty_draws = None
         c.where = self.where[:]
         c.up = self.up[:]
         c.mixed = self.mixed

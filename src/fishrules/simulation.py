@@ -118,22 +118,12 @@ def play_one(game, players: int, options: dict, game_seed: int, kinds: list[str]
     from .runtime import State
 
     opts = game._options(options)
-    if quiet:
-        rng = random.Random(game_seed)
-        state = State._new(game, players, opts, game_seed, False, quiet=rng, count_rules=True)
-        r = state.playout(rng)
-        return {"scores": list(r.scores), "winners": list(r.winners), "decisions": r.decisions,
-                "actions": r.decisions + r.chances, "fires": state.fires}
-    if all(k == "random" for k in kinds):
-        rng = random.Random(game_seed)
-        state = State._new(game, players, opts, game_seed, False, count_rules=True)
-        dealt = len(state.history)
-        r = state.playout(rng)
-        return {"scores": list(r.scores), "winners": list(r.winners), "decisions": r.decisions,
-                "actions": r.decisions + r.chances + dealt, "fires": state.fires}
+    if quiet or all(k == "random" for k in kinds):
+        return play_random(game, players, opts, game_seed)
     from .bots import make_bot
 
     state = State._new(game, players, opts, game_seed, False, count_rules=True)
+    setup = dict(state.empty_draws)
     seats = [make_bot(k, seed=(game_seed + 7919 * p) % (1 << 63), iterations=iterations) for p, k in enumerate(kinds)]
     decisions = 0
     while not state.is_over:
@@ -141,7 +131,39 @@ def play_one(game, players: int, options: dict, game_seed: int, kinds: list[str]
             state.apply(seats[p].choose(state, p))
             decisions += 1
     return {"scores": state.scores(), "winners": state.winners(), "decisions": decisions,
-            "actions": len(state.history), "fires": state.fires}
+            "actions": len(state.history), "fires": state.fires, "empty": empty_draws(game, setup, state.empty_draws)}
+
+
+def play_random(game, players: int, opts: dict, game_seed: int) -> dict:
+    """One game with a uniformly random legal choice at every decision, as `Game.simulate` plays
+    it (chance and choices from one generator seeded `game_seed`, from the set-up on): the one way
+    `simulate` and `compare` play random games, so that the same seed plays the same games."""
+    from .runtime import State
+
+    rng = random.Random(game_seed)
+    state = State._new(game, players, opts, game_seed, False, quiet=rng, count_rules=True)
+    setup = dict(state.empty_draws)
+    r = state.playout(rng)
+    return {"scores": list(r.scores), "winners": list(r.winners), "decisions": r.decisions,
+            "actions": r.decisions + r.chances, "fires": state.fires, "empty": empty_draws(game, setup, state.empty_draws)}
+
+
+def empty_draws(game, setup: dict, total: dict) -> dict:
+    """The draws of one game that found their zone empty, by the zone's name (`deck`, `stack`: a
+    player's zones and a family's count as one): {name: [during the set-up, later]}.  The set-up
+    is everything before the first decision."""
+    if not total:
+        return {}
+    prog = game._program
+    out: dict[str, list[int]] = {}
+    for key, k in total.items():
+        is_game, slot, _ = prog.zone_of_key(key)
+        name = prog.game_var_names.get(slot, "?") if is_game else prog.player_var_names.get(slot, "?")
+        counts = out.setdefault(name, [0, 0])
+        early = setup.get(key, 0)
+        counts[0] += early
+        counts[1] += k - early
+    return dict(sorted(out.items()))
 
 
 def play_chunk(job: dict, start: int, stop: int, game=None) -> list[dict]:
@@ -358,8 +380,24 @@ def simulate(ruleset: Any, games: int = 1000, players: Optional[int] = None, see
         "length": {"mean_actions": statistics.fmean(lengths), "spread_actions": spread(lengths),
                    "min_actions": min(lengths), "max_actions": max(lengths),
                    "mean_decisions": statistics.fmean(r["decisions"] for r in records)},
+        "ties": {"games": sum(1 for r in records if len(r["winners"]) > 1),
+                 "rate": sum(1 for r in records if len(r["winners"]) > 1) / games},
         "rules": rule_summary(game, records),
+        "empty_draws": empty_summary(records),
     }
+
+
+def empty_summary(records: Sequence[dict]) -> dict:
+    """For each zone some draw found empty: in how many games that happened during the set-up
+    (before the first decision: a deal that ran out of cards, so some players got fewer), and in
+    how many later (often by design: a stack that runs out ends a player's game)."""
+    out: dict[str, dict] = {}
+    for r in records:
+        for name, (early, late) in r.get("empty", {}).items():
+            row = out.setdefault(name, {"setup_games": 0, "later_games": 0})
+            row["setup_games"] += 1 if early else 0
+            row["later_games"] += 1 if late else 0
+    return dict(sorted(out.items()))
 
 
 def rule_summary(game, records: Sequence[dict]) -> dict:

@@ -29,7 +29,7 @@ from .limits import MAX_EXTENDS_DEPTH, MAX_EXTENDS_NAME, MAX_SOURCE_BYTES
 from .parser import parse_partial
 
 __all__ = ["Resolved", "resolve_file", "resolve_text", "rulesets_dir", "bundled_names", "find_ruleset",
-           "find_extended", "read_rules"]
+           "find_extended", "read_rules", "overlay_steps"]
 
 #: One folder or file name in `extends "…"`: letters, digits, `_`, `-` and `.`, not starting with a dot.
 _SEGMENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
@@ -265,9 +265,91 @@ class _Rules:
         self.bodies: dict[tuple[str, str], list] = {}  # phases and actions: their bodies, thawed
         self.variants: dict[str, n.Variant] = {}
         self.index: dict[str, tuple] = {}
+        self.base: Optional[str] = None  # the name of the ruleset an overlay extends, for messages
 
     def error(self, span, msg, hint=None):
         self.diags.append(Diagnostic(span, msg, hint))
+
+    # ---- a name that is not there -------------------------------------------------------------
+
+    def requires(self) -> dict[str, tuple]:
+        """`require "NAME"` of every action: name -> (the action's key, the require)."""
+        out: dict[str, tuple] = {}
+        for key, body in self.bodies.items():
+            todo = [body]
+            while todo:
+                for x in todo.pop():
+                    if type(x) is _Block:
+                        todo.extend(x.bodies)
+                    elif isinstance(x, n.Require):
+                        out.setdefault(x.name, (key, x))
+        return out
+
+    def absent(self, kind: str, name: str, verb: str) -> str:
+        """The hint for an overlay naming a `kind` called `name` that the rules do not have: what
+        `name` is, if it is something of another kind, and what an overlay can do with that; else
+        the names of that kind there are, nearest first."""
+        base = self.base or "the rules it extends"
+        found = self._other_kind(kind, name)
+        if found is not None:
+            return found
+        if kind == "rule":
+            names = list(self.index)
+            shown = [f'"{x}"' for x in _nearest(name, names)]
+            what = "named rules"
+        elif kind in ("dice", "board", "winners"):
+            return f"{base} has no {kind}; to add {'them' if kind == 'dice' else 'one'}, write it without `replace`"
+        else:
+            names = [k[1] for k in self.decls if k[0] == kind]
+            shown = [f"`{x}`" for x in _nearest(name, names)]
+            what = {"variable": "values", "cards": "card sets"}.get(kind, kind + "s")
+        adding = (f"; to add a new {kind} `{name}`, write it without `replace`"
+                  if verb == "replace" and kind in ("define", "option", "phase", "action", "score", "cards", "variable") else "")
+        if not names:
+            return f"{base} has no {what}{adding}"
+        more = f" and {len(names) - len(shown)} more" if len(names) > len(shown) else ""
+        close = did_you_mean(name, names)
+        return (close + " " if close else "") + f"the {what} of {base}, nearest first: " + ", ".join(shown) + more + adding
+
+    def _other_kind(self, kind: str, name: str) -> Optional[str]:
+        """What `name` is, when the rules have it as something other than a `kind`, and what an
+        overlay can do with it (None when it is nothing else)."""
+        from .explain import _item
+
+        base = self.base or "the rules it extends"
+        if kind != "rule" and name in self.index:
+            block = self.index[name][2].rule
+            return (f'"{name}" is a named rule (`rule "{name}":`, at {block.span}), not a {kind}: '
+                    f'an overlay can `replace rule "{name}": …`, `remove rule "{name}"`, or add a rule before or after it')
+        if kind == "rule":
+            req = self.requires().get(name)
+            if req is not None:
+                key, node = req
+                header = _item(self.decls[key])[0] if key in self.decls else f"{key[0]} {key[1]}:"
+                return (f'"{name}" is not a `rule` block but a `require` of {key[0]} `{key[1]}` (at {node.span}), so it cannot be '
+                        f"replaced or removed on its own: replace the whole {key[0]}, `replace {header}`, with its lines "
+                        f"(`fishrules explain {base}` prints them) and that `require` left out or changed")
+        for (k, nm), d in self.decls.items():
+            if nm != name or k == kind:
+                continue
+            header = _item(d)[0].rstrip(":")
+            where = f" (at {d.span})" if getattr(d, "span", None) is not None else ""
+            what = {"variable": "a value the game has" if getattr(d, "scope", "") == "game" else "a value each player has",
+                    "option": "an option", "define": "a define", "phase": "a phase", "action": "an action",
+                    "score": "a score", "cards": "a set of cards"}.get(k, f"a {k}")
+            can = {
+                "option": f"an overlay replaces it whole, as `replace {header}` with the default changed; "
+                          f"or set it for one game with `--option {name}=…`",
+                "variable": f"an overlay replaces its declaration, as `replace {header}`, or changes it in a rule "
+                            f"(`set {name} to …`); it is not a formula, so it is not a define",
+                "define": f"an overlay can `replace define {name}: …` or `remove define {name}`",
+                "phase": f"an overlay can `replace {header}:` with new lines, or `remove phase {name}`",
+                "action": f"an overlay can `replace {header}:` with new lines, or `remove action {name}`",
+                "score": f'an overlay can `replace score "{name}": …` or `remove score "{name}"`',
+                "cards": f"an overlay can `replace {header}`",
+            }.get(k, "")
+            return f"`{name}` is not a {kind} but {what}, declared in {base}{where} as `{header}`; {can}"
+        return None
 
     def rule_names(self) -> dict[str, tuple]:
         """rule name -> (key of its phase or action, the list holding it, its block)."""
@@ -346,6 +428,8 @@ class _Rules:
         `leaving`, which the change removes); True if there is none."""
         ok, seen = True, {}
         for r in _rules_in(body):
+            if r.name.startswith("\x00"):
+                continue  # the stand-in for lines under a header that could not be read (see parser.hold)
             taken = self.index.get(r.name)
             prev = taken[2].rule if taken is not None and r.name not in leaving else seen.get(r.name)
             if prev is not None:
@@ -363,7 +447,7 @@ class _Rules:
             return
         if isinstance(item, n.RuleBlock):
             if item.name not in self.index:
-                self.error(item.span, f'there is no rule "{item.name}" to replace', did_you_mean(item.name, self.index))
+                self.error(item.span, f'there is no rule "{item.name}" to replace', self.absent("rule", item.name, "replace"))
                 return
             key, lst, i = self._place_of(item.name)
             old = lst[i]
@@ -379,8 +463,7 @@ class _Rules:
             return
         key = _key(item)
         if key not in self.decls:
-            names = [k[1] for k in self.decls if k[0] == key[0]]
-            self.error(item.span, f"there is no {_describe(key)} to replace", did_you_mean(key[1], names))
+            self.error(item.span, f"there is no {_describe(key)} to replace", self.absent(key[0], key[1], "replace"))
             return
         if item == self.decls[key] and key[0] in ("define", "phase", "action") and not _silenced(item.span):
             self.diags.append(Diagnostic(item.span, f"this replaces {_describe(key)} with the same thing",
@@ -403,7 +486,7 @@ class _Rules:
     def remove(self, it: n.Remove) -> None:
         if it.kind == "rule":
             if it.name not in self.index:
-                self.error(it.span, f'there is no rule "{it.name}" to remove', did_you_mean(it.name, self.index))
+                self.error(it.span, f'there is no rule "{it.name}" to remove', self.absent("rule", it.name, "remove"))
                 return
             _, lst, i = self._place_of(it.name)
             self._index_drop([lst[i]])
@@ -412,8 +495,7 @@ class _Rules:
         kind = {"phase": "phase", "action": "action", "define": "define", "option": "option", "score": "score"}[it.kind]
         key = (kind, it.name)
         if key not in self.decls:
-            names = [k[1] for k in self.decls if k[0] == kind]
-            self.error(it.span, f"there is no {_describe(key)} to remove", did_you_mean(it.name, names))
+            self.error(it.span, f"there is no {_describe(key)} to remove", self.absent(kind, it.name, "remove"))
             return
         if key in self.bodies:
             self._index_drop(self.bodies.pop(key))
@@ -430,7 +512,7 @@ class _Rules:
         block = _thaw([new])[0]
         if it.anchor_kind == "rule":
             if it.anchor not in self.index:
-                self.error(it.span, f'there is no rule "{it.anchor}" to put a rule {it.where}', did_you_mean(it.anchor, self.index))
+                self.error(it.span, f'there is no rule "{it.anchor}" to put a rule {it.where}', self.absent("rule", it.anchor, "anchor"))
                 return
             key, lst, i = self._place_of(it.anchor)
             lst.insert(i if it.where == "before" else i + 1, block)
@@ -438,8 +520,7 @@ class _Rules:
             return
         key = (it.anchor_kind, it.anchor)
         if key not in self.decls:
-            names = [k[1] for k in self.decls if k[0] == it.anchor_kind]
-            self.error(it.span, f"there is no {it.anchor_kind} `{it.anchor}`", did_you_mean(it.anchor, names))
+            self.error(it.span, f"there is no {it.anchor_kind} `{it.anchor}`", self.absent(it.anchor_kind, it.anchor, "anchor"))
             return
         lst = self.bodies[key]
         lst.insert(0, block) if it.where == "start" else lst.append(block)
@@ -456,6 +537,36 @@ class _Rules:
                 d = attrs.evolve(d, body=_freeze(self.bodies[key]))
             out.append(d)
         return out
+
+
+_OPTION_EQUALS = re.compile(r"^\s*(?:replace\s+)?option\s+(\w+)\s*=\s*(.*?)\s*(?:#.*)?$")
+
+
+def _option_whole(d: Diagnostic, rules: _Rules, source) -> Diagnostic:
+    """`replace option rounds = 3` in an overlay: the hint writes the option out whole, as the base
+    declares it, with the new default."""
+    if d.code != "habit" or d.span is None or source is None or d.span.file != source.name:
+        return d
+    m = _OPTION_EQUALS.match(source.line(d.span.line))
+    old = rules.decls.get(("option", m.group(1))) if m else None
+    if old is None:
+        return d
+    from .explain import _type
+
+    value = m.group(2) or "…"
+    doc = f', "{old.doc}"' if old.doc else ""
+    whole = f"replace option {old.name}: {_type(old.type)} = {value}{doc}"
+    return Diagnostic(d.span, d.message, f"write it whole, as {rules.base} declares it, with your default: `{whole}`; "
+                      f"for one game only, `--option {old.name}={value}`", d.severity, d.code)
+
+
+def _nearest(name: str, names, most: int = 8) -> list[str]:
+    """Up to `most` of `names`, the most like `name` first (then in the order they were declared)."""
+    import difflib
+
+    order = {x: i for i, x in enumerate(dict.fromkeys(names))}
+    ranked = sorted(order, key=lambda x: (-difflib.SequenceMatcher(None, name.lower(), x.lower()).ratio(), order[x]))
+    return ranked[:most]
 
 
 def _silenced(span) -> bool:
@@ -552,12 +663,15 @@ def _build(module: n.Module, path: Optional[Path], diags: list, chain: tuple[str
             rules = _build(base, target, diags, chain + (str(target.resolve()),), files)
         # the base's variants are not inherited: an overlay is its own game
         rules.variants = {}
+        rules.base = shown
         overlay = True
     else:
         rules = _Rules(diags)
         overlay = False
     if path is not None:
         files.append(_display_name(path))
+    if overlay and getattr(diags, "syntax", None):
+        diags.syntax[:] = [_option_whole(d, rules, module.source) for d in diags.syntax]
     for it in module.items:
         if isinstance(it, n.Replace | n.Remove | n.AddRule) and not overlay:
             diags.append(Diagnostic(it.span, "`replace`, `remove` and `add rule` only make sense in a file that `extends` another,"
@@ -596,6 +710,41 @@ def _finish(rules: _Rules, variant: Optional[str], diags: list, files: list, pat
         raise RuleError(list(syntax) + diags)
     return Resolved(tuple(rules.items()), tuple(rules.variants), variant, tuple(files), path, source,
                     syntax, lost, tuple(diags))
+
+
+def overlay_steps(resolved: Resolved) -> Optional[list[tuple[object, list]]]:
+    """For rules whose file `extends` another: the declarations of the rules it extends (as
+    `(None, items)`), then, after each item of the file (and of its variant, if one was asked for)
+    is applied in turn, `(that item, the declarations then)`.  None for a file that extends
+    nothing.  `fishrules.blame` finds with it which line of an overlay a problem of its base
+    comes from."""
+    src = resolved.source
+    if src is None:
+        return None
+    diags = _Diagnostics()
+    module = _parse(src.text, src.name, diags)
+    if not any(isinstance(it, n.Extends) for it in module.items):
+        return None
+    if resolved.path is not None:
+        path: Optional[Path] = resolved.path
+        chain: tuple[str, ...] = (str(resolved.path.resolve()),)
+    else:
+        path = (resolved.base_dir / src.name) if resolved.base_dir is not None else None
+        chain = ()
+    ext = next(it for it in module.items if isinstance(it, n.Extends))
+    rules = _build(attrs.evolve(module, items=(ext,)), path, diags, chain, [])
+    steps: list[tuple[object, list]] = [(None, rules.items())]
+    own = [it for it in module.items if not isinstance(it, (n.Extends, n.Variant))]
+    variant = next((it for it in module.items if isinstance(it, n.Variant) and it.name == resolved.variant), None)
+    if variant is not None:
+        own += [it for it in variant.items if not isinstance(it, n.Variant)]
+    for it in own:
+        if isinstance(it, n.GameDecl):
+            rules.apply(it, True)
+            continue
+        rules.apply(it, True)
+        steps.append((it, rules.items()))
+    return steps
 
 
 class _Diagnostics(list):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .. import model as m
 from .core import BUILTINS, Core
+from .deals import Deals
 from .declarations import Declarations
 from .defines import Defines
 from .expressions import Expressions
@@ -19,7 +20,7 @@ from .statements import Statements
 __all__ = ["check", "BUILTINS"]
 
 
-class _Checker(Declarations, Defines, Statements, Expressions, Limits, Lints, Core):
+class _Checker(Declarations, Defines, Statements, Expressions, Limits, Lints, Deals, Core):
     """One check of one resolved rule set; each concern is a mixin of its own module."""
 
 

@@ -186,6 +186,7 @@ class Core:
         board = self.check_board()
         if not self.quieted and not any(d.severity == "error" for d in self.diags):
             self.lint()  # (with errors to fix first, "never used" may only mean "not checked")
+            self.lint_deals(phases)
 
         errors = [d for d in self.diags if d.severity == "error"]
         if errors or self.quieted:
@@ -198,7 +199,7 @@ class Core:
             dice=dice,
             game_vars=tuple(self.gvars.values()),
             player_vars=tuple(self.pvars.values()),
-            defines=dict(self.defines),
+            defines={k: d for k, d in self.defines.items() if k not in self.named_numbers()},
             phases=phases,
             actions=actions,
             scores=scores,

@@ -64,6 +64,24 @@ class Defines:
                         break
             self.per_player_cache[name] = per
 
+    def named_numbers(self) -> dict[str, int]:
+        """The defines that are a number written out (`define hand_size: 4`, `define penalty: -5`):
+        the numbers a table changes most.  Where one is used it is that number (so naming a number
+        changes neither how fast the rules run nor what they do), and it is not a value of the
+        position: a view does not show it."""
+        found = getattr(self, "_named_numbers", None)
+        if found is None:
+            found = {}
+            for name, d in self.define_nodes.items():
+                e = d.expr
+                sign = 1
+                if isinstance(e, n.Negate):
+                    e, sign = e.operand, -1
+                if not d.params and isinstance(e, n.Number):
+                    found[name] = sign * e.value
+            self._named_numbers = found
+        return found
+
     def is_per_player(self, name: str) -> bool:
         return self.per_player_cache.get(name, False)
 

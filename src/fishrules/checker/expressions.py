@@ -19,6 +19,15 @@ from .core import (
 )
 
 
+#: Words of other languages for what the rules write otherwise.
+_OTHER_LANGUAGES = {
+    "true": "yes and no are written `yes` and `no`", "false": "yes and no are written `yes` and `no`",
+    "null": "no player is written `nobody`", "none": "no player is written `nobody`",
+    "nil": "no player is written `nobody`", "self": "the player acting is `you`", "this": "the player acting is `you`",
+    "len": "how many is `count(…)`", "length": "how many is `count(…)`", "size": "how many is `count(…)`",
+}
+
+
 class Expressions:
     # ---- expressions ----------------------------------------------------------------------------
 
@@ -254,6 +263,9 @@ class Expressions:
             d = self.define(nm, sp)
             if d is None:
                 return self.bad(sp)
+            if nm in self.named_numbers():
+                # a named number (`define hand_size: 4`) is the number itself, where it is used
+                return m.Const(self.named_numbers()[nm], m.NUMBER, span=sp)
             return m.DefineRef(nm, None, d.type, span=sp)
         if nm == "players":
             return m.AllPlayers(span=sp)
@@ -275,7 +287,8 @@ class Expressions:
             kind = "an action" if nm in self.action_nodes else "a phase"
             self.error(sp, f"`{nm}` is {kind}, not a value")
             return self.bad(sp)
-        hint = did_you_mean(nm, self.all_names(u))
+        other = _OTHER_LANGUAGES.get(nm.lower())
+        hint = other or did_you_mean(nm, self.all_names(u))
         if hint is None and u.elems and u.elems[-1].type == m.NUMBER and nm in _DIE_ATTRS:
             hint = "this filters numbers, which have no attributes; filter the things first, as in `value of (dice where …)`"
         self.error(sp, f"unknown name `{nm}`", hint)

@@ -9,6 +9,8 @@ warnings about it with a comment: `# fishrules: ignore` (all of them) or
   after it, so B is part of the condition, not a second condition beside the quantifier;
 - `empty-range`: an action parameter `a number from A to B` with A above B: the action is never legal;
 - `unreachable`: a phase never played, an action never offered (see `statements.check_reachable`);
+- `short-deal`: at the most players the rules allow, the set-up deals more cards than a zone holds
+  (see `fishrules.checker.deals`);
 - `same-replace`: an overlay that replaces a rule, define, phase or action with an identical copy
   (see `fishrules.variants`; restating an option or a count is a way of documenting it).
 """

@@ -586,6 +586,8 @@ def draw_wait(s, L: list, ls: int, facing) -> bool:
         src = L[ls + 1]
         cards = s._zget(src)
         if not cards:
+            if s.empty_draws is not None:  # counted for simulations: a deal that ran out of cards
+                s.empty_draws[src] = s.empty_draws.get(src, 0) + 1
             break
         if src in s.mixed:
             if s.manual:
