@@ -14,7 +14,7 @@ export NO_MKDOCS_2_WARNING := 1
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,pettingzoo,report,dask]'
+	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,pettingzoo,report,dask,web]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -35,7 +35,7 @@ check: $(STAMP)
 
 # The `docs` extra (mkdocs, Material, mkdocstrings) on top of the test install, once.
 $(DOCS_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,pettingzoo,report,dask,docs]'
+	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,pettingzoo,report,dask,web,docs]'
 	touch $(DOCS_STAMP)
 
 # --strict: any warning (a broken link or anchor, a page missing from the nav, a docstring that
