@@ -24,7 +24,7 @@ import logging
 import re
 from collections import deque
 from importlib import resources
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 from urllib.parse import parse_qsl, urlsplit
 
 from starlette.applications import Starlette
@@ -176,9 +176,12 @@ class Conn:
                 await self.ws.send_text(self.queue.popleft())
 
 
-def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100) -> Starlette:
-    """The application serving the tables kept in `store`."""
-    tables = Tables(store, bot_delay=bot_delay, bot_iterations=bot_iterations)
+def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
+               seeds: Optional[Callable[[], int]] = None) -> Starlette:
+    """The application serving the tables kept in `store`.  Bots wait `bot_delay` seconds before
+    they play and search `bot_iterations` per decision; `seeds()` gives each new table its seed
+    (by default 63 random bits)."""
+    tables = Tables(store, bot_delay=bot_delay, bot_iterations=bot_iterations, seeds=seeds)
 
     async def token_of(token: str) -> Optional[tuple]:
         if not _TOKEN.fullmatch(token):

@@ -121,8 +121,9 @@ class Tables:
     """Every table of a server.  `db(fn, *args)` runs a store call in the store's thread."""
 
     def __init__(self, store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
-                 executor: Optional[concurrent.futures.Executor] = None):
+                 executor: Optional[concurrent.futures.Executor] = None, seeds: Optional[Callable[[], int]] = None):
         self.store = store
+        self.seeds = seeds or (lambda: secrets.randbits(63))  # a new table's seed (tests choose theirs)
         self.bot_delay = bot_delay
         self.bot_iterations = bot_iterations
         self._tables: dict[str, Table] = {}
@@ -191,7 +192,7 @@ class Tables:
         game = await self.work(self.game_of, ruleset, text, variant)
         if len(seats) != players or any(k not in SEAT_KINDS for k in seats):
             raise OptionError(f"each of the {players} seats is a person or a bot ({', '.join(BOT_KINDS)})")
-        seed = secrets.randbits(63) if seed is None else seed
+        seed = self.seeds() if seed is None else seed
         state = await self.work(lambda: game.start(players=players, seed=seed, options=options))
         opts = dict(options)
         texts = rules_texts(game)
