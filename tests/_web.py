@@ -110,3 +110,111 @@ class Server:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+# ---- a person at a table, in the browser ------------------------------------------------------------
+
+
+class Person:
+    """A browser page at a table, with every WebSocket message it received (`messages`, parsed),
+    driven as a person would: clicking the action's name, then the cards, dice, circles or players
+    it takes on the table (or the buttons of its values), then Play."""
+
+    def __init__(self, page):
+        import json
+
+        self.page = page
+        self.messages: list = []
+        self.raw: list[str] = []
+
+        def on_ws(ws):
+            def got(payload):
+                text = payload if isinstance(payload, str) else payload.decode("utf-8", "replace")
+                self.raw.append(text)
+                try:
+                    self.messages.append(json.loads(text))
+                except ValueError:
+                    self.messages.append({"type": "?"})
+
+            ws.on("framereceived", got)
+
+        page.on("websocket", on_ws)
+
+    @property
+    def frame(self) -> Optional[dict]:
+        for m in reversed(self.messages):
+            if m.get("type") == "frame":
+                return m
+        return None
+
+    def frames(self) -> list:
+        return [m for m in self.messages if m.get("type") == "frame"]
+
+    def wait_frame(self, timeout: float = 20.0) -> dict:
+        deadline = time.monotonic() + timeout
+        while self.frame is None:
+            if time.monotonic() > deadline:
+                raise AssertionError("no frame received")
+            self.page.wait_for_timeout(20)
+        return self.frame
+
+    def do(self, action: dict) -> None:
+        """Put `action` (from the latest frame) together in the page, and send it."""
+        page = self.page
+        frame = self.frame
+        decl = frame["decl"].get(action["name"], [])
+        picker = page.locator("#picker")
+        names = picker.locator(".names button", has_text=action["name"])
+        exact = [i for i in range(names.count()) if names.nth(i).inner_text() == action["name"]]
+        if not decl:
+            names.nth(exact[0]).click()
+            return
+        if "on" not in (names.nth(exact[0]).get_attribute("class") or ""):
+            names.nth(exact[0]).click()
+        kinds = {"card": "card", "die": "die", "number": "num", "player": "player"}
+        for p in decl:
+            value = action["args"][p["name"]]
+            for v in (value if p["kind"] == "some" else [value]):
+                done = False
+                if p["of"] in kinds:
+                    spot = page.locator(f'#table [data-pick="{kinds[p["of"]]}:{v}"].can')
+                    if spot.count():
+                        spot.first.click()
+                        done = True
+                if not done:
+                    shown = f"p{v}" if p["of"] == "player" else str(v)
+                    buttons = picker.locator(f'.param[data-param="{p["name"]}"] button.value')
+                    for i in range(buttons.count()):
+                        if buttons.nth(i).inner_text() == shown:
+                            buttons.nth(i).click()
+                            done = True
+                            break
+                assert done, (f"cannot choose {p['name']}={v!r} in the page for {action['text']}: "
+                              + page.locator("#picker").inner_html()[:3000])
+        play = picker.locator("button.play")
+        assert play.count() == 1, f"no Play button for {action['text']}"
+        assert play.inner_text().startswith("Play: " + action["text"]), play.inner_text()
+        play.click()
+
+
+def play_through_pages(people: list, choose, timeout: float = 120.0) -> None:
+    """Play until the game is over: each person whose turn it is chooses with `choose(person,
+    frame)` and does it in the page; bots play on the server meanwhile."""
+    deadline = time.monotonic() + timeout
+    acted: dict = {}
+    while True:
+        if time.monotonic() > deadline:
+            raise AssertionError("the game did not end in time")
+        frames = [p.frame for p in people]
+        if any(f is not None and f["over"] for f in frames):
+            return
+        moved = False
+        for person, f in zip(people, frames):
+            if f is None or not f["mine"] or acted.get(id(person)) == f["at"]:
+                continue
+            action = choose(person, f)
+            acted[id(person)] = f["at"]
+            person.do(action)
+            moved = True
+        if not moved:
+            people[0].page.wait_for_timeout(15)

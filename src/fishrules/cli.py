@@ -657,7 +657,7 @@ def cmd_serve(args) -> int:
         _console(args, stderr=True).print(f"fishrules serve: the lobby is at {where} (tables kept in {_esc(_db_shown(args.db))}); "
                                           "Ctrl-C stops it")
     try:
-        serve(args.host, args.port, args.db, bot_delay=args.bot_delay, bot_iterations=args.bot_iterations)
+        serve(args.host, args.port, args.db, bot_delay=args.bot_delay, bot_iterations=args.bot_iterations, seed=args.seed)
     except StoreError as e:
         _err(f"fishrules: {e}")
         return 1
@@ -776,6 +776,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="how long a bot waits before it plays, so people can follow (default 0.4)")
     sv.add_argument("--bot-iterations", type=_positive, default=PLAY_ITERATIONS, metavar="N",
                     help=f"the search bots' budget per decision (default {PLAY_ITERATIONS})")
+    sv.add_argument("--seed", type=int, help="seed new tables SEED, SEED+1, … (the same games again: for tests and "
+                    "demonstrations; by default every table gets a random seed)")
     sv.set_defaults(func=cmd_serve)
     return p
 

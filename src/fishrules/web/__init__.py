@@ -27,16 +27,23 @@ def create_app(store: Any, **kwargs: Any) -> Any:
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str = "fishrules.sqlite", bot_delay: float = 0.4,
-          bot_iterations: int = 100, log_level: str = "warning") -> None:
+          bot_iterations: int = 100, log_level: str = "warning", seed: "int | None" = None) -> None:
     """Serve the tables kept in `db` (a SQLite file, or a postgresql:// URL) at http://host:port/
-    until interrupted."""
+    until interrupted.  With `seed`, new tables are seeded seed, seed + 1, … (the same games again,
+    for tests and demonstrations); otherwise each gets 63 random bits."""
     import uvicorn
 
     from .app import MOST_MESSAGE, create_app as make
     from .store import open_store
 
     store = open_store(db)
-    app = make(store, bot_delay=bot_delay, bot_iterations=bot_iterations)
+    seeds = None
+    if seed is not None:
+        import itertools
+
+        counter = itertools.count(seed)
+        seeds = lambda: next(counter)  # noqa: E731
+    app = make(store, bot_delay=bot_delay, bot_iterations=bot_iterations, seeds=seeds)
     uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=MOST_MESSAGE * 2,
                 ws_ping_interval=20, ws_ping_timeout=20, server_header=False, proxy_headers=False,
                 timeout_graceful_shutdown=3)

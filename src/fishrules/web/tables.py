@@ -366,13 +366,7 @@ class Tables:
                 table.bots[p] = asyncio.ensure_future(self._bot(table, p))
 
     def _choose(self, state: fishrules.State, p: int, kind: str, seed: int, at: int) -> str:
-        from ..bots import make_bot
-        from ..cli import bot_choice, bot_rng
-
-        rng = bot_rng(seed, at)
-        if kind in ("mcts", "ismcts"):
-            return make_bot(kind, seed=rng.getrandbits(63), iterations=self.bot_iterations).choose(state, p).text
-        return bot_choice(kind, state, p, rng).text
+        return bot_move(state, p, kind, seed, at, self.bot_iterations)
 
     async def _bot(self, table: Table, p: int) -> None:
         kind = table.record.seats[p]
@@ -404,6 +398,19 @@ class Tables:
         except Exception:
             log.exception("table %s: the %s bot at p%d stopped", table.id, kind, p)
             table.bots.pop(p, None)
+
+
+def bot_move(state: fishrules.State, p: int, kind: str, seed: int, at: int, iterations: int) -> str:
+    """The action (its text) the bot `kind` at seat `p` takes at position `at` of a table seeded
+    `seed`: the command line's bots (`fishrules play --bot`), with a generator derived from the seed
+    and the position, so that the same position always gets the same move."""
+    from ..bots import make_bot
+    from ..cli import bot_choice, bot_rng
+
+    rng = bot_rng(seed, at)
+    if kind in ("mcts", "ismcts"):
+        return make_bot(kind, seed=rng.getrandbits(63), iterations=iterations).choose(state, p).text
+    return bot_choice(kind, state, p, rng).text
 
 
 def parse_options(game: fishrules.Game, form: dict) -> dict:

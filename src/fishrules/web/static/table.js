@@ -147,11 +147,13 @@
     return frame.prefix + words.join(" ");
   }
 
-  function pick(p, value) {
+  // For `some`, a click adds the value (a card may be there twice: two clicks on two cards), or
+  // takes it back when `again` (the element clicked was picked already, or its button is on).
+  function pick(p, value, again) {
     if (p.kind === "some") {
       var got = (picks[p.name] || []).slice();
       var k = got.map(str).indexOf(str(value));
-      if (k >= 0) got.splice(k, 1); else got.push(value);
+      if (again && k >= 0) got.splice(k, 1); else got.push(value);
       picks[p.name] = got;
     } else {
       picks[p.name] = value;
@@ -166,7 +168,14 @@
   // A click on the table: a card, a die, a circle, a row or a player.
   tableEl.addEventListener("click", function (ev) {
     if (!frame || !frame.mine || !chosen) return;
-    var target = ev.target.closest("[data-pick]");
+    // The innermost thing clicked that may be chosen now (a card lying in a row when a row is to
+    // be chosen: the row), else the innermost thing at all.
+    var target = null;
+    for (var node = ev.target.closest("[data-pick]"); node; node = node.parentElement.closest("[data-pick]")) {
+      if (!target) target = node;
+      if (node.classList.contains("can")) { target = node; break; }
+      if (!node.parentElement) break;
+    }
     if (!target) return;
     var parts = target.getAttribute("data-pick").split(/:(.*)/s);
     var ps = params();
@@ -179,7 +188,7 @@
     }
     if (!p) return;
     ev.stopPropagation();
-    pick(p, typedValue(p, parts[1]));
+    pick(p, typedValue(p, parts[1]), target.classList.contains("picked"));
   });
 
   function mark() { // what a click may choose now
@@ -256,7 +265,7 @@
         if (keys.length <= 40) {
           keys.forEach(function (k) {
             var on = got !== undefined && (p.kind === "some" ? has(got, seen[k]) : str(got) === k);
-            line.appendChild(button(p.of === "player" ? "p" + k : k, "value" + (on ? " on" : ""), function () { pick(p, seen[k]); }));
+            line.appendChild(button(p.of === "player" ? "p" + k : k, "value" + (on ? " on" : ""), function () { pick(p, seen[k], on); }));
           });
         }
         picker.appendChild(line);
