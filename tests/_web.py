@@ -158,26 +158,46 @@ class Person:
             self.page.wait_for_timeout(20)
         return self.frame
 
-    def do(self, action: dict) -> None:
-        """Put `action` (from the latest frame) together in the page, and send it."""
+    def dom_at(self) -> int:
+        return int(self.page.evaluate("document.querySelector('#table .table').dataset.at"))
+
+    def do(self, action: dict, frame: dict) -> bool:
+        """Put `action` of `frame` together in the page and send it: True when sent, False when the
+        page moved on to other choices meanwhile (the others play on while this person clicks)."""
+        try:
+            self._do(action, frame)
+            return True
+        except (AssertionError, TimeoutError, Exception) as e:
+            if type(e).__name__ not in ("AssertionError", "TimeoutError", "Error"):
+                raise
+            latest = self.frame
+            if self.dom_at() != frame["at"] and latest is not None and (
+                    [a["text"] for a in latest["actions"]] != [a["text"] for a in frame["actions"]]):
+                return False
+            raise
+
+    def _do(self, action: dict, frame: dict) -> None:
         page = self.page
-        frame = self.frame
         decl = frame["decl"].get(action["name"], [])
         picker = page.locator("#picker")
         names = picker.locator(".names button", has_text=action["name"])
         exact = [i for i in range(names.count()) if names.nth(i).inner_text() == action["name"]]
+        assert exact, f"no button {action['name']} at {frame['at']}: " + picker.inner_html()[:2000]
         if not decl:
             names.nth(exact[0]).click()
             return
         if "on" not in (names.nth(exact[0]).get_attribute("class") or ""):
             names.nth(exact[0]).click()
+        clear = picker.locator("button.clear")
+        if clear.count():  # what an earlier try left picked
+            clear.click()
         kinds = {"card": "card", "die": "die", "number": "num", "player": "player"}
         for p in decl:
             value = action["args"][p["name"]]
             for v in (value if p["kind"] == "some" else [value]):
                 done = False
                 if p["of"] in kinds:
-                    spot = page.locator(f'#table [data-pick="{kinds[p["of"]]}:{v}"].can')
+                    spot = page.locator(f'#table [data-pick="{kinds[p["of"]]}:{v}"].can:not(.picked)')
                     if spot.count():
                         spot.first.click()
                         done = True
@@ -205,16 +225,22 @@ def play_through_pages(people: list, choose, timeout: float = 120.0) -> None:
     while True:
         if time.monotonic() > deadline:
             raise AssertionError("the game did not end in time")
-        frames = [p.frame for p in people]
-        if any(f is not None and f["over"] for f in frames):
+        if any(p.frame is not None and p.frame["over"] for p in people):
             return
         moved = False
-        for person, f in zip(people, frames):
+        for person in people:
+            f = person.frame  # the latest, read again: another's move may have changed it
             if f is None or not f["mine"] or acted.get(id(person)) == f["at"]:
                 continue
+            # the page has drawn that frame too (its own copy of the messages may lag ours)
+            person.page.wait_for_function(
+                "at => { const t = document.querySelector('#table .table'); return t && Number(t.dataset.at) >= at; }",
+                arg=f["at"], timeout=10000)
+            if person.frame is not f:
+                continue
             action = choose(person, f)
-            acted[id(person)] = f["at"]
-            person.do(action)
-            moved = True
+            if person.do(action, f):
+                acted[id(person)] = f["at"]
+                moved = True
         if not moved:
             people[0].page.wait_for_timeout(15)

@@ -48,6 +48,7 @@ def server(tmp_path_factory):
 
 def _person(browser, server, path="/"):
     ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
+    ctx.set_default_timeout(8000)
     page = ctx.new_page()
     errors: list = []
     page.on("pageerror", lambda e: errors.append(str(e)))

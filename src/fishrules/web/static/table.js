@@ -64,7 +64,9 @@
 
   function handle(msg) {
     if (msg.type === "frame") {
-      var moved = !frame || frame.at !== msg.at || frame.mine !== msg.mine;
+      // What was picked stays while the same choices are offered (at a simultaneous choice the
+      // position moves as the others choose): it goes when the choices change.
+      var moved = !frame || frame.mine !== msg.mine || choices(frame) !== choices(msg);
       frame = msg;
       tableEl.innerHTML = msg.html;
       if (moved) { chosen = null; picks = {}; }
@@ -81,6 +83,8 @@
       draw();
     }
   }
+
+  function choices(f) { return f.actions.map(function (a) { return a.text; }).join("\n"); }
 
   function send(text) {
     if (!frame) return;
@@ -184,6 +188,9 @@
       p = null;
       for (var i = 0; i < ps.length; i++) {
         if (KIND[ps[i].of] === parts[0] && (ps[i].kind === "some" || picks[ps[i].name] === undefined)) { p = ps[i]; break; }
+      }
+      for (var k = ps.length - 1; !p && k >= 0; k--) { // chosen already: a change of mind
+        if (KIND[ps[k].of] === parts[0]) p = ps[k];
       }
     }
     if (!p) return;
