@@ -237,3 +237,27 @@ def test_a_finished_table_downloads_as_a_log_replay_reads(client, tmp_path, caps
     assert cli_main(["replay", str(path)]) == 0
     out = capsys.readouterr()
     assert "winner" in (out.out + out.err).lower()
+
+
+def test_a_table_is_read_back_as_it_was_by_a_new_server(tmp_path):
+    """What a restarted server does: the table replayed from the store (its opening dice included)
+    is the same position, and every seat's frame the same bytes."""
+    path = str(tmp_path / "again.sqlite")
+    seeds = iter(range(50, 60))
+    with TestClient(create_app(SQLiteStore(path), bot_delay=0, seeds=lambda: next(seeds))) as c:
+        _, links, _ = new_table(c, "fishfry-keeper", 2, ("human", "greedy"), options={"rounds": "2"})
+        with c.websocket_connect(f"/ws/{links[0]}", headers=ORIGIN) as me:
+            f = frame_of(me)
+            for _ in range(3):
+                me.send_json({"type": "act", "at": f["at"], "action": f["actions"][-1]["text"]})
+                while True:
+                    g = frame_of(me)
+                    if g["at"] != f["at"] and (g["mine"] or g["over"]):
+                        break
+                f = g
+        before = {seat: c.get(f"/p/{t}").text for seat, t in links.items()}
+    with TestClient(create_app(SQLiteStore(path), bot_delay=0)) as c:
+        after = {seat: c.get(f"/p/{t}").text for seat, t in links.items()}
+        with c.websocket_connect(f"/ws/{links[0]}", headers=ORIGIN) as me:
+            assert frame_of(me)["at"] == f["at"]
+    assert after == before

@@ -4,7 +4,8 @@ A store holds three things, and nothing else is needed to bring every table back
 was killed:
 
 - a table: its rules (the rule text and its hash, as a log carries them), variant, players,
-  options, seed, and who sits at each seat (a person or a bot) under what name;
+  options, seed, who sits at each seat (a person or a bot) under what name, and the history it
+  opened with (the dice rolled or cards dealt before anybody chose);
 - its links: a random token per seat, one for spectators and one for the host's page;
 - its actions, in order: at which position of the history each was taken (`at`, the number of
   history entries before it), by which seat, its text, the history entries it added (itself and
@@ -61,6 +62,7 @@ class TableRecord:
     seed: int
     seats: list  # per seat: "human" or a bot's kind
     names: list  # per seat: the name shown at the table
+    opening: list = attrs.field(factory=list)  # the history at the start (the chance before any choice)
     created: float = attrs.field(factory=time.time)
 
     def to_json(self) -> str:

@@ -201,7 +201,7 @@ class Tables:
             rules_name=(texts[0][0].name if texts[0][0] is not None else HOUSE_RULE_NAME),
             rules_text=texts[0][1], rules_variant=game._resolved.variant, rules_hash=rules_hash(texts),
             variant=variant if text is None else game._resolved.variant, players=players, options=opts, seed=seed,
-            seats=list(seats), names=[_clean_name(n, i) for i, n in enumerate(names)])
+            seats=list(seats), names=[_clean_name(n, i) for i, n in enumerate(names)], opening=list(state.history))
         links: dict = {"host": new_token(), "spectator": new_token()}
         tokens = [(links["host"], "host", None), (links["spectator"], "spectator", None)]
         for p, kind in enumerate(seats):
@@ -244,7 +244,7 @@ class Tables:
 
         def replay():
             game = self._record_game(record)
-            history = [e for a in actions for e in a.entries]
+            history = list(record.opening) + [e for a in actions for e in a.entries]
             return game, game.replay(history, players=record.players, options=record.options, seed=record.seed)
 
         try:
