@@ -249,6 +249,8 @@ def test_a_table_is_read_back_as_it_was_by_a_new_server(tmp_path):
         with c.websocket_connect(f"/ws/{links[0]}", headers=ORIGIN) as me:
             f = frame_of(me)
             for _ in range(3):
+                if f["over"]:
+                    break
                 me.send_json({"type": "act", "at": f["at"], "action": f["actions"][-1]["text"]})
                 while True:
                     g = frame_of(me)

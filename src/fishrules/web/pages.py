@@ -11,7 +11,7 @@ from typing import Any, Optional
 import fishrules
 
 from .html import Markup, join, tag
-from .tables import BOT_KINDS, HOUSE_RULE_NAME
+from .tables import BOT_KINDS, HOUSE_RULE_NAME, load_bundled
 
 __all__ = ["page", "lobby", "setup", "links_page", "table_page", "error_page", "diagnostics_html"]
 
@@ -94,7 +94,7 @@ def lobby(text: str = "", diags: Optional[Markup] = None) -> str:
     games = []
     for name in fishrules.bundled():
         try:
-            g = fishrules.load(name)
+            g = load_bundled(name)
         except fishrules.FishrulesError:  # pragma: no cover - the bundled rulesets load
             continue
         games.append(tag("li", None, tag("a", {"href": f"/new?ruleset={name}", "class_": "game"}, g.title),
@@ -142,8 +142,8 @@ def setup(game: fishrules.Game, ruleset: Optional[str], text: Optional[str], var
         hidden.append(tag("input", {"type": "hidden", "name": "ruleset", "value": ruleset}))
     variants = game.variants if text is None else list(game._resolved.variants)
     variant_form = None
-    if text is None and fishrules.load(ruleset).variants:
-        base = fishrules.load(ruleset)
+    if text is None and load_bundled(ruleset).variants:
+        base = load_bundled(ruleset)
         variant_form = tag("form", {"method": "get", "action": "/new", "class_": "variant"},
                            tag("input", {"type": "hidden", "name": "ruleset", "value": ruleset}),
                            tag("label", None, "Variant ",

@@ -27,6 +27,7 @@ import concurrent.futures
 import logging
 import re
 import secrets
+import threading
 import time
 from typing import Any, Callable, Optional
 
@@ -48,6 +49,9 @@ HOUSE_RULE_NAME = "house-rule.fish"
 #: A seat's name: at most this many characters.
 MOST_NAME = 40
 _PREFIX = re.compile(r"\s*[pP]([0-9]{1,3})\s*:")
+#: Reading rules is done by one thread at a time: the parser (Lark's, with its indentation
+#: post-lexer) keeps state while it reads, and two threads reading at once confuse it.
+_READING = threading.Lock()
 
 
 class Refusal(Exception):
@@ -107,6 +111,17 @@ class Table:
         return data
 
 
+def load_bundled(name: str, variant: Optional[str] = None) -> fishrules.Game:
+    """`fishrules.load` of a bundled ruleset, one reader at a time (see _READING)."""
+    with _READING:
+        return fishrules.load(name, variant)
+
+
+def _rules_texts(game: fishrules.Game) -> list:
+    with _READING:
+        return rules_texts(game)
+
+
 def _clean_name(name: Any, seat: int) -> str:
     text = "".join(ch for ch in str(name or "") if ch.isprintable()).strip()[:MOST_NAME]
     return text or f"p{seat}"
@@ -152,6 +167,10 @@ class Tables:
     def game_of(self, ruleset: Optional[str], text: Optional[str], variant: Optional[str]) -> fishrules.Game:
         """A bundled ruleset by name, or a pasted house rule read as a rule file with no folder (its
         `extends` reach the bundled rulesets only).  Raises RuleError."""
+        with _READING:
+            return self._game_of(ruleset, text, variant)
+
+    def _game_of(self, ruleset: Optional[str], text: Optional[str], variant: Optional[str]) -> fishrules.Game:
         if text is not None:
             key = ("text", text, variant)
             game = self._games.get(key)
@@ -168,6 +187,10 @@ class Tables:
     def _record_game(self, r: TableRecord) -> fishrules.Game:
         """The rules a stored table was played with: the bundled ruleset if it is unchanged, else
         the text the table carries; refused if neither hashes as recorded."""
+        with _READING:
+            return self._record_game_read(r)
+
+    def _record_game_read(self, r: TableRecord) -> fishrules.Game:
         if r.ruleset in fishrules.bundled():
             try:
                 game = fishrules.load(r.ruleset, r.variant)
@@ -195,7 +218,7 @@ class Tables:
         seed = self.seeds() if seed is None else seed
         state = await self.work(lambda: game.start(players=players, seed=seed, options=options))
         opts = dict(options)
-        texts = rules_texts(game)
+        texts = await self.work(_rules_texts, game)
         record = TableRecord(
             id=secrets.token_hex(8), ruleset=ruleset if text is None else HOUSE_RULE_NAME,
             rules_name=(texts[0][0].name if texts[0][0] is not None else HOUSE_RULE_NAME),
@@ -252,8 +275,7 @@ class Tables:
         except FishrulesError as e:
             # A table that cannot go on is still shown, as it began, saying why.
             log.error("table %s cannot be read back: %s", table_id, e)
-            game = await self.work(lambda: fishrules.loads(record.rules_text, record.rules_name,
-                                                           variant=record.rules_variant, base_dir=None))
+            game = await self.work(lambda: self.game_of(None, record.rules_text, record.rules_variant))
             table = Table(record, game, game.start(players=record.players, seed=record.seed, options=record.options), [])
             table.broken = f"This table cannot go on: {e}"
             self._tables[table_id] = table
