@@ -52,6 +52,12 @@ def rss_mib(pid: int) -> float:
     return float("nan")
 
 
+def cpu_seconds(pid: int) -> float:
+    """The user and system CPU time a process used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def create_table(url: str, game: str, players: int) -> tuple[str, str]:
     form = {"ruleset": game, "players": str(players), "variant": "", "seat.0": "human"}
     for p in range(1, players):
@@ -77,6 +83,7 @@ class Load:
         self.sent_at: dict[str, dict] = {}  # person token -> {position: action text} of what it sent
         self.acked: dict[str, set] = {}  # person token -> positions whose action the server said it took
         self.errors: list[str] = []
+        self.unanswered = 0  # actions sent (double clicks included) not answered yet
         self.games_done = 0
 
     async def table(self, k: int) -> None:
@@ -121,7 +128,8 @@ class Load:
                             changed.set()
                     elif msg["type"] == "ok" and name == "me":
                         if not msg["duplicate"]:
-                            self.acked[person].add(msg["at"])
+                            self.acked[person].add(msg["taken_at"])
+                        self.unanswered -= 1
                     elif msg["type"] == "refused" and name == "me" and not msg.get("moved_on"):
                         self.errors.append("refused: " + msg["message"][:200])
 
@@ -148,11 +156,16 @@ class Load:
                     pending[f["at"]] = (time.perf_counter(), {"me", "spectator"})
                     await me.send(message)
                     self.sent += 1
-                    self.sent_at[person][f["at"]] = action
+                    self.unanswered += 1
+                    self.sent_at[person].setdefault("texts", []).append(action)
                     if self.rng.random() < 0.1:  # a double click
                         await me.send(message)
                         self.doubles += 1
+                        self.unanswered += 1
                     acted_at = f["at"]
+                end = time.monotonic() + 3
+                while self.unanswered > 0 and time.monotonic() < end:  # the last answers
+                    await asyncio.sleep(0.05)
                 return False
             finally:
                 for t in tasks:
@@ -185,6 +198,7 @@ async def run(args) -> dict:
     server = Server(db, "--bot-delay", str(args.bot_delay), "--quiet").start()
     try:
         start_rss = rss_mib(server.proc.pid)
+        start_cpu = cpu_seconds(server.proc.pid)
         t_start = time.monotonic()
         load = Load(server.url, args.think, t_start + args.seconds, args.seed)
         # Set the tables up a few at a time (people arrive), then play for the rest of the time.
@@ -197,16 +211,18 @@ async def run(args) -> dict:
         await asyncio.gather(*tasks)
         elapsed = time.monotonic() - t_start
         end_rss = rss_mib(server.proc.pid)
+        server_cpu_s = cpu_seconds(server.proc.pid)
         await asyncio.sleep(1.0)
         total, by_person = stored(db)
     finally:
         server.stop()
     # Lost: the server said it took an action the database does not hold.  Twice: the database holds
-    # an action of a person at a position that person never sent one for (a double click taken twice).
+    # an action of a person at a position the server never said it took one at (a double click
+    # taken twice), or more of a person's actions than the person sent.
     lost = sum(1 for t, ats in load.acked.items() for at in ats if at not in by_person.get(t, {}))
-    twice = sum(1 for t, rows in by_person.items() for at, text in rows.items()
-                if load.sent_at.get(t, {}).get(at) is None or
-                " ".join(load.sent_at[t][at].split()) not in (text, text.split(": ", 1)[-1]))
+    twice = sum(1 for t, rows in by_person.items() for at in rows if at not in load.acked.get(t, set()))
+    twice += sum(max(0, len(rows) - len(load.sent_at.get(t, {}).get("texts", []))) for t, rows in by_person.items())
+    cpu = server_cpu_s - start_cpu
     lat = [x * 1000 for x in load.latencies]
     return {
         "tables": args.tables, "seconds": round(elapsed, 1), "think_s": args.think, "bot_delay_s": args.bot_delay,
@@ -216,7 +232,9 @@ async def run(args) -> dict:
                        "p99": round(pct(lat, 0.99), 1), "max": round(max(lat), 1) if lat else None,
                        "mean": round(statistics.fmean(lat), 1) if lat else None},
         "server_rss_mib": {"start": round(start_rss, 1), "tables_up": round(up_rss, 1), "end": round(end_rss, 1)},
-        "actions_lost": lost, "actions_applied_twice": twice,
+        "actions_lost": lost, "actions_applied_twice": twice, "answers_missing": load.unanswered,
+        "server_cpu_s": round(cpu, 1), "server_cpu_share_of_one_core": round(cpu / elapsed, 2),
+        "server_cpu_ms_per_action": round(cpu * 1000 / max(1, total), 2),
         "errors": load.errors[:10],
         "cpus": os.cpu_count(), "loadavg_after": [round(x, 2) for x in os.getloadavg()],
     }

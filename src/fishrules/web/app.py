@@ -331,8 +331,8 @@ def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
                     continue
                 try:
                     taken = await tables.act(table, seat, msg.get("at"), msg.get("action"))
-                    conn.push({"type": "ok", "duplicate": not taken, "at": msg.get("at")})
-                    if not taken:
+                    conn.push({"type": "ok", "duplicate": taken is None, "at": msg.get("at"), "taken_at": taken})
+                    if taken is None:
                         conn.push_frame(table.frame(seat))
                 except Refusal as r:
                     conn.push(r.to_json())

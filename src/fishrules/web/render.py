@@ -24,12 +24,12 @@ import zlib
 from typing import Any, Optional
 
 from .. import SIMULTANEOUS
-from .html import Markup, join, tag
+from .html import Markup, esc, join, tag
 
 __all__ = ["frame", "frame_json", "table_html", "board_layout", "TableInfo"]
 
 #: How much of the record a frame carries: the latest entries of the history, events of the latest actions.
-HISTORY_SHOWN = 60
+HISTORY_SHOWN = 40
 EVENTS_SHOWN = 14
 #: A zone of more unseen cards than this is drawn as one pile with its count.
 PILE_FROM = 10
@@ -41,7 +41,8 @@ class TableInfo:
     """What a table shows besides the position: the rules' declarations and the seats' names and
     kinds (public to everybody at the table)."""
 
-    __slots__ = ("desc", "names", "kinds", "variant", "decl", "board_family", "values", "card_hue")
+    __slots__ = ("desc", "names", "kinds", "variant", "decl", "board_family", "values", "card_hue", "card_html",
+                 "circle_html", "edges_html")
 
     def __init__(self, desc: dict, names: list[str], kinds: list[str], variant: Optional[str] = None):
         self.desc = desc
@@ -59,6 +60,9 @@ class TableInfo:
                     self.board_family = v["name"]
                     break
         self.card_hue = _card_hues(desc["cards"])
+        self.card_html: dict = {}  # a card's markup, by label
+        self.circle_html: dict = {}  # a circle's markup, by (circle, its stack)
+        self.edges_html: Optional[Markup] = None  # the board's lines
 
     def who(self, seat: Optional[int]) -> str:
         if seat is None:
@@ -193,26 +197,35 @@ def board_svg(info: TableInfo, view: dict) -> Markup:
         x, y = pos[c]
         return round(_MARGIN + x * _STEP, 1), round(_MARGIN + y * _STEP, 1)
 
-    parts = []
-    for line in board["lines"]:
-        pts = " ".join(f"{x},{y}" for x, y in (xy(c) for c in line if c in pos))
-        parts.append(tag("polyline", {"class_": "edge", "points": pts}))
+    if info.edges_html is None:
+        info.edges_html = join(*(tag("polyline", {"class_": "edge", "points": " ".join(f"{x},{y}" for x, y in (
+            xy(c) for c in line if c in pos))}) for line in board["lines"]))
+    parts: list = [info.edges_html]
     stacks = view["values"].get(info.board_family) if info.board_family else None
+    cache = info.circle_html
     for c in range(low, high + 1):
-        x, y = xy(c)
         cards = (stacks or {}).get(str(c)) or []
+        key = (c, tuple(cards))
+        done = cache.get(key)
+        if done is not None:
+            parts.append(done)
+            continue
+        x, y = xy(c)
         top = cards[-1] if cards else None
         hue = info.card_hue.get(top) if top is not None else None
         cls = "spot" + (f" filled {hue}" if hue is not None else " filled" if cards else "")
         what = ", ".join("?" if x is None else str(x) for x in cards) or "empty"
-        parts.append(tag("g", {"class_": "circle", "data_pick": f"num:{c}", "data_v": c},
+        done = cache[key] = tag("g", {"class_": "circle", "data_pick": f"num:{c}", "data_v": c},
                          tag("title", None, f"circle {c}: {what}"),
                          tag("circle", {"class_": cls, "cx": x, "cy": y, "r": _R}),
                          tag("text", {"class_": "num", "x": x, "y": y - _R - 4, "text-anchor": "middle"}, c),
                          tag("text", {"class_": "top", "x": x, "y": y + 4, "text-anchor": "middle"},
                              (str(top) if top is not None else "?")[:6] if cards else None),
                          tag("text", {"class_": "count", "x": x + _R - 2, "y": y + _R, "text-anchor": "middle"},
-                             len(cards) if len(cards) > 1 else None)))
+                             len(cards) if len(cards) > 1 else None))
+        if len(cache) > 20_000:
+            cache.clear()
+        parts.append(done)
     return tag("svg", {"class_": "board", "viewBox": f"0 0 {w} {h}", "width": w, "height": h, "role": "img",
                        "aria-label": "the board"}, *parts)
 
@@ -220,11 +233,19 @@ def board_svg(info: TableInfo, view: dict) -> Markup:
 # ---- values ------------------------------------------------------------------------------------
 
 
+_BACK = tag("span", {"class_": "card back", "title": "face down"}, "")
+
+
 def _card(info: TableInfo, label: Optional[str]) -> Markup:
     if label is None:
-        return tag("span", {"class_": "card back", "title": "face down"}, "")
-    hue = info.card_hue.get(label)
-    return tag("span", {"class_": "card" + (f" {hue}" if hue is not None else ""), "data_pick": f"card:{label}"}, label)
+        return _BACK
+    m = info.card_html.get(label)
+    if m is None:
+        hue = info.card_hue.get(label)
+        m = tag("span", {"class_": "card" + (f" {hue}" if hue is not None else ""), "data_pick": f"card:{label}"}, label)
+        if len(info.card_html) < 10_000:
+            info.card_html[label] = m
+    return m
 
 
 def _cards(info: TableInfo, cards: list) -> Markup:
@@ -387,7 +408,7 @@ def table_html(view: dict, events: list, seat: Optional[int], info: TableInfo, m
                      tag("section", {"class_": "events"}, tag("h2", None, "What happened"),
                          tag("ul", None, *(tag("li", None, t) for t in lines[-EVENTS_SHOWN:] if t))),
                      tag("section", {"class_": "history"}, tag("h2", None, f"History ({len(hist)})"),
-                         tag("ol", {"start": first + 1}, *(tag("li", None, t) for t in hist[first:])))))
+                         tag("ol", {"start": first + 1}, Markup("".join("<li>" + esc(t) + "</li>" for t in hist[first:]))))))
     return tag("div", {"class_": "table", "data_at": len(hist)}, *parts)
 
 

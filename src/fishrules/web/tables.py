@@ -296,9 +296,9 @@ class Tables:
 
     # ---- acting ------------------------------------------------------------------------------
 
-    async def act(self, table: Table, seat: int, at: Any, text: Any) -> bool:
-        """Take `text` as `seat`'s action chosen at position `at`.  True when taken, False when it
-        was a repeat of one already taken; raises Refusal otherwise."""
+    async def act(self, table: Table, seat: int, at: Any, text: Any) -> Optional[int]:
+        """Take `text` as `seat`'s action chosen at position `at`: the position it was taken at, or
+        None when it repeats one already taken; raises Refusal otherwise."""
         if type(at) is not int or not isinstance(text, str):
             raise Refusal("An action is sent with the position it was chosen at.")
         if len(text) > 1000:
@@ -313,7 +313,7 @@ class Tables:
                 if rec.at < at:
                     break
                 if rec.seat == seat and (rec.text == text or rec.text == f"p{seat}: {text}"):
-                    return False
+                    return None
             if state.is_over:
                 raise Refusal("The game is over.", moved_on=at < pos)
             if not (table.node_at <= at <= pos):
@@ -355,7 +355,7 @@ class Tables:
             table.frames = {}
         self.tell(table)
         self.kick(table)
-        return True
+        return pos
 
     # ---- telling -----------------------------------------------------------------------------
 
