@@ -200,6 +200,7 @@ async def run(args) -> dict:
         start_rss = rss_mib(server.proc.pid)
         start_cpu = cpu_seconds(server.proc.pid)
         t_start = time.monotonic()
+        c_start = time.process_time()
         load = Load(server.url, args.think, t_start + args.seconds, args.seed)
         # Set the tables up a few at a time (people arrive), then play for the rest of the time.
         tasks = []
@@ -210,6 +211,7 @@ async def run(args) -> dict:
         up_rss = rss_mib(server.proc.pid)
         await asyncio.gather(*tasks)
         elapsed = time.monotonic() - t_start
+        client_cpu = time.process_time() - c_start
         end_rss = rss_mib(server.proc.pid)
         server_cpu_s = cpu_seconds(server.proc.pid)
         await asyncio.sleep(1.0)
@@ -236,6 +238,7 @@ async def run(args) -> dict:
         "server_cpu_s": round(cpu, 1), "server_cpu_share_of_one_core": round(cpu / elapsed, 2),
         "server_cpu_ms_per_action": round(cpu * 1000 / max(1, total), 2),
         "errors": load.errors[:10],
+        "client_cpu_share_of_one_core": round(client_cpu / elapsed, 2),
         "cpus": os.cpu_count(), "loadavg_after": [round(x, 2) for x in os.getloadavg()],
     }
 

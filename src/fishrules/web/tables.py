@@ -139,6 +139,9 @@ class Tables:
                  executor: Optional[concurrent.futures.Executor] = None, seeds: Optional[Callable[[], int]] = None):
         self.store = store
         self.seeds = seeds or (lambda: secrets.randbits(63))  # a new table's seed (tests choose theirs)
+        #: Seconds a table nobody watches stays in memory (then it is read back from the store when
+        #: wanted), so that memory holds the tables in play, not every table ever played.
+        self.idle_after = 30.0
         self.bot_delay = bot_delay
         self.bot_iterations = bot_iterations
         self._tables: dict[str, Table] = {}
@@ -282,6 +285,7 @@ class Tables:
             return table
         table = self._tables.setdefault(table_id, Table(record, game, state, actions))
         self.kick(table)
+        asyncio.get_running_loop().call_later(self.idle_after, self._forget, table)
         return table
 
     async def resume_all(self) -> int:
@@ -375,6 +379,16 @@ class Tables:
 
     def leave(self, table: Table, seat: Optional[int], conn: Any) -> None:
         table.conns.get(seat, set()).discard(conn)
+        if not any(table.conns.values()):
+            asyncio.get_running_loop().call_later(self.idle_after, self._forget, table)
+
+    def _forget(self, table: Table) -> None:
+        """Let a table nobody watches go from memory (the store has it; it is read back when a link
+        is used again), unless bots are still playing it."""
+        if any(table.conns.values()) or table.bots or table.lock.locked():
+            return
+        if self._tables.get(table.id) is table:
+            del self._tables[table.id]
 
     # ---- bots --------------------------------------------------------------------------------
 
