@@ -181,7 +181,7 @@ def test_a_whole_game_of_every_bundled_ruleset_in_the_page(browser, server, name
     for p in people:
         p.wait_frame()
     rng = random.Random(name)
-    shot = {"done": not SHOTS}
+    shot = {"done": not SHOTS or "-" in name}  # the docs show the five games
 
     def choose(person, frame):
         if not shot["done"] and len(frame["html"]) > 0 and frame["at"] >= 6:

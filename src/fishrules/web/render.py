@@ -405,8 +405,8 @@ def table_html(view: dict, events: list, seat: Optional[int], info: TableInfo, m
     first = max(0, len(hist) - HISTORY_SHOWN)
     lines = [_event_text(info, e) for e in events]
     parts.append(tag("div", {"class_": "record"},
-                     tag("section", {"class_": "events"}, tag("h2", None, "What happened"),
-                         tag("ul", None, *(tag("li", None, t) for t in lines[-EVENTS_SHOWN:] if t))),
+                     tag("section", {"class_": "events"}, tag("h2", None, "What happened (latest first)"),
+                         tag("ul", None, *(tag("li", None, t) for t in reversed(lines[-EVENTS_SHOWN:]) if t))),
                      tag("section", {"class_": "history"}, tag("h2", None, f"History ({len(hist)})"),
                          tag("ol", {"start": first + 1}, Markup("".join("<li>" + esc(t) + "</li>" for t in hist[first:]))))))
     return tag("div", {"class_": "table", "data_at": len(hist)}, *parts)

@@ -69,6 +69,8 @@
       var moved = !frame || frame.mine !== msg.mine || choices(frame) !== choices(msg);
       frame = msg;
       tableEl.innerHTML = msg.html;
+      var hist = tableEl.querySelector(".history");
+      if (hist) hist.scrollTop = hist.scrollHeight; // the latest entries in sight
       if (moved) { chosen = null; picks = {}; }
       if (note && note.at !== msg.at && note.kind !== "refused") note = null;
       if (download) download.hidden = !msg.over;
