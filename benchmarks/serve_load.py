@@ -209,7 +209,16 @@ async def run(args) -> dict:
             if k % 20 == 19:
                 await asyncio.sleep(0.2)
         up_rss = rss_mib(server.proc.pid)
+        samples = []
+
+        async def sample() -> None:  # the server's memory every 10 s
+            while True:
+                await asyncio.sleep(10)
+                samples.append(round(rss_mib(server.proc.pid), 1))
+
+        sampler = asyncio.ensure_future(sample())
         await asyncio.gather(*tasks)
+        sampler.cancel()
         elapsed = time.monotonic() - t_start
         client_cpu = time.process_time() - c_start
         end_rss = rss_mib(server.proc.pid)
@@ -233,7 +242,8 @@ async def run(args) -> dict:
         "latency_ms": {"n": len(lat), "p50": round(pct(lat, 0.5), 1), "p95": round(pct(lat, 0.95), 1),
                        "p99": round(pct(lat, 0.99), 1), "max": round(max(lat), 1) if lat else None,
                        "mean": round(statistics.fmean(lat), 1) if lat else None},
-        "server_rss_mib": {"start": round(start_rss, 1), "tables_up": round(up_rss, 1), "end": round(end_rss, 1)},
+        "server_rss_mib": {"start": round(start_rss, 1), "tables_up": round(up_rss, 1), "end": round(end_rss, 1),
+                           "every_10s": samples},
         "actions_lost": lost, "actions_applied_twice": twice, "answers_missing": load.unanswered,
         "server_cpu_s": round(cpu, 1), "server_cpu_share_of_one_core": round(cpu / elapsed, 2),
         "server_cpu_ms_per_action": round(cpu * 1000 / max(1, total), 2),

@@ -180,17 +180,13 @@ class Person:
         page = self.page
         decl = frame["decl"].get(action["name"], [])
         picker = page.locator("#picker")
-        names = picker.locator(".names button", has_text=action["name"])
-        exact = [i for i in range(names.count()) if names.nth(i).inner_text() == action["name"]]
-        assert exact, f"no button {action['name']} at {frame['at']}: " + picker.inner_html()[:2000]
+        name = picker.locator(".names").get_by_role("button", name=action["name"], exact=True)
+        assert name.count() == 1, f"no button {action['name']} at {frame['at']}: " + picker.inner_html()[:2000]
         if not decl:
-            names.nth(exact[0]).click()
+            name.click()
             return
-        if "on" not in (names.nth(exact[0]).get_attribute("class") or ""):
-            names.nth(exact[0]).click()
-        clear = picker.locator("button.clear")
-        if clear.count():  # what an earlier try left picked
-            clear.click()
+        name.click()  # chosen again: what an earlier try picked is let go
+        picker.locator(".names button.on").get_by_text(action["name"], exact=True).wait_for()
         kinds = {"card": "card", "die": "die", "number": "num", "player": "player"}
         for p in decl:
             value = action["args"][p["name"]]

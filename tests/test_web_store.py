@@ -35,10 +35,16 @@ def _exercise(store) -> None:
     with pytest.raises(Conflict):  # a second writer at the same position
         store.record("t1", ActionRecord(0, 1, "other", ("other",), 0), over=False)
     store.record("t1", ActionRecord(2, 1, "p1: é ✓", ("p1: é ✓",), 2), over=True)
+    # several at once, of any tables, in one commit: a taken position is refused alone
+    store.create_table(_table("t2"), [("tok-t2", "seat", 0)])
+    assert store.record_many([("t2", ActionRecord(0, 0, "a", ("a",), 1), False),
+                              ("t1", ActionRecord(0, 0, "late", ("late",), 1), False),
+                              ("t2", ActionRecord(1, 0, "b", ("b",), 2), False)]) == [True, False, True]
+    assert [a.text for a in store.load("t2")[1]] == ["a", "b"]
     record, actions = store.load("t1")
     assert record == t
     assert actions == [ActionRecord(0, 0, "go", ("go", "die 1 rolls HEAD"), 0), ActionRecord(2, 1, "p1: é ✓", ("p1: é ✓",), 2)]
-    assert store.unfinished() == []
+    assert store.unfinished() == ["t2"]
     assert store.load("missing") is None
 
 

@@ -92,6 +92,12 @@ class Store(Protocol):
     def record(self, table_id: str, action: ActionRecord, over: bool) -> None:
         """Commit one action (raises `Conflict` if `action.at` is taken already)."""
 
+    def record_many(self, items: list[tuple[str, ActionRecord, bool]]) -> list[bool]:
+        """Commit several actions (of any tables) in one transaction, each (table id, action, over):
+        for each, True when recorded, False when its position was taken already (the others are
+        recorded all the same).  Returns once they are all committed: one commit for many actions
+        is what lets a busy server keep up (group commit)."""
+
     def find_token(self, token: str) -> Optional[tuple[str, str, Optional[int]]]:
         """(table id, role, seat) of a link's token, or None."""
 
@@ -159,16 +165,36 @@ class _SQLStore:
 
     def record(self, table_id: str, action: ActionRecord, over: bool) -> None:
         def go(cur):
-            cur.execute(self._sql("INSERT INTO fr_actions (table_id, at, seat, text, entries, node_at) VALUES (?, ?, ?, ?, ?, ?)"),
-                        (table_id, action.at, action.seat, action.text, json.dumps(list(action.entries), ensure_ascii=False),
-                         action.node_at))
-            cur.execute(self._sql("UPDATE fr_tables SET over = ?, position = ? WHERE id = ?"),
-                        (1 if over else 0, action.at + len(action.entries), table_id))
+            self._insert(cur, table_id, action, over)
 
         try:
             self._run(go)
         except self._integrity:
             raise Conflict(f"an action is already recorded at position {action.at} of table {table_id}") from None
+
+    def _insert(self, cur: Any, table_id: str, action: ActionRecord, over: bool) -> None:
+        cur.execute(self._sql("INSERT INTO fr_actions (table_id, at, seat, text, entries, node_at) VALUES (?, ?, ?, ?, ?, ?)"),
+                    (table_id, action.at, action.seat, action.text, json.dumps(list(action.entries), ensure_ascii=False),
+                     action.node_at))
+        cur.execute(self._sql("UPDATE fr_tables SET over = ?, position = ? WHERE id = ?"),
+                    (1 if over else 0, action.at + len(action.entries), table_id))
+
+    def record_many(self, items: list[tuple[str, ActionRecord, bool]]) -> list[bool]:
+        def go(cur):
+            out = []
+            for table_id, action, over in items:
+                cur.execute("SAVEPOINT fr_one")
+                try:
+                    self._insert(cur, table_id, action, over)
+                except self._integrity:
+                    cur.execute("ROLLBACK TO SAVEPOINT fr_one")
+                    out.append(False)
+                else:
+                    out.append(True)
+                cur.execute("RELEASE SAVEPOINT fr_one")
+            return out
+
+        return self._run(go)
 
     def find_token(self, token: str) -> Optional[tuple[str, str, Optional[int]]]:
         def go(cur):

@@ -149,6 +149,8 @@ class Tables:
         self._games: dict[tuple, fishrules.Game] = {}
         self._db = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="fishrules-db")
         self._work = executor or concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="fishrules-work")
+        self._pending: list = []  # actions waiting for the next commit: (table id, action, over, future)
+        self._flushing = False
         self.listeners: list[Callable[[Table], None]] = []  # told of every committed action (tests, benchmarks)
 
     async def db(self, fn: Callable, *args: Any) -> Any:
@@ -345,7 +347,7 @@ class Tables:
                          and set(trial.waiting) == set(state.waiting) - {seat})
             rec = ActionRecord(pos, seat, entries[0], tuple(entries), table.node_at if same_node else pos + len(entries))
             try:
-                await self.db(self.store.record, table.id, rec, trial.is_over)
+                await self._commit(table.id, rec, trial.is_over)
             except Conflict:
                 log.error("table %s: position %d was written by another process; reading the table again", table.id, pos)
                 self._tables.pop(table.id, None)
@@ -360,6 +362,38 @@ class Tables:
         self.tell(table)
         self.kick(table)
         return pos
+
+    async def _commit(self, table_id: str, rec: ActionRecord, over: bool) -> None:
+        """Commit one action; returns once it is committed (raises Conflict, or the store's error).
+        Actions of all tables that arrive while a commit is under way go together in the next one
+        (group commit): one transaction, one flush to disk, for as many actions as are waiting."""
+        fut = asyncio.get_running_loop().create_future()
+        self._pending.append((table_id, rec, over, fut))
+        if not self._flushing:
+            self._flushing = True
+            asyncio.ensure_future(self._flush())
+        await fut
+
+    async def _flush(self) -> None:
+        try:
+            while self._pending:
+                batch, self._pending = self._pending, []
+                try:
+                    done = await self.db(self.store.record_many, [(t, r, o) for t, r, o, _ in batch])
+                except Exception as e:
+                    for *_, fut in batch:
+                        if not fut.done():
+                            fut.set_exception(e)
+                    continue
+                for ok, (t, r, _, fut) in zip(done, batch):
+                    if fut.done():
+                        continue
+                    if ok:
+                        fut.set_result(None)
+                    else:
+                        fut.set_exception(Conflict(f"an action is already recorded at position {r.at} of table {t}"))
+        finally:
+            self._flushing = False
 
     # ---- telling -----------------------------------------------------------------------------
 

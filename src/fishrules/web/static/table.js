@@ -250,7 +250,7 @@
     row.appendChild(el("span", { "class": "label" }, "Your move:"));
     names.forEach(function (n) {
       var simple = (frame.decl[n] || []).length === 0;
-      row.appendChild(button(n, "name" + (n === chosen ? " on" : ""), function () {
+      row.appendChild(button(n, "name" + (n === chosen ? " on" : ""), function () { // (again: start again)
         if (simple) { chosen = n; picks = {}; send(frame.prefix + n); return; }
         chosen = n; picks = {}; draw();
       }));
