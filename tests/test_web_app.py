@@ -263,3 +263,10 @@ def test_a_table_is_read_back_as_it_was_by_a_new_server(tmp_path):
         with c.websocket_connect(f"/ws/{links[0]}", headers=ORIGIN) as me:
             assert frame_of(me)["at"] == f["at"]
     assert after == before
+
+
+def test_the_command_says_what_is_wrong_with_its_database(tmp_path, capsys):
+    assert cli_main(["serve", "--db", str(tmp_path / "no" / "such" / "folder.sqlite"), "--port", "0"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot use the database" in err and "Traceback" not in err
+    assert cli_main(["serve", "--port", "70000"]) == 2
