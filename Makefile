@@ -9,12 +9,12 @@ DOCS_ADDR  ?= 127.0.0.1:8000
 # mkdocs-material prints a notice about MkDocs 2 on every build; it is not about this site.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: demo test bench check docs serve-docs clean figures
+.PHONY: demo test bench check docs serve-docs serve system-deps screenshots clean figures
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,pettingzoo,report,dask]'
+	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,pettingzoo,report,dask,web]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -26,7 +26,23 @@ demo: $(STAMP)
 	@echo "    source $(BIN)/activate"
 	@echo "then try: fishrules play fishfry"
 
-test: $(STAMP)
+# The tests of `fishrules serve` drive Debian's Chromium with Playwright and start PostgreSQL
+# servers of their own: the Debian packages chromium and postgresql are installed when missing
+# (as root, as CI runs; otherwise those tests say they are skipped, and why).
+system-deps:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing the Debian packages$$missing for the browser and database tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else \
+	    echo "note:$$missing not installed (needs root and apt-get): the tests that need them are skipped"; \
+	  fi; \
+	fi
+
+test: $(STAMP) system-deps
 	$(BIN)/fishrules check rulesets/*.fish
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -q
@@ -43,7 +59,7 @@ check: $(STAMP)
 
 # The `docs` extra (mkdocs, Material, mkdocstrings) on top of the test install, once.
 $(DOCS_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,pettingzoo,report,dask,docs]'
+	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,pettingzoo,report,dask,web,docs]'
 	touch $(DOCS_STAMP)
 
 # --strict: any warning (a broken link or anchor, a page missing from the nav, a docstring that
@@ -53,6 +69,14 @@ docs: $(DOCS_STAMP)
 
 serve-docs: $(DOCS_STAMP)
 	$(BIN)/mkdocs serve --dev-addr $(DOCS_ADDR)
+
+# Tables in the browser at http://127.0.0.1:8000 (`fishrules serve`; tables kept in fishrules.sqlite).
+serve: $(STAMP)
+	$(BIN)/fishrules serve
+
+# The screenshots of docs/serve.md, taken by the browser tests as they play.
+screenshots: $(STAMP) system-deps
+	FISHRULES_SCREENSHOTS=$(CURDIR)/docs/images $(BIN)/python -m pytest -q tests/test_web_browser.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache site

@@ -211,3 +211,42 @@ def test_ranking_agrees_with_the_rules_winners(fishfry):
     assert s.is_over and s.scores() == [0, 0, 0]
     assert s.winners() == [0]
     assert s.ranking() == [1, 2, 2]
+
+
+def test_describe_is_the_rules_declarations_for_a_user_interface():
+    """Game.describe(): what any table needs to draw a game, the same for every position, and
+    every action's parameters in the order of its text, kind by kind."""
+    import json
+    import random
+
+    for name in fishrules.bundled():
+        game = fishrules.load(name)
+        d = game.describe()
+        assert json.loads(json.dumps(d)) == d
+        state = game.start(players=game.min_players, seed=1)
+        rng = random.Random(1)
+        kinds = {(v["scope"], v["name"]): v for v in d["values"]}
+        for _ in range(30):
+            if state.is_over:
+                break
+            view = state.view(None)
+            for k in view["values"]:  # every value a view shows is described
+                assert ("game", k) in kinds
+            for row in view["seats"]:
+                assert all(("player", k) in kinds for k in row if k not in ("player", "score"))
+            who = state.waiting[0]
+            acts = state.legal_actions(who) if state.current == fishrules.SIMULTANEOUS else state.legal_actions()
+            for a in acts:
+                [decl] = [x for x in d["actions"] if x["name"] == a.name]
+                assert [p["name"] for p in decl["params"]] == list(a.args)
+                words = [a.name]
+                for p in decl["params"]:  # the text is the name and the values, in order
+                    v = a.args[p["name"]]
+                    vs = v if p["kind"] == "some" else (v,)
+                    words += [f"p{x}" if p["of"] == "player" else str(x) for x in vs]
+                assert " ".join(words) == a.text.split(": ", 1)[-1]
+            state.apply(rng.choice(acts))
+        assert game.describe() == d
+    board = fishrules.load("fisheatfish").describe()["board"]
+    assert board["circles"] == [1, 25] and [1, 2, 3, 4, 5] in board["lines"]
+    assert fishrules.load("fishfry").describe()["dice"]["faces"][0] == "HEAD"

@@ -112,6 +112,54 @@ class Game:
         """The files these rules were read from, the base ruleset first."""
         return self._resolved.files
 
+    def describe(self) -> dict[str, Any]:
+        """What a user interface needs to draw any position of this game, as JSON-able data.
+
+        It holds the rules' declarations only, nothing of a position, so it is the same for every
+        state and tells nobody anything hidden: `dice` (the faces, or None), `board` (`circles`,
+        the first and last circle's numbers, and `lines`, each the circles of one straight line in
+        order; or None), `values` (each game or player value a view may show: `name`, `scope`
+        "game" or "player", `kind` (zone, number, bool, player, choice, list or text), `family`
+        [low, count] for a zone family (`zones from A to B`, shown by a view as one zone per
+        number) and `choices`), `cards` (each card label's attributes), and `actions` (each action's
+        `name` and `params`: `name`, `kind` ("one", "some", "number" or "choice"), `of` (card,
+        die, player, number or choice), `choices` and `secret`), in the order their values are
+        written in the action's text."""
+        model = self._model
+
+        def kind_of(t: m.Type) -> str:
+            return {"symbol": "choice", "collection": "list"}.get(t.kind, t.kind)
+
+        values = []
+        for v in list(model.game_vars) + list(model.player_vars):
+            if v.visibility == "internal":
+                continue
+            values.append({"name": v.name, "scope": v.scope, "kind": kind_of(v.type),
+                           "family": list(v.family) if v.family else None, "choices": list(v.choices)})
+        actions = []
+        for a in model.actions.values():
+            params = []
+            for p in a.params:
+                t = p.type.element if p.kind == "some" and p.type.element is not None else p.type
+                kind = {"some": "some", "one of": "one", "number": "number", "choice": "choice"}.get(p.kind, p.kind)
+                params.append({"name": p.name, "kind": kind, "of": kind_of(t), "choices": list(p.choices),
+                               "secret": bool(p.secret)})
+            actions.append({"name": a.name, "params": params})
+        cards: dict[str, dict[str, Any]] = {}
+        for c in model.cards:
+            cards.setdefault(c.label, {k: v for k, v in c.values})
+        board = model.board
+        return {
+            "title": model.title,
+            "min_players": model.min_players,
+            "max_players": model.max_players,
+            "dice": {"faces": [f.label for f in model.dice.faces]} if model.dice is not None else None,
+            "board": {"circles": [board.low, board.high], "lines": [list(x) for x in board.lines]} if board else None,
+            "values": values,
+            "cards": cards,
+            "actions": actions,
+        }
+
     def explain(self) -> str:
         """The effective rules, after every overlay, as .fish text."""
         from .explain import explain

@@ -712,6 +712,39 @@ out of range); 70 a bug in fishrules; 130 interrupted (Ctrl-C).
 Errors go to standard error, results to standard output."""
 
 
+def cmd_serve(args) -> int:
+    try:
+        from .web import serve
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError:
+        _err("fishrules: `fishrules serve` needs the web extra: pip install 'fishrules[web]'")
+        return 1
+    from .web.store import StoreError
+
+    if not (0 <= args.port <= 65535):
+        raise OptionError(f"--port {args.port}: a port is 0 to 65535")
+    if not (0 <= args.bot_delay <= 60):
+        raise OptionError(f"--bot-delay {args.bot_delay}: from 0 to 60 seconds")
+    if not args.quiet:
+        where = f"http://{args.host}:{args.port}/" if ":" not in args.host else f"http://[{args.host}]:{args.port}/"
+        _console(args, stderr=True).print(f"fishrules serve: the lobby is at {where} (tables kept in {_esc(_db_shown(args.db))}); "
+                                          "Ctrl-C stops it")
+    try:
+        serve(args.host, args.port, args.db, bot_delay=args.bot_delay, bot_iterations=args.bot_iterations, seed=args.seed)
+    except StoreError as e:
+        _err(f"fishrules: {e}")
+        return 1
+    return 0
+
+
+def _db_shown(db: str) -> str:
+    """A database URL without its password."""
+    import re as _re
+
+    return _re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", db)
+
+
 def _positive(text: str) -> int:
     try:
         n = int(text)
@@ -811,6 +844,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     ls = sub.add_parser("lsp", help="run the language server over standard input and output (for editors)")
     ls.set_defaults(func=cmd_lsp)
+
+    sv = sub.add_parser("serve", help="serve tables in the browser: a lobby, a secret link per seat, live updates",
+                        parents=[common])
+    sv.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this machine only)")
+    sv.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
+    sv.add_argument("--db", default="fishrules.sqlite",
+                    help="where tables are kept: a SQLite file (default fishrules.sqlite) or a postgresql:// URL")
+    sv.add_argument("--bot-delay", type=float, default=0.4, metavar="SECONDS",
+                    help="how long a bot waits before it plays, so people can follow (default 0.4)")
+    sv.add_argument("--bot-iterations", type=_positive, default=PLAY_ITERATIONS, metavar="N",
+                    help=f"the search bots' budget per decision (default {PLAY_ITERATIONS})")
+    sv.add_argument("--seed", type=int, help="seed new tables SEED, SEED+1, … (the same games again: for tests and "
+                    "demonstrations; by default every table gets a random seed)")
+    sv.set_defaults(func=cmd_serve)
     return p
 
 

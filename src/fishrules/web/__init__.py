@@ -1,0 +1,49 @@
+"""`fishrules serve`: every ruleset at a table in the browser, each person seeing only their own.
+
+Needs the `web` extra (`pip install 'fishrules[web]'`: Starlette, uvicorn, psycopg).  One module
+per concern:
+
+- `store`: where tables are kept (SQLite, or PostgreSQL by URL), behind a small interface;
+- `tables`: the tables in memory, actions taken (stored before anybody is told), bots;
+- `render`: a position as one seat sees it, drawn from the rules (no game is known here);
+- `html`, `pages`: escaped HTML, the lobby and the other pages;
+- `app`: the ASGI application (routes, WebSocket, security headers, errors);
+- `static/`: the page's script and style sheet (no inline script: the CSP forbids it).
+
+`serve(...)` runs it with uvicorn; `create_app(store)` gives the application to run otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["serve", "create_app"]
+
+
+def create_app(store: Any, **kwargs: Any) -> Any:
+    from .app import create_app as make
+
+    return make(store, **kwargs)
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, db: str = "fishrules.sqlite", bot_delay: float = 0.4,
+          bot_iterations: int = 100, log_level: str = "warning", seed: "int | None" = None) -> None:
+    """Serve the tables kept in `db` (a SQLite file, or a postgresql:// URL) at http://host:port/
+    until interrupted.  With `seed`, new tables are seeded seed, seed + 1, … (the same games again,
+    for tests and demonstrations); otherwise each gets 63 random bits."""
+    import uvicorn
+
+    from .app import MOST_MESSAGE, create_app as make
+    from .store import open_store
+
+    store = open_store(db)
+    seeds = None
+    if seed is not None:
+        import itertools
+
+        counter = itertools.count(seed)
+        seeds = lambda: next(counter)  # noqa: E731
+    app = make(store, bot_delay=bot_delay, bot_iterations=bot_iterations, seeds=seeds)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=MOST_MESSAGE * 2,
+                ws_ping_interval=20, ws_ping_timeout=20, server_header=False, proxy_headers=False,
+                timeout_graceful_shutdown=3)

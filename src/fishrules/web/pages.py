@@ -1,0 +1,233 @@
+"""The server's HTML pages: the lobby, a table's set-up, its links, the table itself, errors.
+
+Every page is built with `html.tag`, which escapes every text, and carries no script but the
+package's own files (`/static/…`): the Content-Security-Policy forbids any other.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import fishrules
+
+from .html import Markup, join, tag
+from .tables import BOT_KINDS, HOUSE_RULE_NAME, load_bundled
+
+__all__ = ["page", "lobby", "setup", "links_page", "table_page", "error_page", "diagnostics_html"]
+
+#: The most characters of a house rule the lobby takes.
+MOST_RULE_TEXT = 128 * 1024
+
+EXAMPLE = """extends "NAME"
+game "My house rule"
+"""
+
+
+def page(title: str, *body: Any, scripts: tuple = (), main_attrs: Optional[dict] = None) -> str:
+    return "<!doctype html>\n" + tag(
+        "html", {"lang": "en"},
+        tag("head", None,
+            tag("meta", {"charset": "utf-8"}),
+            tag("meta", {"name": "viewport", "content": "width=device-width, initial-scale=1"}),
+            tag("meta", {"name": "referrer", "content": "no-referrer"}),
+            tag("title", None, title),
+            tag("link", {"rel": "stylesheet", "href": "/static/app.css"}),
+            tag("link", {"rel": "icon", "href": "/static/icon.svg", "type": "image/svg+xml"}),
+            *(tag("script", {"src": f"/static/{s}", "defer": True}, "") for s in scripts)),
+        tag("body", None,
+            tag("header", {"class_": "top"}, tag("a", {"href": "/"}, "fishrules"), " ", tag("span", None, "tables")),
+            tag("main", main_attrs, *body)))
+
+
+def error_page(title: str, message: str) -> str:
+    return page(title, tag("section", {"class_": "error"}, tag("h1", None, title), tag("p", None, message),
+                           tag("p", None, tag("a", {"href": "/"}, "Back to the lobby"))))
+
+
+# ---- the lobby -----------------------------------------------------------------------------------
+
+
+def diagnostics_html(text: str, error: Optional[BaseException], name: str = HOUSE_RULE_NAME) -> Markup:
+    """Every diagnostic of the rules at its line, as `fishrules check` gives it: the source with
+    numbered lines, and under each line that has a problem, the problem (its header, the line with
+    a caret, the hint).  Lines far from any problem are folded."""
+    if error is None:
+        return tag("div", {"class_": "diags ok", "data_ok": "1"}, "No problems: these rules can be played.")
+    if not isinstance(error, fishrules.RuleError):
+        return tag("div", {"class_": "diags bad"}, tag("p", {"class_": "diag"}, str(error)))
+    lines = text.splitlines() or [""]
+    at: dict[int, list] = {}
+    elsewhere = []
+    for d in error.diagnostics:
+        sp = d.span
+        if sp is not None and sp.file == name and 1 <= sp.line <= len(lines):
+            at.setdefault(sp.line, []).append(d)
+        else:
+            elsewhere.append(d)
+    keep = set()
+    for n in at:
+        keep.update(range(max(1, n - 2), min(len(lines), n + 2) + 1))
+    rows: list = []
+    skipped = 0
+    for n, line in enumerate(lines, 1):
+        if n not in keep:
+            skipped += 1
+            continue
+        if skipped:
+            rows.append(tag("li", {"class_": "fold", "value": n - skipped}, f"… {skipped} line{'s' if skipped > 1 else ''}"))
+            skipped = 0
+        rows.append(tag("li", {"value": n, "class_": "bad" if n in at else None}, tag("code", None, line or " ")))
+        for d in at.get(n, []):
+            rows.append(tag("li", {"class_": "diag " + d.severity, "value": n, "data_line": n},
+                            tag("pre", None, d.render())))
+    if skipped:
+        rows.append(tag("li", {"class_": "fold"}, f"… {skipped} line{'s' if skipped > 1 else ''}"))
+    errors = len(error.errors)
+    head = f"{errors} error{'s' if errors != 1 else ''}" if errors else "warnings only"
+    return tag("div", {"class_": "diags bad", "data_errors": errors},
+               tag("p", {"class_": "count"}, head, " in ", name),
+               *(tag("pre", {"class_": "diag " + d.severity}, d.render()) for d in elsewhere),
+               tag("ol", {"class_": "source"}, *rows))
+
+
+def lobby(text: str = "", diags: Optional[Markup] = None) -> str:
+    games = []
+    for name in fishrules.bundled():
+        try:
+            g = load_bundled(name)
+        except fishrules.FishrulesError:  # pragma: no cover - the bundled rulesets load
+            continue
+        games.append(tag("li", None, tag("a", {"href": f"/new?ruleset={name}", "class_": "game"}, g.title),
+                         " ", tag("small", None, f"{name}, {g.min_players}–{g.max_players} players")))
+    first = fishrules.bundled()[0] if fishrules.bundled() else "NAME"
+    return page(
+        "fishrules — lobby",
+        tag("h1", None, "Start a table"),
+        tag("section", {"class_": "rulesets"}, tag("h2", None, "A bundled game"), tag("ul", None, *games)),
+        tag("section", {"class_": "house"},
+            tag("h2", None, "Or a house rule"),
+            tag("p", None, "Paste a rule file: it may ", tag("code", None, "extends"), " a bundled game (",
+                ", ".join(fishrules.bundled()), ") and change what you like. It is checked as you type."),
+            tag("form", {"method": "post", "action": "/new", "id": "house"},
+                tag("textarea", {"name": "rules", "id": "rules", "rows": 14, "cols": 80, "spellcheck": "false",
+                                 "maxlength": MOST_RULE_TEXT, "placeholder": EXAMPLE.replace("NAME", first)}, text),
+                tag("div", {"id": "diags"}, diags),
+                tag("p", None, tag("button", {"type": "submit"}, "Check and set up a table")))),
+        scripts=("lobby.js",))
+
+
+# ---- a table's set-up ----------------------------------------------------------------------------
+
+
+def _option_field(info: Any, value: Any) -> Markup:
+    name = f"option.{info.name}"
+    if info.kind == "yes or no":
+        field = tag("input", {"type": "checkbox", "name": name, "checked": bool(value)})
+    elif info.kind == "choice":
+        field = tag("select", {"name": name}, *(tag("option", {"value": c, "selected": c == value}, c) for c in info.choices))
+    else:
+        field = tag("input", {"type": "number", "name": name, "value": value, "min": info.low, "max": info.high})
+    return tag("label", {"class_": "option"}, tag("span", None, info.name), " ", field,
+               tag("small", None, f" {info.doc}") if info.doc else None)
+
+
+def setup(game: fishrules.Game, ruleset: Optional[str], text: Optional[str], variant: Optional[str],
+          error: Optional[str] = None, form: Optional[dict] = None) -> str:
+    """The form that creates a table of `game`: variant, players, options, who sits at each seat."""
+    form = form or {}
+    hidden: list = []
+    if text is not None:
+        hidden.append(tag("textarea", {"name": "rules", "hidden": True}, text))
+    else:
+        hidden.append(tag("input", {"type": "hidden", "name": "ruleset", "value": ruleset}))
+    variants = game.variants if text is None else list(game._resolved.variants)
+    variant_form = None
+    if text is None and load_bundled(ruleset).variants:
+        base = load_bundled(ruleset)
+        variant_form = tag("form", {"method": "get", "action": "/new", "class_": "variant"},
+                           tag("input", {"type": "hidden", "name": "ruleset", "value": ruleset}),
+                           tag("label", None, "Variant ",
+                               tag("select", {"name": "variant", "class_": "autosubmit"},
+                                   tag("option", {"value": ""}, "(none)"),
+                                   *(tag("option", {"value": v, "selected": v == variant}, v) for v in base.variants))),
+                           " ", tag("button", {"type": "submit"}, "Show its options"))
+    elif text is not None and variants:
+        variant_form = tag("form", {"method": "post", "action": "/new", "class_": "variant"},
+                           tag("textarea", {"name": "rules", "hidden": True}, text),
+                           tag("label", None, "Variant ",
+                               tag("select", {"name": "variant", "class_": "autosubmit"},
+                                   tag("option", {"value": ""}, "(none)"),
+                                   *(tag("option", {"value": v, "selected": v == variant}, v) for v in variants))),
+                           " ", tag("button", {"type": "submit"}, "Show its options"))
+    players = int(form.get("players") or game.min_players) if str(form.get("players", "")).isdigit() else game.min_players
+    seat_rows = []
+    for p in range(game.max_players):
+        kind = form.get(f"seat.{p}") or ("human" if p == 0 else "random")
+        seat_rows.append(tag("tr", {"class_": "seatrow", "data_seat": p},
+                             tag("td", None, f"p{p}"),
+                             tag("td", None, tag("select", {"name": f"seat.{p}"},
+                                                 tag("option", {"value": "human", "selected": kind == "human"}, "a person"),
+                                                 *(tag("option", {"value": b, "selected": kind == b}, f"bot: {b}") for b in BOT_KINDS))),
+                             tag("td", None, tag("input", {"name": f"name.{p}", "maxlength": 40, "placeholder": f"p{p}",
+                                                           "value": form.get(f"name.{p}") or None}))))
+    opts = [_option_field(info, form.get(f"option.{info.name}", info.default)) for info in game.options.values()]
+    return page(
+        f"New table — {game.title}",
+        tag("h1", None, "New table: ", game.title),
+        tag("p", {"class_": "error"}, error) if error else None,
+        variant_form,
+        tag("form", {"method": "post", "action": "/tables", "id": "setup"},
+            *hidden,
+            tag("input", {"type": "hidden", "name": "variant", "value": variant or ""}),
+            tag("label", None, "Players ",
+                tag("select", {"name": "players", "id": "players"},
+                    *(tag("option", {"value": n, "selected": n == players}, n)
+                      for n in range(game.min_players, game.max_players + 1)))),
+            tag("fieldset", None, tag("legend", None, "Options"), *opts) if opts else None,
+            tag("table", {"class_": "seats-setup"},
+                tag("tr", None, tag("th", None, "seat"), tag("th", None, "who plays"), tag("th", None, "name")),
+                *seat_rows),
+            tag("p", {"class_": "hint"}, "Only the first seats, as many as there are players, take part. Each person "
+                "gets a link of their own; bots play on the server."),
+            tag("p", None, tag("button", {"type": "submit"}, "Create the table"))),
+        scripts=("lobby.js",))
+
+
+def links_page(base: str, table: Any, links: list[tuple[str, str, Optional[int]]]) -> str:
+    """The host's page: the secret link of each person's seat and the spectators' link."""
+    info = table.info
+    rows = []
+    for token, role, seat in links:
+        if role == "host":
+            continue
+        url = f"{base}/p/{token}"
+        who = "Spectators (see only what everybody may see)" if role == "spectator" else f"Seat of {info.who(seat)}"
+        rows.append(tag("li", {"class_": role}, tag("span", None, who), " ",
+                        tag("a", {"href": f"/p/{token}", "class_": "seatlink", "data_seat": seat}, url)))
+    bots = [f"{info.who(p)}: {k}" for p, k in enumerate(table.record.seats) if k != "human"]
+    return page(
+        f"Table — {table.game.title}",
+        tag("h1", None, "Your table of ", table.game.title, " is ready"),
+        tag("p", None, "Send each person the link of their seat, and nobody else: whoever has a seat's link plays that "
+            "seat and sees its hidden cards. Keep this page's address to find the links again."),
+        tag("ul", {"class_": "links"}, *rows),
+        tag("p", None, "Bots: " + "; ".join(bots)) if bots else None)
+
+
+def table_page(table: Any, token: str, seat: Optional[int], frame_html: str) -> str:
+    """A seat's (or a spectator's) page: the table as it is now; table.js keeps it live."""
+    return page(
+        f"{table.game.title} — " + ("spectator" if seat is None else table.info.who(seat)),
+        tag("div", {"id": "conn", "class_": "conn"}, "connecting…"),
+        tag("div", {"id": "table"}, Markup(frame_html)),
+        tag("section", {"id": "controls", "class_": "controls", "hidden": seat is None},
+            tag("div", {"id": "message", "class_": "message", "role": "status"}),
+            tag("div", {"id": "picker"}),
+            tag("form", {"id": "typed", "class_": "typed"},
+                tag("label", None, "Or write an action ", tag("input", {"id": "typed-text", "maxlength": 1000,
+                                                                        "autocomplete": "off"})),
+                " ", tag("button", {"type": "submit"}, "Try it"))),
+        tag("p", {"class_": "download", "id": "download", "hidden": not table.state.is_over},
+            tag("a", {"href": f"/p/{token}/log", "id": "log-link", "download": "table-log.json"}, "Download the game's log"),
+            " (", tag("code", None, "fishrules replay"), " plays it back)"),
+        scripts=("table.js",), main_attrs={"class_": "tablepage", "data_seat": "" if seat is None else seat})

@@ -1,0 +1,436 @@
+"""The table as one seat sees it, drawn from the rules and not per game.
+
+`frame(state, seat, table)` is everything a browser at `seat` (None: a spectator) receives about a
+position, page or WebSocket message alike.  It is built from `state.view(seat)`,
+`state.events_for(seat)` and, when the seat is to choose, `state.legal_actions(...)` for that seat,
+and from nothing else of the state; the rest is the rules' declarations (`Game.describe()`) and
+the table's own public facts (the names at the seats).  So a frame holds nothing that seat may not
+know: two positions that seat cannot tell apart give the same bytes (tests/test_web_render.py).
+
+How a view becomes a table: values that are zones are rows of cards (a card the seat may not see
+is a card back), a zone family over the circles of the board is drawn on the board, other zone
+families as numbered rows; dice as dice; every other value as a name and its value; each seat's
+values and score in the seat's panel; the phase and whose turn it is above; what happened (events)
+and the history beside; the ranking at the end.  The board is drawn as SVG from its declared
+circles and lines (`board_layout`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import zlib
+from typing import Any, Optional
+
+from .. import SIMULTANEOUS
+from .html import Markup, esc, join, tag
+
+__all__ = ["frame", "frame_json", "table_html", "board_layout", "TableInfo"]
+
+#: How much of the record a frame carries: the latest entries of the history, events of the latest actions.
+HISTORY_SHOWN = 40
+EVENTS_SHOWN = 14
+#: A zone of more unseen cards than this is drawn as one pile with its count.
+PILE_FROM = 10
+#: The most legal actions a frame lists (beyond, the seat types its action).
+MOST_ACTIONS = 3000
+
+
+class TableInfo:
+    """What a table shows besides the position: the rules' declarations and the seats' names and
+    kinds (public to everybody at the table)."""
+
+    __slots__ = ("desc", "names", "kinds", "variant", "decl", "board_family", "values", "card_hue", "card_html",
+                 "circle_html", "edges_html")
+
+    def __init__(self, desc: dict, names: list[str], kinds: list[str], variant: Optional[str] = None):
+        self.desc = desc
+        self.names = names
+        self.kinds = kinds
+        self.variant = variant
+        self.decl = {a["name"]: a["params"] for a in desc["actions"]}
+        self.values = {(v["scope"], v["name"]): v for v in desc["values"]}
+        board = desc.get("board")
+        self.board_family = None
+        if board:
+            lo, hi = board["circles"]
+            for v in desc["values"]:
+                if v["scope"] == "game" and v["kind"] == "zone" and v["family"] == [lo, hi - lo + 1]:
+                    self.board_family = v["name"]
+                    break
+        self.card_hue = _card_hues(desc["cards"])
+        self.card_html: dict = {}  # a card's markup, by label
+        self.circle_html: dict = {}  # a circle's markup, by (circle, its stack)
+        self.edges_html: Optional[Markup] = None  # the board's lines
+
+    def who(self, seat: Optional[int]) -> str:
+        if seat is None:
+            return "nobody"
+        if not isinstance(seat, int) or not (0 <= seat < len(self.names)):
+            return str(seat)
+        return f"{self.names[seat]} (p{seat})"
+
+
+#: Colour words a card's first attribute may be: such cards are drawn in that colour.
+COLOURS = ("red", "orange", "yellow", "green", "blue", "purple", "pink", "brown", "black", "white", "grey", "gray")
+
+
+def _card_hues(cards: dict) -> dict:
+    """A colour class per card label: cards that share their first attribute's value share a hue,
+    so a suit or colour reads at a glance whatever the game calls it.  A value that is a colour's
+    name is drawn in that colour (class c-NAME); any other gets one of twelve hues (h0..h11)."""
+    out = {}
+    for label, attrs in cards.items():
+        first = next((str(v) for v in attrs.values() if isinstance(v, str)), None)
+        if first is not None:
+            word = first.lower()
+            out[label] = f"c-{word}" if word in COLOURS else f"h{zlib.crc32(first.encode('utf-8')) % 12}"
+    return out
+
+
+# ---- the board ---------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=64)
+def _layout_cached(low: int, high: int, lines: tuple) -> tuple:
+    return tuple(sorted(board_layout(low, high, [list(x) for x in lines]).items()))
+
+
+def board_layout(low: int, high: int, lines: list[list[int]]) -> dict[int, tuple[float, float]]:
+    """Where to draw each circle, from the lines alone: every line is straight, its circles evenly
+    spaced.  The first line is laid across; a line meeting circles already laid in one circle is laid
+    across that circle's line (then on a diagonal, if taken); one meeting them in two or more circles
+    must fit them.  Should the lines not fit on a plane this way, the circles are laid in rows by
+    number instead, and the lines drawn through them as they fall."""
+    circles = list(range(low, high + 1))
+    pos: dict[int, tuple[float, float]] = {}
+    dirs: dict[int, list[tuple[float, float]]] = {}
+    todo = [list(dict.fromkeys(x)) for x in lines if x]
+    taken = {}
+
+    def key(p):
+        return (round(p[0], 3), round(p[1], 3))
+
+    used: dict = {}  # how many lines were laid in each direction
+
+    def put(c, p, d):
+        pos[c] = p
+        taken[key(p)] = c
+        dirs.setdefault(c, []).append(d)
+
+    def fits(line, origin_i, origin, d):
+        for k, c in enumerate(line):
+            p = (origin[0] + (k - origin_i) * d[0], origin[1] + (k - origin_i) * d[1])
+            if c in pos:
+                if key(pos[c]) != key(p):
+                    return False
+            elif key(p) in taken:
+                return False
+        return True
+
+    def lay(line, origin_i, origin, d):
+        used[key(d)] = used.get(key(d), 0) + 1
+        for k, c in enumerate(line):
+            p = (origin[0] + (k - origin_i) * d[0], origin[1] + (k - origin_i) * d[1])
+            if c not in pos:
+                put(c, p, d)
+            else:
+                dirs[c].append(d)
+
+    ok = True
+    while todo and ok:
+        best = max(todo, key=lambda x: sum(c in pos for c in x))
+        placed = [(k, c) for k, c in enumerate(best) if c in pos]
+        if not placed:  # a part of the board not joined to what is laid: to the right of it
+            x0 = max((p[0] for p in pos.values()), default=-2.0) + 2.0
+            lay(best, 0, (x0, 0.0), (1.0, 0.0))
+        elif len(placed) >= 2:
+            (i, a), (j, b) = placed[0], placed[1]
+            d = ((pos[b][0] - pos[a][0]) / (j - i), (pos[b][1] - pos[a][1]) / (j - i))
+            if math.hypot(*d) < 1e-9 or not fits(best, i, pos[a], d):
+                ok = False
+                break
+            lay(best, i, pos[a], d)
+        else:
+            i, c = placed[0]
+            base = dirs[c][0]
+            r2 = math.sqrt(0.5)
+            tries = [(-base[1], base[0]), (base[1], -base[0]),
+                     (r2 * (base[0] - base[1]), r2 * (base[0] + base[1])), (r2 * (base[0] + base[1]), r2 * (base[1] - base[0]))]
+            # A direction other lines already run in first: parallel lines run the same way.
+            tries.sort(key=lambda d: -used.get(key(d), 0))
+            for d in tries:
+                if fits(best, i, pos[c], d):
+                    lay(best, i, pos[c], d)
+                    break
+            else:
+                ok = False
+                break
+        todo.remove(best)
+    if ok:
+        rest = [c for c in circles if c not in pos]
+        if rest:  # circles on no line: a row below
+            y = max((p[1] for p in pos.values()), default=-1.5) + 1.5
+            for k, c in enumerate(rest):
+                pos[c] = (float(k), y)
+        pos = {c: p for c, p in pos.items() if low <= c <= high}
+    if not ok or len(pos) != len(circles):
+        width = max(1, math.ceil(math.sqrt(len(circles))))
+        pos = {c: (float(k % width), float(k // width)) for k, c in enumerate(circles)}
+    xs = [p[0] for p in pos.values()] or [0.0]
+    ys = [p[1] for p in pos.values()] or [0.0]
+    return {c: (p[0] - min(xs), p[1] - min(ys)) for c, p in pos.items()}
+
+
+_STEP, _MARGIN, _R = 64, 36, 22
+
+
+def board_svg(info: TableInfo, view: dict) -> Markup:
+    board = info.desc["board"]
+    low, high = board["circles"]
+    pos = dict(_layout_cached(low, high, tuple(tuple(x) for x in board["lines"])))
+    w = max((p[0] for p in pos.values()), default=0) * _STEP + 2 * _MARGIN
+    h = max((p[1] for p in pos.values()), default=0) * _STEP + 2 * _MARGIN
+
+    def xy(c):
+        x, y = pos[c]
+        return round(_MARGIN + x * _STEP, 1), round(_MARGIN + y * _STEP, 1)
+
+    if info.edges_html is None:
+        info.edges_html = join(*(tag("polyline", {"class_": "edge", "points": " ".join(f"{x},{y}" for x, y in (
+            xy(c) for c in line if c in pos))}) for line in board["lines"]))
+    parts: list = [info.edges_html]
+    stacks = view["values"].get(info.board_family) if info.board_family else None
+    cache = info.circle_html
+    for c in range(low, high + 1):
+        cards = (stacks or {}).get(str(c)) or []
+        key = (c, tuple(cards))
+        done = cache.get(key)
+        if done is not None:
+            parts.append(done)
+            continue
+        x, y = xy(c)
+        top = cards[-1] if cards else None
+        hue = info.card_hue.get(top) if top is not None else None
+        cls = "spot" + (f" filled {hue}" if hue is not None else " filled" if cards else "")
+        what = ", ".join("?" if x is None else str(x) for x in cards) or "empty"
+        done = cache[key] = tag("g", {"class_": "circle", "data_pick": f"num:{c}", "data_v": c},
+                         tag("title", None, f"circle {c}: {what}"),
+                         tag("circle", {"class_": cls, "cx": x, "cy": y, "r": _R}),
+                         tag("text", {"class_": "num", "x": x, "y": y - _R - 4, "text-anchor": "middle"}, c),
+                         tag("text", {"class_": "top", "x": x, "y": y + 4, "text-anchor": "middle"},
+                             (str(top) if top is not None else "?")[:6] if cards else None),
+                         tag("text", {"class_": "count", "x": x + _R - 2, "y": y + _R, "text-anchor": "middle"},
+                             len(cards) if len(cards) > 1 else None))
+        if len(cache) > 20_000:
+            cache.clear()
+        parts.append(done)
+    return tag("svg", {"class_": "board", "viewBox": f"0 0 {w} {h}", "width": w, "height": h, "role": "img",
+                       "aria-label": "the board"}, *parts)
+
+
+# ---- values ------------------------------------------------------------------------------------
+
+
+_BACK = tag("span", {"class_": "card back", "title": "face down"}, "")
+
+
+def _card(info: TableInfo, label: Optional[str]) -> Markup:
+    if label is None:
+        return _BACK
+    m = info.card_html.get(label)
+    if m is None:
+        hue = info.card_hue.get(label)
+        m = tag("span", {"class_": "card" + (f" {hue}" if hue is not None else ""), "data_pick": f"card:{label}"}, label)
+        if len(info.card_html) < 10_000:
+            info.card_html[label] = m
+    return m
+
+
+def _cards(info: TableInfo, cards: list) -> Markup:
+    if not cards:
+        return tag("span", {"class_": "empty"}, "empty")
+    unseen = sum(1 for c in cards if c is None)
+    if unseen > PILE_FROM and unseen == len(cards):
+        return tag("span", {"class_": "card back pile", "title": f"{unseen} cards face down"}, f"×{unseen}")
+    return join(*(_card(info, c) for c in cards))
+
+
+def _value(info: TableInfo, kind: str, v: Any) -> Markup:
+    if v is None:
+        return tag("span", {"class_": "none"}, "—")
+    if kind == "player" and isinstance(v, int):
+        return tag("span", {"class_": "who", "data_pick": f"player:{v}"}, info.who(v))
+    if isinstance(v, bool):
+        return tag("span", None, "yes" if v else "no")
+    if isinstance(v, list):
+        return tag("span", None, ", ".join("?" if x is None else str(x) for x in v) if v else "none")
+    return tag("span", None, str(v))
+
+
+def _zone(info: TableInfo, name: str, cards: list, num: Optional[int] = None) -> Markup:
+    label = name if num is None else f"{name} {num}"
+    return tag("div", {"class_": "zone", "data_zone": label, "data_pick": f"num:{num}" if num is not None else None},
+               tag("div", {"class_": "zname"}, label, tag("small", None, f" {len(cards)}")),
+               tag("div", {"class_": "cards"}, _cards(info, cards)))
+
+
+def _values(info: TableInfo, scope: str, values: dict, skip: tuple = ()) -> tuple[list, list]:
+    """(zones, other values) of a view's values, in the order the rules declare them."""
+    zones, others = [], []
+    for name, v in values.items():
+        if name in skip:
+            continue
+        d = info.values.get((scope, name), {"kind": "text", "family": None})
+        if d["kind"] == "zone" and d.get("family") and isinstance(v, dict):
+            zones.extend(_zone(info, name, cards or [], int(k)) for k, cards in v.items())
+        elif d["kind"] == "zone" and isinstance(v, list):
+            zones.append(_zone(info, name, v))
+        else:
+            others.append(tag("div", {"class_": "kv"}, tag("span", {"class_": "k"}, name), " ", _value(info, d["kind"], v)))
+    return zones, others
+
+
+# ---- what happened -----------------------------------------------------------------------------
+
+
+def _event_text(info: TableInfo, e: dict) -> Optional[str]:
+    kind = e.get("event")
+    if kind == "move":
+        cards = e["cards"]
+        seen = [c for c in cards if c is not None]
+        what = ", ".join(seen) if len(seen) == len(cards) else (
+            f"{len(cards)} card{'s' if len(cards) != 1 else ''}" + (f" ({', '.join(seen)} seen)" if seen else ""))
+        src = e["from"] if isinstance(e["from"], str) else " and ".join(e["from"])
+        face = f", face {e['face']}" if e.get("face") else ""
+        return f"{what}: {src} → {e['to']}{face}"
+    if kind == "reveal":
+        return f"revealed {', '.join(e['cards'])} in {', '.join(dict.fromkeys(e['in']))}"
+    if kind == "set":
+        whose = f" of {info.who(e['player'])}" if "player" in e else ""
+        return f"{e['value']}{whose}: {_plain(e['from'])} → {_plain(e['to'])}"
+    if kind == "restart":
+        return "the game starts again"
+    if kind == "over":
+        return "the game is over"
+    return None
+
+
+def _plain(v: Any) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, list):
+        return "[" + ", ".join(_plain(x) for x in v) + "]"
+    return str(v)
+
+
+def _ranking(view: dict) -> list[int]:
+    """Places, as `State.ranking` gives them, worked out from the view's scores and winners."""
+    sc = [row["score"] for row in view["seats"]]
+    won = set(view.get("winners") or [])
+    if not won:
+        return [1 + sum(1 for o in sc if o > x) for x in sc]
+    rest = [p for p in range(len(sc)) if p not in won]
+    return [1 if p in won else 1 + len(won) + sum(1 for o in rest if sc[o] > sc[p]) for p in range(len(sc))]
+
+
+# ---- the whole table ---------------------------------------------------------------------------
+
+
+def _status(info: TableInfo, view: dict, seat: Optional[int], mine: bool) -> Markup:
+    title = view["title"] + (f" — {info.variant}" if info.variant else "")
+    phase = " › ".join(view["phase"]) if view["phase"] else None
+    cur = view["current"]
+    if view["over"]:
+        who = "The game is over."
+    elif cur == SIMULTANEOUS:
+        waiting = view.get("waiting") or []
+        who = "Choosing in secret, all at once: " + ", ".join(info.who(p) for p in waiting) + "."
+        if mine:
+            who += " Your choice stays hidden until everybody has chosen."
+    elif isinstance(cur, int):
+        who = "Your turn." if cur == seat else f"{info.who(cur)} to play."
+    else:
+        who = "Waiting."
+    you = "You watch (spectator)." if seat is None else f"You are {info.who(seat)}."
+    return tag("div", {"class_": "status" + (" mine" if mine else "")},
+               tag("h1", None, title),
+               tag("p", {"class_": "phase"}, phase) if phase else None,
+               tag("p", {"class_": "turn"}, who, " ", tag("span", {"class_": "you"}, you)))
+
+
+def table_html(view: dict, events: list, seat: Optional[int], info: TableInfo, mine: bool) -> Markup:
+    """The table's HTML (a fragment) from a view and the events of the latest actions."""
+    parts: list = [_status(info, view, seat, mine)]
+    if view["over"]:
+        places = _ranking(view)
+        order = sorted(range(len(places)), key=lambda p: (places[p], p))
+        parts.append(tag("section", {"class_": "end"}, tag("h2", None, "Ranking"),
+                         tag("ol", None, *(tag("li", {"class_": "won" if places[p] == 1 else None},
+                                              f"{places[p]}. {info.who(p)} — {view['seats'][p]['score']}") for p in order))))
+    middle: list = []
+    if info.desc.get("board"):
+        middle.append(tag("section", {"class_": "boardbox"}, board_svg(info, view)))
+    if "dice" in view:
+        middle.append(tag("section", {"class_": "dice"},
+                          *(tag("span", {"class_": "die" + ("" if f is not None else " rolling"), "data_pick": f"die:{i + 1}"},
+                                tag("small", None, i + 1), " ", f if f is not None else "…")
+                            for i, f in enumerate(view["dice"]))))
+    zones, others = _values(info, "game", view["values"], skip=(info.board_family,) if info.board_family else ())
+    if zones:
+        middle.append(tag("section", {"class_": "zones"}, *zones))
+    derived = [tag("div", {"class_": "kv"}, tag("span", {"class_": "k"}, k), " ", _value(info, "number", v))
+               for k, v in view.get("derived", {}).items()]
+    if others or derived:
+        middle.append(tag("section", {"class_": "values"}, *others, *derived))
+    parts.append(tag("div", {"class_": "middle"}, *middle))
+    seats = []
+    cur = view["current"]
+    waiting = set(view.get("waiting") or ([cur] if isinstance(cur, int) else []))
+    for row in view["seats"]:
+        p = row["player"]
+        vals = {k: v for k, v in row.items() if k not in ("player", "score")}
+        zs, os_ = _values(info, "player", vals)
+        kind = info.kinds[p] if p < len(info.kinds) else "human"
+        cls = "seat" + (" you" if p == seat else "") + (" acting" if p in waiting and not view["over"] else "")
+        seats.append(tag("section", {"class_": cls, "data_pick": f"player:{p}"},
+                         tag("h2", None, info.who(p), tag("small", None, "" if kind == "human" else f" bot: {kind}"),
+                             tag("span", {"class_": "score"}, row["score"])),
+                         *zs, *os_))
+    parts.append(tag("div", {"class_": "seats"}, *seats))
+    hist = view["history"]
+    first = max(0, len(hist) - HISTORY_SHOWN)
+    lines = [_event_text(info, e) for e in events]
+    parts.append(tag("div", {"class_": "record"},
+                     tag("section", {"class_": "events"}, tag("h2", None, "What happened (latest first)"),
+                         tag("ul", None, *(tag("li", None, t) for t in reversed(lines[-EVENTS_SHOWN:]) if t))),
+                     tag("section", {"class_": "history"}, tag("h2", None, f"History ({len(hist)})"),
+                         tag("ol", {"start": first + 1}, Markup("".join("<li>" + esc(t) + "</li>" for t in hist[first:]))))))
+    return tag("div", {"class_": "table", "data_at": len(hist)}, *parts)
+
+
+def frame(state: Any, seat: Optional[int], info: TableInfo) -> dict:
+    """Everything a browser at `seat` (None: spectator) receives about `state`: JSON-able."""
+    view = state.view(seat)
+    at = len(view["history"])
+    waiting = state.waiting
+    mine = seat is not None and seat in waiting and not state.is_over
+    actions = []
+    if mine:
+        legal = state.legal_actions(seat) if state.current == SIMULTANEOUS else state.legal_actions()
+        for a in legal[:MOST_ACTIONS]:
+            args = {k: list(v) if isinstance(v, tuple) else v for k, v in a.args.items()}
+            actions.append({"text": a.text, "name": a.name, "args": args, "breaks": a.breaks})
+    events = state.events_for(seat, since=max(0, at - 8))
+    html = table_html(view, events, seat, info, mine)
+    out = {"type": "frame", "at": at, "over": view["over"], "mine": mine, "html": str(html), "actions": actions,
+           "prefix": f"p{seat}: " if mine and state.current == SIMULTANEOUS else "",
+           "decl": {n: info.decl[n] for n in dict.fromkeys(a["name"] for a in actions) if n in info.decl}}
+    return out
+
+
+def frame_json(state: Any, seat: Optional[int], info: TableInfo) -> str:
+    return json.dumps(frame(state, seat, info), ensure_ascii=False, separators=(",", ":"))

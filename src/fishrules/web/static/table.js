@@ -1,0 +1,313 @@
+// fishrules serve: a table in the browser.
+//
+// The server sends frames: the table drawn as HTML (built and escaped on the server, from what this
+// seat may see) and, when it is this seat's turn, its legal actions with their structured
+// arguments.  This script only turns those actions into controls: choose an action, click the
+// cards, dice, circles or players it takes (or the buttons of its values), and send it.  It keeps
+// the connection alive: a dropped WebSocket is opened again, and an action sent but not answered is
+// sent again (the server applies it once).
+(function () {
+  "use strict";
+
+  var main = document.querySelector("main.tablepage");
+  if (!main) return;
+  var token = location.pathname.split("/")[2];
+  var tableEl = document.getElementById("table");
+  var picker = document.getElementById("picker");
+  var message = document.getElementById("message");
+  var connEl = document.getElementById("conn");
+  var download = document.getElementById("download");
+  var typed = document.getElementById("typed");
+  var typedText = document.getElementById("typed-text");
+
+  var frame = null;
+  var ws = null;
+  var retry = 0;
+  var pending = null; // the last action sent and not yet answered
+  var chosen = null; // the action name being put together
+  var picks = {}; // parameter name -> value (or a list, for `some`)
+  var note = null; // {at, text, kind}: a message for the position it was given at
+
+  var KIND = { card: "card", die: "die", number: "num", player: "player" };
+
+  function el(name, attrs, text) {
+    var e = document.createElement(name);
+    if (attrs) Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+    if (text !== undefined && text !== null) e.textContent = text;
+    return e;
+  }
+
+  function setConn(text, cls) {
+    connEl.textContent = text;
+    connEl.className = "conn " + (cls || "");
+  }
+
+  function connect() {
+    var proto = location.protocol === "https:" ? "wss:" : "ws:";
+    ws = new WebSocket(proto + "//" + location.host + "/ws/" + token);
+    ws.onopen = function () {
+      retry = 0;
+      setConn("live", "live");
+      if (pending) ws.send(JSON.stringify(pending));
+    };
+    ws.onmessage = function (ev) {
+      var msg;
+      try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      handle(msg);
+    };
+    ws.onclose = function () {
+      setConn("connection lost: reconnecting…", "lost");
+      var wait = Math.min(4000, 250 * Math.pow(2, retry++));
+      setTimeout(connect, wait);
+    };
+  }
+
+  function handle(msg) {
+    if (msg.type === "frame") {
+      // What was picked stays while the same choices are offered (at a simultaneous choice the
+      // position moves as the others choose): it goes when the choices change.
+      var moved = !frame || frame.mine !== msg.mine || choices(frame) !== choices(msg);
+      frame = msg;
+      tableEl.innerHTML = msg.html;
+      var hist = tableEl.querySelector(".history");
+      if (hist) hist.scrollTop = hist.scrollHeight; // the latest entries in sight
+      if (moved) { chosen = null; picks = {}; }
+      if (note && note.at !== msg.at && note.kind !== "refused") note = null;
+      if (download) download.hidden = !msg.over;
+      draw();
+    } else if (msg.type === "ok") {
+      pending = null;
+    } else if (msg.type === "refused") {
+      pending = null;
+      var text = msg.message;
+      if (msg.rule) text += " — the rule: “" + msg.rule + "”" + (msg.line ? " (line " + msg.line + ")" : "");
+      note = { at: frame ? frame.at : -1, text: text, kind: "refused" };
+      draw();
+    }
+  }
+
+  function choices(f) { return f.actions.map(function (a) { return a.text; }).join("\n"); }
+
+  function send(text) {
+    if (!frame) return;
+    pending = { type: "act", at: frame.at, action: text };
+    note = { at: frame.at, text: "Sent: " + text, kind: "sent" };
+    if (ws && ws.readyState === 1) ws.send(JSON.stringify(pending));
+    draw();
+  }
+
+  // ---- putting an action together -------------------------------------------------------------
+
+  function params() { return chosen && frame.decl[chosen] ? frame.decl[chosen] : []; }
+
+  function str(v) { return v === null || v === undefined ? "" : String(v); }
+
+  function has(list, v) {
+    for (var i = 0; i < list.length; i++) if (str(list[i]) === str(v)) return true;
+    return false;
+  }
+
+  function within(small, big) { // every element of `small` in `big`, counting repeats
+    var rest = big.map(str);
+    for (var i = 0; i < small.length; i++) {
+      var k = rest.indexOf(str(small[i]));
+      if (k < 0) return false;
+      rest.splice(k, 1);
+    }
+    return true;
+  }
+
+  function fits(a) {
+    if (a.name !== chosen) return false;
+    return params().every(function (p) {
+      var got = picks[p.name];
+      if (got === undefined) return true;
+      if (p.kind === "some") return within(got, a.args[p.name] || []);
+      return str(a.args[p.name]) === str(got);
+    });
+  }
+
+  function whole(a) {
+    return fits(a) && params().every(function (p) {
+      var got = picks[p.name];
+      if (got === undefined) return false;
+      if (p.kind === "some") return got.length === (a.args[p.name] || []).length;
+      return true;
+    });
+  }
+
+  function current() { // the parameter a click chooses next
+    var ps = params();
+    for (var i = 0; i < ps.length; i++) if (ps[i].kind !== "some" && picks[ps[i].name] === undefined) return ps[i];
+    for (var j = 0; j < ps.length; j++) if (ps[j].kind === "some") return ps[j];
+    return null;
+  }
+
+  function compose() {
+    var words = [chosen];
+    params().forEach(function (p) {
+      var v = picks[p.name];
+      var vs = p.kind === "some" ? (v || []) : [v];
+      vs.forEach(function (x) { words.push(p.of === "player" ? "p" + x : str(x)); });
+    });
+    return frame.prefix + words.join(" ");
+  }
+
+  // For `some`, a click adds the value (a card may be there twice: two clicks on two cards), or
+  // takes it back when `again` (the element clicked was picked already, or its button is on).
+  function pick(p, value, again) {
+    if (p.kind === "some") {
+      var got = (picks[p.name] || []).slice();
+      var k = got.map(str).indexOf(str(value));
+      if (again && k >= 0) got.splice(k, 1); else got.push(value);
+      picks[p.name] = got;
+    } else {
+      picks[p.name] = value;
+    }
+    draw();
+  }
+
+  function typedValue(p, raw) {
+    return (p.of === "die" || p.of === "number" || p.of === "player") ? Number(raw) : raw;
+  }
+
+  // A click on the table: a card, a die, a circle, a row or a player.
+  tableEl.addEventListener("click", function (ev) {
+    if (!frame || !frame.mine || !chosen) return;
+    // The innermost thing clicked that may be chosen now (a card lying in a row when a row is to
+    // be chosen: the row), else the innermost thing at all.
+    var target = null;
+    for (var node = ev.target.closest("[data-pick]"); node; node = node.parentElement.closest("[data-pick]")) {
+      if (!target) target = node;
+      if (node.classList.contains("can")) { target = node; break; }
+      if (!node.parentElement) break;
+    }
+    if (!target) return;
+    var parts = target.getAttribute("data-pick").split(/:(.*)/s);
+    var ps = params();
+    var p = current();
+    if (!p || KIND[p.of] !== parts[0]) {
+      p = null;
+      for (var i = 0; i < ps.length; i++) {
+        if (KIND[ps[i].of] === parts[0] && (ps[i].kind === "some" || picks[ps[i].name] === undefined)) { p = ps[i]; break; }
+      }
+      for (var k = ps.length - 1; !p && k >= 0; k--) { // chosen already: a change of mind
+        if (KIND[ps[k].of] === parts[0]) p = ps[k];
+      }
+    }
+    if (!p) return;
+    ev.stopPropagation();
+    pick(p, typedValue(p, parts[1]), target.classList.contains("picked"));
+  });
+
+  function mark() { // what a click may choose now
+    var marked = tableEl.querySelectorAll(".can, .picked");
+    for (var i = 0; i < marked.length; i++) marked[i].classList.remove("can", "picked");
+    if (!frame || !frame.mine || !chosen) return;
+    var p = current();
+    var cands = frame.actions.filter(fits);
+    params().forEach(function (q) {
+      var got = picks[q.name];
+      if (got === undefined) return;
+      (q.kind === "some" ? got : [got]).forEach(function (v) {
+        var hit = tableEl.querySelector('[data-pick="' + KIND[q.of] + ":" + CSS.escape(str(v)) + '"]:not(.picked)');
+        if (hit) hit.classList.add("picked");
+      });
+    });
+    if (!p || !KIND[p.of]) return;
+    var values = {};
+    cands.forEach(function (a) {
+      var v = a.args[p.name];
+      (p.kind === "some" ? v : [v]).forEach(function (x) { values[str(x)] = true; });
+    });
+    var all = tableEl.querySelectorAll('[data-pick^="' + KIND[p.of] + ':"]');
+    for (var j = 0; j < all.length; j++) {
+      var v = all[j].getAttribute("data-pick").split(/:(.*)/s)[1];
+      if (values[v]) all[j].classList.add("can");
+    }
+  }
+
+  function button(text, cls, fn) {
+    var b = el("button", { type: "button", "class": cls || "" }, text);
+    b.addEventListener("click", fn);
+    return b;
+  }
+
+  function draw() {
+    message.textContent = note ? note.text : "";
+    message.className = "message " + (note ? note.kind : "");
+    picker.textContent = "";
+    if (!frame) return;
+    if (!frame.mine) {
+      picker.appendChild(el("p", { "class": "idle" }, frame.over ? "The game is over." : "Not your turn: the table updates by itself."));
+      mark();
+      return;
+    }
+    var names = [];
+    frame.actions.forEach(function (a) { if (names.indexOf(a.name) < 0) names.push(a.name); });
+    if (names.length === 1 && !chosen) chosen = names[0];
+    var row = el("div", { "class": "names" });
+    row.appendChild(el("span", { "class": "label" }, "Your move:"));
+    names.forEach(function (n) {
+      var simple = (frame.decl[n] || []).length === 0;
+      row.appendChild(button(n, "name" + (n === chosen ? " on" : ""), function () { // (again: start again)
+        if (simple) { chosen = n; picks = {}; send(frame.prefix + n); return; }
+        chosen = n; picks = {}; draw();
+      }));
+    });
+    picker.appendChild(row);
+    if (chosen) {
+      var cands = frame.actions.filter(fits);
+      params().forEach(function (p) {
+        var line = el("div", { "class": "param", "data-param": p.name });
+        var got = picks[p.name];
+        var shown = got === undefined ? (KIND[p.of] ? "click on the table, or" : "choose") :
+          (p.kind === "some" ? (got.length ? got.map(str).join(" ") : "none yet") : str(got));
+        line.appendChild(el("span", { "class": "label" }, p.name + (p.kind === "some" ? " (one or more)" : "") + ": "));
+        line.appendChild(el("b", null, shown));
+        var seen = {};
+        cands.forEach(function (a) {
+          var v = a.args[p.name];
+          (p.kind === "some" ? v : [v]).forEach(function (x) { seen[str(x)] = x; });
+        });
+        var keys = Object.keys(seen);
+        if (keys.length <= 40) {
+          keys.forEach(function (k) {
+            var on = got !== undefined && (p.kind === "some" ? has(got, seen[k]) : str(got) === k);
+            line.appendChild(button(p.of === "player" ? "p" + k : k, "value" + (on ? " on" : ""), function () { pick(p, seen[k], on); }));
+          });
+        }
+        picker.appendChild(line);
+      });
+      var done = cands.filter(whole);
+      var go = el("div", { "class": "go" });
+      if (done.length === 1) {
+        var a = done[0];
+        go.appendChild(button("Play: " + a.text + (a.breaks ? " (breaks “" + a.breaks + "”)" : ""), "play", function () { send(a.text); }));
+      } else if (params().length && params().every(function (p) { return picks[p.name] !== undefined; }) && !cands.length) {
+        var text = compose();
+        go.appendChild(button("Try: " + text, "try", function () { send(text); }));
+      }
+      if (Object.keys(picks).length) go.appendChild(button("Start again", "clear", function () { picks = {}; draw(); }));
+      picker.appendChild(go);
+      if (cands.length <= 12) {
+        var list = el("div", { "class": "cands" });
+        cands.forEach(function (a) {
+          list.appendChild(button(a.text + (a.breaks ? " (breaks “" + a.breaks + "”)" : ""), "cand", function () { send(a.text); }));
+        });
+        picker.appendChild(list);
+      } else {
+        picker.appendChild(el("p", { "class": "hint" }, cands.length + " ways: choose on the table or with the buttons."));
+      }
+    }
+    mark();
+  }
+
+  typed.addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var text = typedText.value.trim();
+    if (text) send(text);
+  });
+
+  connect();
+})();

@@ -1,0 +1,272 @@
+"""`fishrules serve` over HTTP and WebSocket, in process (Starlette's test client): the lobby, links,
+actions taken once, refusals that say why, and the guards against hostile input."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+import fishrules
+from fishrules.cli import main as cli_main
+from fishrules.web.app import CSP, create_app
+from fishrules.web.store import SQLiteStore
+
+ORIGIN = {"origin": "http://testserver"}
+HOSTILE_NAME = '"><img src=x onerror=alert(1)>'
+
+
+@pytest.fixture
+def client(tmp_path):
+    store = SQLiteStore(str(tmp_path / "tables.sqlite"))
+    seeds = iter(range(2, 10_000))  # table k is seeded 2 + k: the same games on every run
+    app = create_app(store, bot_delay=0, bot_iterations=5, seeds=lambda: next(seeds))
+    with TestClient(app) as c:
+        c.db = str(tmp_path / "tables.sqlite")
+        yield c
+
+
+def new_table(client, ruleset="fishfry", players=2, seats=("human", "human"), names=("", ""), options=None, rules=None):
+    form = {"players": str(players), "variant": ""}
+    if rules is None:
+        form["ruleset"] = ruleset
+    else:
+        form["rules"] = rules
+    for p, kind in enumerate(seats):
+        form[f"seat.{p}"] = kind
+        form[f"name.{p}"] = names[p] if p < len(names) else ""
+    for k, v in (options or {}).items():
+        form[f"option.{k}"] = v
+    r = client.post("/tables", data=form, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    host = r.headers["location"]
+    page = client.get(host).text
+    links = {}
+    for token, seat in re.findall(r'href="/p/([A-Za-z0-9_-]+)" class="seatlink"(?: data-seat="(\d+)")?', page):
+        links[int(seat) if seat else None] = token
+    return host, links, page
+
+
+def frame_of(ws):
+    while True:
+        msg = ws.receive_json()
+        if msg["type"] == "frame":
+            return msg
+
+
+def test_every_page_carries_the_guards(client):
+    r = client.get("/")
+    assert r.status_code == 200
+    assert r.headers["content-security-policy"] == CSP
+    assert "script-src 'self'" in CSP and "unsafe-inline" not in CSP
+    assert r.headers["x-frame-options"] == "DENY" and r.headers["referrer-policy"] == "no-referrer"
+    assert r.headers["cache-control"] == "no-store"
+    assert "<script>" not in r.text and 'src="/static/lobby.js"' in r.text
+    for name in fishrules.bundled():
+        assert f"/new?ruleset={name}" in r.text
+    assert client.get("/static/table.js").status_code == 200
+
+
+def test_a_table_is_set_up_and_each_person_gets_a_link(client):
+    r = client.get("/new?ruleset=fishfry-keeper")
+    assert r.status_code == 200 and 'name="option.rounds"' in r.text
+    host, links, page = new_table(client, "fishfry", 3, ("human", "random", "human"), ("<script>x</script>", "", HOSTILE_NAME))
+    assert set(links) == {0, 2, None}  # two people and the spectators; the bot has no link
+    assert all(len(t) >= 32 for t in links.values())  # 192 random bits
+    assert "<script>x" not in page and "&lt;script&gt;x&lt;/script&gt;" in page
+    assert "<img" not in page and "&quot;&gt;&lt;img src=x onerror=alert(1)&gt;" in page
+    table = client.get(f"/p/{links[0]}")
+    assert table.status_code == 200 and "<img" not in table.text and "<script>x" not in table.text
+    assert client.get("/p/" + "A" * 32).status_code == 404
+    assert client.get("/p/x").status_code == 404
+
+
+def test_actions_are_taken_once_and_stale_ones_refused(client):
+    _, links, _ = new_table(client, "fishfry", 2, ("human", "human"))
+    with client.websocket_connect(f"/ws/{links[0]}", headers=ORIGIN) as me, \
+            client.websocket_connect(f"/ws/{links[1]}", headers=ORIGIN) as other, \
+            client.websocket_connect(f"/ws/{links[None]}", headers=ORIGIN) as spectator:
+        f = frame_of(me)
+        assert frame_of(other)["mine"] is False and frame_of(spectator)["actions"] == []
+        assert f["mine"] and f["actions"]
+        action = next(a for a in f["actions"] if a["name"] == "stay")
+        me.send_json({"type": "act", "at": f["at"], "action": action["text"]})
+        me.send_json({"type": "act", "at": f["at"], "action": action["text"]})  # a double click
+        replies = [me.receive_json() for _ in range(4)]
+        kinds = [m["type"] for m in replies]
+        assert kinds.count("ok") == 2
+        oks = [m for m in replies if m["type"] == "ok"]
+        assert [m["duplicate"] for m in oks] == [False, True]
+        after = frame_of(other)
+        assert after["at"] > f["at"] and after["mine"]
+        assert frame_of(spectator)["at"] == after["at"]
+        # a choice made at the old position, by the player now to play: refused, saying so
+        other.send_json({"type": "act", "at": f["at"], "action": after["actions"][0]["text"]})
+        refused = other.receive_json()
+        assert refused["type"] == "refused" and refused["moved_on"] and "moved on" in refused["message"]
+        # not your turn
+        me.send_json({"type": "act", "at": after["at"], "action": "stay"})
+        msg = me.receive_json()
+        while msg["type"] == "frame":
+            msg = me.receive_json()
+        assert msg["type"] == "refused" and "not your turn" in msg["message"]
+        spectator.send_json({"type": "act", "at": after["at"], "action": "stay"})
+        assert "Spectators" in spectator.receive_json()["message"]
+    store = SQLiteStore(client.db)
+    tid = store.find_token(links[0])[0]
+    _, actions = store.load(tid)
+    assert [a.text for a in actions].count("stay") == 1  # stored once
+    store.close()
+
+
+def test_an_illegal_attempt_names_the_rule_it_breaks(client):
+    _, links, _ = new_table(client, "fishfry", 2, ("human", "random"))
+    with client.websocket_connect(f"/ws/{links[0]}", headers=ORIGIN) as me:
+        f = frame_of(me)
+        dice = re.findall(r'data-pick="die:(\d)"><small>\d</small> ([A-Z0-9 ]+)<', f["html"])
+        assert [face for _, face in dice] == ["BODY 10", "BODY 5", "BODY 10", "BODY 5", "PANFISH"]  # seed 2
+        me.send_json({"type": "act", "at": f["at"], "action": "reroll 5"})
+        msg = me.receive_json()
+        assert msg["type"] == "refused" and msg["rule"] == "PANFISH are set aside" and msg["line"] > 0
+        assert "not allowed" in msg["message"]
+
+
+def test_a_websocket_from_another_site_is_refused(client):
+    _, links, _ = new_table(client)
+    with pytest.raises(WebSocketDisconnect):
+        with client.websocket_connect(f"/ws/{links[0]}", headers={"origin": "http://evil.example"}) as ws:
+            ws.receive_json()
+    with pytest.raises(WebSocketDisconnect):
+        with client.websocket_connect("/ws/" + "B" * 32, headers=ORIGIN) as ws:
+            ws.receive_json()
+
+
+def test_hostile_messages_get_answers_not_crashes(client):
+    _, links, _ = new_table(client)
+    with client.websocket_connect(f"/ws/{links[0]}", headers=ORIGIN) as ws:
+        f = frame_of(ws)
+        for bad in ["not json", "[]", json.dumps({"type": "act"}), json.dumps({"type": "act", "at": "1", "action": 3}),
+                    json.dumps({"type": "act", "at": f["at"], "action": "x" * 2000}), "{" * 5000,
+                    json.dumps({"type": "act", "at": f["at"], "action": "p1: stay"}),
+                    json.dumps({"type": "act", "at": f["at"], "action": "<script>alert(1)</script>"})]:
+            ws.send_text(bad)
+        answers = [ws.receive_json() for _ in range(7)]
+        assert all(a["type"] == "refused" for a in answers)
+        assert all("Traceback" not in a["message"] for a in answers)
+        ws.send_text("x" * 20000)  # past the largest message taken
+        assert ws.receive_json()["type"] == "refused"
+
+
+def test_house_rules_are_checked_at_their_lines_and_confined(client):
+    bad = 'extends "fishfry"\ngame "Quick <b>"\nreplace players 2 to 3\nreplace rule "score the turn":\n  add turn_point to roller\'s catch\n'
+    r = client.post("/check", data={"rules": bad})
+    data = r.json()
+    assert not data["ok"] and 'data-line="5"' in data["html"] and "unknown name" in data["html"]
+    assert "did you mean `turn_points`?" in data["html"].replace("&#x27;", "'")
+    r = client.post("/new", data={"rules": bad})
+    assert r.status_code == 400 and 'data-line="5"' in r.text and "<b>" not in r.text
+    good = bad.replace("turn_point ", "turn_points ")
+    r = client.post("/check", data={"rules": good})
+    assert r.json()["ok"] and r.json()["title"] == "Quick <b>"
+    r = client.post("/new", data={"rules": good})
+    assert r.status_code == 200 and "Quick &lt;b&gt;" in r.text and 'name="players"' in r.text
+    _, links, page = new_table(client, rules=good, players=3, seats=("human", "random", "random"))
+    assert "Quick &lt;b&gt;" in page
+    # a pasted rule extends bundled rulesets only, never a file on the server
+    for target in ["/etc/passwd", "../../etc/passwd", "tests/overlays/keeper", "rulesets/fishfry.fish"]:
+        r = client.post("/check", data={"rules": f'extends "{target}"\ngame "x"\n'})
+        assert not r.json()["ok"]
+        assert "root:" not in r.json()["html"]
+
+
+def test_sizes_are_limited_and_errors_are_pages(client):
+    r = client.post("/check", data={"rules": "x" * 300_000})
+    assert r.status_code == 413 and "Too large" in r.text and "Traceback" not in r.text
+    r = client.post("/check", data={"rules": "# " + "x" * 140_000})
+    assert not r.json()["ok"] and "at most" in r.json()["html"]
+    r = client.get("/nowhere")
+    assert r.status_code == 404 and "Not found" in r.text
+    assert r.headers["content-security-policy"] == CSP
+    r = client.get("/tables")
+    assert r.status_code == 405
+    r = client.post("/tables", data={"ruleset": "nope", "players": "2"})
+    assert r.status_code == 400 and "Traceback" not in r.text
+    r = client.post("/tables", data={"ruleset": "fishfry", "players": "99", "seat.0": "human"})
+    assert r.status_code == 400 and "2 to 8 players" in r.text
+    r = client.post("/tables", data={"ruleset": "fishfry-keeper", "players": "2", "seat.0": "human", "seat.1": "human",
+                                     "option.rounds": "<script>"})
+    assert r.status_code == 400 and "whole number" in r.text and "<script>" not in r.text
+
+
+def test_no_response_carries_a_traceback(client, monkeypatch):
+    tables = client.app.state.tables
+
+    def broken(*args):
+        raise RuntimeError("secret internals /work/…")
+
+    monkeypatch.setattr(tables.store, "find_token", broken)
+    r = client.get("/p/" + "C" * 32)
+    assert r.status_code == 500 and "Traceback" not in r.text and "secret internals" not in r.text
+    assert "Something went wrong" in r.text
+
+
+def test_a_finished_table_downloads_as_a_log_replay_reads(client, tmp_path, capsys):
+    _, links, _ = new_table(client, "fishfry", 2, ("human", "random"))
+    assert client.get(f"/p/{links[0]}/log").status_code == 409  # not before the end: it shows every card
+    with client.websocket_connect(f"/ws/{links[0]}", headers=ORIGIN) as me:
+        f = frame_of(me)
+        while not f["over"]:
+            if f["mine"]:
+                stay = [a for a in f["actions"] if a["name"] == "stay"]
+                me.send_json({"type": "act", "at": f["at"], "action": (stay or f["actions"])[0]["text"]})
+            f = frame_of(me)
+    r = client.get(f"/p/{links[None]}/log")
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    log = r.json()
+    assert log["format"] == "fishrules-log/2" and log["over"] and log["rules"]["text"]
+    path = tmp_path / "table.json"
+    path.write_text(r.text)
+    capsys.readouterr()
+    assert cli_main(["replay", str(path)]) == 0
+    out = capsys.readouterr()
+    assert "winner" in (out.out + out.err).lower()
+
+
+def test_a_table_is_read_back_as_it_was_by_a_new_server(tmp_path):
+    """What a restarted server does: the table replayed from the store (its opening dice included)
+    is the same position, and every seat's frame the same bytes."""
+    path = str(tmp_path / "again.sqlite")
+    seeds = iter(range(50, 60))
+    with TestClient(create_app(SQLiteStore(path), bot_delay=0, seeds=lambda: next(seeds))) as c:
+        _, links, _ = new_table(c, "fishfry-keeper", 2, ("human", "greedy"), options={"rounds": "2"})
+        with c.websocket_connect(f"/ws/{links[0]}", headers=ORIGIN) as me:
+            f = frame_of(me)
+            for _ in range(3):
+                if f["over"]:
+                    break
+                me.send_json({"type": "act", "at": f["at"], "action": f["actions"][-1]["text"]})
+                while True:
+                    g = frame_of(me)
+                    if g["at"] != f["at"] and (g["mine"] or g["over"]):
+                        break
+                f = g
+        before = {seat: c.get(f"/p/{t}").text for seat, t in links.items()}
+    with TestClient(create_app(SQLiteStore(path), bot_delay=0)) as c:
+        after = {seat: c.get(f"/p/{t}").text for seat, t in links.items()}
+        with c.websocket_connect(f"/ws/{links[0]}", headers=ORIGIN) as me:
+            assert frame_of(me)["at"] == f["at"]
+    assert after == before
+
+
+def test_the_command_says_what_is_wrong_with_its_database(tmp_path, capsys):
+    assert cli_main(["serve", "--db", str(tmp_path / "no" / "such" / "folder.sqlite"), "--port", "0"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot use the database" in err and "Traceback" not in err
+    assert cli_main(["serve", "--port", "70000"]) == 2
