@@ -1,55 +1,83 @@
-"""The game kernel plays exactly the engine's games.
+"""The game kernel plays exactly the engine's games, on both backends.
 
-Every bundled ruleset and overlay, at every player count: a kernel playout and the engine's API
-loop, both choosing by the kernel's choice generator (`fishrules.kernel.reference`), reach the same
-scores, winners, number of decisions and of chance outcomes; stepped one decision at a time, the
-kernel offers exactly the engine's legal actions, in the engine's order, at every decision.
+Every bundled ruleset and overlay (the hostile corpus: tests/hostile/test_kernel_rules.py): the
+kernel (native code and Python) and the engine's API loop, both choosing by the
+kernel's choice generator (`fishrules.kernel.reference`), reach the same scores, winners, number
+of decisions and of chance outcomes from the same seed, or the same error.  Stepped one decision at
+a time, the kernel offers exactly the engine's legal actions, in the engine's order.  A state
+replayed into the kernel (`Kernel.state_of`) plays on exactly as the engine's state does.
+
+The slow tier (`FISHRULES_SLOW_TESTS=1`) plays 10,000 games per ruleset against the engine.
 """
 
 from __future__ import annotations
 
+import os
+import random
+
 import pytest
 
 import fishrules
+from fishrules.errors import RuleError
+from fishrules.kernel import Kernel, KFault, NativeError
 from fishrules.kernel import layout as L
-from fishrules.kernel.boundary import Boundary
-from fishrules.kernel.lower import lower
-from fishrules.kernel.machine import PyBackend
+from fishrules.kernel.native import compiler
 from fishrules.kernel.pyruntime import below, decision_seed
 from fishrules.kernel.reference import reference_playout
 from fishrules.runtime import SIMULTANEOUS
 
 RULESETS = fishrules.bundled()
-_backends: dict = {}
+SLOW = os.environ.get("FISHRULES_SLOW_TESTS") == "1"
+
+try:
+    compiler()
+    NATIVE = True
+except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
+    NATIVE = False
+
+BACKENDS = ["python", pytest.param("native", marks=pytest.mark.skipif(not NATIVE, reason="no C compiler here"))]
+_kernels: dict = {}
 
 
-def backend(name: str) -> tuple:
-    if name not in _backends:
-        g = fishrules.load(name)
-        kp = lower(g._model, g._program)
-        _backends[name] = (g, kp, PyBackend(kp))
-    return _backends[name]
+def kernel(name, backend: str) -> Kernel:
+    key = (str(name), backend)
+    if key not in _kernels:
+        g = fishrules.load(name) if isinstance(name, str) else fishrules.load(name)
+        _kernels[key] = Kernel(g, backend)
+    return _kernels[key]
 
 
-def kernel_playout(be, g, players: int, seed: int, options=None) -> tuple:
-    S = be.new(players, g._options(options), seed)
-    be.start(S, True)
-    return be.scores(S), be.winners(S), S[L.H_DECISIONS], S[L.H_CHANCES]
+def outcome(k: Kernel, players: int, seed: int, options=None):
+    """The kernel's outcome of a game, or the text of the error it raises."""
+    try:
+        out, _ = k.playout(players, k.game._options(options), seed)
+        return tuple(out)
+    except RuleError as e:
+        return ("error", e.render())
 
 
+def engine(game, players: int, seed: int, options=None):
+    try:
+        return tuple(reference_playout(game, players, seed, game._options(options)))
+    except RuleError as e:
+        return ("error", e.render())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", RULESETS)
-def test_playouts_are_the_engines_games(name):
-    g, kp, be = backend(name)
+def test_playouts_are_the_engines_games(name, backend):
+    k = kernel(name, backend)
+    g = k.game
     for players in range(g.min_players, g.max_players + 1):
         for seed in (1, 2, 3):
-            want = reference_playout(g, players, seed)
-            assert kernel_playout(be, g, players, seed) == tuple(want), (players, seed)
+            assert outcome(k, players, seed) == engine(g, players, seed), (players, seed)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", RULESETS)
-def test_every_decision_offers_the_engines_actions(name):
-    g, kp, be = backend(name)
-    bd = Boundary(kp, g._program)
+def test_every_decision_offers_the_engines_actions(name, backend):
+    k = kernel(name, backend)
+    g, be, bd = k.game, k.backend, k.boundary
     for players in (g.min_players, g.max_players):
         seed = 11 + players
         ref = g.start(players=players, seed=seed)
@@ -66,17 +94,87 @@ def test_every_decision_offers_the_engines_actions(name):
                     moves = be.moves(S, p)
                     acts = ref.legal_actions(p)
                     assert [bd.text(mv, True) for mv in moves] == [a.text for a in acts]
-                    k, dd = below(ds, dd, len(acts))
-                    chosen.append(moves[k])
-                    ref.apply(acts[k])
+                    j, dd = below(ds, dd, len(acts))
+                    chosen.append(moves[j])
+                    ref.apply(acts[j])
                 be.play_together(S, tuple(chosen))
             else:
                 assert S[L.H_CUR] == ref.current
                 moves = be.moves(S, ref.current)
                 acts = ref.legal_actions()
                 assert [bd.text(mv) for mv in moves] == [a.text for a in acts]
-                k, dd = below(ds, dd, len(acts))
-                be.play(S, moves[k])
-                ref.apply(acts[k])
+                j, dd = below(ds, dd, len(acts))
+                be.play(S, moves[j])
+                ref.apply(acts[j])
         assert S[L.H_CUR] == L.CUR_OVER
         assert be.scores(S) == ref.scores() and be.winners(S) == ref.winners()
+
+
+@pytest.mark.skipif(not NATIVE, reason="no C compiler here")
+@pytest.mark.parametrize("name", RULESETS)
+def test_both_backends_simulate_the_same_games(name):
+    g = fishrules.load(name)
+    py, native = kernel(name, "python"), kernel(name, "native")
+    for players in (g.min_players, g.max_players):
+        seeds = [fishrules.api.game_seed_of(5, i) for i in range(120)]
+        opts = g._options(None)
+        assert list(py.simulate(players, opts, seeds)) == list(native.simulate(players, opts, seeds))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", RULESETS)
+def test_a_state_replayed_into_the_kernel_plays_on_as_the_engines(name, backend):
+    k = kernel(name, backend)
+    g, be, bd = k.game, k.backend, k.boundary
+    rng = random.Random(name)
+    for players in (g.min_players, g.max_players):
+        st = g.start(players=players, seed=rng.randrange(1 << 40))
+        for _ in range(rng.randrange(1, 40)):
+            if st.is_over:
+                break
+            for p in (st.waiting if st.current == SIMULTANEOUS else [None]):
+                st.apply(rng.choice(st.legal_actions(p)))
+        S = k.state_of(st)
+        if st.is_over:
+            assert S[L.H_CUR] == L.CUR_OVER
+            continue
+        if st.current != SIMULTANEOUS:
+            assert [bd.text(m) for m in be.moves(S, st.current)] == [a.text for a in st.legal_actions()]
+        dseed = rng.randrange(1 << 62)
+        S[L.H_DSEED], S[L.H_DDRAWS] = dseed, 0
+        be.playout(S)
+        ref = reference_playout(g, players, st.seed, state=st.clone(), dseed=dseed)
+        assert (be.scores(S), be.winners(S)) == (ref.scores, ref.winners)
+
+
+def test_a_state_with_manual_chance_is_not_replayed():
+    k = kernel("fishfry", "python")
+    st = k.game.start(players=2, chance="manual")
+    with pytest.raises(KFault):
+        k.state_of(st)
+
+
+def test_a_rule_that_goes_wrong_in_a_simulation_is_the_engines_error():
+    g = fishrules.loads('game "Zero"\nplayers 2 to 2\neach player has n: number\nscore "s": divide(10, your n)\n'
+                        'phase game:\n  for each player:\n    player chooses pass\naction pass:\n  add 0 to your n\n',
+                        backend="python")
+    with pytest.raises(RuleError) as got:
+        g.simulate(3, players=2)
+    with pytest.raises(RuleError) as want:
+        reference_playout(g, 2, fishrules.api.game_seed_of(0, 0))
+    assert got.value.render() == want.value.render()
+
+
+@pytest.mark.skipif(not SLOW, reason="the slow tier: FISHRULES_SLOW_TESTS=1")
+@pytest.mark.parametrize("name", RULESETS)
+def test_slow_tier_ten_thousand_games_per_ruleset(name):
+    backend = "native" if NATIVE else "python"
+    k = kernel(name, backend)
+    g = k.game
+    counts = list(range(g.min_players, g.max_players + 1))
+    per = 10_000 // len(counts) + 1
+    for players in counts:
+        seeds = [fishrules.api.game_seed_of(20261203, i) for i in range(per)]
+        got = list(k.simulate(players, g._options(None), seeds))
+        for seed, (out, _) in zip(seeds, got):
+            assert tuple(out) == tuple(reference_playout(g, players, seed)), (players, seed)

@@ -30,6 +30,7 @@ __all__ = [
     "MAX_STATE_BYTES",
     "MAX_HISTORY",
     "MAX_REPLAY_WORK",
+    "MAX_PLAYOUT_DECISIONS",
 ]
 
 #: A rule file larger than this is refused before it is parsed.
@@ -77,3 +78,6 @@ MAX_HISTORY = 1_000_000
 #: The work replaying one saved state or history may do in all (a few kilobytes of history must
 #: not keep a server busy for minutes).
 MAX_REPLAY_WORK = 50 * WORK_BUDGET
+#: The most decisions a random playout (`Game.simulate`, `fishrules simulate`, a bot's rollout) plays
+#: before it declares that the game does not end (rules whose phases loop for ever).
+MAX_PLAYOUT_DECISIONS = 1_000_000

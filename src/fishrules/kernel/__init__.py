@@ -22,13 +22,15 @@ import warnings
 from typing import Any, Iterator, Optional
 
 from ..errors import OptionError
+from ..limits import MAX_PLAYOUT_DECISIONS
 from . import layout as L
 from .boundary import Boundary
 from .lower import KernelProgram, lower
 from .machine import PyBackend
 from .native import NativeBackend, NativeError
 from .pyruntime import KFault, decision_seed
-from .reference import Outcome, reference_playout
+from .lower_blocks import FAULT_ENDLESS
+from .reference import Outcome, endless, reference_playout
 
 __all__ = ["Kernel", "NativeError", "NativeUnavailable", "KFault", "Outcome", "BACKENDS", "decision_seed"]
 
@@ -81,34 +83,41 @@ class Kernel:
 
     # ---- whole games ---------------------------------------------------------------------------
 
-    def playout(self, players: int, options: dict, seed: int) -> tuple[Outcome, Optional[list]]:
-        """One whole game from its set-up: (its outcome, how often each named rule fired)."""
+    def playout(self, players: int, options: dict, seed: int,
+                limit: int = MAX_PLAYOUT_DECISIONS) -> tuple[Outcome, Optional[list]]:
+        """One whole game from its set-up: (its outcome, how often each named rule fired).  A game
+        that has not ended after `limit` decisions raises `RuleError`."""
         be = self.backend
         try:
-            S = be.new(players, options, seed)
+            S = be.new(players, options, seed, limit=limit)
             be.start(S, True)
             return self._outcome(S), self._fires(S)
-        except KFault:
-            return self._fallback(players, options, seed)
+        except KFault as f:
+            if f.code == FAULT_ENDLESS:
+                raise endless(self.game, limit) from None
+            return self._fallback(players, options, seed, limit)
         except (TypeError, IndexError, KeyError, ValueError, ZeroDivisionError, RecursionError, OverflowError):
-            return self._fallback(players, options, seed)  # the Python backend's way of going wrong
+            return self._fallback(players, options, seed, limit)  # the Python backend's way of going wrong
 
-    def simulate(self, players: int, options: dict, seeds: list) -> Iterator[tuple[Outcome, Optional[list]]]:
+    def simulate(self, players: int, options: dict, seeds: list,
+                 limit: int = MAX_PLAYOUT_DECISIONS) -> Iterator[tuple[Outcome, Optional[list]]]:
         """One game per seed, in order: (outcome, rules fired)."""
         if isinstance(self.backend, NativeBackend):
             for at in range(0, len(seeds), CHUNK):
                 part = seeds[at:at + CHUNK]
-                scores, wins, dec, ch, faults, fires = self.backend.simulate(players, options, part)
+                scores, wins, dec, ch, faults, fires = self.backend.simulate(players, options, part, limit)
                 for i, seed in enumerate(part):
+                    if faults[i] == FAULT_ENDLESS:
+                        raise endless(self.game, limit)
                     if faults[i]:
-                        yield self._fallback(players, options, seed)
+                        yield self._fallback(players, options, seed, limit)
                         continue
                     w = wins[i]
                     yield Outcome(list(scores[i * players:(i + 1) * players]), [p for p in range(players) if w >> p & 1],
                                   dec[i], ch[i]), fires[i]
             return
         for seed in seeds:
-            yield self.playout(players, options, seed)
+            yield self.playout(players, options, seed, limit)
 
     def _outcome(self, S) -> Outcome:
         be = self.backend
@@ -118,13 +127,13 @@ class Kernel:
         lay = self.program.layout
         return list(S[lay.fires:lay.fires + lay.nrules])
 
-    def _fallback(self, players: int, options: dict, seed: int) -> tuple[Outcome, Optional[list]]:
+    def _fallback(self, players: int, options: dict, seed: int, limit: int) -> tuple[Outcome, Optional[list]]:
         """The game played on the engine's own machine (which raises the engine's error, if a rule
         goes wrong)."""
         from ..runtime import State
 
         state = State._new(self.game, players, options, seed, False, count_rules=True)
-        out = reference_playout(self.game, players, seed, state=state, dseed=decision_seed(seed))
+        out = reference_playout(self.game, players, seed, state=state, dseed=decision_seed(seed), limit=limit)
         return Outcome(out.scores, out.winners, out.decisions, len(state.history) - out.decisions), state.fires
 
     # ---- states --------------------------------------------------------------------------------

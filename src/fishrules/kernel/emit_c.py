@@ -21,17 +21,17 @@ from . import arms as A
 from . import ir
 from . import layout as L
 from .layout import (
-    CUR_SIMUL, H_CHANCES, H_CUR, H_DECISIONS, H_DEPTH, H_DSEED, H_MODE, H_MOVE, H_N, H_NDICE, H_SEED, H_SITE, H_UNWIND, H_WORK,
+    CUR_SIMUL, H_CHANCES, H_CUR, H_DECISIONS, H_DEPTH, H_DSEED, H_LIMIT, H_MODE, H_MOVE, H_N, H_NDICE, H_SEED, H_SITE, H_UNWIND, H_WORK,
 )
 from .lower import KernelProgram
-from .lower_blocks import DONE, FAULT_CAPACITY, FAULT_RULE, FAULT_STUCK, PAUSE, RESTART, UNWIND
+from .lower_blocks import DONE, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, PAUSE, RESTART, UNWIND
 from ..limits import MAX_PHASE_DEPTH
 from .pyruntime import KERNEL_BUDGET
 
 __all__ = ["emit_c", "frame_layout_c", "EMITTER_VERSION"]
 
 #: Changes whenever the C a program emits changes: part of a compiled library's cache key.
-EMITTER_VERSION = "2"
+EMITTER_VERSION = "3"
 
 _CMP = {"<": "k_lt", "<=": "k_le", ">": "k_gt", ">=": "k_ge"}
 
@@ -504,6 +504,7 @@ class _Writer:
         self.put(depth + 1, f"I _n = site{s.site}(k, {s.who});")
         self.put(depth + 1, f"if (!_n) k_fault(k, {FAULT_STUCK});")
         self.put(depth + 1, f"S[{H_DECISIONS}] += 1;")
+        self.put(depth + 1, f"if (S[{H_DECISIONS}] > S[{H_LIMIT}]) k_fault(k, {FAULT_ENDLESS});")
         self.put(depth + 1, "I _i = k_choose(k, _n);")
         self.put(depth + 1, f"memmove(S + {H_MOVE}, k->ok + _i * {w}, {w} * sizeof(I));")
         self.put(depth + 1, f"pc = {s.call}; continue;")
@@ -527,6 +528,7 @@ class _Writer:
         self.put(depth + 2, f"{s.chosen}.n += {w};")
         self.put(depth + 1, "}")
         self.put(depth + 1, f"S[{H_DECISIONS}] += {s.who}.n;")
+        self.put(depth + 1, f"if (S[{H_DECISIONS}] > S[{H_LIMIT}]) k_fault(k, {FAULT_ENDLESS});")
         self.put(depth + 1, f"pc = {s.start}; continue;")
         self.put(depth, "}")
         self.put(depth, f"S[{H_CUR}] = {CUR_SIMUL}; S[{H_SITE}] = {s.site};")

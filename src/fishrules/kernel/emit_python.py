@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from . import ir
 from .layout import (
-    CUR_SIMUL, H_CUR, H_DECISIONS, H_DEPTH, H_MODE, H_MOVE, H_SITE, H_UNWIND, H_WORK,
+    CUR_SIMUL, H_CUR, H_DECISIONS, H_DEPTH, H_LIMIT, H_MODE, H_MOVE, H_SITE, H_UNWIND, H_WORK,
 )
 from .lower import KernelProgram
-from .lower_blocks import DONE, FAULT_CAPACITY, FAULT_RULE, FAULT_STUCK, PAUSE, UNWIND
+from .lower_blocks import DONE, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, PAUSE, UNWIND
 
 __all__ = ["emit_python", "frame_slots_python"]
 
@@ -360,6 +360,8 @@ class _Writer:
         self.put(depth + 1, "if not mv:")
         self.put(depth + 2, f"raise KFault({FAULT_STUCK})")
         self.put(depth + 1, f"S[{H_DECISIONS}] += 1")
+        self.put(depth + 1, f"if S[{H_DECISIONS}] > S[{H_LIMIT}]:")
+        self.put(depth + 2, f"raise KFault({FAULT_ENDLESS})")
         self.put(depth + 1, "m = mv[choose(S, len(mv))]")
         self.put(depth + 1, f"S[{H_MOVE}:{H_MOVE} + len(m)] = m")
         self.put(depth + 1, f"pc = {s.call}")
@@ -379,6 +381,8 @@ class _Writer:
         self.put(depth + 3, f"raise KFault({FAULT_STUCK})")
         self.put(depth + 2, "picked.append(mv[choose(S, len(mv))])")
         self.put(depth + 1, f"S[{H_DECISIONS}] += len({s.who})")
+        self.put(depth + 1, f"if S[{H_DECISIONS}] > S[{H_LIMIT}]:")
+        self.put(depth + 2, f"raise KFault({FAULT_ENDLESS})")
         self.put(depth + 1, f"{s.chosen} = picked")
         self.put(depth + 1, f"pc = {s.start}")
         self.put(depth + 1, "continue")

@@ -54,7 +54,8 @@ H_CHANCES = 12
 H_NDICE = 13
 H_FAULT = 14
 H_FAULT_AT = 15
-H_MOVE = 16  # the move being played: its function, the actor, its parameters
+H_LIMIT = 16  # the most decisions a playout may make before the game is declared endless
+H_MOVE = 17  # the move being played: its function, the actor, its parameters
 
 
 class Layout:

@@ -21,7 +21,7 @@ from .layout import LIST_CAPACITY, Layout
 from .lower_expr import ExprLowering, is_many
 
 __all__ = ["BlockLowering", "Site", "DONE", "PAUSE", "UNWIND", "RESTART", "OVER",
-           "FAULT_RULE", "FAULT_BUDGET", "FAULT_CAPACITY", "FAULT_UNPLAYABLE", "FAULT_STUCK", "FACING"]
+           "FAULT_RULE", "FAULT_BUDGET", "FAULT_CAPACITY", "FAULT_UNPLAYABLE", "FAULT_STUCK", "FAULT_ENDLESS", "FACING"]
 
 # What a block gives back to its caller.
 DONE, PAUSE, UNWIND, RESTART, OVER = 0, 1, 2, 3, 4
@@ -32,6 +32,7 @@ FAULT_BUDGET = 2  # more work than one step may do
 FAULT_CAPACITY = 3  # past one of the kernel's own capacities (a long list, a deep stack)
 FAULT_UNPLAYABLE = 4  # `unavailable "…"`
 FAULT_STUCK = 5  # a player must choose but may do nothing
+FAULT_ENDLESS = 6  # a playout made more decisions than S[H_LIMIT]: the game does not end
 
 FACING = {None: 0, "up": 1, "down": 2}
 
@@ -373,7 +374,7 @@ class BlockLowering:
         body: tuple = tuple(inner)
         for i in reversed(range(len(a.params))):
             p = a.params[i]
-            body = self.param_loop(p, pushed.get(p.slot, ()), body, tuple(h.names.get(i - 1, ())))
+            body = self.param_loop(p, pushed.get(p.slot, ()), body, tuple(h.names.get(i, ())))
         body = tuple(ir.Forget(n) for n in h.names.get(-1, ())) + body
         scalars = tuple(f"l{i}" for i in range(1, a.nlocals) if i not in self.ex.buffer_locals) + tuple(self.fn.scalars)
         bufs = tuple((f"l{p.slot}", self.layout.max_subset) for p in a.params if p.kind == "some") + tuple(self.fn.buffers)

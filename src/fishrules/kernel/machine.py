@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..limits import MAX_DICE
+from ..limits import MAX_DICE, MAX_PLAYOUT_DECISIONS
 from . import layout as L
 from .emit_python import emit_python, frame_slots_python
 from .lower import KernelProgram
-from .lower_blocks import FAULT_CAPACITY, FAULT_RULE, PAUSE, RESTART
-from .pyruntime import KFault, charge, decision_seed, load
+from .lower_blocks import FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, PAUSE, RESTART
+from .pyruntime import KFault, below, charge, decision_seed, load
 
 __all__ = ["PyBackend", "encode_option"]
 
@@ -61,11 +61,13 @@ class PyBackend:
 
     # ---- setting a game up -------------------------------------------------------------------
 
-    def new(self, players: int, options: dict, seed: int, dseed: Optional[int] = None) -> list:
-        """A new game's state, set up and run to its first decision (KFault if it cannot be)."""
+    def new(self, players: int, options: dict, seed: int, dseed: Optional[int] = None,
+            limit: int = MAX_PLAYOUT_DECISIONS) -> list:
+        """A new game's state, set up (KFault if it cannot be): `limit` decisions at most in a playout."""
         kp, lay = self.kp, self.kp.layout
         S: list = [0] * lay.size
         S[L.H_N] = players
+        S[L.H_LIMIT] = limit
         S[L.H_SEED] = seed & _M64
         S[L.H_DSEED] = decision_seed(seed) if dseed is None else dseed
         S[L.H_CUR] = L.CUR_RUN
@@ -124,11 +126,18 @@ class PyBackend:
 
     def playout(self, S: list) -> None:
         """Play on to the end, every choice at random (from the state's own choice generator)."""
-        S[L.H_MODE] = 1
-        if S[L.H_CUR] == L.CUR_OVER:
+        cur = S[L.H_CUR]
+        if cur == L.CUR_OVER:
             return
-        S[L.H_WORK] = 0
-        self.run(S, S[L.H_CUR] != L.CUR_RUN)
+        if cur == L.CUR_RUN:  # set up, not yet started
+            self.start(S, True)
+            return
+        move = pick_waiting(self, S)
+        S[L.H_MODE] = 1
+        if cur == L.CUR_SIMUL:
+            self.play_together(S, move, playout=True)
+        else:
+            self.play(S, move, playout=True)
 
     def moves(self, S: list, player: int) -> list:
         """The legal moves of `player` at the decision the game waits at: tuples (block, actor,
@@ -136,20 +145,23 @@ class PyBackend:
         S[L.H_WORK] = 0
         return self._sites[S[L.H_SITE]](S, player)
 
-    def play(self, S: list, move: tuple) -> None:
-        """Play a move (one of `moves`) and run to the next decision."""
+    def play(self, S: list, move: tuple, playout: bool = False) -> None:
+        """Play a move (one of `moves`) and run to the next decision (or, with `playout`, to the
+        end, every choice at random)."""
         S[L.H_MOVE:L.H_MOVE + len(move)] = move
         S[L.H_CUR] = L.CUR_RUN
         S[L.H_WORK] = 0
+        S[L.H_MODE] = 1 if playout else 0
         self.run(S, True)
 
-    def play_together(self, S: list, chosen: tuple) -> None:
+    def play_together(self, S: list, chosen: tuple, playout: bool = False) -> None:
         """Everybody at a simultaneous choice has chosen: `chosen` their moves, in the order the
-        rules name them; play them."""
+        rules name them; play them (as `play`)."""
         top = self.top_frame(S)
         S[top + 2 + self._together_slot(S, top, "chosen")] = tuple(chosen)
         S[L.H_CUR] = L.CUR_RUN
         S[L.H_WORK] = 0
+        S[L.H_MODE] = 1 if playout else 0
         self.run(S, True)
 
     def who_together(self, S: list) -> tuple:
@@ -176,6 +188,25 @@ class PyBackend:
     def winners(self, S: list) -> list:
         S[L.H_WORK] = 0
         return list(self._winners(S))
+
+
+def pick_waiting(be, S) -> Any:
+    """The random choice a playout makes where the game waits (a move, or at a simultaneous
+    choice one move per player in order), by the state's choice generator, as the kernel itself
+    chooses (`choose`): counted as decisions, cut at the state's decision limit."""
+    cur = S[L.H_CUR]
+    who = be.who_together(S) if cur == L.CUR_SIMUL else (cur,)
+    out = []
+    for p in who:
+        moves = be.moves(S, p)
+        if not moves:
+            raise KFault(FAULT_STUCK)
+        S[L.H_DECISIONS] += 1
+        if S[L.H_DECISIONS] > S[L.H_LIMIT]:
+            raise KFault(FAULT_ENDLESS)
+        k, S[L.H_DDRAWS] = below(S[L.H_DSEED] & _M64, S[L.H_DDRAWS], len(moves))
+        out.append(moves[k])
+    return tuple(out) if cur == L.CUR_SIMUL else out[0]
 
 
 def _ask_all(kp: KernelProgram, fn: str, site: int):

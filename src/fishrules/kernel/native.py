@@ -33,6 +33,7 @@ from typing import Optional
 
 from . import layout as L
 from .emit_c import EMITTER_VERSION, emit_c, frame_layout_c
+from ..limits import MAX_PLAYOUT_DECISIONS
 from .lower import KernelProgram
 from .pyruntime import KFault, decision_seed
 
@@ -229,20 +230,22 @@ class NativeBackend:
 
     # ---- games -------------------------------------------------------------------------------
 
-    def template(self, players: int, options: dict) -> array:
+    def template(self, players: int, options: dict, limit: int = MAX_PLAYOUT_DECISIONS) -> array:
         """A state with the header and options of a game, not yet set up."""
         from .machine import encode_option
 
         kp = self.kp
         S = array("q", bytes(8 * self.size))
         S[L.H_N] = players
+        S[L.H_LIMIT] = limit
         S[L.H_CUR] = L.CUR_RUN
         for o in kp.model.options:
             S[kp.layout.g_index[o.slot]] = encode_option(kp, options[o.name])
         return S
 
-    def new(self, players: int, options: dict, seed: int, dseed: Optional[int] = None) -> array:
-        S = self.template(players, options)
+    def new(self, players: int, options: dict, seed: int, dseed: Optional[int] = None,
+            limit: int = MAX_PLAYOUT_DECISIONS) -> array:
+        S = self.template(players, options, limit)
         S[L.H_SEED] = _signed(seed)
         S[L.H_DSEED] = _signed(decision_seed(seed) if dseed is None else dseed)
         self._check(self.lib.fk_new(self.ctx, self._ptr(S)))
@@ -252,9 +255,19 @@ class NativeBackend:
         self._check(self.lib.fk_run(self.ctx, self._ptr(S), 0, 1 if playout else 0))
 
     def playout(self, S: array) -> None:
-        if S[L.H_CUR] == L.CUR_OVER:
+        from .machine import pick_waiting
+
+        cur = S[L.H_CUR]
+        if cur == L.CUR_OVER:
             return
-        self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1 if S[L.H_CUR] != L.CUR_RUN else 0, 1))
+        if cur == L.CUR_RUN:
+            self.start(S, True)
+            return
+        move = pick_waiting(self, S)
+        if cur == L.CUR_SIMUL:
+            self.play_together(S, move, playout=True)
+        else:
+            self.play(S, move, playout=True)
 
     def moves(self, S: array, player: int) -> list:
         n = self.lib.fk_moves(self.ctx, self._ptr(S), player, self._ptr(self._moves), MOVES_CAP)
@@ -293,10 +306,10 @@ class NativeBackend:
                 at += 1
         return rec
 
-    def play(self, S: array, move: tuple) -> None:
+    def play(self, S: array, move: tuple, playout: bool = False) -> None:
         S[L.H_MOVE:L.H_MOVE + self.width] = array("q", self._encode(move))
         S[L.H_CUR] = L.CUR_RUN
-        self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 0))
+        self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 1 if playout else 0))
 
     def top_frame(self, S: array) -> int:
         fp = self.kp.layout.frames
@@ -317,7 +330,7 @@ class NativeBackend:
         at, _ = self._together(S, "who")
         return tuple(S[at + 1:at + 1 + S[at]])
 
-    def play_together(self, S: array, chosen: tuple) -> None:
+    def play_together(self, S: array, chosen: tuple, playout: bool = False) -> None:
         at, cap = self._together(S, "chosen")
         flat: list = []
         for m in chosen:
@@ -327,7 +340,7 @@ class NativeBackend:
         S[at] = len(flat)
         S[at + 1:at + 1 + len(flat)] = array("q", flat)
         S[L.H_CUR] = L.CUR_RUN
-        self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 0))
+        self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 1 if playout else 0))
 
     def scores(self, S: array) -> list:
         out = self._out
@@ -341,11 +354,11 @@ class NativeBackend:
             raise KFault(-n)
         return list(out[:n])
 
-    def simulate(self, players: int, options: dict, seeds: list) -> tuple:
+    def simulate(self, players: int, options: dict, seeds: list, limit: int = MAX_PLAYOUT_DECISIONS) -> tuple:
         """Whole games, one per seed, in one call: (scores per game, winner masks, decisions,
         chances, faults, rules fired per game) (a game with a fault: its entries mean nothing)."""
         g = len(seeds)
-        S0 = self.template(players, options)
+        S0 = self.template(players, options, limit)
         S = array("q", bytes(8 * self.size))
         sd = array("q", [_signed(s) for s in seeds])
         ds = array("q", [_signed(decision_seed(s)) for s in seeds])

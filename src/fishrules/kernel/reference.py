@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Optional
 
+from ..errors import Diagnostic, RuleError
+from ..limits import MAX_PLAYOUT_DECISIONS
 from ..runtime import CHANCE, SIMULTANEOUS
 from .pyruntime import below, decision_seed
 
-__all__ = ["Outcome", "reference_playout"]
+__all__ = ["Outcome", "reference_playout", "endless"]
 
 
 class Outcome(NamedTuple):
@@ -29,11 +31,21 @@ class Outcome(NamedTuple):
     chances: int
 
 
+def endless(game: Any, limit: int) -> RuleError:
+    """The error of a playout that made `limit` decisions and the game had not ended."""
+    ph = game._model.phases.get("game")
+    return RuleError(Diagnostic(ph.span if ph is not None else game._model.span,
+                                f"the game did not end within {limit:,} random decisions: its phases play on for ever",
+                                "a random playout stops here; rules that end the game only by skill need a rule that "
+                                "ends it, or a limit of turns"))
+
+
 def reference_playout(game: Any, players: int, seed: int, options: Optional[dict] = None, trace: Optional[list] = None,
-                      state: Any = None, dseed: Optional[int] = None) -> Outcome:
+                      state: Any = None, dseed: Optional[int] = None, limit: int = MAX_PLAYOUT_DECISIONS) -> Outcome:
     """Play a game to its end through the API, every choice by the kernel's choice generator.
     With `trace`, each decision's legal action texts are appended to it.  With `state`, play on
-    from that (seeded, unfinished) state instead of a new one, choices from `dseed`."""
+    from that (seeded, unfinished) state instead of a new one, choices from `dseed`.  A game that
+    has not ended after `limit` decisions raises `RuleError` (`endless`)."""
     st = state if state is not None else game.start(players=players, seed=seed, options=options)
     ds, dd = (decision_seed(seed) if dseed is None else dseed), 0
     decisions = 0
@@ -44,6 +56,8 @@ def reference_playout(game: Any, players: int, seed: int, options: Optional[dict
             raise ValueError("reference_playout needs a seeded state")
         who = list(st.waiting) if cur == SIMULTANEOUS else [None]
         for p in who:
+            if decisions + 1 > limit:
+                raise endless(game, limit)
             acts = st.legal_actions(p)
             if trace is not None:
                 trace.append([a.text for a in acts])
