@@ -50,8 +50,7 @@ def kernel(name, backend: str) -> Kernel:
 def outcome(k: Kernel, players: int, seed: int, options=None):
     """The kernel's outcome of a game, or the text of the error it raises."""
     try:
-        out, _ = k.playout(players, k.game._options(options), seed)
-        return tuple(out)
+        return tuple(k.playout(players, k.game._options(options), seed).outcome)
     except RuleError as e:
         return ("error", e.render())
 
@@ -176,5 +175,5 @@ def test_slow_tier_ten_thousand_games_per_ruleset(name):
     for players in counts:
         seeds = [fishrules.api.game_seed_of(20261203, i) for i in range(per)]
         got = list(k.simulate(players, g._options(None), seeds))
-        for seed, (out, _) in zip(seeds, got):
-            assert tuple(out) == tuple(reference_playout(g, players, seed)), (players, seed)
+        for seed, played in zip(seeds, got):
+            assert tuple(played.outcome) == tuple(reference_playout(g, players, seed)), (players, seed)

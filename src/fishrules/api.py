@@ -326,8 +326,8 @@ class Game:
 
     def _playouts(self, games: int, players: int, seed: int, opts: dict):
         seeds = [game_seed_of(seed, i) for i in range(games)]
-        for out, _ in self.kernel.simulate(players, opts, seeds):
-            yield Playout(*out)
+        for played in self.kernel.simulate(players, opts, seeds):
+            yield Playout(*played.outcome)
 
     def state_from_json(self, text: str | bytes) -> State:
         """The state `State.to_json` wrote, for these very rules.  It continues exactly as the

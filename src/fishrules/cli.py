@@ -50,8 +50,8 @@ def _console(args, stderr: bool = False):
     return Console(emoji=False, stderr=stderr)
 
 
-def _load(ref: str, variant: Optional[str]) -> api.Game:
-    return api.load(ref, variant=variant)
+def _load(ref: str, variant: Optional[str], backend: str = "auto") -> api.Game:
+    return api.load(ref, variant=variant, backend=backend)
 
 
 def _parse_options(game: api.Game, pairs: Sequence[str]) -> dict:
@@ -114,6 +114,14 @@ def cmd_explain(args) -> int:
 
         sys.stdout.write(source_of(game._model))
         return 0
+    if args.c or args.kernel_python:
+        from .kernel.emit_c import emit_c
+        from .kernel.emit_python import emit_python
+        from .kernel.lower import lower
+
+        kp = lower(game.model, game.program)
+        sys.stdout.write(emit_c(kp) if args.c else emit_python(kp))
+        return 0
     sys.stdout.write(game.explain())
     return 0
 
@@ -173,7 +181,7 @@ def _players(game: api.Game, given: Optional[int]) -> int:
 
 
 def cmd_simulate(args) -> int:
-    game = _load(args.game, args.variant)
+    game = _load(args.game, args.variant, args.backend)
     players = _players(game, args.players)
     options = _parse_options(game, args.option)
     if args.games < 1:
@@ -191,6 +199,7 @@ def cmd_simulate(args) -> int:
         result = simulate(game, players, args.games, args.seed, options, progress=lambda: bar.advance(task),
                           workers=args.workers, dask=args.dask)
     timing = result.pop("timing")
+    timing["backends"] = result.pop("backends")
     if args.json:
         if args.timing:
             result["timing"] = timing
@@ -214,7 +223,16 @@ def cmd_simulate(args) -> int:
     ties = result["ties"]
     console.print(f"ties: {ties['rate']:.1%} of the games ({ties['games']} of {args.games}) ended with a shared win")
     _print_empty_draws(console, result["empty_draws"], args.games)
+    console.print(_played_by(timing["backends"], game))
     return 0
+
+
+def _played_by(backends: list, game: api.Game) -> str:
+    """What played the games: the native kernel, or the Python one (and why, if it had to be)."""
+    words = {"native": "the native kernel (compiled C)", "python": "the Python kernel", "engine": "the engine"}
+    said = " and ".join(words.get(b, b) for b in backends)
+    why = game._kernel.why_not_native if game._kernel is not None else None
+    return f"played by {said}" + (f" ({why})" if why and "python" in backends else "")
 
 
 def _print_empty_draws(console, empty: dict, games: int) -> None:
@@ -258,7 +276,7 @@ def cmd_compare(args) -> int:
         from .plots import require_matplotlib
 
         require_matplotlib()  # before the games are played, not after
-    contenders = [cmp.parse_contender(text) for text in _joined_options(args.rulesets)]
+    contenders = [cmp.parse_contender(text, backend=args.backend) for text in _joined_options(args.rulesets)]
     players = args.players
     if players is None:  # the fewest players every ruleset allows
         players = max(c.game.min_players for c in contenders)
@@ -783,6 +801,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "(default 1: this process)")
         sp.add_argument("--dask", metavar="ADDRESS", help="play on the Dask cluster at ADDRESS (tcp://host:8786), "
                         "or `local` for a LocalCluster; needs fishrules[dask]")
+        sp.add_argument("--backend", choices=("auto", "native", "python"), default="auto",
+                        help="what plays the games: the game kernel as native code (compiled on first use) or as "
+                             "Python; the same games either way (default auto: native where a C compiler is found)")
         if report:
             sp.add_argument("--report", metavar="OUT", help="also draw plots: OUT.html (one page), or the folder OUT of .png "
                             "or .svg (--report-format); needs fishrules[report]")
@@ -829,7 +850,11 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("explain", help="print the effective rules, after overlays and variants", parents=[common])
     e.add_argument("game", help=f"a .fish file or a bundled ruleset ({names})")
     e.add_argument("--variant", help="a variant of the ruleset")
-    e.add_argument("--python", action="store_true", help="print the Python source the rules compile to instead")
+    shown = e.add_mutually_exclusive_group()
+    shown.add_argument("--python", action="store_true", help="print the Python source the rules compile to instead")
+    shown.add_argument("--c", action="store_true", help="print the C of the game kernel (what plays many games) instead")
+    shown.add_argument("--kernel-python", action="store_true",
+                       help="print the game kernel as Python (what plays many games with no C compiler) instead")
     e.set_defaults(func=cmd_explain)
 
     r = sub.add_parser("replay", help="replay a game log written by `fishrules play --log`", parents=[common])

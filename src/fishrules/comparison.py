@@ -414,9 +414,10 @@ def compare_rulesets(rulesets: Sequence[str], players: int, games: int = 1000, s
 # ---- the command line's side ------------------------------------------------------------------------
 
 
-def parse_contender(text: str, players_option: Sequence[str] = ()) -> Contender:
+def parse_contender(text: str, players_option: Sequence[str] = (), backend: str = "auto") -> Contender:
     """A contender written as `RULESET[:VARIANT][,NAME=VALUE...]` (`base-game:strict,rounds=3`,
-    `my-rules.fish:strict`); `players_option` adds NAME=VALUE options to it."""
+    `my-rules.fish:strict`); `players_option` adds NAME=VALUE options to it; its random games are
+    played by `backend` (see `fishrules.load`)."""
     head, *pairs = text.split(",")
     pairs = [*pairs, *players_option]
     ruleset, variant = head, None
@@ -424,7 +425,7 @@ def parse_contender(text: str, players_option: Sequence[str] = ()) -> Contender:
         ruleset, variant = head.rsplit(":", 1)
     from .api import load
 
-    game = load(ruleset, variant)
+    game = load(ruleset, variant, backend=backend)
     options: dict = {}
     for pair in pairs:
         if "=" not in pair:

@@ -65,12 +65,13 @@ _GAMES: dict[tuple, Any] = {}
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.fish")
 
 
-def game_of_spec(spec: dict):
-    """The `Game` of a `rules_spec`, loaded from its texts in a temporary folder (once per process)."""
+def game_of_spec(spec: dict, backend: str = "auto"):
+    """The `Game` of a `rules_spec`, loaded from its texts in a temporary folder (once per process),
+    its many games played by `backend` (see `fishrules.load`)."""
     from . import api
     from .logs import rules_hash, rules_texts
 
-    key = (spec["hash"], spec["variant"])
+    key = (spec["hash"], spec["variant"], backend)
     game = _GAMES.get(key)
     if game is not None:
         return game
@@ -82,7 +83,7 @@ def game_of_spec(spec: dict):
                 raise StateError(f"a rule file sent to a worker is named {rel!r}, outside its folder")
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8", errors="surrogatepass")
-        game = api.load(folder / spec["files"][0][0], spec["variant"])
+        game = api.load(folder / spec["files"][0][0], spec["variant"], backend=backend)
         found = rules_hash(rules_texts(game))
         # messages name the files as the client sent them, not by this worker's temporary folder
         game._shown_from = tuple(sorted({os.path.relpath(folder) + os.sep, str(folder) + os.sep,
@@ -136,16 +137,20 @@ def play_one(game, players: int, options: dict, game_seed: int, kinds: list[str]
 
 def play_random(game, players: int, opts: dict, game_seed: int) -> dict:
     """One game with a uniformly random legal choice at every decision, as `Game.simulate` plays
-    it (chance and choices from one generator seeded `game_seed`, from the set-up on): the one way
-    `simulate` and `compare` play random games, so that the same seed plays the same games."""
-    from .runtime import State
+    it (on the game kernel: `start(seed=game_seed)`'s game, every choice by the generator seeded
+    from that seed): the one way `simulate` and `compare` play random games, so that the same seed
+    plays the same games."""
+    return next(random_games(game, players, opts, [game_seed]))
 
-    rng = random.Random(game_seed)
-    state = State._new(game, players, opts, game_seed, False, quiet=rng, count_rules=True)
-    setup = dict(state.empty_draws)
-    r = state.playout(rng)
-    return {"scores": list(r.scores), "winners": list(r.winners), "decisions": r.decisions,
-            "actions": r.decisions + r.chances, "fires": state.fires, "empty": empty_draws(game, setup, state.empty_draws)}
+
+def random_games(game, players: int, opts: dict, seeds: list):
+    """`play_random` of each seed, in order, many to a call on native code."""
+    kernel = game.kernel
+    for played in kernel.simulate(players, opts, seeds):
+        r = played.outcome
+        yield {"scores": list(r.scores), "winners": list(r.winners), "decisions": r.decisions,
+               "actions": r.decisions + r.chances, "fires": played.fires, "empty": played.empty,
+               "backend": kernel.name}
 
 
 def empty_draws(game, setup: dict, total: dict) -> dict:
@@ -173,8 +178,11 @@ def play_chunk(job: dict, start: int, stop: int, game=None) -> list[dict]:
 
     try:
         if game is None:
-            game = game_of_spec(job["rules"])
+            game = game_of_spec(job["rules"], job.get("backend", "auto"))
         n, bots = job["players"], job["bots"]
+        if bots == "random" or job.get("quiet", False):
+            return list(random_games(game, n, game._options(job["options"]),
+                                     [game_seed_of(job["seed"], i) for i in range(start, stop)]))
         return [play_one(game, n, job["options"], game_seed_of(job["seed"], i), seat_bots(bots, i, n), job["iterations"],
                          job.get("quiet", False)) for i in range(start, stop)]
     except RuleError as e:
@@ -255,7 +263,7 @@ class Runner:
                 out += _checked(play_chunk(job, a, b, game))
                 done(b - a)
             return out
-        job = {**job, "rules": rules_spec(game)}
+        job = {**job, "rules": rules_spec(game), "backend": game._backend}
         chunks = _chunks(games, self.workers)
         results = self._on_dask(job, chunks, done) if self.dask is not None else self._on_processes(job, chunks, done)
         return [r for k in range(len(chunks)) for r in results[k]]
@@ -384,6 +392,8 @@ def simulate(ruleset: Any, games: int = 1000, players: Optional[int] = None, see
                  "rate": sum(1 for r in records if len(r["winners"]) > 1) / games},
         "rules": rule_summary(game, records),
         "empty_draws": empty_summary(records),
+        # what played the games (the same results on any): measured, not a result
+        "backends": sorted({r.get("backend", "engine") for r in records}),
     }
 
 

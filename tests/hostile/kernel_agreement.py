@@ -39,6 +39,6 @@ def agree(path: str, backends: tuple = ("python", "native"), seeds: tuple = (1,)
             opts = g._options(None)
             row = {"engine": _outcome(lambda: reference_playout(g, players, seed, opts, limit=LIMIT))}
             for b, k in kernels.items():
-                row[b] = _outcome(lambda: k.playout(players, opts, seed, limit=LIMIT)[0])
+                row[b] = _outcome(lambda: k.playout(players, opts, seed, limit=LIMIT).outcome)
             out[f"{players}/{seed}"] = row
     return out

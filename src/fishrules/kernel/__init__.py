@@ -19,7 +19,7 @@ gives the same result or raises the engine's own positioned error.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, NamedTuple, Optional
 
 from ..errors import OptionError
 from ..limits import MAX_PLAYOUT_DECISIONS
@@ -32,12 +32,21 @@ from .pyruntime import KFault, decision_seed
 from .lower_blocks import FAULT_ENDLESS
 from .reference import Outcome, endless, reference_playout
 
-__all__ = ["Kernel", "NativeError", "NativeUnavailable", "KFault", "Outcome", "BACKENDS", "decision_seed"]
+__all__ = ["Kernel", "Played", "NativeError", "NativeUnavailable", "KFault", "Outcome", "BACKENDS", "decision_seed"]
 
 BACKENDS = ("auto", "native", "python")
 
 #: Games played per call into native code by `Kernel.simulate` (a progress bar moves between).
 CHUNK = 256
+
+
+class Played(NamedTuple):
+    """A game played out: its outcome, how often each named rule fired (in the engine's order),
+    and the draws that found their zone empty ({zone name: [during the set-up, later]})."""
+
+    outcome: Outcome
+    fires: list
+    empty: dict
 
 
 class NativeUnavailable(UserWarning):
@@ -83,15 +92,16 @@ class Kernel:
 
     # ---- whole games ---------------------------------------------------------------------------
 
-    def playout(self, players: int, options: dict, seed: int,
-                limit: int = MAX_PLAYOUT_DECISIONS) -> tuple[Outcome, Optional[list]]:
-        """One whole game from its set-up: (its outcome, how often each named rule fired).  A game
-        that has not ended after `limit` decisions raises `RuleError`."""
+    def playout(self, players: int, options: dict, seed: int, limit: int = MAX_PLAYOUT_DECISIONS) -> Played:
+        """One whole game from its set-up.  A game that has not ended after `limit` decisions
+        raises `RuleError`; so does a rule that goes wrong (the engine's own error)."""
         be = self.backend
         try:
             S = be.new(players, options, seed, limit=limit)
             be.start(S, True)
-            return self._outcome(S), self._fires(S)
+            lay = self.program.layout
+            return Played(self._outcome(S), list(S[lay.fires:lay.fires + lay.nrules]),
+                          self._empty(S[lay.empty:lay.empty + 2 * len(lay.zones)]))
         except KFault as f:
             if f.code == FAULT_ENDLESS:
                 raise endless(self.game, limit) from None
@@ -99,13 +109,13 @@ class Kernel:
         except (TypeError, IndexError, KeyError, ValueError, ZeroDivisionError, RecursionError, OverflowError):
             return self._fallback(players, options, seed, limit)  # the Python backend's way of going wrong
 
-    def simulate(self, players: int, options: dict, seeds: list,
-                 limit: int = MAX_PLAYOUT_DECISIONS) -> Iterator[tuple[Outcome, Optional[list]]]:
-        """One game per seed, in order: (outcome, rules fired)."""
+    def simulate(self, players: int, options: dict, seeds: list, limit: int = MAX_PLAYOUT_DECISIONS) -> Iterator[Played]:
+        """One game per seed, in order."""
         if isinstance(self.backend, NativeBackend):
+            nrules = self.program.layout.nrules
             for at in range(0, len(seeds), CHUNK):
                 part = seeds[at:at + CHUNK]
-                scores, wins, dec, ch, faults, fires = self.backend.simulate(players, options, part, limit)
+                scores, wins, dec, ch, faults, extra = self.backend.simulate(players, options, part, limit)
                 for i, seed in enumerate(part):
                     if faults[i] == FAULT_ENDLESS:
                         raise endless(self.game, limit)
@@ -113,8 +123,9 @@ class Kernel:
                         yield self._fallback(players, options, seed, limit)
                         continue
                     w = wins[i]
-                    yield Outcome(list(scores[i * players:(i + 1) * players]), [p for p in range(players) if w >> p & 1],
-                                  dec[i], ch[i]), fires[i]
+                    yield Played(Outcome(list(scores[i * players:(i + 1) * players]),
+                                         [p for p in range(players) if w >> p & 1], dec[i], ch[i]),
+                                 list(extra[i][:nrules]), self._empty(extra[i][nrules:]))
             return
         for seed in seeds:
             yield self.playout(players, options, seed, limit)
@@ -123,18 +134,33 @@ class Kernel:
         be = self.backend
         return Outcome(be.scores(S), be.winners(S), S[L.H_DECISIONS], S[L.H_CHANCES])
 
-    def _fires(self, S) -> list:
-        lay = self.program.layout
-        return list(S[lay.fires:lay.fires + lay.nrules])
+    def _empty(self, counts) -> dict:
+        """Draws that found their zone empty, by the zone's name: {name: [set-up, later]}."""
+        if not any(counts):
+            return {}
+        out: dict = {}
+        prog, lay = self.game._program, self.program.layout
+        for zid in range(len(lay.zones)):
+            a, b = counts[2 * zid], counts[2 * zid + 1]
+            if a or b:
+                is_game, slot, _ = lay.zone_names[zid]
+                name = prog.game_var_names.get(slot, "?") if is_game else prog.player_var_names.get(slot, "?")
+                c = out.setdefault(name, [0, 0])
+                c[0] += a
+                c[1] += b
+        return dict(sorted(out.items()))
 
-    def _fallback(self, players: int, options: dict, seed: int, limit: int) -> tuple[Outcome, Optional[list]]:
+    def _fallback(self, players: int, options: dict, seed: int, limit: int) -> Played:
         """The game played on the engine's own machine (which raises the engine's error, if a rule
         goes wrong)."""
         from ..runtime import State
+        from ..simulation import empty_draws
 
         state = State._new(self.game, players, options, seed, False, count_rules=True)
+        setup = dict(state.empty_draws)
         out = reference_playout(self.game, players, seed, state=state, dseed=decision_seed(seed), limit=limit)
-        return Outcome(out.scores, out.winners, out.decisions, len(state.history) - out.decisions), state.fires
+        return Played(Outcome(out.scores, out.winners, out.decisions, len(state.history) - out.decisions), state.fires,
+                      empty_draws(self.game, setup, state.empty_draws))
 
     # ---- states --------------------------------------------------------------------------------
 

@@ -31,7 +31,7 @@ from .pyruntime import KERNEL_BUDGET
 __all__ = ["emit_c", "frame_layout_c", "EMITTER_VERSION"]
 
 #: Changes whenever the C a program emits changes: part of a compiled library's cache key.
-EMITTER_VERSION = "3"
+EMITTER_VERSION = "4"
 
 _CMP = {"<": "k_lt", "<=": "k_le", ">": "k_gt", ">=": "k_ge"}
 
@@ -674,6 +674,7 @@ def emit_c(kp: KernelProgram) -> str:
     out.append(_table("ZB", zb))
     out.append(_table("ZC", zc))
     out.append(f"#define WHERE {lay.where}\n#define UP {lay.up}\n#define MIXED {lay.mixed}\n#define DICE {lay.dice}")
+    out.append(f"#define EMPTY {lay.empty}")
     out.append(f"#define NCARDS {lay.ncards}")
     labels: dict = {}
     out.append(_table("LABEL", [labels.setdefault(c.label, len(labels)) for c in kp.model.cards]))
@@ -756,6 +757,7 @@ def _api(kp: KernelProgram) -> str:
     zones_from = lay.zones[0][0] if lay.zones else 0
     zones_to = (lay.zones[-1][0] + 1 + lay.zones[-1][1]) if lay.zones else 0
     prefix = max([L.H_MOVE + lay.move_width] + [lay.g_index[o.slot] + 1 for o in kp.model.options])
+    tail = max(lay.nrules + 2 * len(lay.zones), 1)
     return f"""
 /* ---- entry points ---------------------------------------------------------------------------- */
 
@@ -878,6 +880,7 @@ FK_EXPORT void fk_simulate(void *ctx, const I *S0, I *S, I games, const I *seeds
     for (I g = 0; g < games; g++) {{
         memcpy(S, S0, sizeof(I) * {prefix});
         for (I i = 0; i < {lay.nrules}; i++) S[{lay.fires} + i] = 0;
+        for (I i = 0; i < {2 * len(lay.zones)}; i++) S[{lay.empty} + i] = 0;
         S[{H_SEED}] = seeds[g];
         S[{H_DSEED}] = dseeds[g];
         int f = fk_new(ctx, S);
@@ -895,7 +898,8 @@ FK_EXPORT void fk_simulate(void *ctx, const I *S0, I *S, I games, const I *seeds
         decisions[g] = S[{H_DECISIONS}];
         chances[g] = S[{H_CHANCES}];
         faults[g] = f;
-        for (I i = 0; i < {lay.nrules}; i++) fires[g * {max(lay.nrules, 1)} + i] = S[{lay.fires} + i];
+        for (I i = 0; i < {lay.nrules}; i++) fires[g * {tail} + i] = S[{lay.fires} + i];
+        for (I i = 0; i < {2 * len(lay.zones)}; i++) fires[g * {tail} + {lay.nrules} + i] = S[{lay.empty} + i];
     }}
 }}
 """

@@ -102,7 +102,10 @@ static void k_draw(K *k, I count, I src, I dest, I facing) {
     I b = ZB[src];
     while (count > 0) {
         I n = S[b];
-        if (n == 0) break;
+        if (n == 0) {  /* counted for simulations: a deal that ran out of cards */
+            S[EMPTY + 2 * src + (S[11] ? 1 : 0)] += 1;
+            break;
+        }
         I card;
         if (S[MIXED + src]) {
             card = S[b + 1 + k_randbelow(k, n)];

@@ -129,6 +129,9 @@ class Layout:
         at += ncards
         self.mixed = at
         at += len(self.zones)
+        # draws that found their zone empty, per zone: [before the first decision, after]
+        self.empty = at
+        at += 2 * len(self.zones)
         placed = []
         for zid, (_, cap) in enumerate(self.zones):
             placed.append((at, cap))

@@ -16,7 +16,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from ..limits import MAX_CHOICES, MAX_LIST_LENGTH, MAX_NUMBER, MAX_PHASE_DEPTH, MAX_SUBSET, WORK_BUDGET
-from .layout import H_CHANCES, H_DDRAWS, H_DRAWS, H_DSEED, H_SEED, H_WORK, LIST_CAPACITY
+from .layout import H_CHANCES, H_DDRAWS, H_DECISIONS, H_DRAWS, H_DSEED, H_SEED, H_WORK, LIST_CAPACITY
 from .lower import KernelProgram
 from .lower_blocks import FAULT_BUDGET, FAULT_CAPACITY, FAULT_RULE
 
@@ -240,7 +240,7 @@ def _bound(kp: KernelProgram) -> dict:
     prog_labels = _labels(kp)
     ZB = tuple(start for start, _ in lay.zones)
     ZC = tuple(cap for _, cap in lay.zones)
-    WHERE, UP, MIXED, DICE = lay.where, lay.up, lay.mixed, lay.dice
+    WHERE, UP, MIXED, DICE, EMPTY = lay.where, lay.up, lay.mixed, lay.dice, lay.empty
     LABEL = prog_labels
     faces = kp.model.dice.faces if kp.model.dice is not None else ()
     nfaces = len(faces)
@@ -425,7 +425,8 @@ def _bound(kp: KernelProgram) -> dict:
         b = ZB[src]
         while count > 0:
             n = S[b]
-            if not n:
+            if not n:  # counted for simulations: a deal that ran out of cards
+                S[EMPTY + 2 * src + (1 if S[H_DECISIONS] else 0)] += 1
                 break
             if S[MIXED + src]:
                 card = S[b + 1 + randbelow(S, n)]
