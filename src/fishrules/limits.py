@@ -19,8 +19,13 @@ __all__ = [
     "MAX_PLAYERS",
     "MAX_DICE",
     "MAX_CARDS",
+    "MAX_FACES",
     "MAX_CIRCLES",
+    "MAX_LINE_CIRCLES",
+    "MAX_BOARD_LINE_CIRCLES",
     "MAX_ZONES",
+    "MAX_ALL_ZONES",
+    "MAX_VARIANTS",
     "MAX_CHOICES",
     "MAX_SUBSET",
     "MAX_LIST_LENGTH",
@@ -54,10 +59,22 @@ MAX_PLAYERS = 64
 MAX_DICE = 1000
 #: The most cards (tiles, tokens) of all card sets together.
 MAX_CARDS = 10_000
+#: The most faces a die may have.
+MAX_FACES = 1000
 #: The most circles on a board.
 MAX_CIRCLES = 1000
+#: The most circles one line of a board passes through.
+MAX_LINE_CIRCLES = 100
+#: The most circles the lines of a board pass through together (a circle counted once for every line
+#: through it): what a piece may slide along is worked out from them beforehand.
+MAX_BOARD_LINE_CIRCLES = 10_000
 #: The most zones in a family of zones (`zones from 1 to N`).
 MAX_ZONES = 1000
+#: The most zones a game may have in all: its own zones, every zone of each of its families, and each
+#: player's zones once for every seat (at the most players the game allows).
+MAX_ALL_ZONES = 10_000
+#: The most variants (`variant NAME:` blocks) a rule file may have: `fishrules check` checks every one.
+MAX_VARIANTS = 100
 #: The most actions one decision may offer (every combination of every parameter).
 MAX_CHOICES = 65_536
 #: `some X` chooses among at most this many things (2**16 ways).

@@ -348,6 +348,8 @@ class Singleton(Expr):
 
 def children(e: Expr):
     """The expressions directly inside a model expression."""
+    if type(e) is Const:  # its value is data (a board's thousand circles, say), never an expression
+        return
     for f in attrs.fields(type(e)):
         v = getattr(e, f.name)
         if isinstance(v, Expr):

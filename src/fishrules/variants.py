@@ -25,7 +25,7 @@ import attrs
 
 from . import nodes as n
 from .errors import Diagnostic, RuleError, Source, Span, did_you_mean, follows_from
-from .limits import MAX_EXTENDS_DEPTH, MAX_EXTENDS_NAME, MAX_SOURCE_BYTES
+from .limits import MAX_EXTENDS_DEPTH, MAX_EXTENDS_NAME, MAX_SOURCE_BYTES, MAX_VARIANTS
 from .parser import parse_partial
 
 __all__ = ["Resolved", "resolve_file", "resolve_text", "rulesets_dir", "bundled_names", "find_ruleset",
@@ -264,6 +264,7 @@ class _Rules:
         self.decls: dict[tuple[str, str], object] = {}
         self.bodies: dict[tuple[str, str], list] = {}  # phases and actions: their bodies, thawed
         self.variants: dict[str, n.Variant] = {}
+        self.too_many_variants = False
         self.index: dict[str, tuple] = {}
         self.base: Optional[str] = None  # the name of the ruleset an overlay extends, for messages
 
@@ -395,6 +396,12 @@ class _Rules:
         elif isinstance(it, n.Variant):
             if it.name in self.variants:
                 self.error(it.span, f"variant `{it.name}` is declared twice")
+            elif len(self.variants) >= MAX_VARIANTS:
+                if not self.too_many_variants:  # said once, at the first one too many
+                    self.too_many_variants = True
+                    self.error(it.span, f"more than {MAX_VARIANTS} variants: rules have at most {MAX_VARIANTS}",
+                               "put some in a file of their own that `extends` these rules")
+                return
             for inner in it.items:
                 if isinstance(inner, n.Variant):
                     self.error(inner.span, "a variant cannot contain another variant")
@@ -758,8 +765,20 @@ class _Diagnostics(list):
         self.lost: set[str] = set()
 
 
+#: The last few files parsed, by (name, text): `fishrules check` loads a file once for every variant,
+#: and a file's tree is plain, immutable data.
+_parsed: dict[tuple[str, str], object] = {}
+_PARSED_KEPT = 4
+
+
 def _parse(text: str, name: str, diags: list) -> n.Module:
-    parsed = parse_partial(text, name)
+    key = (name, text)
+    parsed = _parsed.pop(key, None)
+    if parsed is None:
+        parsed = parse_partial(text, name)
+    _parsed[key] = parsed
+    while len(_parsed) > _PARSED_KEPT:
+        del _parsed[next(iter(_parsed))]
     if parsed.errors:
         diags.syntax.extend(parsed.errors)
         diags.lost.update(parsed.lost)

@@ -688,3 +688,72 @@ def parse_with_cache_in(folder: str) -> dict:
     finally:
         parser._cache_folders = saved
         parser._parser.cache_clear()
+
+
+# ---- sizes the rules declare (test_sizes.py) -----------------------------------------------------------
+
+
+def simulate_text(text: str, games: int = 2, players: Optional[int] = None, backend: str = "auto",
+                  name: str = "x.fish") -> dict:
+    """Load (a RuleError escapes) and play `games` random games on the game kernel
+    (`Game.simulate`): what played them and why, and the outcome or the error."""
+    import warnings
+
+    game = fishrules.loads(text, name=name, backend=backend)
+    n = game.min_players if players is None else players
+    out: dict[str, Any] = {"error": None, "games": 0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            out["games"] = len(game.simulate(games, n, seed=1))
+        except fishrules.RuleError as exc:
+            out["error"] = describe(exc)
+        out["backend"] = game.backend
+        out["why"] = game.kernel.why_not_native
+    return out
+
+
+def observation_size(text: str, players: int, name: str = "x.fish") -> int:
+    """The size of `Game.observation_spec` (an OptionError escapes)."""
+    return fishrules.loads(text, name=name).observation_spec(players).size
+
+
+def shared_tuples(text: str, name: str = "x.fish") -> dict:
+    """How many distinct tuple objects the defines' constants of these rules hold, by length."""
+    from fishrules import model as m
+
+    game = fishrules.loads(text, name=name)
+    seen: dict[int, set] = {}
+    for d in game.model.defines.values():
+        stack = [d.expr]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, m.Const) and isinstance(x.value, tuple):
+                seen.setdefault(len(x.value), set()).add(id(x.value))
+            stack.extend(m.children(x))
+    return {k: len(v) for k, v in seen.items()}
+
+
+def cli(argv: list, cwd: Optional[str] = None, stdin: str = "") -> dict:
+    """`fishrules ARGV…` in the worker, as a person runs it: its exit status, and what it printed
+    on standard output and standard error (at most 20,000 characters of each)."""
+    import io
+    import os
+    import sys
+
+    from fishrules import cli as fcli
+
+    old = os.getcwd(), sys.stdout, sys.stderr, sys.stdin
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        sys.stdout, sys.stderr, sys.stdin = out, err, io.StringIO(stdin)
+        try:
+            status = fcli.main(list(argv))
+        except SystemExit as exc:
+            status = exc.code if isinstance(exc.code, int) else 2
+    finally:
+        os.chdir(old[0])
+        sys.stdout, sys.stderr, sys.stdin = old[1:]
+    return {"status": status, "out": out.getvalue()[:20_000], "err": err.getvalue()[:20_000]}

@@ -13,7 +13,7 @@ from typing import Iterable, Optional
 from .. import model as m
 from .. import nodes as n
 from ..errors import Diagnostic, RuleError, Span, follows_from
-from ..limits import MAX_PLAYERS
+from ..limits import MAX_ALL_ZONES, MAX_PLAYERS
 
 ERR = m.Type("error")
 
@@ -102,6 +102,8 @@ class Core:
         self.face_kinds: list[str] = []
         self.calls: dict[str, set[str]] = {}  # phase/action key -> called phase/action keys
         self.pending_seen_by: list = []
+        self.circles: Optional[m.Const] = None  # the board's circles, once the board is checked
+        self.family_numbers: dict[str, tuple] = {}  # a family of zones -> its numbers
 
     # ---- diagnostics --------------------------------------------------------------------------
 
@@ -151,6 +153,8 @@ class Core:
         dice = self.check_dice()
         for c in self.cards_nodes:
             self.check_cards(c)
+        # Before any rule reads `circles`: a board too large is refused before it is built.
+        board = self.check_board()
         for v in self.var_nodes:
             if v.scope == "game":
                 var = self.check_var(v, slot)
@@ -165,6 +169,7 @@ class Core:
                     self.pvars[v.name] = var
                     pslot += 1
         n_game_slots = slot
+        self.check_zone_count()
         for v in self.pending_seen_by:
             u = _Unit("visibility", v.name, you=False)
             e = self.expr(v.seen_by, u)
@@ -183,7 +188,6 @@ class Core:
         self.check_evaluation_depth(scores, winners)
         self.check_statement_depths(phases, actions)
         self.check_choice_counts(actions)
-        board = self.check_board()
         if not self.quieted and not any(d.severity == "error" for d in self.diags):
             self.lint()  # (with errors to fix first, "never used" may only mean "not checked")
             self.lint_deals(phases)
@@ -215,6 +219,23 @@ class Core:
             warnings=tuple(d for d in self.diags if d.severity == "warning"),
             span=self.top,
         )
+
+    def check_zone_count(self) -> None:
+        """Every zone is room in every position: the game's zones, its families' and each player's
+        (once for every seat) are counted together, before a position is built."""
+        seats = self.players.high if self.players is not None and 1 <= self.players.high <= MAX_PLAYERS else 1
+        total = 0
+        for v in self.var_nodes:
+            var = (self.gvars if v.scope == "game" else self.pvars).get(v.name)
+            if var is None or var.type.kind != "zone" or var.span is not v.span:
+                continue
+            total += var.family[1] if var.family else seats if v.scope == "player" else 1
+            if total > MAX_ALL_ZONES:
+                each = f" ({seats} seats, a zone for each)" if v.scope == "player" else ""
+                self.error(v.span, f"the game has more than {MAX_ALL_ZONES:,} zones in all here{each}",
+                           "a game's zones, every zone of its families and each player's zones once for every seat "
+                           "count together (see the limits in the language reference)")
+                return
 
     def collect(self, it) -> None:
         if isinstance(it, n.GameDecl):

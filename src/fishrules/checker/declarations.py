@@ -8,7 +8,9 @@ from typing import Optional
 from .. import model as m
 from .. import nodes as n
 from ..errors import did_you_mean
-from ..limits import MAX_CARDS, MAX_DICE, MAX_CIRCLES, MAX_ZONES
+from ..limits import (
+    MAX_BOARD_LINE_CIRCLES, MAX_CARDS, MAX_CIRCLES, MAX_DICE, MAX_FACES, MAX_LINE_CIRCLES, MAX_ZONES,
+)
 from .core import (
     ERR,
     _domain_key,
@@ -107,7 +109,10 @@ class Declarations:
             return None
         faces = []
         labels = set()
-        for f in d.faces:
+        if len(d.faces) > MAX_FACES:
+            self.error(d.span, f"dice of {len(d.faces):,} faces: a die has at most {MAX_FACES:,} faces",
+                       "see the limits in the language reference")
+        for f in d.faces[:MAX_FACES]:
             label = f"{f.name} {f.value}" if f.value else f.name
             if label in labels:
                 pass  # a repeated face simply makes it likelier
@@ -183,13 +188,25 @@ class Declarations:
         if b.high < b.low or b.high - b.low >= MAX_CIRCLES:
             self.error(b.span, f"`circles from {b.low} to {b.high}` must number 1 to {MAX_CIRCLES:,} circles")
             return None
+        on_lines = 0
         for i, line in enumerate(b.lines):
             where = b.line_spans[i] if i < len(b.line_spans) else b.span
+            on_lines += len(line)
+            if on_lines > MAX_BOARD_LINE_CIRCLES:
+                self.error(where, f"the lines of the board pass through more than {MAX_BOARD_LINE_CIRCLES:,} circles in all "
+                           "(a circle counted once for every line through it)", "see the limits in the language reference")
+                return None
+            if len(line) > MAX_LINE_CIRCLES:
+                self.error(where, f"a line passes through {len(line):,} circles; a line passes through at most "
+                           f"{MAX_LINE_CIRCLES:,}", "split it into shorter lines")
+                continue
             bad = [x for x in line if not (b.low <= x <= b.high)]
             if bad:
                 self.error(where, f"line {', '.join(map(str, line))} names circle {bad[0]}, but the circles are {b.low} to {b.high}")
             if len(set(line)) != len(line):
                 self.error(where, f"line {', '.join(map(str, line))} passes through a circle twice")
+        # one tuple, shared by every rule that reads `circles`
+        self.circles = m.Const(tuple(range(b.low, b.high + 1)), m.LIST, span=b.span)
         return m.Board(b.low, b.high, b.lines, span=b.span)
 
     def only_options(self, e: n.Expr, what: str) -> None:

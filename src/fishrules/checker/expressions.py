@@ -238,8 +238,11 @@ class Expressions:
             v = self.gvars[nm]
             if v.family:
                 # a family's bare name is its numbers: `for each r in rows`, `one of rows`
-                lo, count = v.family
-                return m.Const(tuple(range(lo, lo + count)), m.LIST, span=sp)
+                numbers = self.family_numbers.get(nm)
+                if numbers is None:  # one tuple, shared by every rule that reads the family
+                    lo, count = v.family
+                    numbers = self.family_numbers[nm] = tuple(range(lo, lo + count))
+                return m.Const(numbers, m.LIST, span=sp)
             return m.GameVar(v.slot, v.type, nm, span=sp)
         if nm in self.options:
             o = self.options[nm]
@@ -249,7 +252,9 @@ class Expressions:
             self.error(sp, f"`{nm}` takes {ps}: write `{nm}({ps})`")
             return self.bad(sp)
         if nm == "circles" and self.board_node is not None and nm not in self.gvars:
-            return m.Const(tuple(range(self.board_node.low, self.board_node.high + 1)), m.LIST, span=sp)
+            if self.circles is None:  # a board refused (too large, say): said at the board
+                return self.bad(sp)
+            return m.Const(self.circles.value, m.LIST, span=sp)
         if nm in self.define_nodes:
             if self.is_per_player(nm):
                 if u.you is not None:

@@ -6,5 +6,5 @@ phase game:
   repeat:
     for each player:
       player chooses pick
-action pick:
+action pick(to: one of circles):
   nothing

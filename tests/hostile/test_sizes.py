@@ -1,0 +1,274 @@
+"""Every size, range and count a rule file declares is bounded before it is built (issue 25).
+
+The first round bounded cards, circles, zones of a family and choices (test_limits.py).  A board of
+a billion circles still blew up as soon as a rule *read* `circles`, and other sizes were not bounded
+at all: a die's faces, the lines of a board (what a piece may slide along is worked out from every
+line beforehand, quadratic in a line's length), zones of all families and players together (each
+player's zones once for every seat), variants (`fishrules check` checks each), and what the game
+kernel and the observation of the adapters lay out from them.  Each is tried just under its limit
+(the rules load and play) and just over (refused, at the line, naming the limit), and the blow-up
+that was found, in full size, is refused at once.  Sizes that only the options fix (a parameter's
+range, a repeat count, how many dice) are bounded while playing: tried here with the largest
+number an option may hold.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from . import scenarios as sc
+from .contract import (
+    CORPUS, FAST, HEAD, L, SLOW, TINY, assert_loads, assert_raised, assert_rule_error, line_no, names_limit, run,
+)
+
+# ---- a board read by a rule -------------------------------------------------------------------------------
+
+BOARD_READ = HEAD + """\
+board: circles from 1 to {n}
+  line 1, 2, 3
+each player has at: number = 1
+the game has nothing_in_the_way: list of numbers
+
+phase game:
+  repeat 3 times:
+    for each player:
+      player chooses hop
+
+action hop(to: one of {where}):
+  set your at to to
+{extra}
+"""
+
+#: Every way a rule can read the circles of a board.
+READS = {
+    "a parameter's choices": dict(where="circles", extra=""),
+    "a loop": dict(where="adjacent(your at)", extra="define far: count(circles)\n"),
+    "a define": dict(where="adjacent(your at)", extra="define all_of_them: circles\n"),
+    "a filter": dict(where="(circles where it > your at)", extra=""),
+    "slide": dict(where="slide(your at, nothing_in_the_way)", extra=""),
+    "a quantifier": dict(where="adjacent(your at)", extra="define any_big: any c in circles where c > 5\n"),
+}
+
+
+@pytest.mark.parametrize("how", READS)
+def test_a_billion_circles_read_by_a_rule_is_refused_at_once(how):
+    text = BOARD_READ.format(n=10**9, **READS[how])
+    assert_rule_error(run(sc.load_text, text, timeout=FAST), lines=line_no(text, "circles from"), limit="MAX_CIRCLES")
+
+
+@pytest.mark.parametrize("how", READS)
+def test_a_thousand_circles_read_by_a_rule_play(how):
+    out = run(sc.exercise_text, BOARD_READ.format(n=L["MAX_CIRCLES"], **READS[how]), timeout=SLOW)
+    assert_loads(out)
+    assert out.value["runtime_error"] is None, out
+
+
+def test_the_corpus_board_of_a_billion_circles():
+    path = CORPUS / "rules" / "billion-circles.fish"
+    assert "circles" in path.read_text().split("line")[-1], "the corpus file reads `circles` in a rule"
+    assert_rule_error(run(sc.load_path, str(path), timeout=FAST), lines=3, limit="MAX_CIRCLES")
+
+
+def test_every_reading_of_circles_or_a_family_shares_one_tuple():
+    """A file may name `circles` (or a family of a thousand zones) on every one of its lines: one
+    tuple of numbers is built, not one per reading."""
+    uses = "".join(f"define c{i}: count(circles) + count(piles)\n" for i in range(200))
+    text = TINY + "board: circles from 1 to 1000\n  line 1, 2\nthe game has piles: zones from 1 to 1000\n" + uses
+    out = run(sc.shared_tuples, text, timeout=SLOW)
+    assert out.status == "ok", out
+    assert out.value == {1000: 2}, out.value  # one tuple for the circles, one for the piles
+
+
+# ---- faces -----------------------------------------------------------------------------------------------
+
+DICE = TINY.replace("add 1 to your points", "roll all dice\n  add 1 to your points") + "dice: 3 with faces {faces}\n"
+
+
+def _faces(k: int) -> str:
+    return ", ".join(f"F{i}" for i in range(k))
+
+
+def test_dice_of_the_most_faces_roll():
+    out = run(sc.exercise_text, DICE.format(faces=_faces(L["MAX_FACES"])), timeout=SLOW)
+    assert_loads(out)
+    assert out.value["runtime_error"] is None and out.value["actions"] > 0, out
+
+
+@pytest.mark.parametrize("k", [1, 60_000], ids=["one over", "sixty thousand"])
+def test_dice_of_too_many_faces_are_refused(k):
+    text = DICE.format(faces=_faces(L["MAX_FACES"] + k))
+    assert_rule_error(run(sc.load_text, text, timeout=FAST), lines=line_no(text, "dice:"), limit="MAX_FACES")
+
+
+# ---- the lines of a board -----------------------------------------------------------------------------------
+
+LINES = HEAD + """\
+board: circles from 1 to 1000
+{lines}
+each player has at: number = 1
+the game has nothing_in_the_way: list of numbers
+
+phase game:
+  repeat 3 times:
+    for each player:
+      player chooses hop
+
+action hop(to: one of slide(your at, nothing_in_the_way)):
+  set your at to to
+"""
+
+
+def _line(first: int, k: int) -> str:
+    return "  line " + ", ".join(str(first + i) for i in range(k))
+
+
+def test_the_longest_lines_slide():
+    k = L["MAX_LINE_CIRCLES"]
+    count = L["MAX_BOARD_LINE_CIRCLES"] // k  # every line as long as a line may be, as many as the board takes
+    lines = "\n".join(_line(1 + (i * 7) % (1000 - k), k) for i in range(count))
+    out = run(sc.exercise_text, LINES.format(lines=lines), timeout=SLOW)
+    assert_loads(out)
+    assert out.value["runtime_error"] is None and out.value["actions"] > 0, out
+
+
+def test_a_line_too_long_is_refused():
+    text = LINES.format(lines=_line(1, 3) + "\n" + _line(1, L["MAX_LINE_CIRCLES"] + 1))
+    assert_rule_error(run(sc.load_text, text, timeout=FAST), lines=5, limit="MAX_LINE_CIRCLES")
+
+
+def test_lines_through_too_many_circles_in_all_are_refused():
+    k = L["MAX_LINE_CIRCLES"]
+    count = L["MAX_BOARD_LINE_CIRCLES"] // k
+    lines = [_line(1, k)] * count + ["  line 1, 2"]
+    text = LINES.format(lines="\n".join(lines))
+    assert_rule_error(run(sc.load_text, text, timeout=FAST), lines=4 + count, limit="MAX_BOARD_LINE_CIRCLES")
+
+
+def test_a_hundred_lines_through_every_circle_are_refused_at_once():
+    """What was found: 100 lines of a thousand circles each (490 KB), and `slide`, made the engine
+    work out 100 million runs of circles."""
+    text = LINES.format(lines="\n".join([_line(1, 1000)] * 100))
+    out = run(sc.load_text, text, timeout=FAST)
+    assert_rule_error(out, lines=4, limit="MAX_LINE_CIRCLES")
+
+
+# ---- zones in all ------------------------------------------------------------------------------------------
+
+ZONES = TINY + "tokens chip: colour in red x 3\n{zones}"
+
+
+def test_the_most_zones_in_all_play():
+    per = L["MAX_ZONES"]
+    zones = "".join(f"the game has piles{i}: zones from 1 to {per} of chip\n" for i in range(L["MAX_ALL_ZONES"] // per))
+    out = run(sc.exercise_text, ZONES.format(zones=zones), timeout=SLOW)
+    assert_loads(out)
+    assert out.value["runtime_error"] is None, out
+
+
+@pytest.mark.parametrize("extra", ["the game has one_more: zone of chip\n",
+                                   "the game has more: zones from 1 to 2 of chip\n",
+                                   "each player has hand: zone of chip\n"])
+def test_one_zone_too_many_is_refused(extra):
+    per = L["MAX_ZONES"]
+    zones = "".join(f"the game has piles{i}: zones from 1 to {per} of chip\n" for i in range(L["MAX_ALL_ZONES"] // per))
+    text = ZONES.format(zones=zones + extra)
+    assert_rule_error(run(sc.load_text, text, timeout=FAST), lines=line_no(text, extra.strip()), limit="MAX_ALL_ZONES")
+
+
+@pytest.mark.parametrize("players, refused", [(64, True), (4, False)])
+def test_each_players_zones_count_once_for_every_seat(players, refused):
+    """157 zones a player are 10,048 zones at 64 players (too many) but 628 at four."""
+    k = L["MAX_ALL_ZONES"] // 64 + 1
+    zones = "".join(f"each player has hand{i}: zone of chip\n" for i in range(k))
+    text = ZONES.format(zones=zones).replace("players 2 to 4", f"players 2 to {players}")
+    out = run(sc.load_text, text, timeout=FAST)
+    if refused:
+        assert_rule_error(out, lines=line_no(text, f"hand{k - 1}:"), limit="MAX_ALL_ZONES")
+        assert "64" in out.message
+    else:
+        assert_loads(out)
+
+
+def test_twelve_thousand_families_of_a_thousand_zones_are_refused_at_once():
+    """What was found: twelve million zones (490 KB of declarations) ran the compiler out of memory."""
+    zones = "".join(f"the game has z{i}: zones from 1 to 1000\n" for i in range(12_000))
+    assert_rule_error(run(sc.load_text, TINY + zones, timeout=FAST), limit="MAX_ALL_ZONES")
+
+
+# ---- variants -----------------------------------------------------------------------------------------------
+
+VARIANTS = TINY + 'option rounds: number from 1 to 9 = 3, "rounds"\n{variants}'
+
+
+def _variants(k: int) -> str:
+    return "".join(f"variant v{i}:\n  replace option rounds: number from 1 to 9 = {i % 9 + 1}, \"rounds\"\n" for i in range(k))
+
+
+def test_the_most_variants_are_each_checked(tmp_path):
+    path = tmp_path / "many.fish"
+    path.write_text(VARIANTS.format(variants=_variants(L["MAX_VARIANTS"])))
+    out = run(sc.cli, ["check", str(path)], timeout=SLOW)
+    assert out.status == "ok" and out.value["status"] == 0, out
+    assert f"v{L['MAX_VARIANTS'] - 1}" in out.value["out"]
+
+
+@pytest.mark.parametrize("k", [1, 3000], ids=["one over", "three thousand"])
+def test_too_many_variants_are_refused_at_once(k, tmp_path):
+    """What was found: 3,000 variants of four lines each over Fat Fish kept `fishrules check`
+    busy for more than ten minutes."""
+    text = VARIANTS.format(variants=_variants(L["MAX_VARIANTS"] + k))
+    assert_rule_error(run(sc.load_text, text, timeout=FAST), lines=line_no(text, f"variant v{L['MAX_VARIANTS']}:"),
+                      limit="MAX_VARIANTS")
+    path = tmp_path / "many.fish"
+    path.write_text(text)
+    out = run(sc.cli, ["check", str(path)], timeout=FAST)
+    assert out.status == "ok" and out.value["status"] == 1, out
+    assert names_limit(out.value["err"], "MAX_VARIANTS"), out.value["err"]
+
+
+def test_variants_in_a_file_that_extends_count_too(tmp_path):
+    (tmp_path / "base.fish").write_text(TINY + 'option rounds: number from 1 to 9 = 3, "rounds"\n')
+    text = 'extends "base"\ngame "More"\n' + _variants(L["MAX_VARIANTS"] + 1)
+    out = run(sc.load_text, text, base_dir=str(tmp_path), timeout=FAST)
+    assert_rule_error(out, lines=line_no(text, f"variant v{L['MAX_VARIANTS']}:"), limit="MAX_VARIANTS")
+
+
+# ---- sizes the options fix: bounded while playing ------------------------------------------------------------
+
+BIG = L["MAX_NUMBER"]
+OPTION = HEAD + f'option n: number from 1 to {BIG} = {BIG}, "n"\n'
+#: Each size an option can fix, at the largest number an option may hold.
+BY_OPTION = {
+    "a parameter's range": "each player has points: number\nphase game:\n  repeat 3 times:\n    for each player:\n"
+                           "      player chooses pick\naction pick(a: a number from 1 to n):\n  add a to your points\n",
+    "a repeat count": "each player has points: number\nphase game:\n  repeat n times:\n    for each player:\n"
+                      "      player chooses poke\naction poke:\n  add 1 to your points\n",
+    "a repeat in an action": "each player has points: number\nphase game:\n  repeat 3 times:\n    for each player:\n"
+                             "      player chooses poke\naction poke:\n  repeat n times:\n    add 1 to your points\n",
+    "dice": "dice: n with faces A, B\nphase game:\n  repeat 3 times:\n    for each player:\n      player chooses poke\n"
+            "action poke:\n  roll all dice\n",
+    "a draw": "cards c: v from 1 to 50\nthe game has deck: zone of c\neach player has hand: zone of c\n"
+              "phase game:\n  move c to deck\n  repeat 3 times:\n    for each player:\n"
+              "      player chooses take\naction take:\n  draw n from deck to your hand\n",
+    "top": "cards c: v from 1 to 50\nthe game has deck: zone of c\neach player has hand: zone of c\n"
+           "phase game:\n  move c to deck\n  repeat 3 times:\n    for each player:\n"
+           "      player chooses take\naction take:\n  move top(n, deck) to your hand\n",
+    "largest": "each player has rolls: list of numbers\nphase game:\n  repeat 3 times:\n    for each player:\n"
+               "      player chooses keep\naction keep:\n  add 7 to your rolls\n  set your rolls to largest(n, your rolls)\n",
+    "a list grown": "each player has rolls: list of numbers\nphase game:\n  repeat 3 times:\n    for each player:\n"
+                    "      player chooses keep\naction keep:\n  repeat n times:\n    add 7 to your rolls\n",
+}
+
+
+@pytest.mark.parametrize("what", BY_OPTION)
+def test_sizes_an_option_fixes_are_bounded_while_playing(what):
+    text = OPTION + BY_OPTION[what]
+    out = run(sc.exercise_text, text, timeout=SLOW)
+    assert_loads(out)
+    err = out.value["runtime_error"]
+    if err is not None:  # refused by a limit of the game, with its line
+        assert err["mro"] and "RuleError" in err["mro"], err
+    played = run(sc.simulate_text, text, timeout=SLOW)
+    assert played.status == "ok", played
+    if played.value["error"] is not None:
+        assert "RuleError" in played.value["error"]["mro"], played
