@@ -34,10 +34,14 @@ if TYPE_CHECKING:
     from .api import Game
     from .runtime import Action, State
 
-__all__ = ["ActionSpace", "ActionInfo", "ParamInfo", "ActionSpaceError", "ObservationSpec", "Field", "MAX_ACTION_IDS"]
+__all__ = ["ActionSpace", "ActionInfo", "ParamInfo", "ActionSpaceError", "ObservationSpec", "Field", "MAX_ACTION_IDS",
+           "MAX_OBSERVATION"]
 
 #: The most action ids an action space numbers.
 MAX_ACTION_IDS = 1 << 17
+#: The most floats an observation holds (`ObservationSpec` refuses a larger layout before building
+#: it: thousands of zones, each counting thousands of kinds of card, for each of 64 seats).
+MAX_OBSERVATION = 1 << 20
 #: A `some X` parameter with more sets of X than this is numbered by position (below).
 MAX_POSITIONS = (1 << MAX_SUBSET) - 1
 
@@ -595,6 +599,8 @@ class ObservationSpec:
         self.players = players
         self.fields: list[Field] = []
         self._fill: list[tuple] = []  # (where in the view, how to encode, field)
+        self._zone_labels: dict = {}  # card set -> the labels of a zone's counts, shared by its zones
+        self._indexes: dict = {}  # labels -> {label: place}, shared by the fields counting them
         n = players
         seats = tuple(f"p{i}" for i in range(n))
         self._add("current", "one-hot", seats + ("chance", "simultaneous", "over"), ("current",), "current")
@@ -629,9 +635,16 @@ class ObservationSpec:
 
     def _add(self, name: str, kind: str, labels: tuple, path: tuple, how: str) -> None:
         offset = self.fields[-1].offset + self.fields[-1].size if self.fields else 0
-        f = Field(name, offset, len(labels), kind, tuple(labels))
+        if offset + len(labels) > MAX_OBSERVATION:
+            raise OptionError(f"an observation of these rules at {self.players} players would hold more than "
+                              f"{MAX_OBSERVATION:,} numbers (at {name!r}): too large to lay out")
+        labels = tuple(labels)
+        index = self._indexes.get(labels)
+        if index is None:
+            index = self._indexes[labels] = {lab: i for i, lab in enumerate(labels)}
+        f = Field(name, offset, len(labels), kind, labels)
         self.fields.append(f)
-        self._fill.append((path, how, f, {lab: i for i, lab in enumerate(labels)}))
+        self._fill.append((path, how, f, index))
 
     def _value(self, name: str, path: tuple, t: m.Type, choices: tuple, model: m.Model, n: int) -> None:
         k = t.kind
@@ -642,8 +655,12 @@ class ObservationSpec:
         elif k == "symbol":
             self._add(name, "one-hot", tuple(choices or model.symbols.get(t.domain, ())), path, "symbol")
         elif k == "zone":
-            labels, _ = _labels(model, t.element.domain if t.element is not None else None)
-            self._add(name, "counts", tuple(labels) + ("unseen",), path, "zone")
+            dom = t.element.domain if t.element is not None else None
+            counted = self._zone_labels.get(dom)
+            if counted is None:
+                labels, _ = _labels(model, dom)
+                counted = self._zone_labels[dom] = tuple(labels) + ("unseen",)
+            self._add(name, "counts", counted, path, "zone")
         elif k == "list":
             self._add(name, "list", ("length", "sum", "seen"), path, "list")
         else:  # a text: whether the player may see it

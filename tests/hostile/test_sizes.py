@@ -272,3 +272,48 @@ def test_sizes_an_option_fixes_are_bounded_while_playing(what):
     assert played.status == "ok", played
     if played.value["error"] is not None:
         assert "RuleError" in played.value["error"]["mro"], played
+
+
+def test_observation_too_large_to_lay_out_is_refused():
+    """Within every limit of the rules (9,601 zones, 10,000 kinds of card) an observation would be
+    96 million floats at 64 players: refused before it is built."""
+    zones = "".join(f"each player has hand{i}: zone of c\n" for i in range(150))
+    text = HEAD.replace("2 to 4", "2 to 64") + "cards c: v from 1 to 10000\nthe game has deck: zone of c\n" + zones + \
+        "phase game:\n  nothing\n"
+    for players in (2, 64):
+        out = run(sc.observation_size, text, players, timeout=FAST)
+        assert_raised(out, "OptionError")
+        assert "1,048,576" in out.message
+
+
+# ---- what the game kernel lays out --------------------------------------------------------------------------
+
+KERNEL_BIG = {
+    # 9,601 zones, each with room for 10,000 cards: 96 million numbers a position
+    "zones times cards": HEAD.replace("2 to 4", "2 to 64") + "cards c: v from 1 to 10000\nthe game has deck: zone of c\n"
+    + "".join(f"each player has hand{i}: zone of c\n" for i in range(150))
+    + "each player has points: number\nphase game:\n  move c to deck\n  move deck to first(players)'s hand3\n"
+      "  repeat 2 times:\n    for each player:\n      player chooses poke\naction poke:\n  add 1 to your points\n"
+      "score \"p\": your points + count(your hand3)\n",
+    # sixty `some` parameters: a move of a thousand numbers, room for 2**17 of them
+    "wide moves": HEAD + "cards c: v from 1 to 3\neach player has hand: zone of c\neach player has points: number\n"
+    "phase game:\n  repeat 2 times:\n    for each player:\n      player chooses pick\n"
+    "action pick(" + ", ".join(f"a{i}: some your hand" for i in range(60)) + "):\n  add 1 to your points\n",
+    # sixty plain parameters: the kernel's Python would nest sixty loops
+    "deep moves": HEAD + "each player has points: number\nphase game:\n  repeat 2 times:\n    for each player:\n"
+    "      player chooses pick\naction pick(" + ", ".join(f"a{i}: a number from 1 to 1" for i in range(60)) + "):\n"
+    "  add a59 to your points\n",
+}
+
+
+@pytest.mark.parametrize("what", KERNEL_BIG)
+@pytest.mark.parametrize("backend", ["auto", "python"])
+def test_rules_too_large_for_the_kernel_are_played_by_the_engine(what, backend):
+    out = run(sc.simulate_text, KERNEL_BIG[what], 2, None, backend, timeout=SLOW)
+    assert out.status == "ok", out  # not "memory": the harness allows 1.5 GiB
+    if out.value["error"] is not None:
+        assert "RuleError" in out.value["error"]["mro"], out
+    else:
+        assert out.value["games"] == 2
+    if what != "deep moves" or backend == "python":
+        assert out.value["backend"] == "engine" and out.value["why"], out.value

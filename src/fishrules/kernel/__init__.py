@@ -62,15 +62,30 @@ def check_backend(backend: Any) -> str:
     return backend
 
 
+class _Engine:
+    """In place of a backend, for rules the kernel cannot hold (`layout.TooLarge`): every game is
+    played by the engine's own machine."""
+
+    name = "engine"
+
+
 class Kernel:
     """The kernel of one game: its lowered program and the backend that runs it."""
 
     def __init__(self, game: Any, backend: str = "auto"):
         check_backend(backend)
         self.game = game
-        self.program: KernelProgram = lower(game._model, game._program)
-        self.boundary = Boundary(self.program, game._program)
         self.why_not_native: Optional[str] = None
+        try:
+            self.program: KernelProgram = lower(game._model, game._program)
+        except L.TooLarge as exc:  # the engine's own machine plays every game (see `_fallback`)
+            if backend == "native":
+                raise NativeError(f"these rules are too large for the game kernel: {exc}") from None
+            self.program = None  # type: ignore[assignment]
+            self.why_not_native = f"these rules are too large for the game kernel: {exc}"
+            self.backend: Any = _Engine()
+            return
+        self.boundary = Boundary(self.program, game._program)
         be: Any = None
         if backend in ("auto", "native"):
             try:
@@ -83,11 +98,17 @@ class Kernel:
                     _warned.add(str(exc))
                     warnings.warn(f"fishrules runs its game kernel as Python, which is slower: {exc}",
                                   NativeUnavailable, stacklevel=3)
-        self.backend = be if be is not None else PyBackend(self.program)
+        if be is None:
+            try:
+                be = PyBackend(self.program)
+            except (SyntaxError, RecursionError) as exc:  # its Python nests deeper than CPython reads
+                self.why_not_native = self.why_not_native or f"the game kernel's Python cannot be compiled: {exc.msg if isinstance(exc, SyntaxError) else exc}"
+                be = _Engine()
+        self.backend = be
 
     @property
     def name(self) -> str:
-        """"native" or "python": what runs the games."""
+        """"native" or "python": what runs the games ("engine" for rules too large for the kernel)."""
         return self.backend.name
 
     # ---- whole games ---------------------------------------------------------------------------
@@ -96,6 +117,8 @@ class Kernel:
         """One whole game from its set-up.  A game that has not ended after `limit` decisions
         raises `RuleError`; so does a rule that goes wrong (the engine's own error)."""
         be = self.backend
+        if isinstance(be, _Engine):
+            return self._fallback(players, options, seed, limit)
         try:
             S = be.new(players, options, seed, limit=limit)
             be.start(S, True)
@@ -169,7 +192,7 @@ class Kernel:
         in the kernel, decision by decision; chance comes out the same from the same seed (each
         outcome the kernel resolves is one entry of the history, skipped).  Raises KFault if the
         kernel cannot play it."""
-        if state.manual or state._history is None:
+        if state.manual or state._history is None or isinstance(self.backend, _Engine):
             raise KFault(3)
         be, bd = self.backend, self.boundary
         S = be.new(state.n, {o.name: state.g[o.slot] for o in self.program.model.options}, state.seed)

@@ -23,13 +23,24 @@ from typing import Optional
 from .. import model as m
 from ..limits import MAX_DICE, MAX_PLAYERS
 
-__all__ = ["Layout", "LIST_CAPACITY", "NO_PLAYER", "CUR_OVER", "CUR_SIMUL", "CUR_RUN"]
+__all__ = ["Layout", "TooLarge", "LIST_CAPACITY", "NO_PLAYER", "CUR_OVER", "CUR_SIMUL", "CUR_RUN", "MAX_STATE_SLOTS",
+           "MAX_MOVE_WIDTH"]
 
 #: The most numbers a list keeps in the kernel; a longer list hands the game back to the engine's
 #: own machine (which allows MAX_LIST_LENGTH).
 LIST_CAPACITY = 128
 #: Frames: slots for the locals of waiting phases, at most.
 MAX_FRAME_SLOTS = 1 << 12
+#: The most integers a position may take in the kernel (16 MiB: every zone holds room for every
+#: card of its kind), and the widest move it records (native code keeps room for 2**17 moves):
+#: rules that need more are played by the engine's own machine (`TooLarge`), which keeps only
+#: what is there.
+MAX_STATE_SLOTS = 1 << 21
+MAX_MOVE_WIDTH = 64
+
+
+class TooLarge(Exception):
+    """The rules would make a kernel position, or a move, larger than the kernel keeps."""
 
 # `S[H_CUR]`: a seat (0 first) or one of these.
 CUR_OVER = -1
@@ -76,6 +87,9 @@ class Layout:
             width = max(width, w)
         self.param_width = width
         self.move_width = 2 + width
+        if self.move_width > MAX_MOVE_WIDTH:
+            raise TooLarge(f"an action's parameters take {self.move_width - 2} numbers; the kernel records at most "
+                           f"{MAX_MOVE_WIDTH - 2}")
         self.max_subset = max_subset
         at = H_MOVE + self.move_width
         # game-wide values and options: model slot -> S index (scalars and lists); zones: zone id
@@ -132,6 +146,9 @@ class Layout:
         # draws that found their zone empty, per zone: [before the first decision, after]
         self.empty = at
         at += 2 * len(self.zones)
+        if at + sum(1 + cap for _, cap in self.zones) > MAX_STATE_SLOTS:
+            raise TooLarge(f"a position would take more than {MAX_STATE_SLOTS:,} numbers in the kernel "
+                           f"({len(self.zones):,} zones, {self.ncards:,} cards)")
         placed = []
         for zid, (_, cap) in enumerate(self.zones):
             placed.append((at, cap))
@@ -175,6 +192,8 @@ class Layout:
         self.frames_size = frames
         at += frames
         self.size = at
+        if at > MAX_STATE_SLOTS:
+            raise TooLarge(f"a position would take more than {MAX_STATE_SLOTS:,} numbers in the kernel")
 
     # ---- where things are --------------------------------------------------------------------
 
