@@ -117,9 +117,13 @@ def cmd_explain(args) -> int:
     if args.c or args.kernel_python:
         from .kernel.emit_c import emit_c
         from .kernel.emit_python import emit_python
+        from .kernel.layout import TooLarge
         from .kernel.lower import lower
 
-        kp = lower(game.model, game.program)
+        try:
+            kp = lower(game.model, game.program)
+        except TooLarge as exc:
+            raise OptionError(f"these rules are too large for the game kernel ({exc}): the engine plays them") from None
         sys.stdout.write(emit_c(kp) if args.c else emit_python(kp))
         return 0
     sys.stdout.write(game.explain())

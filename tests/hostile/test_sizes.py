@@ -303,6 +303,10 @@ KERNEL_BIG = {
     "deep moves": HEAD + "each player has points: number\nphase game:\n  repeat 2 times:\n    for each player:\n"
     "      player chooses pick\naction pick(" + ", ".join(f"a{i}: a number from 1 to 1" for i in range(60)) + "):\n"
     "  add a59 to your points\n",
+    # four thousand phases, each playing the next: megabytes of C, and a chain of calls 4,000 deep
+    "a chain of phases": HEAD + "each player has points: number\nphase game:\n  play p0\n"
+    + "".join(f"phase p{i}:\n  play p{i + 1}\n" for i in range(4000))
+    + "phase p4000:\n  for each player:\n    player chooses poke\naction poke:\n  add 1 to your points\n",
 }
 
 
@@ -315,5 +319,16 @@ def test_rules_too_large_for_the_kernel_are_played_by_the_engine(what, backend):
         assert "RuleError" in out.value["error"]["mro"], out
     else:
         assert out.value["games"] == 2
-    if what != "deep moves" or backend == "python":
+    if what == "a chain of phases":  # too much C to compile: the kernel runs as Python
+        assert out.value["backend"] in ("python", "engine") and (out.value["why"] or backend == "python"), out.value
+    elif what != "deep moves" or backend == "python":
         assert out.value["backend"] == "engine" and out.value["why"], out.value
+
+
+@pytest.mark.parametrize("flag", ["--c", "--kernel-python"])
+def test_explaining_the_kernel_of_rules_too_large_for_it_says_so(flag, tmp_path):
+    path = tmp_path / "big.fish"
+    path.write_text(KERNEL_BIG["zones times cards"])
+    out = run(sc.cli, ["explain", str(path), flag], timeout=SLOW)
+    assert out.status == "ok" and out.value["status"] == 2, out
+    assert "too large for the game kernel" in out.value["err"] and "Traceback" not in out.value["err"], out.value

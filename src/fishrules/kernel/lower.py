@@ -125,24 +125,27 @@ def _frames_needed(kp: KernelProgram) -> int:
                 offered = {kp.action_names[a] for a in kp.sites[s.site].actions}
                 out |= {kp.block_fn[b] for b, (name, _) in kp.move_blocks.items() if name in offered}
         calls[f.name] = out
-    memo: dict[str, int] = {}
-    busy: set[str] = set()
 
-    def deepest(name: str) -> Optional[int]:
-        if name in memo:
-            return memo[name]
-        if name in busy:
-            return None
-        busy.add(name)
-        best = 0
-        for c in calls.get(name, ()):
-            d = deepest(c)
-            if d is None:
-                return None
-            best = max(best, d)
-        busy.discard(name)
-        memo[name] = kp.frame_cap[name] + best
-        return memo[name]
+    def deepest(root: str) -> Optional[int]:
+        """The frames of the deepest chain from `root`, None if a chain comes back on itself;
+        without recursion (a chain of phases may be thousands long)."""
+        memo: dict[str, int] = {}
+        busy: set[str] = {root}
+        stack = [(root, iter(calls.get(root, ())))]
+        while stack:
+            name, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is not None:
+                if nxt in busy:
+                    return None
+                if nxt not in memo:
+                    busy.add(nxt)
+                    stack.append((nxt, iter(calls.get(nxt, ()))))
+                continue
+            stack.pop()
+            busy.discard(name)
+            memo[name] = kp.frame_cap[name] + max((memo[c] for c in calls.get(name, ())), default=0)
+        return memo[root]
 
     total = deepest(kp.block_fn[kp.game_block])
     if total is None or total > MAX_FRAME_SLOTS:

@@ -46,6 +46,9 @@ ARENA = 1 << 21
 MOVES_CAP = 1 << 17
 #: Seconds a compile may take.
 COMPILE_TIMEOUT = 120
+#: The most C a build hands the compiler (the bundled rulesets write about 100 KiB): thousands of
+#: phases make megabytes that take the compiler minutes and gigabytes, so they run as Python.
+MAX_C_SOURCE = 4 << 20
 
 
 class NativeError(Exception):
@@ -122,6 +125,9 @@ def _flags(sanitize: bool) -> list[str]:
 def build(kp: KernelProgram, sanitize: bool = False) -> Path:
     """The shared library of a program, compiled now or found in the cache."""
     source = emit_c(kp)
+    if len(source) > MAX_C_SOURCE:
+        raise NativeError(f"the rules make {len(source) >> 20} MiB of C, more than the {MAX_C_SOURCE >> 20} MiB "
+                          "the kernel compiles")
     cmd, who = compiler()
     key = hashlib.sha256("\0".join([source, EMITTER_VERSION, who, " ".join(_flags(sanitize)), platform.platform(),
                                     platform.machine(), sys.implementation.cache_tag or ""]).encode()).hexdigest()[:32]
