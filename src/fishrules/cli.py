@@ -17,7 +17,7 @@ from typing import Optional, Sequence
 
 from . import api
 from .errors import FishrulesError, IllegalAction, OptionError, RuleError, StateError
-from .logs import FORMAT, log_game, new_log, read_log, save_log
+from .logs import FORMAT, LogWriter, log_game, new_log, read_log
 from .runtime import SIMULTANEOUS, State
 from .variants import bundled_names
 
@@ -412,9 +412,11 @@ class _Table:
     action.  With more than one person at the keyboard (hot seat), the screen is cleared when one's
     turn ends and the next is asked to take the keyboard, so nobody's hidden cards stay in sight."""
 
-    def __init__(self, console, state: State, seats: list[str], seed, log_path, log_data, shown: int = 0):
+    def __init__(self, console, state: State, seats: list[str], seed, log_path, log_data, shown: int = 0,
+                 writer: Optional[LogWriter] = None):
         self.console, self.state, self.seats, self.seed = console, state, seats, seed
         self.log_path, self.log_data = log_path, log_data
+        self.writer = writer
         self.humans = [p for p, k in enumerate(seats) if k == "human"]
         self.hot = len(self.humans) > 1
         # whose information is on the screen (None: only what anybody may see)
@@ -435,7 +437,8 @@ class _Table:
         if self.log_path:
             self.log_data["history"] = list(self.state.history)
             self.log_data["over"] = self.state.is_over
-            save_log(self.log_path, self.log_data)
+            assert self.writer is not None
+            self.writer.save(self.log_data)
 
     def tell(self, start: int, viewer: Optional[int]) -> None:
         """Print what happened from history entry `start` on, as `viewer` may know it: cards dealt
@@ -613,6 +616,15 @@ _RESUME_ALONE = ("game", "variant", "players", "option", "seat", "bot", "seed", 
 
 
 def cmd_play(args) -> int:
+    writers: list[LogWriter] = []
+    try:
+        return _play(args, writers)
+    finally:
+        for w in writers:  # the log's lock goes with the game
+            w.close()
+
+
+def _play(args, writers: list) -> int:
     console = _console(args)
     if args.resume:
         given = [name for name in _RESUME_ALONE if getattr(args, name) not in (None, [], False)]
@@ -620,6 +632,8 @@ def cmd_play(args) -> int:
             flag = "GAME" if given[0] == "game" else "--" + given[0].replace("_", "-")
             raise OptionError(f"--resume goes on as the log says: give it without {flag}")
         log_path = args.resume
+        writer = LogWriter(log_path, resume=True)  # before reading: nobody else plays it from now on
+        writers.append(writer)
         data = read_log(log_path)
         game, _ = log_game(data, log_path, strict=True)
         if data.get("over"):
@@ -645,12 +659,15 @@ def cmd_play(args) -> int:
         seed = args.seed if args.seed is not None else random.randrange(1 << 30)
         state = game.start(players=players, seed=seed, options=options)
         log_path, log_data = args.log, None
+        writer = LogWriter(log_path, resume=False) if log_path else None
+        writers += [writer] if writer is not None else []
         if log_path:
             log_data, note = new_log(game, args.game, args.variant, log_path, players, options, seed, seats,
                                      args.embed_rules)
             if note and not args.quiet:
                 _err(f"fishrules: note: {note}")
-    table = _Table(console, state, seats, seed, log_path, log_data, shown=len(state.history) if args.resume else 0)
+    table = _Table(console, state, seats, seed, log_path, log_data, shown=len(state.history) if args.resume else 0,
+                   writer=writer)
     table.save()  # at once: a log that cannot be written is said before anything is played
     humans = table.humans
     bots = {p: k for p, k in enumerate(seats) if k != "human"}

@@ -18,7 +18,12 @@ checked before use, a ruleset named by a path is looked for only beside the log 
 it, so that its own `extends` reaches the bundled rulesets only, never a file on this machine.
 
 A log is saved by writing a temporary file beside it and renaming it over the old one, so a process
-killed while writing leaves the previous version whole.  This module never prints.
+killed while writing leaves the previous version whole.  A new log never replaces a file that is
+there already (it is linked into place only if the name is free), and a log is written over only
+if it is still the file this game read or wrote last: another program (a second `play --resume` of
+the same log, an editor) that changed it meanwhile is noticed, and its file kept.  A log is read
+only if it is a regular file (a named pipe would block for ever), of at most `MAX_STATE_BYTES`.
+This module never prints.
 """
 
 from __future__ import annotations
@@ -27,16 +32,23 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any, Optional
 
 from . import api
 from .errors import StateError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no advisory locks, the version check alone
+    fcntl = None  # type: ignore[assignment]
 from .limits import MAX_SOURCE_BYTES, MAX_STATE_BYTES
 from .variants import bundled_names, find_extended, read_rules, rulesets_dir
 
-__all__ = ["FORMAT", "SEAT_KINDS", "new_log", "save_log", "read_log", "log_game", "rules_texts", "rules_hash"]
+__all__ = ["FORMAT", "SEAT_KINDS", "new_log", "save_log", "LogWriter", "read_log", "log_identity", "log_game",
+           "rules_texts", "rules_hash"]
 
 FORMAT = "fishrules-log/2"
 _FORMATS = ("fishrules-log/1", FORMAT)
@@ -142,32 +154,139 @@ def new_log(game: api.Game, ref: str, variant: Optional[str], log_path: str, pla
     return data, note
 
 
-def save_log(path: str, data: dict) -> None:
-    """Write the log atomically: a temporary file beside it, flushed, then renamed over it."""
+#: `save_log(…, previous=ANY)`: write whatever is there.
+ANY: Any = object()
+
+
+def log_identity(path: str) -> Optional[tuple]:
+    """What tells one version of a file from another (device, inode, size, modification time, and
+    its kind, a link not followed), or None if there is nothing at `path`."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        raise StateError(f"cannot read the log {path}: {getattr(e, 'strerror', None) or 'not a file name'}") from None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, stat.S_IFMT(st.st_mode))
+
+
+def save_log(path: str, data: dict, previous: Any = ANY) -> Optional[tuple]:
+    """Write the log atomically: a temporary file beside it, flushed, then renamed over it.
+    `previous`: None if nothing may be at `path` yet (a new log never replaces a file), or the
+    `log_identity` the file must still have (the version this game read or wrote last); a file
+    that is not is left alone, and `StateError` says so.  Returns the identity of what it wrote."""
+    identity, fd = _write(path, data, previous, lock=False)
+    return identity
+
+
+class LogWriter:
+    """Saves the log of the game being played, again and again.  Nobody else writes it meanwhile:
+    a new log is put where nothing is (never over a file); a log resumed must not be played by
+    another `fishrules` process (it holds an advisory lock on the log, where the system has them)
+    and is written over only if it is still the version this game read or wrote last."""
+
+    def __init__(self, path: str, resume: bool):
+        self.path = path
+        self._fd: Optional[int] = None
+        self.identity: Optional[tuple] = None
+        if not resume:
+            if os.path.lexists(path):
+                raise StateError(f"cannot write the log {path}: it exists already, and --log never writes over a "
+                                 f"file; give a new name (`fishrules play --resume {path}` goes on with a game saved there)")
+            return
+        if os.path.islink(path):  # saving renames a file over the link: the log it points to would be left behind
+            raise StateError(f"{path} is a symbolic link: give the log's own path to go on with it")
+        self.identity = log_identity(path)
+        if self.identity is not None and stat.S_ISREG(self.identity[4]) and fcntl is not None:
+            try:
+                fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            except OSError:
+                return  # read_log says what is wrong with it
+            if not _locked(fd):
+                os.close(fd)
+                raise StateError(f"{path} is being played by another fishrules process: go on with it there")
+            self._fd = fd
+            self.identity = log_identity(path)
+
+    def save(self, data: dict) -> None:
+        self.identity, fd = _write(self.path, data, self.identity, lock=True)
+        if fd is not None:
+            self.close()
+            self._fd = fd
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def _locked(fd: int) -> bool:
+    """Take the advisory lock of an open log (False if another process holds it)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    except OSError:  # a file system without locks: the version check alone guards it
+        return True
+    return True
+
+
+def _write(path: str, data: dict, previous: Any, lock: bool) -> tuple[Optional[tuple], Optional[int]]:
+    """`save_log`; with `lock`, the written file is locked before it takes the log's place, and
+    kept open (its descriptor returned) so that it stays locked."""
     target = Path(path)
     text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent if str(target.parent) else ".")
     except OSError as e:
         raise StateError(f"cannot write the log {path}: {e.strerror}") from None
+    held = None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, target)
+        if lock and fcntl is not None:
+            held = os.open(tmp, os.O_RDONLY)
+            _locked(held)
+        if previous is None:
+            _link_new(tmp, path)
+        else:
+            if previous is not ANY and log_identity(path) != previous:
+                raise StateError(f"{path} was changed by another program while this game was played: it is not "
+                                 "written over, and this game's last actions are not saved in it")
+            os.replace(tmp, target)
     except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _discard(tmp, held)
         raise StateError(f"cannot write the log {path}: {e.strerror}") from None
-    except BaseException:  # Ctrl-C while writing: the old log stays, the temporary file goes
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+    except BaseException:  # Ctrl-C while writing, or a log changed meanwhile: the old log stays, the temporary file goes
+        _discard(tmp, held)
         raise
+    return log_identity(path), held
+
+
+def _discard(tmp: str, held: Optional[int]) -> None:
+    if held is not None:
+        os.close(held)
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
+
+
+def _link_new(tmp: str, path: str) -> None:
+    """Put the written file `tmp` at `path` only if nothing is there, atomically (a hard link,
+    which fails if the name is taken); then remove `tmp`."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise StateError(f"cannot write the log {path}: it exists already, and a new log is never written over a file") from None
+    except OSError:  # a file system without hard links: create the name exclusively, then fill it
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        os.close(fd)
+        os.replace(tmp, path)
+        return
+    os.unlink(tmp)
 
 
 # ---- reading ---------------------------------------------------------------------------------------
@@ -176,7 +295,15 @@ def save_log(path: str, data: dict) -> None:
 def read_log(path: str) -> dict:
     """A log written by `play --log`, checked field by field (a log may come from anybody)."""
     try:
-        with open(path, "rb") as f:
+        # not blocking: a named pipe (or a device) is refused, not waited on for ever
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except (OSError, ValueError) as e:
+        raise StateError(f"cannot read the log {path}: {getattr(e, 'strerror', None) or 'not a file name'}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise StateError(f"{path} is not a file: a log is a file written by `fishrules play --log`")
+        with os.fdopen(fd, "rb") as f:
             raw = f.read(MAX_STATE_BYTES + 1)
     except OSError as e:
         raise StateError(f"cannot read the log {path}: {e.strerror}") from None
