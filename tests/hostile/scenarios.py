@@ -757,3 +757,155 @@ def cli(argv: list, cwd: Optional[str] = None, stdin: str = "") -> dict:
         os.chdir(old[0])
         sys.stdout, sys.stderr, sys.stdin = old[1:]
     return {"status": status, "out": out.getvalue()[:20_000], "err": err.getvalue()[:20_000]}
+
+
+# ---- the adapters (test_adapters.py) ----------------------------------------------------------------------
+
+
+def _plain_error(exc: BaseException) -> dict:
+    """Any exception as plain data (the adapters' frameworks raise their own)."""
+    return {"type": type(exc).__name__, "module": type(exc).__module__,
+            "mro": [c.__name__ for c in type(exc).__mro__], "message": str(exc)[:2000]}
+
+
+def _pz_env(ruleset: str, players: int, kind: str, seed: int, steps: int):
+    """A PettingZoo environment (`raw`, `wrapped` or `parallel`) after `steps` random legal steps."""
+    import numpy as np
+
+    from fishrules.adapters import pettingzoo
+
+    rng = random.Random(seed)
+    if kind == "parallel":
+        env: Any = pettingzoo.parallel_env(ruleset, players=players)
+        obs, _ = env.reset(seed=seed)
+        for _ in range(steps):
+            if not env.agents:
+                break
+            acts = {a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items() if o["action_mask"].any()}
+            obs, *_ = env.step(acts)
+        return env
+    env = pettingzoo.raw_env(ruleset, players=players) if kind == "raw" else pettingzoo.env(ruleset, players=players)
+    env.reset(seed=seed)
+    for _ in range(steps):
+        agent = env.agent_selection
+        if env.terminations[agent]:
+            break
+        env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+    return env
+
+
+def _pz_snapshot(env, kind: str) -> str:
+    raw = env.unwrapped if kind != "parallel" else env
+    parts = {"state": raw._core.state.to_json(), "agents": list(env.agents)}
+    if kind != "parallel":
+        parts |= {"selection": env.agent_selection, "rewards": dict(env.rewards),
+                  "cumulative": dict(env._cumulative_rewards), "terminations": dict(env.terminations)}
+    return json.dumps(parts, sort_keys=True)
+
+
+def pz_step(ruleset: str, players: int, kind: str, action: Any, seed: int = 1, steps: int = 3,
+            simultaneous: bool = False) -> dict:
+    """`step(action)` of a PettingZoo environment in play (for `parallel`: `action` is the whole
+    argument, or, given as a dict, overrides a legal joint action; `simultaneous`: first play on
+    until the game waits for several agents at once); what it raised and whether anything changed."""
+    import numpy as np
+
+    env = _pz_env(ruleset, players, kind, seed, steps)
+    if simultaneous:
+        rng = random.Random(seed)
+        for _ in range(2000):
+            if len(env._core.state.waiting) > 1:
+                break
+            obs = {a: env._core.observe(env._core.seat[a]) for a in env.agents}
+            env.step({a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items() if o["action_mask"].any()})
+        else:
+            raise Violation("the game never waited for several agents at once")
+    before = _pz_snapshot(env, kind)
+    if kind == "parallel" and isinstance(action, dict) and action.pop("__legal__", False):
+        legal = {}
+        for a in env.agents:
+            mask = env._core.observe(env._core.seat[a])["action_mask"]
+            if mask.any():
+                legal[a] = int(np.flatnonzero(mask)[0])
+        legal.pop(action.pop("__drop__", None), None)
+        action = {**legal, **action}
+    out: dict[str, Any] = {"raised": None}
+    try:
+        env.step(action)
+    except Exception as exc:  # noqa: BLE001 - what it is, is the point
+        out["raised"] = _plain_error(exc)
+    out["unchanged"] = _pz_snapshot(env, kind) == before
+    return out
+
+
+def pz_ask(ruleset: str, players: int, kind: str, method: str, agent: Any) -> dict:
+    """`observe(agent)`, `action_space(agent)` or `observation_space(agent)` of an environment in play."""
+    env = _pz_env(ruleset, players, kind, 1, 2)
+    try:
+        value = getattr(env, method)(agent)
+        return {"raised": None, "value": type(value).__name__}
+    except Exception as exc:  # noqa: BLE001
+        return {"raised": _plain_error(exc)}
+
+
+def _os_in_play(ruleset: str, players: int, seed: int, simultaneous: bool):
+    import pyspiel
+
+    from fishrules.adapters import openspiel
+
+    game = openspiel.make_game(ruleset, players=players)
+    state = game.new_initial_state()
+    rng = random.Random(seed)
+    for _ in range(3000):
+        cp = state.current_player()
+        if state.is_terminal():
+            raise Violation("the game ended before the position asked for")
+        if cp == pyspiel.PlayerId.SIMULTANEOUS:
+            if simultaneous:
+                return game, state
+            state.apply_actions([rng.choice(state.legal_actions(p) or [0]) for p in range(players)])
+            continue
+        if cp >= 0 and not simultaneous:
+            return game, state
+        state.apply_action(rng.choice(state.legal_actions()))
+    raise Violation("no such position")
+
+
+def os_apply(ruleset: str, players: int, how: str, action: Any, seed: int = 1) -> dict:
+    """`apply_action(action)` at a player's turn (`how="one"`), or `apply_actions(action)` at a
+    simultaneous move (`how="joint"`; an entry "legal" is the player's first legal action);
+    what it raised, and whether OpenSpiel's history and the fishrules state stayed as they were."""
+    game, state = _os_in_play(ruleset, players, seed, simultaneous=how == "joint")
+    if how == "joint":
+        action = [state.legal_actions(p)[0] if a == "legal" else a for p, a in enumerate(action)]
+    before = (list(state.history()), state.move_number(), state.fishrules_state.to_json(), state.serialize())
+    out: dict[str, Any] = {"raised": None}
+    try:
+        if how == "joint":
+            state.apply_actions(action)
+        else:
+            state.apply_action(action)
+    except Exception as exc:  # noqa: BLE001
+        out["raised"] = _plain_error(exc)
+    after = (list(state.history()), state.move_number(), state.fishrules_state.to_json(), state.serialize())
+    out["unchanged"] = after == before
+    out["agrees"] = game.deserialize_state(state.serialize()).fishrules_state == state.fishrules_state
+    return out
+
+
+def os_observe(ruleset: str, players: int, how: str, player: Any, recall: bool = False) -> dict:
+    """An observation of `player` in a game in play: through the state (`observation_string`,
+    `observation_tensor`, `information_state_string`, `information_state_tensor`) or an observer
+    (`set_from`, `string_from`)."""
+    import pyspiel
+
+    game, state = _os_in_play(ruleset, players, 1, simultaneous=False)
+    try:
+        if how in ("set_from", "string_from"):
+            obs = game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=recall))
+            value = getattr(obs, how)(state, player)
+        else:
+            value = getattr(state, how)(player)
+        return {"raised": None, "value": str(value)[:100]}
+    except Exception as exc:  # noqa: BLE001
+        return {"raised": _plain_error(exc)}

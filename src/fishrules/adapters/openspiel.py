@@ -219,9 +219,20 @@ class FishrulesState(pyspiel.State):
         s.apply(s.action_of_id(int(action)))
 
     def _apply_actions(self, actions: list[int]) -> None:
+        """One action per player (OpenSpiel passes 0 for those who do not choose): every chooser's
+        checked before any is applied, so that a refused joint move changes nothing (OpenSpiel
+        then records nothing either)."""
         s = self._box.state
-        for p in list(s.waiting):
-            s.apply(s.action_of_id(int(actions[p]), p))
+        if len(actions) != s.n:
+            raise IllegalAction(f"{len(actions)} actions", f"a simultaneous move is one action for each of the {s.n} players")
+        chosen = [s.action_of_id(int(actions[p]), p) for p in list(s.waiting)]
+        before = s.clone()
+        try:
+            for a in chosen:
+                s.apply(a)
+        except (IllegalAction, RuleError):
+            self._box.state = before
+            raise
 
     def _action_to_string(self, player: int, action: int) -> str:
         s, space = self._box.state, self._box.shared.space

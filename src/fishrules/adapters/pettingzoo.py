@@ -18,6 +18,13 @@ game waits for act one after the other, each choice kept secret until the last.
 `render_mode="ansi"`: `render()` returns the view of the agent to act, as text.
 `parallel_env(…)` steps every agent the game waits for at once (all of them at a simultaneous
 choice, the one to act elsewhere); the others' actions are ignored.
+
+Actions come from learning code, and maybe from farther: an action that is not a whole number (a
+Python or NumPy integer; not `None` for an agent still playing, not a float, a text, a bool or an
+array), that is outside the action space, or that is not legal now raises `IllegalAction`, and an
+agent that is not one of the environment's (`observe`, `action_space`, a `step` of the Parallel
+environment) raises `OptionError`; either way nothing changes, and the Parallel environment
+checks every agent's action before it applies any.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
 
 import fishrules
 from fishrules.api import Game
+from fishrules.errors import FishrulesError, IllegalAction, OptionError
 from fishrules.runtime import SIMULTANEOUS, State
 
 __all__ = ["env", "raw_env", "parallel_env", "FishrulesEnv", "FishrulesParallelEnv"]
@@ -71,6 +79,24 @@ class _Core:
                                       options=self.opts)
         return self.state
 
+    def seat_of(self, agent: Any) -> int:
+        """The seat of an agent's name; `OptionError` for a name that is not one of the agents."""
+        try:
+            return self.seat[agent]
+        except (KeyError, TypeError):
+            shown = repr(agent) if len(repr(agent)) <= 40 else repr(agent)[:37] + "…"
+            raise OptionError(f"there is no agent {shown} in this environment (its agents are "
+                              f"{self.names[0]} to {self.names[-1]})") from None
+
+    def action_id(self, action: Any) -> int:
+        """An action as the action space numbers it; `IllegalAction` for anything else."""
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            shown = repr(action) if len(repr(action)) <= 40 else repr(action)[:37] + "…"
+            why = ("None is the action of an agent that is done" if action is None else
+                   f"an action is a whole number from 0 to {self.space.size - 1}, not {type(action).__name__}")
+            raise IllegalAction(shown, why)
+        return int(action)
+
     def observe(self, seat: int) -> dict:
         s = self.state
         assert s is not None, "reset() the environment first"
@@ -84,7 +110,31 @@ class _Core:
         s = self.state
         assert s is not None
         player = seat if s.current == SIMULTANEOUS else None
-        s.apply(s.action_of_id(int(action), player))
+        s.apply(s.action_of_id(self.action_id(action), player))
+
+    def apply_all(self, actions: Any) -> None:
+        """The actions of every agent the game waits for (a dict by agent name): all checked
+        before any is applied; a rule that goes wrong on the way leaves the state as it was."""
+        s = self.state
+        assert s is not None, "reset() the environment first"
+        if not isinstance(actions, Mapping):
+            raise IllegalAction(type(actions).__name__, "the actions are a dict of the agents' names and their actions")
+        for agent in actions:
+            self.seat_of(agent)
+        together = s.current == SIMULTANEOUS
+        chosen = []
+        for seat in list(s.waiting):
+            name = self.names[seat]
+            if name not in actions:
+                raise IllegalAction(f"no action for {name}", f"{name} must act now")
+            chosen.append(s.action_of_id(self.action_id(actions[name]), seat if together else None))
+        before = s.clone()
+        try:
+            for a in chosen:
+                s.apply(a)
+        except FishrulesError:
+            self.state = before
+            raise
 
     def final_rewards(self) -> list[float]:
         s = self.state
@@ -125,10 +175,10 @@ class FishrulesEnv(AECEnv):
         self.observation_spaces = self._core.observation_spaces
 
     def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self._core.names[self._core.seat_of(agent)]]
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        return self.action_spaces[self._core.names[self._core.seat_of(agent)]]
 
     @property
     def fishrules_state(self) -> State:
@@ -160,16 +210,16 @@ class FishrulesEnv(AECEnv):
             self.agent_selection = self.agents[0]
 
     def observe(self, agent: str) -> dict:
-        return self._core.observe(self._core.seat[agent])
+        return self._core.observe(self._core.seat_of(agent))
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        self._core.apply(self._core.seat[agent], action)  # first: a refused action changes nothing
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._core.apply(self._core.seat[agent], action)
         self._select()
 
     def render(self) -> Optional[str]:
@@ -197,10 +247,10 @@ class FishrulesParallelEnv(ParallelEnv):
         self.agents = list(self.possible_agents)
 
     def observation_space(self, agent: str) -> spaces.Space:
-        return self._core.observation_spaces[agent]
+        return self._core.observation_spaces[self._core.names[self._core.seat_of(agent)]]
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self._core.action_spaces[agent]
+        return self._core.action_spaces[self._core.names[self._core.seat_of(agent)]]
 
     def _observations(self) -> dict:
         return {a: self._core.observe(self._core.seat[a]) for a in self.agents}
@@ -211,10 +261,9 @@ class FishrulesParallelEnv(ParallelEnv):
         return self._observations(), {a: {} for a in self.agents}
 
     def step(self, actions: dict) -> tuple[dict, dict, dict, dict, dict]:
+        self._core.apply_all(actions)
         s = self._core.state
-        assert s is not None, "reset() the environment first"
-        for seat in list(s.waiting):
-            self._core.apply(seat, actions[self._core.names[seat]])
+        assert s is not None
         obs = self._observations()
         over = s.is_over
         rewards = dict(zip(self._core.names, self._core.final_rewards())) if over else dict.fromkeys(self.agents, 0.0)
@@ -243,12 +292,12 @@ def raw_env(ruleset: Any, players: Optional[int] = None, options: Optional[Mappi
 def env(ruleset: Any, players: Optional[int] = None, options: Optional[Mapping[str, Any]] = None,
         render_mode: Optional[str] = None, variant: Optional[str] = None) -> Any:
     """An AEC environment for a ruleset (a bundled name, a path, or a `fishrules.Game`), wrapped as
-    PettingZoo's classic environments are: an action out of bounds is refused, and methods must
-    be called in order (`reset` first)."""
+    PettingZoo's classic environments are: methods must be called in order (`reset` first).  An
+    action out of bounds is refused by the environment itself, with `IllegalAction` (not by
+    PettingZoo's `AssertOutOfBoundsWrapper`, whose assertion `python -O` would take away)."""
     from pettingzoo.utils import wrappers
 
     e: Any = raw_env(ruleset, players, options, render_mode, variant)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
     return wrappers.OrderEnforcingWrapper(e)
 
 
