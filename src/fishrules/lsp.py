@@ -9,6 +9,21 @@ formatting (`fishrules fmt`), and a quick fix for every "did you mean".
 
 The analysis (`Analysis`) is plain Python; pygls and lsprotocol (the `fishrules[lsp]` extra) are
 imported only when the server starts, so the rest of fishrules never loads them.
+
+An editor's messages are untrusted input too (a server may be reached through a remote editor, a
+file may be opened from anywhere), so the server bounds what it takes: a header line of at most
+`MAX_HEADER` bytes and a message of at most `MAX_MESSAGE` (larger ones are skipped, read and thrown
+away a piece at a time, and said on standard error in one line); whole documents are synchronised
+(`Full`: applying a change is replacing the text, whatever a flood of changes holds), at most
+`MAX_DOCUMENTS` open at once and each at most `MAX_DOCUMENT` characters (a larger one is dropped,
+with a diagnostic saying so); diagnostics are worked out once a burst of changes has stopped
+(`SETTLE` seconds), and only the last `MAX_ANALYSES` analyses are kept.  A request about a document
+the editor has not opened gets an empty answer: the server never reads a document from disk on its
+own (pygls would).  A document's `extends` follows the rule it follows everywhere (the document's
+own folder or below, else a bundled ruleset; a document that is no file, the bundled rulesets
+only), and the server reads no other file.  No handler's exception reaches the
+editor with a traceback (pygls would send one): a failed request is answered with nothing, and said
+on standard error in one line.
 """
 
 from __future__ import annotations
@@ -22,7 +37,19 @@ from . import nodes as n
 from .errors import Diagnostic, RuleError, Span
 from .parser import parse_partial
 
-__all__ = ["Analysis", "Declaration", "analyze", "main", "KEYWORDS"]
+__all__ = ["Analysis", "Declaration", "analyze", "main", "KEYWORDS", "MAX_MESSAGE", "MAX_DOCUMENT", "MAX_DOCUMENTS"]
+
+#: The longest header line and the largest message the server reads (a rule file is at most 512 KiB,
+#: and JSON may write a character in six).
+MAX_HEADER = 8 * 1024
+MAX_MESSAGE = 4 * 1024 * 1024
+#: The most documents open at once, the largest one (in characters; a rule file is at most 512 KiB,
+#: so anything larger cannot be checked anyway), and the analyses kept.
+MAX_DOCUMENTS = 64
+MAX_DOCUMENT = 1024 * 1024
+MAX_ANALYSES = 16
+#: Seconds without a change before a document's diagnostics are worked out again.
+SETTLE = 0.2
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _HINT_NAMES = re.compile(r"`([^`]+)`")
@@ -123,16 +150,17 @@ class Analysis:
     """What the server knows of one document: its diagnostics, the declarations of the effective
     rules (bases included) and of the document itself, and the files of its `extends` chain."""
 
-    def __init__(self, text: str, path: Optional[Path]):
+    def __init__(self, text: str, path: Optional[Path], run: bool = True, name: Optional[str] = None):
         self.text = text
         self.path = path
-        self.name = str(path) if path is not None else "<rules>"
+        self.name = str(path) if path is not None else (name or "<rules>")
         self.diagnostics: list[Diagnostic] = []
         self.own: list[Declaration] = []
         self.effective: list[Declaration] = []
         self.files: list[Path] = []
         self.module: Optional[n.Module] = None
-        self._run()
+        if run:
+            self._run()
 
     def _run(self) -> None:
         from .api import _check
@@ -262,8 +290,10 @@ def _in_string(code: str, at: int) -> bool:
     return code[:at].count('"') % 2 == 1
 
 
-def analyze(text: str, path: Optional[str | Path]) -> Analysis:
-    return Analysis(text, Path(path) if path is not None else None)
+def analyze(text: str, path: Optional[str | Path], name: Optional[str] = None) -> Analysis:
+    """The analysis of a document's text; `path` (None: a document that is no file, or outside
+    the workspace) is where its `extends` may look, `name` what messages call it then."""
+    return Analysis(text, Path(path) if path is not None else None, name=name)
 
 
 def quick_fixes(d: Diagnostic) -> list[tuple[str, int, int, int]]:
@@ -287,30 +317,138 @@ def quick_fixes(d: Diagnostic) -> list[tuple[str, int, int, int]]:
 
 
 def _path_of(uri: str) -> Optional[Path]:
-    parsed = urlparse(uri)
-    if parsed.scheme != "file":
+    """The local file a document's URI names, or None: another scheme, another host, a path that
+    is not absolute (it would be read from the server's current folder) or has a NUL in it."""
+    try:
+        parsed = urlparse(uri)
+    except (ValueError, TypeError):
         return None
-    return Path(unquote(parsed.path))
+    if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
+        return None
+    path = unquote(parsed.path)
+    if "\x00" in path or not path.startswith("/"):
+        return None
+    return Path(path)
 
 
 def _uri_of(path: Path) -> str:
     return path.resolve().as_uri()
 
 
+class _Reader:
+    """What pygls reads messages with, bounded: a header line longer than `MAX_HEADER` and a body
+    longer than `MAX_MESSAGE` are read and thrown away, a piece at a time, in their place the
+    server sees a header it ignores or a notification it ignores."""
+
+    SKIPPED = b'{"jsonrpc": "2.0", "method": "$/fishrules/skipped"}'
+
+    def __init__(self, stdin, executor):
+        self.stdin = stdin
+        self.executor = executor
+
+    def _readline(self) -> bytes:
+        line = self.stdin.readline(MAX_HEADER + 1)
+        if len(line) <= MAX_HEADER or line.endswith(b"\n"):
+            return line
+        while line and not line.endswith(b"\n"):  # the rest of a line too long
+            line = self.stdin.readline(MAX_HEADER)
+        _say(f"a header line longer than {MAX_HEADER:,} bytes was skipped")
+        return b"X-Skipped: too long\r\n"
+
+    def _read(self, n: int) -> bytes:
+        if n <= MAX_MESSAGE:
+            return self.stdin.read(n)
+        left = n
+        while left > 0:
+            chunk = self.stdin.read(min(left, 1 << 16))
+            if not chunk:
+                return b""
+            left -= len(chunk)
+        _say(f"a message of {n:,} bytes was skipped: the server reads messages of at most {MAX_MESSAGE:,} bytes")
+        return self.SKIPPED
+
+    def readline(self):
+        import asyncio
+
+        return asyncio.get_running_loop().run_in_executor(self.executor, self._readline)
+
+    def readexactly(self, n: int):
+        import asyncio
+
+        return asyncio.get_running_loop().run_in_executor(self.executor, self._read, n)
+
+
+def _say(text: str) -> None:
+    """One line on standard error (the editor's log of the server)."""
+    import sys
+
+    try:
+        print(f"fishrules lsp: {text}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def _quiet_logging() -> None:
+    """pygls logs a handler's exception with its traceback: the server's log says one line."""
+    import logging
+
+    class OneLine(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            text = record.getMessage().splitlines()[0] if record.getMessage() else ""
+            if record.exc_info and record.exc_info[1] is not None:
+                exc = record.exc_info[1]
+                text += f" ({type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''})"
+            return "fishrules lsp: " + text[:500]
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(OneLine())
+    for name in ("pygls", "fishrules"):
+        log = logging.getLogger(name)
+        log.handlers[:] = [handler]
+        log.setLevel(logging.WARNING)
+        log.propagate = False
+
+
+def _guarded(answer):
+    """A handler that never raises: pygls would send the editor a traceback.  A failure is said
+    on standard error and answered with `answer`."""
+    import functools
+
+    def wrap(f):
+        @functools.wraps(f)
+        def run(*args, **kwargs):
+            try:
+                return f(*args, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - whatever it is, the editor gets an answer
+                _say(f"{f.__name__} failed ({type(exc).__name__}: {str(exc)[:200]})")
+                return answer
+        return run
+
+    return wrap
+
+
 def build_server():
     """The pygls server (imports pygls and lsprotocol)."""
+    import asyncio
+
     from lsprotocol import types as t
     from pygls.lsp.server import LanguageServer
 
-    server = LanguageServer("fishrules", "0.1.0")
+    server = LanguageServer("fishrules", "0.1.0", text_document_sync_kind=t.TextDocumentSyncKind.Full)
     cache: dict[str, Analysis] = {}
+    pending: dict[str, asyncio.TimerHandle] = {}
+    too_large: dict[str, str] = {}  # documents dropped, and why
 
     def analysis(uri: str) -> Analysis:
-        doc = server.workspace.get_text_document(uri)
-        a = cache.get(uri)
+        doc = server.workspace.text_documents.get(unquote(uri))
+        if doc is None:  # never opened (or dropped): nothing is read from disk in its place
+            return Analysis("", None, run=False)
+        a = cache.pop(uri, None)
         if a is None or a.text != doc.source:
-            a = analyze(doc.source, _path_of(uri))
-            cache[uri] = a
+            a = analyze(doc.source, _path_of(uri), name=uri[:300])
+        cache[uri] = a
+        while len(cache) > MAX_ANALYSES:
+            del cache[next(iter(cache))]
         return a
 
     def rng(line: int, start: int, end: int):
@@ -333,27 +471,82 @@ def build_server():
             data={"fixes": [list(f) for f in fixes]} if fixes else None)
 
     def publish(uri: str) -> None:
+        pending.pop(uri, None)
+        if uri in too_large:
+            server.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=[t.Diagnostic(
+                range=rng(0, 0, 0), message=too_large[uri], severity=t.DiagnosticSeverity.Error, source="fishrules")]))
+            return
+        if server.workspace.text_documents.get(unquote(uri)) is None:
+            return
         a = analysis(uri)
         server.text_document_publish_diagnostics(
             t.PublishDiagnosticsParams(uri=uri, diagnostics=[to_lsp(a, d) for d in a.diagnostics]))
 
+    def settle(uri: str) -> None:
+        """Publish once no change has come for `SETTLE` seconds: a burst of changes is one analysis."""
+        guarded_publish = _guarded(None)(publish)
+        old = pending.pop(uri, None)
+        if old is not None:
+            old.cancel()
+        try:
+            pending[uri] = asyncio.get_running_loop().call_later(SETTLE, guarded_publish, uri)
+        except RuntimeError:  # no loop running (called directly): at once
+            guarded_publish(uri)
+
+    def admit(uri: str) -> bool:
+        """Keep a document only within the bounds; a dropped one says why in a diagnostic."""
+        docs = server.workspace.text_documents
+        doc = docs.get(unquote(uri))
+        if doc is None:
+            return False
+        why = None
+        if len(doc.source) > MAX_DOCUMENT:
+            why = (f"this document is larger than {MAX_DOCUMENT // 1024} KiB (a rule file is at most 512 KiB): "
+                   "fishrules does not read it; close it and open it again once it is smaller")
+        elif len(docs) > MAX_DOCUMENTS:
+            why = (f"more than {MAX_DOCUMENTS} documents are open: fishrules does not read this one; "
+                   "close some, then this one, and open it again")
+        if why is None:
+            too_large.pop(uri, None)
+            return True
+        docs.pop(unquote(uri), None)
+        cache.pop(uri, None)
+        too_large[uri] = why
+        while len(too_large) > MAX_DOCUMENTS:
+            del too_large[next(iter(too_large))]
+        return False
+
     @server.feature(t.TEXT_DOCUMENT_DID_OPEN)
+    @_guarded(None)
     def did_open(ls, params: t.DidOpenTextDocumentParams):
-        publish(params.text_document.uri)
+        uri = params.text_document.uri
+        admit(uri)
+        settle(uri)
 
     @server.feature(t.TEXT_DOCUMENT_DID_CHANGE)
+    @_guarded(None)
     def did_change(ls, params: t.DidChangeTextDocumentParams):
-        publish(params.text_document.uri)
+        uri = params.text_document.uri
+        admit(uri)
+        settle(uri)
 
     @server.feature(t.TEXT_DOCUMENT_DID_SAVE)
+    @_guarded(None)
     def did_save(ls, params: t.DidSaveTextDocumentParams):
-        publish(params.text_document.uri)
+        settle(params.text_document.uri)
 
     @server.feature(t.TEXT_DOCUMENT_DID_CLOSE)
+    @_guarded(None)
     def did_close(ls, params: t.DidCloseTextDocumentParams):
-        cache.pop(params.text_document.uri, None)
+        uri = params.text_document.uri
+        cache.pop(uri, None)
+        too_large.pop(uri, None)
+        handle = pending.pop(uri, None)
+        if handle is not None:
+            handle.cancel()
 
     @server.feature(t.TEXT_DOCUMENT_HOVER)
+    @_guarded(None)
     def hover(ls, params: t.HoverParams):
         a = analysis(params.text_document.uri)
         w = a.word_at(params.position.line, params.position.character)
@@ -366,6 +559,7 @@ def build_server():
                        range=rng(params.position.line, w[1], w[2]))
 
     @server.feature(t.TEXT_DOCUMENT_DEFINITION)
+    @_guarded(None)
     def definition(ls, params: t.DefinitionParams):
         a = analysis(params.text_document.uri)
         w = a.word_at(params.position.line, params.position.character)
@@ -378,15 +572,19 @@ def build_server():
         line_text = d.span.source.line(d.span.line)
         col = line_text.find(d.name, max(d.span.column - 1, 0))
         col = col if col >= 0 else max(d.span.column - 1, 0)
+        if a.path is None and path == Path(d.span.file) and d.span.file == a.name:
+            return t.Location(uri=params.text_document.uri, range=rng(d.span.line - 1, col, col + len(d.name)))
         return t.Location(uri=_uri_of(path), range=rng(d.span.line - 1, col, col + len(d.name)))
 
     @server.feature(t.TEXT_DOCUMENT_REFERENCES)
+    @_guarded([])
     def references(ls, params: t.ReferenceParams):
         a = analysis(params.text_document.uri)
         w = a.word_at(params.position.line, params.position.character)
         if w is None:
             return []
-        return [t.Location(uri=_uri_of(p), range=rng(line, s, e)) for p, line, s, e in a.references(w[0])]
+        return [t.Location(uri=params.text_document.uri if a.path is None else _uri_of(p), range=rng(line, s, e))
+                for p, line, s, e in a.references(w[0])]
 
     kinds = {
         "keyword": t.CompletionItemKind.Keyword, "function": t.CompletionItemKind.Function,
@@ -396,6 +594,7 @@ def build_server():
     }
 
     @server.feature(t.TEXT_DOCUMENT_COMPLETION, t.CompletionOptions(trigger_characters=[" ", "("]))
+    @_guarded(None)
     def completion(ls, params: t.CompletionParams):
         a = analysis(params.text_document.uri)
         return t.CompletionList(is_incomplete=False, items=[
@@ -408,6 +607,7 @@ def build_server():
     }
 
     @server.feature(t.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @_guarded([])
     def symbols(ls, params: t.DocumentSymbolParams):
         a = analysis(params.text_document.uri)
         out = []
@@ -424,21 +624,30 @@ def build_server():
 
     @server.feature(t.TEXT_DOCUMENT_CODE_ACTION,
                     t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.QuickFix]))
+    @_guarded([])
     def code_actions(ls, params: t.CodeActionParams):
         out = []
-        for diag in params.context.diagnostics:
+        for diag in params.context.diagnostics[:1000]:
             data = diag.data if isinstance(diag.data, dict) else None
-            for right, line, s, e in (data or {}).get("fixes", []):
-                edit = t.TextEdit(range=rng(line, s, e), new_text=right)
-                out.append(t.CodeAction(title=f"Change to `{right}`", kind=t.CodeActionKind.QuickFix, diagnostics=[diag],
+            fixes = (data or {}).get("fixes", [])
+            for fix in fixes[:100] if isinstance(fixes, list) else []:
+                if not (isinstance(fix, list) and len(fix) == 4 and isinstance(fix[0], str)
+                        and all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 1 << 31 for x in fix[1:])):
+                    continue  # the editor sends back what the server wrote; anything else is not a fix
+                right, line, s, e = fix
+                edit = t.TextEdit(range=rng(line, s, e), new_text=right[:200])
+                out.append(t.CodeAction(title=f"Change to `{right[:200]}`", kind=t.CodeActionKind.QuickFix, diagnostics=[diag],
                                         edit=t.WorkspaceEdit(changes={params.text_document.uri: [edit]})))
         return out
 
     @server.feature(t.TEXT_DOCUMENT_FORMATTING)
+    @_guarded(None)
     def formatting(ls, params: t.DocumentFormattingParams):
         from .fmt import format_text
 
-        doc = server.workspace.get_text_document(params.text_document.uri)
+        doc = server.workspace.text_documents.get(unquote(params.text_document.uri))
+        if doc is None:  # never opened: nothing is read from disk in its place
+            return None
         try:
             new = format_text(doc.source)
         except RuleError:
@@ -460,14 +669,42 @@ def _same(name: str, path: Path) -> bool:
 
 def main() -> int:
     """Run the server over standard input and output until the client says exit."""
+    import sys
+
     try:
         server = build_server()
     except ImportError:
-        import sys
-
         print("fishrules lsp needs the `lsp` extra: pip install 'fishrules[lsp]'", file=sys.stderr)
         return 2
-    server.start_io()
+    _quiet_logging()
+    return serve(server, sys.stdin.buffer, sys.stdout.buffer)
+
+
+def serve(server, stdin, stdout) -> int:
+    """pygls's own loop over standard input and output (`start_io`), reading through `_Reader`;
+    the exit status (1 after an `exit` that came without `shutdown`, as the protocol says)."""
+    import asyncio
+    import threading
+
+    try:
+        from pygls.io_ import StdoutWriter, run_async
+    except ImportError:  # pragma: no cover - a pygls other than 2.x: its own loop, unbounded
+        server.start_io(stdin, stdout)
+        return 0
+
+    server._stop_event = threading.Event()
+    server.protocol.set_writer(StdoutWriter(stdout))
+    try:
+        asyncio.run(run_async(stop_event=server._stop_event, reader=_Reader(stdin, server.thread_pool),
+                              protocol=server.protocol, error_handler=server.report_server_error))
+    except BrokenPipeError:
+        _say("the editor is gone; the server stops")
+    except KeyboardInterrupt:
+        pass
+    except SystemExit as exc:  # the editor's `exit`
+        return exc.code if isinstance(exc.code, int) else 0
+    finally:
+        server.shutdown()
     return 0
 
 
