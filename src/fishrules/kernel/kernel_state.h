@@ -20,6 +20,7 @@ static inline I k_zone_ok(K *k, I z) {
 /* take card c out of its zone, if it is in one; the size that zone had (0 if none) */
 static I k_take(K *k, I c, I *src_out) {
     I *S = k->S;
+    k->ver++;
     I src = S[WHERE + c];
     *src_out = src;
     if (src < 0) return 0;
@@ -38,6 +39,7 @@ static I k_take(K *k, I c, I *src_out) {
 
 static void k_move_one(K *k, I c, I dest, I facing) {
     I *S = k->S;
+    k->ver++;
     if (c == NIL) return;
     if ((U)c >= (U)NCARDS) k_fault(k, F_RULE);
     k_zone_ok(k, dest);
@@ -54,6 +56,7 @@ static void k_move_one(K *k, I c, I dest, I facing) {
 
 static void k_move(K *k, B cards, I dest, I facing) {
     I *S = k->S;
+    k->ver++;
     if (cards.n == 0) return;
     k_zone_ok(k, dest);
     /* the cards, each once, in order: `moving` marks them (and which zones they leave) */
@@ -123,10 +126,11 @@ static void k_draw(K *k, I count, I src, I dest, I facing) {
     }
 }
 
-static inline void k_shuffle(K *k, I z) { k->S[MIXED + k_zone_ok(k, z)] = 1; }
+static inline void k_shuffle(K *k, I z) { k->S[MIXED + k_zone_ok(k, z)] = 1; k->ver++; }
 
 static void k_reveal(K *k, B cards) {
     I *S = k->S;
+    k->ver++;
     for (I i = 0; i < cards.n; i++) {
         I c = cards.p[i];
         if (c == NIL || (U)c >= (U)NCARDS) k_fault(k, F_RULE);
@@ -138,6 +142,7 @@ static void k_reveal(K *k, B cards) {
 
 static void k_roll(K *k, B dice) {
     I *S = k->S;
+    k->ver++;
     for (I i = 0; i < dice.n; i++) S[DICE + k_die(k, dice.p[i])] = UNROLLED;
     I n = dice.n;
     if (n == 0) return;
@@ -174,6 +179,7 @@ static void k_roll_one(K *k, I d) {
 
 static void k_set_list(K *k, I at, B items) {
     I *S = k->S;
+    k->ver++;
     if (items.n > MAX_LIST_LENGTH) k_fault(k, F_RULE);
     if (items.n > LIST_CAP) k_fault(k, F_CAPACITY);
     S[at] = items.n;
@@ -181,6 +187,7 @@ static void k_set_list(K *k, I at, B items) {
 }
 static void k_list_append(K *k, I at, I v) {
     I *S = k->S;
+    k->ver++;
     v = k_checked(k, v);
     I n = S[at];
     if (n >= LIST_CAP) k_fault(k, F_CAPACITY);
@@ -189,6 +196,7 @@ static void k_list_append(K *k, I at, I v) {
 }
 static void k_list_extend(K *k, I at, B items) {
     I *S = k->S;
+    k->ver++;
     I n = S[at];
     if (n + items.n > MAX_LIST_LENGTH) k_fault(k, F_RULE);
     for (I i = 0; i < items.n; i++) k_checked(k, items.p[i]);
@@ -198,6 +206,7 @@ static void k_list_extend(K *k, I at, B items) {
 }
 static void k_list_remove(K *k, I at, I v) {
     I *S = k->S;
+    k->ver++;
     I n = S[at];
     for (I i = 0; i < n; i++) {
         if (S[at + 1 + i] == v) {
