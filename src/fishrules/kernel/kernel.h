@@ -28,7 +28,8 @@ typedef struct K {
     I top, arena_cap;
     I *ok, *bad;
     I nok, nbad, moves_cap, act_ok, act_bad;
-    I ver;  /* bumped whenever the state changes (and at every call): kept define values then expire */
+    I epoch;  /* bumped at every call in, and when a game is set up again: every kept value expires */
+    I *dv;  /* a version per kept define, bumped by a write of anything it reads (fishrules.kernel.keep) */
     I *dcache;  /* the kept values of defines (see emit_c: each define's entries) */
     jmp_buf jb;
     int fault;

@@ -8,6 +8,10 @@
  */
 
 #define H_CHANCES 12
+
+/* a zone's cards, the dice's faces changed: the kept defines that read them are stale (generated) */
+static void k_zstale(K *k, I zid);
+static void k_dstale(K *k);
 #define MAX_LIST_LENGTH 10000
 
 /* ---- zones ------------------------------------------------------------------------------------ */
@@ -20,10 +24,10 @@ static inline I k_zone_ok(K *k, I z) {
 /* take card c out of its zone, if it is in one; the size that zone had (0 if none) */
 static I k_take(K *k, I c, I *src_out) {
     I *S = k->S;
-    k->ver++;
     I src = S[WHERE + c];
     *src_out = src;
     if (src < 0) return 0;
+    k_zstale(k, src);
     I b = ZB[src], n = S[b];
     for (I i = 0; i < n; i++) {
         if (S[b + 1 + i] == c) {
@@ -39,10 +43,10 @@ static I k_take(K *k, I c, I *src_out) {
 
 static void k_move_one(K *k, I c, I dest, I facing) {
     I *S = k->S;
-    k->ver++;
     if (c == NIL) return;
     if ((U)c >= (U)NCARDS) k_fault(k, F_RULE);
     k_zone_ok(k, dest);
+    k_zstale(k, dest);
     I src;
     I n = k_take(k, c, &src);
     if (src >= 0) k_charge(k, 1 + n);
@@ -56,8 +60,8 @@ static void k_move_one(K *k, I c, I dest, I facing) {
 
 static void k_move(K *k, B cards, I dest, I facing) {
     I *S = k->S;
-    k->ver++;
     if (cards.n == 0) return;
+    if (cards.n == 1) { k_move_one(k, cards.p[0], dest, facing); return; }
     k_zone_ok(k, dest);
     /* the cards, each once, in order: `moving` marks them (and which zones they leave) */
     B moving = k_alloc(k, NCARDS + NZONES);
@@ -76,8 +80,10 @@ static void k_move(K *k, B cards, I dest, I facing) {
         if (z >= 0 && !left[z]) { left[z] = 1; work += S[ZB[z]]; }
     }
     k_charge(k, work);
+    k_zstale(k, dest);
     for (I z = 0; z < NZONES; z++) {
         if (!left[z]) continue;
+        k_zstale(k, z);
         I b = ZB[z], n = S[b], m = 0;
         for (I i = 0; i < n; i++) {
             I c = S[b + 1 + i];
@@ -109,28 +115,37 @@ static void k_draw(K *k, I count, I src, I dest, I facing) {
             S[EMPTY + 2 * src + (S[11] ? 1 : 0)] += 1;
             break;
         }
-        I card;
+        I at;
         if (S[MIXED + src]) {
-            card = S[b + 1 + k_randbelow(k, n)];
-            I lab = LABEL[card], u = S[UP + card];
-            for (I i = 0; i < n; i++) {  /* the first card nobody can tell from it */
-                I c = S[b + 1 + i];
-                if (LABEL[c] == lab && S[UP + c] == u) { card = c; break; }
+            at = k_randbelow(k, n);
+            if (SAME_LABELS) {  /* the first card nobody can tell from it */
+                I card = S[b + 1 + at], lab = LABEL[card], u = S[UP + card];
+                for (I i = 0; i < at; i++) {
+                    I c = S[b + 1 + i];
+                    if (LABEL[c] == lab && S[UP + c] == u) { at = i; break; }
+                }
             }
             S[H_CHANCES] += 1;
         } else {
-            card = S[b + n];  /* the top card: no chance involved */
+            at = n - 1;  /* the top card: no chance involved */
         }
+        /* the card at `at` leaves the zone (as k_move_one, without looking for it) */
+        I card = S[b + 1 + at];
+        k_zstale(k, src);
+        k_charge(k, 1 + n);
+        memmove(S + b + 1 + at, S + b + 2 + at, (size_t)(n - 1 - at) * sizeof(I));
+        S[b + n] = 0;
+        S[b] = n - 1;
+        S[WHERE + card] = -1;
         k_move_one(k, card, dest, facing);
         count -= 1;
     }
 }
 
-static inline void k_shuffle(K *k, I z) { k->S[MIXED + k_zone_ok(k, z)] = 1; k->ver++; }
+static inline void k_shuffle(K *k, I z) { k->S[MIXED + k_zone_ok(k, z)] = 1; }
 
 static void k_reveal(K *k, B cards) {
     I *S = k->S;
-    k->ver++;
     for (I i = 0; i < cards.n; i++) {
         I c = cards.p[i];
         if (c == NIL || (U)c >= (U)NCARDS) k_fault(k, F_RULE);
@@ -142,7 +157,7 @@ static void k_reveal(K *k, B cards) {
 
 static void k_roll(K *k, B dice) {
     I *S = k->S;
-    k->ver++;
+    k_dstale(k);
     for (I i = 0; i < dice.n; i++) S[DICE + k_die(k, dice.p[i])] = UNROLLED;
     I n = dice.n;
     if (n == 0) return;
@@ -179,7 +194,6 @@ static void k_roll_one(K *k, I d) {
 
 static void k_set_list(K *k, I at, B items) {
     I *S = k->S;
-    k->ver++;
     if (items.n > MAX_LIST_LENGTH) k_fault(k, F_RULE);
     if (items.n > LIST_CAP) k_fault(k, F_CAPACITY);
     S[at] = items.n;
@@ -187,7 +201,6 @@ static void k_set_list(K *k, I at, B items) {
 }
 static void k_list_append(K *k, I at, I v) {
     I *S = k->S;
-    k->ver++;
     v = k_checked(k, v);
     I n = S[at];
     if (n >= LIST_CAP) k_fault(k, F_CAPACITY);
@@ -196,7 +209,6 @@ static void k_list_append(K *k, I at, I v) {
 }
 static void k_list_extend(K *k, I at, B items) {
     I *S = k->S;
-    k->ver++;
     I n = S[at];
     if (n + items.n > MAX_LIST_LENGTH) k_fault(k, F_RULE);
     for (I i = 0; i < items.n; i++) k_checked(k, items.p[i]);
@@ -206,7 +218,6 @@ static void k_list_extend(K *k, I at, B items) {
 }
 static void k_list_remove(K *k, I at, I v) {
     I *S = k->S;
-    k->ver++;
     I n = S[at];
     for (I i = 0; i < n; i++) {
         if (S[at + 1 + i] == v) {

@@ -17,6 +17,7 @@ from .. import model as m
 from ..limits import MAX_SUBSET
 from . import ir
 from .arms import Arms, cut
+from .keep import Keep
 from .layout import MAX_FRAME_SLOTS, Layout
 from .lower_blocks import BlockLowering, Site
 from .lower_expr import ExprLowering, Symbols, Tables
@@ -43,6 +44,7 @@ class KernelProgram:
         self.action_names: list[str] = []
         self.nrules = 0
         self.frame_cap: dict[str, int] = {}  # block function -> its frame's size, in C (ints)
+        self.keep: Optional[Keep] = None  # the kept defines, and what makes them stale
 
     def define_cap_of(self, fn: ir.Function) -> int:
         """The most elements the collection a define gives can hold."""
@@ -79,9 +81,10 @@ def lower(model: m.Model, prog) -> KernelProgram:
 
     memo: dict = {}
     for name in _define_order(model.defines):
-        d = model.defines[name]
-        memo[name] = loops(d.expr, model.defines, memo)
-        f = bl.define(name, d, index[name])
+        memo[name] = loops(model.defines[name].expr, model.defines, memo)
+    bl.keep = out.keep = Keep(model, layout, memo, ex.define_fn)
+    for name in _define_order(model.defines):
+        f = bl.define(name, model.defines[name], index[name])
         fns.append(attrs.evolve(f, memo=memo[name]))
     fns.extend(bl.scores())
     fns.append(bl.init_values())

@@ -216,7 +216,7 @@ HELPERS = (
     "unmask", "distinct_seats", "sorted_set", "same_items", "minus_one", "plus_one", "choose", "zone",
     "zone_in_family", "family_start", "adjacent", "slide", "card_choices", "subsets", "set_list", "list_append",
     "list_extend", "list_remove", "move_one", "move", "draw", "shuffle", "reveal", "roll", "roll_one",
-    "BUDGET", "MAX_CHOICES", "MAX_STACK", "MISSING",
+    "BUDGET", "MAX_CHOICES", "MAX_STACK", "MISSING", "DV", "EP",
 )
 
 
@@ -250,6 +250,16 @@ def _bound(kp: KernelProgram) -> dict:
     CANON = tuple(first_face[f.label] for f in faces)
     UNROLLED = nfaces
     adjacency, runs = _board(kp)
+    # kept defines: a version each, bumped by a write of what it reads; an epoch per call (keep.py)
+    keep = kp.keep
+    DV = [0] * (len(keep.index) if keep is not None else 0)
+    EP = [1]
+    ZSTALE = tuple(keep.of_zone(z) if keep is not None else () for z in range(len(lay.zones)))
+    DSTALE = keep.of("dice") if keep is not None else ()
+
+    def zstale(z):
+        for d in ZSTALE[z]:
+            DV[d] += 1
 
     def choose(S, k):
         r, S[H_DDRAWS] = below(S[H_DSEED], S[H_DDRAWS], k)
@@ -367,6 +377,7 @@ def _bound(kp: KernelProgram) -> dict:
         """Take card c out of its zone (if any): the work is 1 + the zone's size, as the engine's."""
         src = S[WHERE + c]
         if src >= 0:
+            zstale(src)
             b = ZB[src]
             n = S[b]
             i = S.index(c, b + 1, b + 1 + n)
@@ -382,6 +393,7 @@ def _bound(kp: KernelProgram) -> dict:
         src, n = _take(S, c)
         if src >= 0:
             charge(S, 1 + n)
+        zstale(dest)
         d = ZB[dest]
         m = S[d]
         if m >= ZC[dest]:
@@ -402,7 +414,9 @@ def _bound(kp: KernelProgram) -> dict:
         moving = set(cards)
         sources = {S[WHERE + c] for c in cards if S[WHERE + c] >= 0}
         charge(S, len(cards) + sum(S[ZB[k]] for k in sources))
+        zstale(dest)
         for k in sources:
+            zstale(k)
             b = ZB[k]
             n = S[b]
             kept = [x for x in S[b + 1:b + 1 + n] if x not in moving]
@@ -453,6 +467,8 @@ def _bound(kp: KernelProgram) -> dict:
 
     def roll(S, dice):
         dice = tuple(dice)
+        for d in DSTALE:
+            DV[d] += 1
         for d in dice:
             S[DICE + d] = UNROLLED
         k = len(dice)
@@ -481,7 +497,7 @@ def _bound(kp: KernelProgram) -> dict:
         "adjacent": adjacent, "slide": slide, "card_choices": card_choices, "subsets": subsets,
         "set_list": set_list, "list_append": list_append, "list_extend": list_extend, "list_remove": list_remove,
         "move_one": move_one, "move": move, "draw": draw, "shuffle": shuffle, "reveal": reveal, "roll": roll,
-        "roll_one": roll_one, "randbelow": randbelow,
+        "roll_one": roll_one, "randbelow": randbelow, "DV": DV, "EP": EP,
     }
 
 
