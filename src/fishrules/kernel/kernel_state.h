@@ -322,16 +322,20 @@ static B k_slide(K *k, I cap, I c, B blocked) {
     I i = c - BOARD_LOW;
     k_charge(k, RUN_AT[i + 1] - RUN_AT[i]);
     I nb = BOARD_HIGH - BOARD_LOW + 1;
+    /* seen.p[x]: 1 reached, 2 blocked (a circle is blocked if it is on the board and in `blocked`) */
     B seen = k_alloc(k, nb);
-    for (I j = 0; j < nb; j++) seen.p[j] = 0;
+    memset(seen.p, 0, (size_t)nb * sizeof(I));
+    for (I t = 0; t < blocked.n; t++) {
+        I x = blocked.p[t];
+        if (x != NIL && x >= BOARD_LOW && x <= BOARD_HIGH) seen.p[x - BOARD_LOW] = 2;
+    }
     for (I r = RUN_AT[i]; r < RUN_AT[i + 1]; r++) {
         for (I j = RUN_OFF[r]; j < RUN_OFF[r + 1]; j++) {
-            I x = RUNS[j], stop = 0;
-            for (I t = 0; t < blocked.n; t++) if (blocked.p[t] == x) { stop = 1; break; }
-            if (stop) break;
-            seen.p[x - BOARD_LOW] = 1;
+            I x = RUNS[j] - BOARD_LOW;
+            if (seen.p[x] == 2) break;
+            seen.p[x] = 1;
         }
     }
-    for (I j = 0; j < nb; j++) if (seen.p[j]) k_push(k, &out, cap, j + BOARD_LOW);
+    for (I j = 0; j < nb; j++) if (seen.p[j] == 1) k_push(k, &out, cap, j + BOARD_LOW);
     return out;
 }
