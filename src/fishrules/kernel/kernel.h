@@ -31,6 +31,8 @@ typedef struct K {
     I epoch;  /* bumped at every call in, and when a game is set up again: every kept value expires */
     I *dv;  /* a version per kept define, bumped by a write of anything it reads (fishrules.kernel.keep) */
     I *dcache;  /* the kept values of defines (see emit_c: each define's entries) */
+    I *script;  /* a record being replayed: its chance outcomes, 3 numbers each (see Kernel.state_of) */
+    I nscript;
     jmp_buf jb;
     int fault;
 } K;

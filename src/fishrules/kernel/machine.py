@@ -69,6 +69,7 @@ class PyBackend:
         S: list = [0] * lay.size
         S[L.H_N] = players
         S[L.H_LIMIT] = limit
+        S[L.H_SCRIPT] = -1
         S[L.H_SEED] = seed & _M64
         S[L.H_DSEED] = decision_seed(seed) if dseed is None else dseed
         S[L.H_CUR] = L.CUR_RUN
@@ -184,6 +185,11 @@ class PyBackend:
         for _ in range(S[L.H_DEPTH] - 1):
             fp += 2 + len(self._slots[self.kp.block_fn[S[fp]]])
         return fp
+
+    def script(self, items: list) -> None:
+        """The chance outcomes of a record to replay: (1, label, 0) a card drawn, (2, die, face) a
+        die rolled, (0, 0, 0) an entry that is not chance; read while S[H_SCRIPT] >= 0."""
+        self.ns["SCRIPT"][:] = items
 
     def scores(self, S: list) -> list:
         self._epoch[0] += 1

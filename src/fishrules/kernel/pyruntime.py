@@ -16,7 +16,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from ..limits import MAX_CHOICES, MAX_LIST_LENGTH, MAX_NUMBER, MAX_PHASE_DEPTH, MAX_SUBSET, WORK_BUDGET
-from .layout import H_CHANCES, H_DDRAWS, H_DECISIONS, H_DRAWS, H_DSEED, H_SEED, H_WORK, LIST_CAPACITY
+from .layout import H_CHANCES, H_DDRAWS, H_DECISIONS, H_DRAWS, H_DSEED, H_SCRIPT, H_SEED, H_WORK, LIST_CAPACITY
 from .lower import KernelProgram
 from .lower_blocks import FAULT_BUDGET, FAULT_CAPACITY, FAULT_RULE
 
@@ -261,6 +261,15 @@ def _bound(kp: KernelProgram) -> dict:
         for d in ZSTALE[z]:
             DV[d] += 1
 
+    SCRIPT: list = []  # the chance outcomes of a record being replayed (see Kernel.state_of)
+
+    def scripted(S):
+        i = S[H_SCRIPT]
+        if i >= len(SCRIPT):
+            raise KFault(FAULT_CAPACITY)
+        S[H_SCRIPT] = i + 1
+        return SCRIPT[i]
+
     def choose(S, k):
         r, S[H_DDRAWS] = below(S[H_DSEED], S[H_DDRAWS], k)
         return r
@@ -442,7 +451,13 @@ def _bound(kp: KernelProgram) -> dict:
             if not n:  # counted for simulations: a deal that ran out of cards
                 S[EMPTY + 2 * src + (1 if S[H_DECISIONS] else 0)] += 1
                 break
-            if S[MIXED + src]:
+            if S[MIXED + src] and S[H_SCRIPT] >= 0:  # replaying a record: the card it names
+                kind, lab, _ = scripted(S)
+                card = next((c for c in S[b + 1:b + 1 + n] if LABEL[c] == lab), None)
+                if kind != 1 or card is None:
+                    raise KFault(FAULT_CAPACITY)
+                S[H_CHANCES] += 1
+            elif S[MIXED + src]:
                 card = S[b + 1 + randbelow(S, n)]
                 lab, u = LABEL[card], S[UP + card]
                 for c in S[b + 1:b + 1 + n]:  # the first card nobody can tell from it
@@ -474,6 +489,14 @@ def _bound(kp: KernelProgram) -> dict:
         k = len(dice)
         if not k:
             return
+        if S[H_SCRIPT] >= 0:  # replaying a record: the faces it names, die by die
+            for d in dice:
+                kind, die, f = scripted(S)
+                if kind != 2 or die != d:
+                    raise KFault(FAULT_CAPACITY)
+                S[DICE + d] = f
+            S[H_CHANCES] += k
+            return
         total = nfaces ** k
         if total <= 1 << 62:
             r = randbelow(S, total)
@@ -497,7 +520,7 @@ def _bound(kp: KernelProgram) -> dict:
         "adjacent": adjacent, "slide": slide, "card_choices": card_choices, "subsets": subsets,
         "set_list": set_list, "list_append": list_append, "list_extend": list_extend, "list_remove": list_remove,
         "move_one": move_one, "move": move, "draw": draw, "shuffle": shuffle, "reveal": reveal, "roll": roll,
-        "roll_one": roll_one, "randbelow": randbelow, "DV": DV, "EP": EP,
+        "roll_one": roll_one, "randbelow": randbelow, "DV": DV, "EP": EP, "SCRIPT": SCRIPT,
     }
 
 
