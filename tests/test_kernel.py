@@ -146,11 +146,19 @@ def test_a_state_replayed_into_the_kernel_plays_on_as_the_engines(name, backend)
         assert (be.scores(S), be.winners(S)) == (ref.scores, ref.winners)
 
 
-def test_a_state_with_manual_chance_is_not_replayed():
+def test_a_state_waiting_for_chance_is_not_replayed_but_one_with_manual_chance_is():
     k = kernel("fishfry", "python")
     st = k.game.start(players=2, chance="manual")
     with pytest.raises(KFault):
-        k.state_of(st)
+        k.state_of(st)  # the dice are in the air: the kernel does not wait for chance
+    rng = random.Random(3)
+    while st.current == fishrules.CHANCE:
+        outcomes = st.chance_outcomes()
+        st.apply(outcomes[rng.randrange(len(outcomes))][0])
+    S = k.state_of(st)  # the dice as the record says, not as any seed would roll them
+    assert [k.boundary.text(m) for m in k.backend.moves(S, st.current)] == [a.text for a in st.legal_actions()]
+    lay = k.program.layout
+    assert list(S[lay.dice:lay.dice + S[L.H_NDICE]]) == st.dice
 
 
 def test_a_rule_that_goes_wrong_in_a_simulation_is_the_engines_error():

@@ -192,6 +192,7 @@ class NativeBackend:
             ("fk_moves", _I, [_P, _P, _I, _P, _I]), ("fk_scores", ctypes.c_int, [_P, _P, _P]),
             ("fk_winners", _I, [_P, _P, _P]),
             ("fk_simulate", None, [_P, _P, _P, _I, _P, _P, _P, _P, _P, _P, _P, _P]),
+            ("fk_script", ctypes.c_int, [_P, _P, _I]),
         ):
             f = getattr(lib, name)
             f.restype = res
@@ -238,6 +239,7 @@ class NativeBackend:
         S = array("q", bytes(8 * self.size))
         S[L.H_N] = players
         S[L.H_LIMIT] = limit
+        S[L.H_SCRIPT] = -1
         S[L.H_CUR] = L.CUR_RUN
         for o in kp.model.options:
             S[kp.layout.g_index[o.slot]] = encode_option(kp, options[o.name])
@@ -341,6 +343,10 @@ class NativeBackend:
         S[at + 1:at + 1 + len(flat)] = array("q", flat)
         S[L.H_CUR] = L.CUR_RUN
         self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 1 if playout else 0))
+
+    def script(self, items: list) -> None:
+        flat = array("q", [x for item in items for x in item])
+        self._check(self.lib.fk_script(self.ctx, self._ptr(flat), len(items)))
 
     def scores(self, S: array) -> list:
         out = self._out
