@@ -326,6 +326,7 @@ class State:
     _fast: Optional[Callable[..., int]]
     _chances: int
     fires: Optional[list]
+    _kernel_origin: Any  # a determinization: (its Determinizer, the cards' orders, its record's length)
     empty_draws: Optional[dict]
 
     # ---- creation ----------------------------------------------------------------------------
