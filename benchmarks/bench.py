@@ -278,11 +278,18 @@ def copy_figures(game, players: int, cfg: Settings) -> dict:
     early and the late position: batches of about 2 ms of copies, the fastest batch of each."""
     from array import array
 
-    from fishrules.kernel import Kernel
+    from fishrules.kernel import Kernel, KFault
 
     kernel = Kernel(game, "native")
     early, n_early, late, n_late = states_at(game, players, cfg.search)
-    states = [kernel.state_of(early), kernel.state_of(late)]
+    states = []
+    for st in (early, late):
+        while True:
+            try:
+                states.append(kernel.state_of(st))
+                break
+            except KFault:  # some players have chosen at a simultaneous choice, not all: on a little
+                st.apply(st.legal_actions(st.waiting[0])[0])
     fns = [lambda S=S: array("q", S) for S in states]
     sizes = [batch_size(f) for f in fns]
     best = [float("inf"), float("inf")]
