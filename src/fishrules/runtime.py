@@ -298,7 +298,7 @@ class State:
     __slots__ = (
         "game", "prog", "n", "seats", "dice_ids", "g", "p", "dice", "stack", "_history", "cur",
         "seed", "draws", "manual", "where", "up", "mixed", "redact", "events", "_legal", "_work", "_dmemo", "_fast",
-        "_chances", "fires", "empty_draws", "_kernel_origin",
+        "_chances", "fires", "empty_draws", "_kernel_origin", "_ks",
     )
     # (declared for type checkers)
     game: Any
@@ -327,6 +327,7 @@ class State:
     _chances: int
     fires: Optional[list]
     _kernel_origin: Any  # a determinization: (its Determinizer, the cards' orders, its record's length)
+    _ks: Any  # a state on the game kernel (fishrules.kernel.apistate.KState): its kernel state; else None
     empty_draws: Optional[dict]
 
     # ---- creation ----------------------------------------------------------------------------
@@ -361,6 +362,7 @@ class State:
         s._chances = 0  # chance outcomes a playout resolved
         s.fires = [0] * len(prog.rules) if count_rules else None  # see `rules_fired`
         s._kernel_origin = None  # a determinization: how to build its kernel state (see determinize.py)
+        s._ks = None
         # with count_rules, the draws that found their zone empty, by zone key (see compiler.program.draw_wait)
         s.empty_draws = {} if count_rules else None
         s.seed = seed
@@ -1282,6 +1284,7 @@ class State:
         c.fires = None  # a copy (a bot's trial) counts nothing
         c.empty_draws = None
         c._kernel_origin = getattr(self, "_kernel_origin", None)  # valid while the record is the same length
+        c._ks = None
         c.where = self.where[:]
         c.up = self.up[:]
         c.mixed = self.mixed

@@ -28,7 +28,7 @@ from . import layout as L
 from .boundary import Boundary
 from .lower import KernelProgram, lower
 from .machine import PyBackend
-from .native import NativeBackend, NativeError
+from .native import NativeBackend, NativeError, is_cached
 from .pyruntime import KFault, decision_seed
 from .lower_blocks import FAULT_ENDLESS
 from .reference import Outcome, endless, reference_playout
@@ -66,6 +66,11 @@ def check_backend(backend: Any) -> str:
     if backend not in BACKENDS:
         raise OptionError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     return backend
+
+
+def native_is_cached(game: Any) -> bool:
+    """Whether the game's native kernel is in the cache already (lowers the rules, compiles nothing)."""
+    return is_cached(lower(game.model, game.program))
 
 
 class Kernel:
