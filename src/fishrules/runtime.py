@@ -136,12 +136,6 @@ def _seat(word: str) -> Optional[int]:
     return int(word[1:])
 
 
-def _tuplify(x):
-    if isinstance(x, list):
-        return tuple(_tuplify(i) for i in x)
-    return x
-
-
 def _zones_of(s):
     """(key, cards) of every zone of a state."""
     model = s.prog.model
