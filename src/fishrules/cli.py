@@ -112,7 +112,7 @@ def cmd_explain(args) -> int:
     if args.python:
         from .compiler import source_of
 
-        sys.stdout.write(source_of(game._model))
+        sys.stdout.write(source_of(game.model))
         return 0
     if args.c or args.kernel_python:
         from .kernel.emit_c import emit_c
@@ -423,9 +423,9 @@ class _Table:
         self.told_setup: set = set() if shown == 0 else {None, *self.humans}  # whom the set-up was told
         from .terminal import scored_names
 
-        self.scored = scored_names(state.game._model)
+        self.scored = scored_names(state.game.model)
         self.score_at: dict[int, list] = {-1: state.scores()}  # decision -> the scores once it was played
-        self.kinds = {v.name: v.type.kind for v in (*state.game._model.game_vars, *state.game._model.player_vars)}
+        self.kinds = {v.name: v.type.kind for v in (*state.game.model.game_vars, *state.game.model.player_vars)}
 
     def save(self) -> None:
         if self.log_path:

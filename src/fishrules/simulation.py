@@ -58,7 +58,7 @@ def rules_spec(game) -> dict:
         if _is_bundled(path):
             continue  # the worker's own, checked by the hash
         files.append((os.path.relpath(os.path.realpath(path), root), text))
-    return {"hash": rules_hash(texts), "variant": game._resolved.variant, "files": files, "title": game.title}
+    return {"hash": rules_hash(texts), "variant": game.variant, "files": files, "title": game.title}
 
 
 _GAMES: dict[tuple, Any] = {}
@@ -159,7 +159,7 @@ def empty_draws(game, setup: dict, total: dict) -> dict:
     is everything before the first decision."""
     if not total:
         return {}
-    prog = game._program
+    prog = game.program
     out: dict[str, list[int]] = {}
     for key, k in total.items():
         is_game, slot, _ = prog.zone_of_key(key)
@@ -415,7 +415,7 @@ def rule_summary(game, records: Sequence[dict]) -> dict:
     the games it fired at least once."""
     n = len(records)
     out = {}
-    for name, k in game._program.rules.items():
+    for name, k in game.program.rules.items():
         counts = [r["fires"][k] for r in records]
         out[name] = {"per_game": round(sum(counts) / n, 4), "games_share": round(sum(1 for c in counts if c) / n, 4)}
     return out

@@ -342,8 +342,8 @@ class ActionSpace:
 
     def __init__(self, game: "Game", players: int, options: Mapping[str, Any]):
         state = game.start(players=players, seed=0, options=options, chance="manual")
-        model, prog = game._model, game._program
-        self.rule_hash: str = game._identity
+        model, prog = game.model, game.program
+        self.rule_hash: str = game.program.identity
         self.players: int = players
         self.options: dict[str, Any] = dict(options)
         self._prog = prog
@@ -591,7 +591,7 @@ class ObservationSpec:
     it hides), each score, the dice, and the rules' public `define`s."""
 
     def __init__(self, game: "Game", players: int, options: Mapping[str, Any]):
-        model, prog = game._model, game._program
+        model, prog = game.model, game.program
         self.players = players
         self.fields: list[Field] = []
         self._fill: list[tuple] = []  # (where in the view, how to encode, field)

@@ -43,7 +43,7 @@ class Saving(Decisions):
         hidden information: it is for saving a game, not for showing to a player."""
         return {
             "format": "fishrules-state/1",
-            "game": self.game._identity,
+            "game": self.prog.identity,
             "players": self.n,
             "g": _listify(tuple(self.g)),
             "p": [_listify(tuple(r)) for r in self.p],
@@ -109,8 +109,8 @@ class Saving(Decisions):
             raise StateError("a saved state is a JSON object")
         if d.get("format") != "fishrules-state/1":
             raise StateError("this is not a fishrules state (format fishrules-state/1)")
-        if d.get("game") != game._identity:
-            raise StateError(f"this state belongs to another game ({_short(d.get('game'))}, not {game._identity!r})")
+        if d.get("game") != game.program.identity:
+            raise StateError(f"this state belongs to another game ({_short(d.get('game'))}, not {game.program.identity!r})")
         missing = [k for k in _STATE_FIELDS if k not in d]
         if missing:
             raise StateError("the saved state has no " + ", ".join(repr(k) for k in missing))
@@ -126,7 +126,7 @@ class Saving(Decisions):
             if not ok(d[name]):
                 raise StateError(f"field {name!r} is not a possible value: {_short(d[name])}")
         g = d["g"]
-        prog = game._program
+        prog = game.program
         if type(g) is not list or len(g) != prog.model.n_game_slots:
             raise StateError("field 'g' does not fit these rules")
         options = {o.name: g[o.slot] for o in prog.model.options}

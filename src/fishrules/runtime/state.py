@@ -40,7 +40,7 @@ class State(Views, Saving, Playouts):
              quiet: Optional[random.Random] = None, count_rules: bool = False) -> "State":
         """A new game.  With `quiet` (a playout's generator) it is set up for a playout at once:
         no history or events, chance from that generator, the first legal actions not listed."""
-        prog: Program = game._program
+        prog: Program = game.program
         s = cls.__new__(cls)
         s.game = game
         s.prog = prog
@@ -162,7 +162,7 @@ class State(Views, Saving, Playouts):
         history.  How future chance will be resolved (seed, manual) is not part of the position."""
         if not isinstance(other, State):
             return NotImplemented
-        return self.game._identity == other.game._identity and self._key() == other._key()
+        return self.prog.identity == other.prog.identity and self._key() == other._key()
 
     def __hash__(self) -> int:
         return hash(self._key())

@@ -227,8 +227,8 @@ class Tables:
         record = TableRecord(
             id=secrets.token_hex(8), ruleset=ruleset if text is None else HOUSE_RULE_NAME,
             rules_name=(texts[0][0].name if texts[0][0] is not None else HOUSE_RULE_NAME),
-            rules_text=texts[0][1], rules_variant=game._resolved.variant, rules_hash=rules_hash(texts),
-            variant=variant if text is None else game._resolved.variant, players=players, options=opts, seed=seed,
+            rules_text=texts[0][1], rules_variant=game.variant, rules_hash=rules_hash(texts),
+            variant=variant if text is None else game.variant, players=players, options=opts, seed=seed,
             seats=list(seats), names=[_clean_name(n, i) for i, n in enumerate(names)], opening=list(state.history))
         links: dict = {"host": new_token(), "spectator": new_token()}
         tokens = [(links["host"], "host", None), (links["spectator"], "spectator", None)]
