@@ -24,6 +24,7 @@ layer calls only what it or a layer below defines; fields.py draws the stack):
 - `saving`: `to_dict`/`to_json`, reading a saved state back, replaying a history;
 - `playout`: `State.playout`, the fast path of simulations (`Playout`);
 - `state`: `State` itself: creating a game, copying, equality;
+- `determinize`: a state a player cannot tell from the real one (`State.determinize`);
 - `text`: values written out for JSON and messages.
 """
 

@@ -105,7 +105,7 @@ class State(Views, Saving, Playouts):
         it resolves chance from now on (by default as this state does).  For many draws from one
         position, `fishrules.determinize.Determinizer(state, player).sample(rng)` works out what
         the player knows once."""
-        from ..determinize import Determinizer
+        from .determinize import Determinizer
 
         return Determinizer(self, player).sample(rng, chance)
 
