@@ -29,12 +29,12 @@ layer calls only what it or a layer below defines; fields.py draws the stack):
 """
 
 # What other modules and the tests import from `fishrules.runtime` (besides `__all__`): `Legal`,
-# `Log`, `Playout`, `_zones_of`.
+# `Log`, `Playout`, `empty_draws`, `_zones_of`.
 from ..compiler import CHANCE, SIMULTANEOUS
 from .decisions import Action, Legal
 from .playout import Playout
 from .record import Log
 from .state import State
-from .zones import _zones_of
+from .zones import _zones_of, empty_draws
 
 __all__ = ["State", "Action", "CHANCE", "SIMULTANEOUS"]

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ..compiler import SIMULTANEOUS
 from ..errors import OptionError
+from .record import Log
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import State
@@ -195,9 +196,10 @@ class Determinizer:
 
     # ---- drawing one ------------------------------------------------------------------------
 
-    def kernel_state(self, kernel, orders: tuple, seed: int):
+    def kernel_state(self, kernel, orders: tuple):
         """The kernel state of a determinization drawn with `orders` (one per group): the real
-        state replayed into the kernel once, the cards put in their places, the new seed."""
+        state replayed into the kernel once, the cards put in their places (the kernel gives it
+        the determinization's seed: `fishrules.kernel.Kernel.state_of`)."""
         cache = self.__dict__.setdefault("_kernel_base", {})
         base = cache.get(id(kernel))
         if base is None:
@@ -213,16 +215,11 @@ class Determinizer:
                     zid = lay.zone_of_key(key, G, 64)
                     S[lay.zones[zid][0] + 1 + i] = c
                     S[lay.where + c] = zid
-        from ..kernel import layout as L
-
-        S[L.H_SEED], S[L.H_DRAWS] = seed, 0
         return S
 
     def _player_record(self):
         """The history and events as the player knows them, for every determinization."""
         if self._record is None:
-            from .record import Log
-
             s, v = self.state, self.player
             history = Log()
             for text in s.history_for(v):
@@ -296,8 +293,6 @@ def _redraw_choices(d: "State", indices: list, rng: random.Random) -> None:
         hist[i] = a.text
     L[info.slot + 1] = tuple(chosen)
     # the Log's list view is the one just edited: rebuild the chain so copies agree
-    from .record import Log
-
     log = Log()
     for text in hist:
         log.append(text)

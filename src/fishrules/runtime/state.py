@@ -15,6 +15,7 @@ from ..compiler import Program
 from ..errors import Diagnostic, FishrulesError, RuleError
 from ..limits import MAX_DICE
 from .decisions import Action
+from .determinize import Determinizer
 from .playout import Playouts
 from .record import Log
 from .saving import Saving
@@ -94,7 +95,7 @@ class State(Views, Saving, Playouts):
             return None
         return {name: self.fires[k] for name, k in self.prog.rules.items()}
 
-    # ---- determinization (for bots that search): see determinize.py ------------------------------
+    # ---- determinization (for bots that search): see determinize.py ----------------------------
 
     def determinize(self, player: Optional[int], rng: random.Random, chance: Optional[str] = None) -> "State":
         """A full state that `player` cannot tell from this one: every card hidden from them
@@ -105,8 +106,6 @@ class State(Views, Saving, Playouts):
         it resolves chance from now on (by default as this state does).  For many draws from one
         position, `fishrules.determinize.Determinizer(state, player).sample(rng)` works out what
         the player knows once."""
-        from .determinize import Determinizer
-
         return Determinizer(self, player).sample(rng, chance)
 
     # ---- copying, equality -----------------------------------------------------------------------
@@ -168,6 +167,8 @@ class State(Views, Saving, Playouts):
         return hash(self._key())
 
     # ---- numbers for learning code (fishrules.spaces) --------------------------------------------
+    # The game makes the action space and the observation layout (`Game.action_space`,
+    # `Game.observation_spec`): the runtime does not import fishrules.spaces, which builds on it.
 
     def legal_action_ids(self, player: Optional[int] = None) -> list[int]:
         """The ids of `legal_actions(player)` in `game.action_space(...)`, in the same order (at a
@@ -183,12 +184,14 @@ class State(Views, Saving, Playouts):
     def observation(self, player: Optional[int] = None) -> list[float]:
         """What `player` may know as a flat list of floats, laid out by `game.observation_spec`;
         made from `view(player)` alone, so it hides what the view hides."""
-        from ..spaces import observation
-
-        return observation(self, player)
+        return self.game.observation_spec(self.n, self._options()).encode(self.view(player))
 
     def _action_space(self):
-        return self.game.action_space(self.n, {o.name: self.g[o.slot] for o in self.prog.model.options})
+        return self.game.action_space(self.n, self._options())
+
+    def _options(self) -> dict:
+        """The options of this game, by name."""
+        return {o.name: self.g[o.slot] for o in self.prog.model.options}
 
     def __repr__(self) -> str:
         where = "over" if self.is_over else f"current={self.cur!r}"

@@ -29,6 +29,25 @@ def _zones_of(s):
                 yield s.prog.G + v.slot * 64 + p, s.p[p][v.slot]
 
 
+def empty_draws(game, setup: dict, total: dict) -> dict:
+    """The draws of one game that found their zone empty, by the zone's name (`deck`, `stack`: a
+    player's zones and a family's count as one): {name: [during the set-up, later]}.  The set-up
+    is everything before the first decision.  `setup` and `total` are a state's `empty_draws` (by
+    zone key, counted by `compiler.program.draw_wait` with `count_rules`) then and at the end."""
+    if not total:
+        return {}
+    prog = game.program
+    out: dict[str, list[int]] = {}
+    for key, k in total.items():
+        is_game, slot, _ = prog.zone_of_key(key)
+        name = prog.game_var_names.get(slot, "?") if is_game else prog.player_var_names.get(slot, "?")
+        counts = out.setdefault(name, [0, 0])
+        early = setup.get(key, 0)
+        counts[0] += early
+        counts[1] += k - early
+    return dict(sorted(out.items()))
+
+
 class Zones(Record):
     """The layer of `State` that moves cards: zones, moves, draws, the `where` and `up` bookkeeping."""
 
