@@ -474,8 +474,7 @@ def bot_move(state: fishrules.State, p: int, kind: str, seed: int, at: int, iter
     """The action (its text) the bot `kind` at seat `p` takes at position `at` of a table seeded
     `seed`: the command line's bots (`fishrules play --bot`), with a generator derived from the seed
     and the position, so that the same position always gets the same move."""
-    from ..bots import make_bot
-    from ..cli import bot_choice, bot_rng
+    from ..bots import bot_choice, bot_rng, make_bot
 
     rng = bot_rng(seed, at)
     if kind in ("mcts", "ismcts"):
