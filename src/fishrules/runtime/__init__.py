@@ -25,7 +25,8 @@ layer calls only what it or a layer below defines; fields.py draws the stack):
 - `playout`: `State.playout`, the fast path of simulations (`Playout`);
 - `state`: `State` itself: creating a game, copying, equality;
 - `determinize`: a state a player cannot tell from the real one (`State.determinize`);
-- `text`: values written out for JSON and messages.
+- `text`: values written out for JSON and messages;
+- `contract`: what the code the compiler writes may use of a state, and the helpers it may call.
 """
 
 # What other modules and the tests import from `fishrules.runtime` (besides `__all__`): `Legal`,
