@@ -74,8 +74,8 @@ class Kernel:
     def __init__(self, game: Any, backend: str = "auto"):
         check_backend(backend)
         self.game = game
-        self.program: KernelProgram = lower(game._model, game._program)
-        self.boundary = Boundary(self.program, game._program)
+        self.program: KernelProgram = lower(game.model, game.program)
+        self.boundary = Boundary(self.program, game.program)
         self.why_not_native: Optional[str] = None
         be: Any = None
         if backend in ("auto", "native"):
@@ -145,7 +145,7 @@ class Kernel:
         if not any(counts):
             return {}
         out: dict = {}
-        prog, lay = self.game._program, self.program.layout
+        prog, lay = self.game.program, self.program.layout
         for zid in range(len(lay.zones)):
             a, b = counts[2 * zid], counts[2 * zid + 1]
             if a or b:

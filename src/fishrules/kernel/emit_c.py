@@ -33,7 +33,7 @@ from .pyruntime import KERNEL_BUDGET
 __all__ = ["emit_c", "frame_layout_c", "EMITTER_VERSION"]
 
 #: Changes whenever the C a program emits changes: part of a compiled library's cache key.
-EMITTER_VERSION = "7"
+EMITTER_VERSION = "8"
 
 _CMP = {"<": "k_lt", "<=": "k_le", ">": "k_gt", ">=": "k_ge"}
 
@@ -84,7 +84,7 @@ class _Writer:
             if not f.memo:
                 continue
             cap = kp.define_cap_of(f) if f.kind == "buffer" else 0
-            width = 4 + len(f.params) + (1 + cap if f.kind == "buffer" else 0)
+            width = 5 + len(f.params) + (1 + cap if f.kind == "buffer" else 0)
             slots = KEPT_SLOTS if f.params else 1
             if self.kept_size + slots * width > MAX_KEPT:
                 continue  # too large to keep: worked out each time
@@ -613,40 +613,51 @@ class _Writer:
 
     def kept(self, f: ir.Function, offset: int, width: int, cap: int) -> None:
         """The define `f` whose values are kept (`f.memo`): its entries in `k->dcache`, one per
-        argument (KEPT_SLOTS of them, by a hash of the arguments), each [epoch, version, work it
-        took, the arguments, the value (a collection: its length, then its elements)].  A kept value
-        is good while nothing it reads was written (`k->dv`, see fishrules.kernel.keep) and in the
-        same call.  Found kept, the work it took is counted again, so the work budget sees no
-        difference."""
+        argument (KEPT_SLOTS of them, by a hash of the arguments), each [epoch, version, argument
+        version, work it took, the arguments, the value (a collection: its length, then its
+        elements)].  A kept value is good while nothing it reads was written (`k->dv`, and for a
+        define that reads a family of zones at its argument `k->dva`: see fishrules.kernel.keep)
+        and in the same call.  Found kept, the work it took is counted again, so the work budget
+        sees no difference."""
         args = list(f.params)
         n = len(args)
-        d = self.kp.keep.index[f.name]
+        keep = self.kp.keep
+        d = keep.index[f.name]
         if n:
             mix = " ^ ".join(f"(U){a} * {0x9E3779B97F4A7C15 if i % 2 == 0 else 0xC2B2AE3D27D4EB4F}ULL" for i, a in enumerate(args))
             slot = f"(I)(({mix}) >> {64 - KEPT_BITS})"
         else:
             slot = "0"
-        same = f"e[0] == k->epoch && e[1] == k->dv[{d}]" + "".join(f" && e[{3 + i}] == {a}" for i, a in enumerate(args))
-        keep = f"e[0] = k->epoch; e[1] = k->dv[{d}]; e[2] = k->S[{H_WORK}] - w0;" + "".join(f" e[{3 + i}] = {a};" for i, a in enumerate(args))
         call = ", ".join(["k"] + (["out", "out_cap"] if f.kind == "buffer" else []) + args)
+        by_arg = keep.by_arg.get(f.name)
         self.put(0, f"static I {f.name}_raw({self.signature(f).split('(', 1)[1]};")
         self.put(0, f"/* {f.comment}, its values kept */")
         self.put(0, self.signature(f) + " {")
+        if by_arg is not None:
+            low, count, off = by_arg
+            self.put(1, f"I _a = {args[0]} - {low};")
+            self.put(1, f"if ((U)_a >= (U){count}) return {f.name}_raw({call});  /* no zone of the family: not kept */")
+            self.put(1, f"I av = k->dva[{off} + _a];")
+        else:
+            self.put(1, "I av = 0;")
+        same = f"e[0] == k->epoch && e[1] == k->dv[{d}] && e[2] == av" + "".join(f" && e[{4 + i}] == {a}" for i, a in enumerate(args))
+        store = (f"e[0] = k->epoch; e[1] = k->dv[{d}]; e[2] = av; e[3] = k->S[{H_WORK}] - w0;"
+                 + "".join(f" e[{4 + i}] = {a};" for i, a in enumerate(args)))
         self.put(1, f"I *e = k->dcache + {offset} + {slot} * {width};")
         if f.kind == "buffer":
             self.put(1, f"if ({same}) {{")
-            self.put(2, f"I n = e[{3 + n}]; if (n > out_cap) k_fault(k, F_CAPACITY);")
-            self.put(2, f"k_charge(k, e[2]); memmove(out, e + {4 + n}, (size_t)n * sizeof(I)); return n;")
+            self.put(2, f"I n = e[{4 + n}]; if (n > out_cap) k_fault(k, F_CAPACITY);")
+            self.put(2, f"k_charge(k, e[3]); memmove(out, e + {5 + n}, (size_t)n * sizeof(I)); return n;")
             self.put(1, "}")
             self.put(1, f"I w0 = k->S[{H_WORK}];")
             self.put(1, f"I n = {f.name}_raw({call});")
-            self.put(1, f"if (n <= {cap}) {{ {keep} e[{3 + n}] = n; memmove(e + {4 + n}, out, (size_t)n * sizeof(I)); }}")
+            self.put(1, f"if (n <= {cap}) {{ {store} e[{4 + n}] = n; memmove(e + {5 + n}, out, (size_t)n * sizeof(I)); }}")
             self.put(1, "return n;")
         else:
-            self.put(1, f"if ({same}) {{ k_charge(k, e[2]); return e[{3 + n}]; }}")
+            self.put(1, f"if ({same}) {{ k_charge(k, e[3]); return e[{4 + n}]; }}")
             self.put(1, f"I w0 = k->S[{H_WORK}];")
             self.put(1, f"I v = {f.name}_raw({call});")
-            self.put(1, f"{keep} e[{3 + n}] = v;")
+            self.put(1, f"{store} e[{4 + n}] = v;")
             self.put(1, "return v;")
         self.put(0, "}")
         self.put(0, "")
@@ -796,15 +807,18 @@ def emit_c(kp: KernelProgram) -> str:
 def _stale_tables(kp: KernelProgram) -> str:
     """What a change of each zone, and of the dice, makes stale (fishrules.kernel.keep)."""
     keep = kp.keep
-    at, flat = [0], []
+    at, flat, arg_at, arg_flat = [0], [], [0], []
     for zid in range(len(kp.layout.zones)):
         flat.extend(keep.of_zone(zid))
         at.append(len(flat))
+        arg_flat.extend(keep.args_of_zone(zid))
+        arg_at.append(len(arg_flat))
     dice = keep.of("dice")
     return "\n".join([
-        _table("ZSTALE_AT", at), _table("ZSTALE", flat),
+        _table("ZSTALE_AT", at), _table("ZSTALE", flat), _table("ZARG_AT", arg_at), _table("ZARG", arg_flat),
         "static void k_zstale(K *k, I z) {",
         "    for (I i = ZSTALE_AT[z]; i < ZSTALE_AT[z + 1]; i++) k->dv[ZSTALE[i]]++;",
+        "    for (I i = ZARG_AT[z]; i < ZARG_AT[z + 1]; i++) k->dva[ZARG[i]]++;",
         "}",
         "static void k_dstale(K *k) {",
         "    " + " ".join(f"k->dv[{d}]++;" for d in dice) + (" (void)k;" if not dice else ""),
@@ -896,7 +910,10 @@ FK_EXPORT void *fk_context(I arena_cap, I moves_cap) {{
     k->moves_cap = moves_cap;
     k->dcache = (I *)calloc({max(w.kept_size, 1)}, sizeof(I));
     k->dv = (I *)calloc({max(len(kp.keep.index), 1)}, sizeof(I));
-    if (!k->dcache || !k->dv) {{ free(k->arena); free(k->ok); free(k->bad); free(k->dcache); free(k->dv); free(k); return 0; }}
+    k->dva = (I *)calloc({max(kp.keep.arg_versions, 1)}, sizeof(I));
+    if (!k->dcache || !k->dv || !k->dva) {{
+        free(k->arena); free(k->ok); free(k->bad); free(k->dcache); free(k->dv); free(k->dva); free(k); return 0;
+    }}
     k->epoch = 1;
     return k;
 }}
@@ -904,7 +921,7 @@ FK_EXPORT void *fk_context(I arena_cap, I moves_cap) {{
 FK_EXPORT void fk_free(void *ctx) {{
     K *k = (K *)ctx;
     if (!k) return;
-    free(k->arena); free(k->ok); free(k->bad); free(k->dcache); free(k->dv); free(k->script); free(k);
+    free(k->arena); free(k->ok); free(k->bad); free(k->dcache); free(k->dv); free(k->dva); free(k->script); free(k);
 }}
 
 /* the chance outcomes of a record to replay (3 numbers each), read while S[H_SCRIPT] >= 0 */

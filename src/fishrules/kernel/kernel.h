@@ -30,6 +30,7 @@ typedef struct K {
     I nok, nbad, moves_cap, act_ok, act_bad;
     I epoch;  /* bumped at every call in, and when a game is set up again: every kept value expires */
     I *dv;  /* a version per kept define, bumped by a write of anything it reads (fishrules.kernel.keep) */
+    I *dva;  /* a version per argument of the defines that read a family of zones at their argument */
     I *dcache;  /* the kept values of defines (see emit_c: each define's entries) */
     I *script;  /* a record being replayed: its chance outcomes, 3 numbers each (see Kernel.state_of) */
     I nscript;

@@ -43,7 +43,7 @@ _M64 = (1 << 64) - 1
 #: The scratch memory of a context (collections worked out in a step), in 8-byte integers.
 ARENA = 1 << 21
 #: The most legal moves one decision may list in the native kernel (more: the engine lists them).
-MOVES_CAP = 1 << 17
+MOVES_CAP = 1 << 16
 #: Seconds a compile may take.
 COMPILE_TIMEOUT = 120
 
@@ -60,8 +60,25 @@ def _signed(v: int) -> int:
 # ---- the compiler ------------------------------------------------------------------------------
 
 
+_found: dict = {}
+
+
 def compiler() -> tuple[list[str], str]:
-    """(the command that compiles C, a description of it for the cache key); NativeError if none."""
+    """(the command that compiles C, a description of it for the cache key); NativeError if none.
+    Looked for once per process (and again if FISHRULES_CC or PATH change)."""
+    key = (os.environ.get("FISHRULES_CC"), os.environ.get("PATH"))
+    if key not in _found:
+        try:
+            _found[key] = _find_compiler()
+        except NativeError as exc:
+            _found[key] = exc
+    got = _found[key]
+    if isinstance(got, NativeError):
+        raise NativeError(str(got))
+    return got
+
+
+def _find_compiler() -> tuple[list[str], str]:
     env = os.environ.get("FISHRULES_CC")
     candidates: list[list[str]] = []
     if env is not None:
@@ -206,7 +223,7 @@ class NativeBackend:
         self._free = lib.fk_free
         self.size = lay.size
         self.width = lay.move_width
-        self._moves = array("q", bytes(8 * MOVES_CAP * lay.move_width))
+        self._moves = array("q", bytes(8 * 256 * lay.move_width))  # grown when a decision lists more
         self._out = array("q", bytes(8 * max(lay.seats, 1)))
         self._layouts = {f.name: frame_layout_c(kp, f) for f in kp.functions if f.kind == "block"}
         self._sizes = {f.name: kp.frame_cap[f.name] for f in kp.functions if f.kind == "block"}
@@ -272,7 +289,11 @@ class NativeBackend:
             self.play(S, move, playout=True)
 
     def moves(self, S: array, player: int) -> list:
-        n = self.lib.fk_moves(self.ctx, self._ptr(S), player, self._ptr(self._moves), MOVES_CAP)
+        cap = len(self._moves) // self.width
+        n = self.lib.fk_moves(self.ctx, self._ptr(S), player, self._ptr(self._moves), cap)
+        if n == -3 and cap < MOVES_CAP:  # more moves than the buffer holds: a bigger one, once
+            self._moves = array("q", bytes(8 * MOVES_CAP * self.width))
+            n = self.lib.fk_moves(self.ctx, self._ptr(S), player, self._ptr(self._moves), MOVES_CAP)
         if n < 0:
             raise KFault(-n)
         w, raw = self.width, self._moves

@@ -216,7 +216,7 @@ HELPERS = (
     "unmask", "distinct_seats", "sorted_set", "same_items", "minus_one", "plus_one", "choose", "zone",
     "zone_in_family", "family_start", "adjacent", "slide", "card_choices", "subsets", "set_list", "list_append",
     "list_extend", "list_remove", "move_one", "move", "draw", "shuffle", "reveal", "roll", "roll_one",
-    "BUDGET", "MAX_CHOICES", "MAX_STACK", "MISSING", "DV", "EP",
+    "BUDGET", "MAX_CHOICES", "MAX_STACK", "MISSING", "DV", "DVA", "EP",
 )
 
 
@@ -227,7 +227,7 @@ def load(kp: KernelProgram, source: str) -> dict:
     ns["BUDGET"] = KERNEL_BUDGET
     ns["MAX_CHOICES"] = MAX_CHOICES
     ns["MAX_STACK"] = MAX_PHASE_DEPTH
-    ns["__builtins__"] = {"len": len, "range": range, "tuple": tuple, "min": min, "max": max, "abs": abs, "any": any,
+    ns["__builtins__"] = {"len": len, "range": range, "tuple": tuple, "int": int, "min": min, "max": max, "abs": abs, "any": any,
                           "all": all, "sum": sum, "sorted": sorted, "set": set, "list": list, "True": True,
                           "False": False, "None": None}
     exec(compile(source, "<fishrules kernel>", "exec"), ns)  # the lowering's own code: no rule text in it
@@ -253,13 +253,17 @@ def _bound(kp: KernelProgram) -> dict:
     # kept defines: a version each, bumped by a write of what it reads; an epoch per call (keep.py)
     keep = kp.keep
     DV = [0] * (len(keep.index) if keep is not None else 0)
+    DVA = [0] * (keep.arg_versions if keep is not None else 0)
     EP = [1]
     ZSTALE = tuple(keep.of_zone(z) if keep is not None else () for z in range(len(lay.zones)))
+    ZARG = tuple(keep.args_of_zone(z) if keep is not None else () for z in range(len(lay.zones)))
     DSTALE = keep.of("dice") if keep is not None else ()
 
     def zstale(z):
         for d in ZSTALE[z]:
             DV[d] += 1
+        for a in ZARG[z]:
+            DVA[a] += 1
 
     SCRIPT: list = []  # the chance outcomes of a record being replayed (see Kernel.state_of)
 
@@ -520,7 +524,7 @@ def _bound(kp: KernelProgram) -> dict:
         "adjacent": adjacent, "slide": slide, "card_choices": card_choices, "subsets": subsets,
         "set_list": set_list, "list_append": list_append, "list_extend": list_extend, "list_remove": list_remove,
         "move_one": move_one, "move": move, "draw": draw, "shuffle": shuffle, "reveal": reveal, "roll": roll,
-        "roll_one": roll_one, "randbelow": randbelow, "DV": DV, "EP": EP, "SCRIPT": SCRIPT,
+        "roll_one": roll_one, "randbelow": randbelow, "DV": DV, "DVA": DVA, "EP": EP, "SCRIPT": SCRIPT,
     }
 
 

@@ -53,5 +53,5 @@ class Fields:
     _fast: Optional[Callable[..., int]]
     _chances: int
     fires: Optional[list]
+    _kernel_origin: Any  # a determinization: (its Determinizer, the cards' orders, its record's length)
     empty_draws: Optional[dict]
-    _kernel_origin: Any  # a determinization: how to build its kernel state (see determinize.py)
