@@ -164,8 +164,7 @@ class Kernel:
     def _fallback(self, players: int, options: dict, seed: int, limit: int) -> Played:
         """The game played on the engine's own machine (which raises the engine's error, if a rule
         goes wrong)."""
-        from ..runtime import State
-        from ..simulation import empty_draws
+        from ..runtime import State, empty_draws
 
         state = State._new(self.game, players, options, seed, False, count_rules=True)
         setup = dict(state.empty_draws)
@@ -191,7 +190,9 @@ class Kernel:
         origin = getattr(state, "_kernel_origin", None)
         if origin is not None and origin[2] == len(state._history):  # a determinization, as drawn
             det, orders, _ = origin
-            return det.kernel_state(self, orders, state.seed)
+            S = det.kernel_state(self, orders)
+            S[L.H_SEED], S[L.H_DRAWS] = state.seed, 0
+            return S
         be, bd = self.backend, self.boundary
         texts = state._history.list()
         be.script([self._chance_item(t, state) for t in texts])

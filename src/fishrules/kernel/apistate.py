@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any, Optional, Union
 
 from ..runtime import SIMULTANEOUS, Action, State
+from ..runtime.fields import Fields
 from . import layout as L
 from .pyruntime import KFault
 
@@ -282,7 +283,7 @@ for _name in Action.__slots__:
 
 
 # The engine's fields: in a KState, reading or writing one makes it a plain State first.
-_SLOTS = {name: State.__dict__[name] for name in State.__slots__}
+_SLOTS = {name: Fields.__dict__[name] for name in Fields.__slots__}
 
 
 def _field(name: str) -> property:
@@ -299,6 +300,6 @@ def _field(name: str) -> property:
     return property(get, put)
 
 
-for _name in State.__slots__:
+for _name in Fields.__slots__:
     if _name not in _OWN:
         setattr(KState, _name, _field(_name))
