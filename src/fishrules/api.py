@@ -212,6 +212,12 @@ class Game:
         """What plays this game's many games: "native" or "python" (builds the kernel if needed)."""
         return self.kernel.name
 
+    def __copy__(self) -> "Game":
+        return self  # a loaded game does not change: a copied state shares it
+
+    def __deepcopy__(self, memo: dict) -> "Game":
+        return self
+
     def __repr__(self) -> str:
         v = f" variant={self.variant!r}" if self.variant else ""
         k = self._kernel.name if self._kernel is not None else self._backend

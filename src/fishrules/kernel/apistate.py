@@ -201,6 +201,10 @@ class KState(State):
     def __repr__(self) -> str:
         return self._as_state().__repr__()
 
+    def __reduce_ex__(self, protocol):  # copy.copy/deepcopy: of the engine's State it becomes
+        self._become_state()
+        return self.__reduce_ex__(protocol)
+
     # ---- becoming a plain State ------------------------------------------------------------------
 
     def _as_state(self) -> State:
