@@ -61,6 +61,16 @@ def test_the_command(capsys):
     assert main(["compare", "fishfry", "--players", "2", "--games", "5", "--bots", "clever"]) == 2
 
 
+@pytest.mark.parametrize("backend", ["python", "auto"])
+def test_the_backend_asked_for_plays_the_games(backend):
+    """`compare --backend python` played on the kernel `auto` chose: the contender's game was
+    loaded again without its backend."""
+    c = cmp.parse_contender("fishfry-keeper,rounds=2", backend=backend)
+    cmp.compare([c], players=2, games=2, seed=1)
+    assert c.game.kernel.name == ("python" if backend == "python" else fishrules.load("fishfry-keeper").kernel.name)
+    assert c.options == {"rounds": 2}
+
+
 # ---- issue 23: the report answers "did my rule change the game?" ---------------------------------
 
 

@@ -227,10 +227,10 @@ class Contender:
     the report gives it."""
 
     def __init__(self, ruleset: str, variant: Optional[str] = None, options: Optional[Mapping[str, Any]] = None,
-                 label: Optional[str] = None):
+                 label: Optional[str] = None, backend: str = "auto"):
         from .api import load
 
-        self.game = load(ruleset, variant)
+        self.game = load(ruleset, variant, backend=backend)
         self.options = dict(options or {})
         self.game._options(self.options)  # wrong options fail now, before anything is played
         self.label = label or (ruleset if variant is None else f"{ruleset}:{variant}") + "".join(
@@ -445,7 +445,7 @@ def parse_contender(text: str, players_option: Sequence[str] = (), backend: str 
             options[name] = value.lower() in ("yes", "true")
         else:
             options[name] = value
-    return Contender(ruleset, variant, options, label=text if not players_option else None)
+    return Contender(ruleset, variant, options, label=text if not players_option else None, backend=backend)
 
 
 def _pm(iv: dict, digits: int = 1) -> str:
