@@ -205,7 +205,15 @@ class Game:
                 self._cached = native_is_cached(self)
             if not self._cached:
                 return False
-        return self.kernel.name == "native"
+        if self._kernel is None and self._cached is False and self._backend == "native":
+            return False  # found too large for the kernel before: not lowered again at every start
+        from .kernel import TooLargeForKernel
+
+        try:
+            return self.kernel.name == "native"  # not "python", nor "engine" (rules too large for the kernel)
+        except TooLargeForKernel:  # a state of the engine's own machine; `simulate` still insists
+            self._cached = False
+            return False
 
     @property
     def backend(self) -> str:

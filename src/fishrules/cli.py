@@ -890,6 +890,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as e:  # pragma: no cover - a bug in fishrules: said in one line, never a traceback
+        from .kernel import NativeError
+
+        if isinstance(e, NativeError):  # --backend native, and no native code can be built here
+            _err(f"fishrules: --backend native: {e}")
+            return 2
         _err(f"fishrules: internal error ({type(e).__name__}: {str(e)[:200]}); this is a bug in fishrules, please report it")
         return 70
 

@@ -172,6 +172,8 @@ def play_chunk(job: dict, start: int, stop: int, game=None) -> list[dict]:
         for prefix in getattr(game, "_shown_from", ()):
             text = text.replace(prefix, "")
         return [{"error": text, "kind": "rule"}]
+    except OptionError as e:  # backend "native" for rules too large for the kernel
+        return [{"error": str(e), "kind": "option"}]
     except FishrulesError as e:
         return [{"error": str(e), "kind": "state"}]
 
@@ -191,7 +193,9 @@ class _WorkerRuleError(RuleError):
 def _checked(records: list[dict]) -> list[dict]:
     if len(records) == 1 and "error" in records[0]:
         r = records[0]
-        raise _WorkerRuleError(r["error"]) if r["kind"] == "rule" else StateError(r["error"])
+        if r["kind"] == "rule":
+            raise _WorkerRuleError(r["error"])
+        raise OptionError(r["error"]) if r["kind"] == "option" else StateError(r["error"])
     return records
 
 

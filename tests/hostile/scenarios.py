@@ -716,6 +716,49 @@ def simulate_text(text: str, games: int = 2, players: Optional[int] = None, back
     return out
 
 
+def start_where(text: str, backend: str = "auto", built: bool = False, moves: int = 6, name: str = "x.fish") -> dict:
+    """`Game.start` of these rules: whether the state decides on the kernel (`KState`) or is the
+    engine's own `State`, and whether it plays as the engine's state of the same seed does (the same
+    legal actions, history and scores after `moves` random moves).  `built`: `game.simulate` first,
+    so the kernel is built (or found too large) before the start.  Then `Game.simulate` again: what
+    played it, or the error (TooLargeForKernel with backend "native")."""
+    import warnings
+
+    from fishrules.kernel.apistate import KState
+    from fishrules.runtime import State
+
+    out: dict[str, Any] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        game = fishrules.loads(text, name=name, backend=backend)
+        if built:
+            try:
+                game.simulate(1, 2, seed=1)
+            except Exception as exc:  # noqa: BLE001 - said to the test
+                out["built_error"] = _plain_error(exc)
+        ours, ref = game.start(2, seed=5), State._new(game, 2, game._options(None), 5, False)
+        out["state"] = "KState" if isinstance(ours, KState) else type(ours).__name__
+        rng, same = random.Random(5), True
+        for _ in range(moves):
+            if ours.is_over:
+                break
+            a, b = [x.text for x in ours.legal_actions()], [x.text for x in ref.legal_actions()]
+            same = same and a == b
+            if not a or a != b:
+                break
+            pick = rng.randrange(len(a))
+            ours.apply(a[pick])
+            ref.apply(b[pick])
+        out["same"] = same and ours.history == ref.history and ours.scores() == ref.scores()
+        out["moves"] = len(ours.history)
+        try:
+            out["games"] = len(game.simulate(2, 2, seed=1))
+            out["backend"] = game.kernel.name
+        except Exception as exc:  # noqa: BLE001 - said to the test
+            out["error"] = _plain_error(exc)
+    return out
+
+
 def observation_size(text: str, players: int, name: str = "x.fish") -> int:
     """The size of `Game.observation_spec` (an OptionError escapes)."""
     return fishrules.loads(text, name=name).observation_spec(players).size

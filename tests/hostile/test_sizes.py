@@ -332,3 +332,51 @@ def test_explaining_the_kernel_of_rules_too_large_for_it_says_so(flag, tmp_path)
     out = run(sc.cli, ["explain", str(path), flag], timeout=SLOW)
     assert out.status == "ok" and out.value["status"] == 2, out
     assert "too large for the game kernel" in out.value["err"] and "Traceback" not in out.value["err"], out.value
+
+
+@pytest.mark.parametrize("built", [False, True], ids=["first start", "after a simulation"])
+@pytest.mark.parametrize("backend", ["auto", "native"])
+def test_a_game_too_large_for_the_kernel_starts_on_the_engine(backend, built):
+    """`Game.start` gives a state deciding on the kernel only when the kernel is native: rules too
+    large for it give the engine's own State, which plays as the engine does, whether or not the
+    kernel was asked for before, with backend auto (a simulation plays on the engine) and native (a
+    simulation is refused: native insists, with an OptionError)."""
+    out = run(sc.start_where, KERNEL_BIG["zones times cards"], backend, built, timeout=SLOW)
+    assert out.status == "ok", out
+    assert out.value["state"] == "State" and out.value["same"] and out.value["moves"] > 0, out.value
+    if backend == "auto":
+        assert out.value.get("error") is None and out.value["backend"] == "engine", out.value
+    else:
+        err = out.value["error"]
+        assert "OptionError" in err["mro"] and "too large for the game kernel" in err["message"], err
+
+
+@pytest.mark.parametrize("backend", ["auto", "native"])
+def test_a_game_the_kernel_holds_starts_on_it(backend):
+    """The other side: the same shape of rules, small enough, decides on the native kernel once it is
+    built (so the test above can fail)."""
+    from fishrules.kernel import NativeError
+    from fishrules.kernel.native import compiler
+
+    try:
+        compiler()
+    except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
+        pytest.skip("no C compiler here")
+    small = KERNEL_BIG["zones times cards"].replace("from 1 to 10000", "from 1 to 10").replace("2 to 64", "2 to 4")
+    out = run(sc.start_where, small, backend, True, timeout=SLOW)
+    assert out.status == "ok", out
+    assert out.value["state"] == "KState" and out.value["same"] and out.value["backend"] == "native", out.value
+
+
+def test_simulating_with_backend_native_rules_too_large_for_the_kernel_says_so(tmp_path):
+    path = tmp_path / "big.fish"
+    path.write_text(KERNEL_BIG["zones times cards"])
+    for command in (["simulate", str(path), "--games", "2"], ["compare", str(path), str(path), "--games", "2"]):
+        out = run(sc.cli, command + ["--backend", "native"], timeout=SLOW)
+        assert out.status == "ok" and out.value["status"] == 2, out
+        assert "too large for the game kernel" in out.value["err"], out.value
+        assert not any(word in out.value["err"] for word in ("Traceback", "internal error")), out.value
+        out = run(sc.cli, command + ["--backend", "auto"], timeout=SLOW)
+        assert out.status == "ok" and out.value["status"] == 0, out
+        if command[0] == "simulate":
+            assert "played by the engine" in out.value["out"], out.value

@@ -33,7 +33,7 @@ from .pyruntime import KFault, decision_seed
 from .lower_blocks import FAULT_ENDLESS
 from .reference import Outcome, endless, reference_playout
 
-__all__ = ["Kernel", "Played", "NativeError", "NativeUnavailable", "KFault", "Outcome", "BACKENDS", "decision_seed"]
+__all__ = ["Kernel", "Played", "NativeError", "TooLargeForKernel", "NativeUnavailable", "KFault", "Outcome", "BACKENDS", "decision_seed"]
 
 BACKENDS = ("auto", "native", "python")
 
@@ -68,6 +68,12 @@ def check_backend(backend: Any) -> str:
     return backend
 
 
+class TooLargeForKernel(NativeError, OptionError):
+    """`backend="native"` asked of rules too large for the game kernel (`layout.TooLarge`): with
+    `"auto"` the engine's own machine plays them.  An `OptionError` too: the backend asked for
+    cannot play these rules."""
+
+
 class _Engine:
     """In place of a backend, for rules the kernel cannot hold (`layout.TooLarge`): every game is
     played by the engine's own machine."""
@@ -95,7 +101,7 @@ class Kernel:
             self.program: KernelProgram = lower(game.model, game.program)
         except L.TooLarge as exc:  # the engine's own machine plays every game (see `_fallback`)
             if backend == "native":
-                raise NativeError(f"these rules are too large for the game kernel: {exc}") from None
+                raise TooLargeForKernel(f"these rules are too large for the game kernel: {exc}") from None
             self.program = None  # type: ignore[assignment]
             self.why_not_native = f"these rules are too large for the game kernel: {exc}"
             self.backend: Any = _Engine()
