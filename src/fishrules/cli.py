@@ -277,10 +277,11 @@ def cmd_compare(args) -> int:
 
     from . import comparison as cmp
 
-    if args.report:
-        from .plots import require_matplotlib
+    if args.report is not None:
+        from .plots import check_report_path, require_matplotlib
 
         require_matplotlib()  # before the games are played, not after
+        check_report_path(args.report, args.report_format)  # a folder, a missing folder: said now
     contenders = [cmp.parse_contender(text, backend=args.backend) for text in _joined_options(args.rulesets)]
     players = args.players
     if players is None:  # the fewest players every ruleset allows
@@ -296,7 +297,7 @@ def cmd_compare(args) -> int:
         report = cmp.compare(contenders, players, args.games, args.seed, args.bots, args.iterations,
                              progress=lambda k: bar.advance(task, k), workers=args.workers, dask=args.dask)
     print(json.dumps(report, indent=2) if args.json else cmp.render_text(report))
-    if args.report:
+    if args.report is not None:
         from .plots import write_report
 
         written = write_report(report, args.report, args.report_format)

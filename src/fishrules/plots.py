@@ -20,13 +20,15 @@ the same report gives the same files.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import io
+import os
 from pathlib import Path
 
 from .errors import OptionError, StateError
 
-__all__ = ["write_report", "figures", "require_matplotlib", "FORMATS", "CAPTIONS"]
+__all__ = ["write_report", "check_report_path", "figures", "require_matplotlib", "FORMATS", "CAPTIONS"]
 
 FORMATS = ("png", "svg")
 
@@ -220,22 +222,87 @@ def _page(report: dict, figs: dict) -> str:
             'svg{max-width:100%;height:auto}</style></head><body>\n' + "\n".join(body) + "\n</body></html>\n")
 
 
+#: The pictures of a report written as a folder, by name (`NAME.png` or `NAME.svg`).
+PICTURES = ("lengths", "seats", "scores", "rules", "ties")
+
+
+def _is_page(out: str) -> bool:
+    return Path(out).suffix.lower() in (".html", ".htm")
+
+
+def check_report_path(out: str, fmt: str = "png") -> None:
+    """Refuse, with an OptionError and before any game is played, a report that could not be
+    written where `out` says: a page (OUT.html) that is a folder or another kind of file than a
+    regular one (a pipe would block), a folder of pictures that is a file, a picture there that is a
+    folder, or anything in a folder that does not exist (no folder is made but the report's own)."""
+    if fmt not in FORMATS:
+        raise OptionError(f"a report's pictures are {' or '.join(FORMATS)}, not {fmt!r}")
+    if not isinstance(out, str) or not out or "\0" in out:
+        raise OptionError(f"--report names a file OUT.html or a folder OUT, not {str(out)[:60]!r}")
+    path = Path(out)
+    shown = out if len(out) <= 120 else out[:117] + "…"
+    parent = path.parent
+    if not parent.is_dir():
+        raise OptionError(f"--report {shown}: the folder {str(parent)[:120]} does not exist (make it first)")
+    targets = [path] if _is_page(out) else [path / f"{name}.{fmt}" for name in PICTURES]
+    if not _is_page(out) and path.exists() and not path.is_dir():
+        raise OptionError(f"--report {shown}: not a folder (a report ending in .html is one page; any other is a "
+                          "folder of pictures)")
+    for target in targets:
+        if target.is_dir():
+            raise OptionError(f"--report {shown}: {str(target)[:120]} is a folder, where the report writes a file")
+        if target.exists() and not target.is_file():
+            raise OptionError(f"--report {shown}: {str(target)[:120]} is not a regular file")
+    where = parent if _is_page(out) or not path.is_dir() else path
+    if not os.access(where, os.W_OK | os.X_OK):
+        raise OptionError(f"--report {shown}: cannot write in the folder {str(where)[:120]}")
+
+
+def _replace(target: Path, write) -> None:
+    """Write a file whole or not at all: `write(f)` to a temporary file beside `target`, then
+    renamed over it (a report cut short by a full disk leaves the last one as it was)."""
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_report(report: dict, out: str, fmt: str = "png") -> str:
     """Write the report's plots: `out` ending in .html is one page (headings, the table, and each
     figure as inline SVG with its caption); anything else is a folder of `lengths.png`,
-    `seats.png`, `scores.png`, `rules.png`, `ties.png` (`fmt="svg"`: .svg).  Returns what was
-    written."""
-    if fmt not in FORMATS:
-        raise OptionError(f"a report's pictures are {' or '.join(FORMATS)}, not {fmt!r}")
+    `seats.png`, `scores.png`, `rules.png`, `ties.png` (`fmt="svg"`: .svg), made if it is not there
+    (in a folder that is).  Each file is written whole or not at all.  Returns what was written;
+    a path it cannot be written at, or a failure while writing, is a StateError (`cannot write the
+    report …`): the command line checks the path before it plays (`check_report_path`), and this is
+    what may have changed since."""
+    try:
+        check_report_path(out, fmt)
+    except OptionError as e:
+        raise StateError(f"cannot write the report: {e}") from None
     figs = figures(report)
     path = Path(out)
     try:
-        if path.suffix.lower() in (".html", ".htm"):
-            path.write_text(_page(report, figs), encoding="utf-8")
+        if _is_page(out):
+            page = _page(report, figs).encode("utf-8")
+            _replace(path, lambda f: f.write(page))
             return str(path)
-        path.mkdir(parents=True, exist_ok=True)
-        for name, fig in figs.items():
-            _save(fig, path / f"{name}.{fmt}", fmt)
+        path.mkdir(exist_ok=True)
+        for name in PICTURES:
+            _replace(path / f"{name}.{fmt}", lambda f, fig=figs[name]: _save(fig, f, fmt))
     except OSError as e:
         raise StateError(f"cannot write the report {out}: {e.strerror or e}") from None
     return str(path)
