@@ -235,7 +235,7 @@ def test_an_unreachable_dask_scheduler_is_said_plainly(monkeypatch):
     pytest.importorskip("distributed")
     import fishrules.simulation as sim
 
-    monkeypatch.setattr(sim, "CONNECT_TIMEOUT", "1s")
+    monkeypatch.setattr(sim, "CONNECT_TIMEOUT", 1.0)
     with pytest.raises(fishrules.OptionError, match="cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'"):
         fishrules.simulate("fishfry", games=4, players=2, dask="tcp://127.0.0.1:9")
 

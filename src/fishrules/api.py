@@ -359,9 +359,11 @@ class Game:
         return found
 
     def _playouts(self, games: int, players: int, seed: int, opts: dict):
-        seeds = [game_seed_of(seed, i) for i in range(games)]
-        for played in self.kernel.simulate(players, opts, seeds):
-            yield Playout(*played.outcome)
+        step = 1024  # the seeds of a thousand games at a time: `playouts(10**12)` starts at once
+        for at in range(0, games, step):
+            seeds = [game_seed_of(seed, i) for i in range(at, min(at + step, games))]
+            for played in self.kernel.simulate(players, opts, seeds):
+                yield Playout(*played.outcome)
 
     def state_from_json(self, text: str | bytes) -> State:
         """The state `State.to_json` wrote, for these very rules.  It continues exactly as the

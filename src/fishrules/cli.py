@@ -745,12 +745,13 @@ def _db_shown(db: str) -> str:
 
 
 def _positive(text: str) -> int:
+    shown = text if len(text) <= 40 else text[:37] + "…"
     try:
         n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    except ValueError:  # also a number of more than 4,300 digits
+        raise argparse.ArgumentTypeError(f"{shown!r} is not a whole number") from None
     if n < 1:
-        raise argparse.ArgumentTypeError(f"{n}: at least 1")
+        raise argparse.ArgumentTypeError(f"{shown}: at least 1")
     return n
 
 
@@ -868,7 +869,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt:
+        _err("fishrules: interrupted")
+        return 130
     args.quiet = getattr(args, "quiet", False)
     args.no_color = getattr(args, "no_color", False)
     try:

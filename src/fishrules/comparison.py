@@ -27,10 +27,13 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 from .errors import OptionError
 
-__all__ = ["compare", "compare_rulesets", "Contender", "wilson", "welch", "chi_square"]
+__all__ = ["compare", "compare_rulesets", "Contender", "wilson", "welch", "chi_square", "MAX_COMPARE_GAMES"]
 
 #: How close to 0 a p-value must be for a difference to be called significant.
 ALPHA = 0.05
+#: The most games one comparison plays, every ruleset's together: it keeps each game's record (for
+#: medians, histograms and tests), about a kilobyte.
+MAX_COMPARE_GAMES = 1_000_000
 
 
 # ---- statistics ----------------------------------------------------------------------------------
@@ -373,6 +376,11 @@ def compare(contenders: Sequence[Contender | str], players: int, games: int, see
     cs = [c if isinstance(c, Contender) else Contender(c) for c in contenders]
     if not cs:
         raise OptionError("name at least one ruleset to compare")
+    if games * len(cs) > MAX_COMPARE_GAMES:
+        shown = f"{games:,}" if len(str(games)) <= 40 else str(games)[:40] + "…"
+        raise OptionError(f"compare plays at most {MAX_COMPARE_GAMES:,} games in all, keeping each one's record: "
+                          f"{shown} games of {len(cs)} ruleset{'s' if len(cs) > 1 else ''} is more (`fishrules simulate` "
+                          "plays any number)")
     for c in cs:
         if not (c.game.min_players <= players <= c.game.max_players):
             raise OptionError(f"{c.label} is for {c.game.min_players} to {c.game.max_players} players, not {players}")

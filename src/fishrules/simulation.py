@@ -21,22 +21,36 @@ tasks of a worker it lost).
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import math
 import os
 import re
 import random
 import shutil
 import tempfile
+from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterator, Mapping, Optional
 
 from .errors import FishrulesError, OptionError, RuleError, StateError
 
-__all__ = ["simulate", "play", "Runner", "rules_spec", "game_of_spec", "play_one", "MAX_WORKER_DEATHS"]
+__all__ = ["simulate", "play", "Runner", "rules_spec", "game_of_spec", "play_one", "MAX_WORKER_DEATHS", "MAX_WORKERS",
+           "MAX_GAMES"]
 
 #: How many times worker processes may die during one run before it gives up (each death reruns
 #: the chunks that were lost).
 MAX_WORKER_DEATHS = 3
+#: The most worker processes (`--workers`) one run starts.
+MAX_WORKERS = 256
+#: The most games `simulate` plays in one run (it adds them up as they are played, so a run of this
+#: many takes no more memory than a run of ten; at 50,000 games a second, 600 years).
+MAX_GAMES = 10**15
+#: Chunks given out at a time, for each worker: an enormous run starts at once, and stops at once.
+IN_FLIGHT = 2
+#: Chunks played or in flight, for each worker, that wait for an earlier one (records are handed on
+#: in the order of the games): what a run holds at most, however many games it plays.
+AHEAD = 8
 
 
 # ---- the rules, as text -------------------------------------------------------------------------------
@@ -163,10 +177,17 @@ def play_chunk(job: dict, start: int, stop: int, game=None) -> list[dict]:
             game = game_of_spec(job["rules"], job.get("backend", "auto"))
         n, bots = job["players"], job["bots"]
         if bots == "random" or job.get("quiet", False):
-            return list(random_games(game, n, game._options(job["options"]),
-                                     [game_seed_of(job["seed"], i) for i in range(start, stop)]))
-        return [play_one(game, n, job["options"], game_seed_of(job["seed"], i), seat_bots(bots, i, n), job["iterations"],
-                         job.get("quiet", False)) for i in range(start, stop)]
+            games = random_games(game, n, game._options(job["options"]),
+                                 [game_seed_of(job["seed"], i) for i in range(start, stop)])
+        else:
+            games = (play_one(game, n, job["options"], game_seed_of(job["seed"], i), seat_bots(bots, i, n),
+                              job["iterations"], job.get("quiet", False)) for i in range(start, stop))
+        out = []
+        for record in games:
+            if _STOP is not None and _STOP.is_set():  # the run was stopped (Ctrl-C): nobody waits for these
+                return []
+            out.append(record)
+        return out
     except RuleError as e:
         text = e.render()
         for prefix in getattr(game, "_shown_from", ()):
@@ -202,28 +223,217 @@ def _checked(records: list[dict]) -> list[dict]:
 # ---- many games: where ---------------------------------------------------------------------------------
 
 
-#: How long to try reaching a Dask scheduler before saying it cannot be reached.
-CONNECT_TIMEOUT = "10s"
+#: How long to try reaching a Dask scheduler, and to wait for its answer, before saying it cannot
+#: be reached (seconds).
+CONNECT_TIMEOUT = 10.0
 
 
-def _chunks(games: int, workers: int) -> list[tuple[int, int]]:
-    size = max(1, min(500, math.ceil(games / (max(workers, 1) * 8))))
-    return [(a, min(a + size, games)) for a in range(0, games, size)]
+class _Chunks:
+    """Games 0..games-1 in chunks of consecutive games, (first, past the last), each worked out
+    when it is asked for: a run of 10**12 games holds no list of two billion chunks."""
+
+    def __init__(self, games: int, workers: int):
+        self.games = games
+        self.size = max(1, min(500, math.ceil(games / (max(workers, 1) * 8))))
+
+    def __len__(self) -> int:
+        return -(-self.games // self.size)
+
+    def __getitem__(self, k: int) -> tuple[int, int]:
+        a = k * self.size
+        return (a, min(a + self.size, self.games))
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return (self[k] for k in range(len(self)))
+
+
+class _Order:
+    """Which chunk to give out next, and the records of the chunks played handed on in the order of
+    the games (chunk k once every chunk before it has been).  A chunk is given out only while fewer
+    than `window` are in flight and fewer than `ahead` are in flight or waiting for an earlier one:
+    what a run holds is a window of chunks, never the run."""
+
+    def __init__(self, chunks: _Chunks, window: int, ahead: int):
+        import heapq
+
+        self._heap = heapq
+        self.chunks, self.window, self.ahead = chunks, max(1, window), max(1, window, ahead)
+        self.given = 0  # chunks 0..given-1 have been given out
+        self.again: list[int] = []  # given out to a worker that died: given out again first
+        self.waiting: dict[int, list] = {}  # played, waiting for an earlier chunk
+        self.handed = 0  # chunks 0..handed-1 have been handed on
+        self.out = 0  # in flight
+
+    def take(self) -> Optional[int]:
+        """The next chunk to give out, or None (the window is full, or every chunk is out)."""
+        if self.again:  # within the window already when first given out
+            self.out += 1
+            return self._heap.heappop(self.again)
+        if self.out >= self.window or self.out + len(self.waiting) >= self.ahead or self.given >= len(self.chunks):
+            return None
+        self.out += 1
+        self.given += 1
+        return self.given - 1
+
+    def lost(self, k: int) -> None:
+        self.out -= 1
+        self._heap.heappush(self.again, k)
+
+    def back(self, k: int, records: list) -> list:
+        """Chunk k played: the records that can be handed on now, in order."""
+        self.out -= 1
+        self.waiting[k] = records
+        ready: list = []
+        while self.handed in self.waiting:
+            ready += self.waiting.pop(self.handed)
+            self.handed += 1
+        return ready
+
+    @property
+    def finished(self) -> bool:
+        return self.handed >= len(self.chunks)
+
+
+def _chunks(games: int, workers: int) -> _Chunks:
+    return _Chunks(games, workers)
+
+
+#: In a worker process: the event its runner sets to stop it (`play_chunk` looks between games).
+_STOP: Any = None
+#: Seconds stopped workers have to finish the game they are playing before they are terminated.
+STOP_GRACE = 10.0
+
+
+def _start_worker(stop) -> None:  # pragma: no cover - runs in each worker process
+    """A worker leaves Ctrl-C to the process that started it, which stops it by `stop`."""
+    import signal
+
+    global _STOP
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # started with Ctrl-C held back (`_held_back`): it is ignored now
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    _STOP = stop
+
+
+@contextlib.contextmanager
+def _held_back() -> Iterator[None]:
+    """Ctrl-C held back in this thread while it starts worker processes (a pool starts them as
+    chunks are given out): a process started in between inherits it held back, and ignores it from
+    its first line on (`_start_worker`), instead of dying of it with a traceback.  This process
+    still gets it, at the latest when the block ends."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows: no signals to hold back
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _stop_processes(pool, stop) -> None:
+    """Stop a pool's worker processes soon, whatever they are playing, and wait for them: each
+    returns after the game it is playing; one that has not within `STOP_GRACE` (or at once, at a
+    second Ctrl-C) is terminated."""
+    import time
+
+    if stop is not None:
+        stop.set()
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    end = time.monotonic() + STOP_GRACE
+    try:
+        for proc in processes:
+            proc.join(max(0.0, end - time.monotonic()))
+    finally:  # also when a second Ctrl-C cuts the wait short
+        stubborn = [proc for proc in processes if proc.is_alive()]
+        for proc in stubborn:
+            proc.terminate()
+        for proc in stubborn:
+            proc.join(2)
+            if proc.is_alive():  # pragma: no cover - a process that ignores SIGTERM
+                proc.kill()
+                proc.join(2)
+    pool.shutdown(wait=True)
+
+
+#: What `--dask` may be: "local", or a scheduler's address, tcp:// (the default) or tls://.
+_DASK = re.compile(r"(?:(?:tcp|tls)://)?(?:\[[0-9A-Fa-f:.]{2,45}\]|(?=[^:]{1,253}:)[A-Za-z0-9_-]{1,63}(?:\.[A-Za-z0-9_-]{1,63})*)"
+                   r":([0-9]{1,5})")
+
+
+def _dask_address(dask: Any) -> Optional[str]:
+    """`dask` checked: None, "local", or a scheduler's address tcp://HOST:PORT or tls://HOST:PORT
+    (`tcp://` is the default); anything else is an OptionError."""
+    if dask is None or dask == "local":
+        return dask
+    if not isinstance(dask, str):
+        raise OptionError(f"dask is the address of a scheduler (or 'local'), not {type(dask).__name__}")
+    m = _DASK.fullmatch(dask)
+    if m is None or not 1 <= int(m.group(1)) <= 65535:
+        shown = dask if len(dask) <= 60 else dask[:57] + "…"
+        raise OptionError(f"{shown!r} is not the address of a Dask scheduler: write tcp://HOST:PORT "
+                          "(as `dask scheduler` prints it), or `local`")
+    return dask if "://" in dask else "tcp://" + dask
+
+
+def _reach(address: str, seconds: float) -> None:
+    """Open a connection to the Dask scheduler at `address` and close it, within `seconds` in all.
+    Dask bounds the time to connect but not its wait for the other end's first message: a web server,
+    or anything else that waits for the client to speak, held `Client(...)` until that end gave up.
+    Raises OptionError saying what went wrong."""
+    import asyncio
+    import threading
+
+    from distributed.comm import connect
+
+    outcome: list = []
+
+    async def attempt() -> None:
+        comm = await asyncio.wait_for(connect(address, timeout=seconds), seconds)
+        await comm.close()
+
+    def run() -> None:
+        try:
+            asyncio.run(attempt())
+            outcome.append(None)
+        except BaseException as e:  # noqa: BLE001 - said below, in the caller's thread
+            outcome.append(e)
+
+    # its own thread and event loop: the caller may be running one (a notebook)
+    thread = threading.Thread(target=run, name="fishrules-dask-probe", daemon=True)
+    thread.start()
+    thread.join(seconds + 5)
+    e = outcome[0] if outcome else TimeoutError()
+    if e is None:
+        return
+    if isinstance(e, TimeoutError):
+        said = f"no answer within {seconds:g} s (is a Dask scheduler listening there?)"
+    elif isinstance(e, OSError):  # Dask's own "Timed out trying to connect to … after 10 s"
+        said = (e.strerror or str(e)).splitlines()[0][:200] if (e.strerror or str(e)) else "it cannot be reached"
+    else:  # a web server's bytes read as a message's length made Dask try to allocate exabytes
+        said = "what answers there does not speak as a Dask scheduler does"
+    raise OptionError(f"cannot reach the Dask scheduler at {address!r}: {said}")
 
 
 class Runner:
     """Where games are played: in this process (`workers` 1, no `dask`), on `workers` local
     processes, or on the Dask cluster at `dask` (`"local"`: a LocalCluster of `workers` processes,
-    started here).  A context manager: the processes or the cluster it started stop at its end, and
-    serve every `play` in between."""
+    started here).  A context manager: the processes or the cluster it started stop at its end (at
+    once, if it ends with an error or Ctrl-C), and serve every `play` in between."""
 
     def __init__(self, workers: int = 1, dask: Optional[str] = None):
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-            raise OptionError(f"workers must be a whole number, 1 or more, not {workers!r}")
-        if dask is not None and not isinstance(dask, str):
-            raise OptionError(f"dask is the address of a scheduler (or 'local'), not {dask!r}")
-        self.workers, self.dask = workers, dask
-        self._pool = self._client = self._cluster = None
+            raise OptionError(f"workers must be a whole number, 1 or more, not {str(workers)[:40]!r}")
+        if workers > MAX_WORKERS:
+            raise OptionError(f"workers must be 1 to {MAX_WORKERS}, not {workers:,}")
+        self.workers, self.dask = workers, _dask_address(dask)
+        self._pool: Any = None
+        self._client: Any = None
+        self._cluster: Any = None
+        self._stop: Any = None
         self.deaths = 0
 
     def __enter__(self) -> "Runner":
@@ -231,47 +441,72 @@ class Runner:
             self._connect()
         return self
 
-    def __exit__(self, *exc) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-        if self._client is not None:
-            self._client.close()
-        if self._cluster is not None:
-            self._cluster.close()
+    def __exit__(self, exc_type, *exc) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            if exc_type is None:
+                pool.shutdown(wait=True, cancel_futures=True)
+            else:  # Ctrl-C, or an error: the workers stop now, not after the chunks they are playing
+                _stop_processes(pool, self._stop)
+        client, self._client = self._client, None
+        cluster, self._cluster = self._cluster, None
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
 
     def play(self, game, job: dict, games: int, progress: Optional[Callable[[int], None]] = None) -> list[dict]:
         """Games 0..games-1 of `job` (`{"players", "options", "seed", "bots", "iterations"}`; its
         `rules` are filled in here), their records in order.  `progress(k)`: k more games done."""
+        return list(self.each(game, job, games, progress))
+
+    def each(self, game, job: dict, games: int, progress: Optional[Callable[[int], None]] = None) -> Iterator[dict]:
+        """`play`, one record at a time, in order, as the games are played: a run holds a window of
+        chunks of games (`AHEAD` for each worker), not every record, so a run of a billion games
+        takes no more memory than a run of a thousand."""
         done = progress or (lambda k: None)
         if self.dask is None and self.workers == 1:
-            out: list[dict] = []
             for a, b in _chunks(games, 1):
-                out += _checked(play_chunk(job, a, b, game))
+                records = _checked(play_chunk(job, a, b, game))
                 done(b - a)
-            return out
+                yield from records
+            return
         job = {**job, "rules": rules_spec(game), "backend": game._backend}
         chunks = _chunks(games, self.workers)
-        results = self._on_dask(job, chunks, done) if self.dask is not None else self._on_processes(job, chunks, done)
-        return [r for k in range(len(chunks)) for r in results[k]]
+        if self.dask is not None:
+            yield from self._on_dask(job, chunks, done)
+        else:
+            yield from self._on_processes(job, chunks, done)
 
-    def _on_processes(self, job: dict, chunks: list, done) -> dict[int, list]:
+    def _on_processes(self, job: dict, chunks: _Chunks, done) -> Iterator[dict]:
         import multiprocessing
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
         from concurrent.futures.process import BrokenProcessPool
 
-        results: dict[int, list] = {}
-        while len(results) < len(chunks):
+        order = _Order(chunks, self.workers * IN_FLIGHT, self.workers * AHEAD)
+        futures: dict = {}
+        while not order.finished:
             if self._pool is None:  # the platform's way: fork on Linux, spawn on macOS and Windows
-                self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context())
-            futures = {self._pool.submit(play_chunk, job, a, b): k for k, (a, b) in enumerate(chunks) if k not in results}
+                ctx = multiprocessing.get_context()
+                self._stop = ctx.Event()
+                self._pool = ProcessPoolExecutor(min(self.workers, len(chunks)), mp_context=ctx,
+                                                 initializer=_start_worker, initargs=(self._stop,))
             try:
-                todo = set(futures)
-                while todo:
-                    finished, todo = wait(todo, return_when=FIRST_COMPLETED)
+                while not order.finished:
+                    k = order.take()
+                    while k is not None:
+                        a, b = chunks[k]
+                        with _held_back():
+                            futures[self._pool.submit(play_chunk, job, a, b)] = k
+                        k = order.take()
+                    if not futures:  # pragma: no cover - a chunk not played and none in flight: a bug
+                        raise RuntimeError("no chunk of games in flight, and some not played")
+                    finished, _ = wait(set(futures), return_when=FIRST_COMPLETED)
                     for f in finished:
-                        k = futures[f]
-                        results[k] = _checked(f.result())
+                        records = _checked(f.result())
+                        k = futures.pop(f)
                         done(chunks[k][1] - chunks[k][0])
+                        yield from order.back(k, records)
             except BrokenProcessPool:  # a worker died: keep what came back, play the rest again
                 self._pool.shutdown(wait=True, cancel_futures=True)
                 self._pool = None
@@ -279,11 +514,14 @@ class Runner:
                 if self.deaths > MAX_WORKER_DEATHS:
                     raise StateError(f"worker processes died {self.deaths} times; the games they were playing were "
                                      "played again each time, but not once more") from None
-                for f, k in futures.items():
-                    if k not in results and f.done() and not f.cancelled() and f.exception() is None:
-                        results[k] = _checked(f.result())
+                lost, futures = futures, {}
+                for f, k in sorted(lost.items(), key=lambda fk: fk[1]):
+                    if f.done() and not f.cancelled() and f.exception() is None:
+                        records = _checked(f.result())
                         done(chunks[k][1] - chunks[k][0])
-        return results
+                        yield from order.back(k, records)
+                    else:
+                        order.lost(k)
 
     def _connect(self) -> None:
         try:
@@ -291,34 +529,70 @@ class Runner:
         except ImportError:
             raise OptionError("--dask needs Dask's `distributed`: pip install 'fishrules[dask]'") from None
         if self.dask == "local":
-            self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                         dashboard_address=None)
+            import signal
+            import threading
+
+            # Its processes leave Ctrl-C to this one, which closes the cluster (they inherit a
+            # signal ignored): else each would die of it, printing its traceback.
+            main = threading.current_thread() is threading.main_thread()
+            old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+            try:
+                # its workers' warnings (a task cancelled at Ctrl-C) are not fishrules' to print:
+                # what goes wrong with the games is said by fishrules, in one line
+                self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
+                                             dashboard_address=None, silence_logs=logging.ERROR)
+            finally:
+                if old is not None:
+                    signal.signal(signal.SIGINT, old)
             self._client = Client(self._cluster)
             return
+        assert self.dask is not None
+        _reach(self.dask, CONNECT_TIMEOUT)
         try:
-            self._client = Client(self.dask, timeout=CONNECT_TIMEOUT)
-        except (OSError, TimeoutError, ValueError) as e:
-            raise OptionError(f"cannot reach the Dask scheduler at {self.dask!r}: {e}") from None
+            self._client = Client(self.dask, timeout=f"{CONNECT_TIMEOUT:g}s")
+        except Exception as e:  # noqa: BLE001 - it answered a moment ago: whatever it is now, it is no
+            # scheduler fishrules can use
+            said = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
+            raise OptionError(f"cannot reach the Dask scheduler at {self.dask!r}: {said}") from None
 
-    def _on_dask(self, job: dict, chunks: list, done) -> dict[int, list]:
+    def _on_dask(self, job: dict, chunks: _Chunks, done) -> Iterator[dict]:
         from distributed import as_completed
 
         if self._client is None:
             self._connect()
-        results: dict[int, list] = {}
         key = f"fishrules-{job['rules']['hash'][:12]}-{job['seed']}-{os.getpid()}-{random.getrandbits(32):08x}"
-        futures = {self._client.submit(play_chunk, job, a, b, key=f"{key}-{k}", retries=MAX_WORKER_DEATHS): k
-                   for k, (a, b) in enumerate(chunks)}
+        size = max(self.workers, len(self._client.scheduler_info().get("workers", {})) or 1)
+        order = _Order(chunks, size * IN_FLIGHT, size * AHEAD)
+        futures: dict = {}
+        flow = as_completed()
+
+        def give_out() -> None:
+            k = order.take()
+            while k is not None:
+                a, b = chunks[k]
+                f = self._client.submit(play_chunk, job, a, b, key=f"{key}-{k}", retries=MAX_WORKER_DEATHS)
+                futures[f] = k
+                flow.add(f)
+                k = order.take()
+
         try:
-            for f in as_completed(list(futures)):
-                k = futures[f]
-                results[k] = _checked(f.result())
+            give_out()
+            for f in flow:
+                records = _checked(f.result())
+                k = futures.pop(f)
                 done(chunks[k][1] - chunks[k][0])
-        except FishrulesError:
+                yield from order.back(k, records)
+                give_out()
+        except (FishrulesError, GeneratorExit):
+            self._client.cancel(list(futures))
             raise
-        except Exception as e:  # KilledWorker: a chunk that killed workers again and again
+        except BaseException as e:  # Ctrl-C: the cluster forgets the games still to play
+            if self._cluster is None:  # one of our own is closed with its games, at once
+                self._client.cancel(list(futures))
+            if not isinstance(e, Exception):
+                raise
+            # KilledWorker: a chunk that killed workers again and again
             raise StateError(f"the Dask cluster could not play the games: {type(e).__name__}: {str(e)[:200]}") from None
-        return results
 
 
 def play(game, job: dict, games: int, workers: int = 1, dask: Optional[str] = None,
@@ -331,14 +605,92 @@ def play(game, job: dict, games: int, workers: int = 1, dask: Optional[str] = No
 # ---- the summary of `fishrules simulate` --------------------------------------------------------------
 
 
+def _sqrt_of_fraction(n: int, m: int) -> float:
+    """The square root of n/m, correctly rounded: what `statistics.pstdev` gives of a variance n/m."""
+    q = (n.bit_length() - m.bit_length() - 109) // 2  # 2 * 53 + 3 bits: enough to round once
+    if q >= 0:
+        m <<= 2 * q
+    else:
+        n <<= -2 * q
+    a = math.isqrt(n // m)
+    a |= a * a * m != n  # rounded to odd: the last bit says whether it was exact
+    return (a << q) / 1 if q >= 0 else a / (1 << -q)
+
+
+class _Numbers:
+    """Many numbers, kept as their count, exact sum and sum of squares, least and most: their mean as
+    `statistics.fmean` gives it and their spread as `statistics.pstdev` does, to the last bit,
+    whatever their order and however many they are."""
+
+    __slots__ = ("n", "sum", "squares", "least", "most")
+
+    def __init__(self) -> None:
+        self.n, self.sum, self.squares = 0, 0, 0
+        self.least: Any = None
+        self.most: Any = None
+
+    def add(self, x: Any) -> None:
+        exact = x if type(x) is int else Fraction(x)  # a float, summed exactly as statistics does
+        self.n += 1
+        self.sum += exact
+        self.squares += exact * exact
+        if self.n == 1:
+            self.least = self.most = x
+        elif x < self.least:
+            self.least = x
+        elif x > self.most:
+            self.most = x
+
+    def mean(self) -> float:
+        return float(self.sum) / self.n
+
+    def spread(self) -> float:
+        if self.n < 2:
+            return 0.0
+        variance = Fraction(self.n * self.squares - self.sum * self.sum, self.n * self.n)
+        return _sqrt_of_fraction(variance.numerator, variance.denominator)
+
+
+class _Summary:
+    """What `simulate` reports, added up one record at a time (in the order of the games)."""
+
+    def __init__(self, game, players: int):
+        self.rules = list(game.program.rules.items())
+        self.wins = [0.0] * players
+        self.scores = [_Numbers() for _ in range(players)]
+        self.lengths, self.decisions = _Numbers(), _Numbers()
+        self.ties = 0
+        self.fired = [[0, 0] for _ in self.rules]  # times fired, games it fired in
+        self.empty: dict[str, dict] = {}
+        self.backends: set = set()
+
+    def add(self, r: dict) -> None:
+        w = r["winners"]
+        for p in w:
+            self.wins[p] += 1 / len(w)
+        self.ties += len(w) > 1
+        for numbers, x in zip(self.scores, r["scores"]):
+            numbers.add(x)
+        self.lengths.add(r["actions"])
+        self.decisions.add(r["decisions"])
+        for (name, k), counts in zip(self.rules, self.fired):
+            c = r["fires"][k]
+            counts[0] += c
+            counts[1] += 1 if c else 0
+        for name, (early, late) in r.get("empty", {}).items():
+            row = self.empty.setdefault(name, {"setup_games": 0, "later_games": 0})
+            row["setup_games"] += 1 if early else 0
+            row["later_games"] += 1 if late else 0
+        self.backends.add(r.get("backend", "engine"))
+
+
 def simulate(ruleset: Any, games: int = 1000, players: Optional[int] = None, seed: int = 0,
              options: Optional[Mapping[str, Any]] = None, variant: Optional[str] = None, workers: int = 1,
              dask: Optional[str] = None, progress: Optional[Callable[[int], None]] = None) -> dict:
     """Play `games` random games of `ruleset` (a name, a path, or a loaded `Game`) and return plain
     data: win rate, mean score and spread by seat, game length, and how often each named rule fired.
-    The same arguments give the same data, whatever `workers` and `dask` (see `play`)."""
-    import statistics
-
+    The same arguments give the same data, whatever `workers` and `dask` (see `play`).  The summary
+    is added up as the games are played: memory does not grow with `games`."""
     from . import api
 
     game = ruleset if isinstance(ruleset, api.Game) else api.load(ruleset, variant)
@@ -346,62 +698,32 @@ def simulate(ruleset: Any, games: int = 1000, players: Optional[int] = None, see
         players = game.min_players
     if isinstance(players, bool) or not isinstance(players, int) or not (game.min_players <= players <= game.max_players):
         raise OptionError(f"{game.title} is for {game.min_players} to {game.max_players} players, not {players}")
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise OptionError(f"games must be a whole number, 1 or more, not {games!r}")
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
+        shown = f"{games:,}" if isinstance(games, int) and len(str(games)) <= 40 else repr(str(games)[:40])
+        raise OptionError(f"games must be a whole number from 1 to {MAX_GAMES:,}, not {shown}")
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise OptionError(f"seed must be a whole number, not {seed!r}")
+        raise OptionError(f"seed must be a whole number, not {str(seed)[:40]!r}")
     opts = dict(options or {})
     game._options(opts)
     job = {"players": players, "options": opts, "seed": seed, "bots": "random", "iterations": 0, "quiet": True}
-    records = play(game, job, games, workers, dask, progress)
-    wins = [0.0] * players
-    for r in records:
-        for p in r["winners"]:
-            wins[p] += 1 / len(r["winners"])
-    lengths = [r["actions"] for r in records]
-
-    def spread(xs):
-        return statistics.pstdev(xs) if len(xs) > 1 else 0.0
-
+    total = _Summary(game, players)
+    with Runner(workers, dask) as runner:
+        for record in runner.each(game, job, games, progress):
+            total.add(record)
     seats = []
-    for p in range(players):
-        sc = [r["scores"][p] for r in records]
-        seats.append({"seat": p, "win_rate": wins[p] / games, "mean_score": statistics.fmean(sc),
-                      "score_spread": spread(sc), "min_score": min(sc), "max_score": max(sc)})
+    for p, sc in enumerate(total.scores):
+        seats.append({"seat": p, "win_rate": total.wins[p] / games, "mean_score": sc.mean(),
+                      "score_spread": sc.spread(), "min_score": sc.least, "max_score": sc.most})
+    ln = total.lengths
     return {
         "game": game.title, "players": players, "games": games, "seed": seed, "options": opts,
         "seats": seats,
-        "length": {"mean_actions": statistics.fmean(lengths), "spread_actions": spread(lengths),
-                   "min_actions": min(lengths), "max_actions": max(lengths),
-                   "mean_decisions": statistics.fmean(r["decisions"] for r in records)},
-        "ties": {"games": sum(1 for r in records if len(r["winners"]) > 1),
-                 "rate": sum(1 for r in records if len(r["winners"]) > 1) / games},
-        "rules": rule_summary(game, records),
-        "empty_draws": empty_summary(records),
+        "length": {"mean_actions": ln.mean(), "spread_actions": ln.spread(), "min_actions": ln.least,
+                   "max_actions": ln.most, "mean_decisions": total.decisions.mean()},
+        "ties": {"games": total.ties, "rate": total.ties / games},
+        "rules": {name: {"per_game": round(fired / games, 4), "games_share": round(some / games, 4)}
+                  for (name, _), (fired, some) in zip(total.rules, total.fired)},
+        "empty_draws": dict(sorted(total.empty.items())),
         # what played the games (the same results on any): measured, not a result
-        "backends": sorted({r.get("backend", "engine") for r in records}),
+        "backends": sorted(total.backends),
     }
-
-
-def empty_summary(records: Sequence[dict]) -> dict:
-    """For each zone some draw found empty: in how many games that happened during the set-up
-    (before the first decision: a deal that ran out of cards, so some players got fewer), and in
-    how many later (often by design: a stack that runs out ends a player's game)."""
-    out: dict[str, dict] = {}
-    for r in records:
-        for name, (early, late) in r.get("empty", {}).items():
-            row = out.setdefault(name, {"setup_games": 0, "later_games": 0})
-            row["setup_games"] += 1 if early else 0
-            row["later_games"] += 1 if late else 0
-    return dict(sorted(out.items()))
-
-
-def rule_summary(game, records: Sequence[dict]) -> dict:
-    """For each named rule of `game`: how often it fired per game on average, and in what share of
-    the games it fired at least once."""
-    n = len(records)
-    out = {}
-    for name, k in game.program.rules.items():
-        counts = [r["fires"][k] for r in records]
-        out[name] = {"per_game": round(sum(counts) / n, 4), "games_share": round(sum(1 for c in counts if c) / n, 4)}
-    return out

@@ -759,6 +759,27 @@ def start_where(text: str, backend: str = "auto", built: bool = False, moves: in
     return out
 
 
+def spaces_of(text: str, players: int = 2, name: str = "x.fish") -> dict:
+    """The sizes of the action space and the observation of these rules, or the error of each (an
+    OptionError is the documented refusal)."""
+    game = fishrules.loads(text, name=name)
+    out: dict[str, Any] = {}
+    for kind, make in (("actions", game.action_space), ("observation", game.observation_spec)):
+        try:
+            out[kind] = make(players).size
+        except fishrules.FishrulesError as exc:
+            out[kind] = describe(exc)
+    return out
+
+
+def first_playouts(ruleset: str, games: int, k: int, players: int = 2) -> list:
+    """The first `k` games of `Game.playouts(games)`, as plain data."""
+    import itertools
+
+    game = fishrules.load(ruleset)
+    return [[p.scores, p.winners, p.decisions] for p in itertools.islice(game.playouts(games, players, seed=3), k)]
+
+
 def observation_size(text: str, players: int, name: str = "x.fish") -> int:
     """The size of `Game.observation_spec` (an OptionError escapes)."""
     return fishrules.loads(text, name=name).observation_spec(players).size
@@ -803,6 +824,23 @@ def cli(argv: list, cwd: Optional[str] = None, stdin: str = "") -> dict:
         os.chdir(old[0])
         sys.stdout, sys.stderr, sys.stdin = old[1:]
     return {"status": status, "out": out.getvalue()[:20_000], "err": err.getvalue()[:20_000]}
+
+
+def cli_connecting(argv: list, seconds: float, cwd: Optional[str] = None) -> dict:
+    """`cli(argv)` with `fishrules.simulation.CONNECT_TIMEOUT` set to `seconds` (how long a Dask
+    scheduler has to answer), and how long the command took."""
+    import time
+
+    from fishrules import simulation
+
+    old = simulation.CONNECT_TIMEOUT
+    simulation.CONNECT_TIMEOUT = seconds
+    started = time.monotonic()
+    try:
+        out = cli(argv, cwd)
+    finally:
+        simulation.CONNECT_TIMEOUT = old
+    return {**out, "seconds": time.monotonic() - started}
 
 
 # ---- the adapters (test_adapters.py) ----------------------------------------------------------------------
