@@ -18,7 +18,8 @@ import pytest
 
 from . import scenarios as sc
 from .contract import (
-    CORPUS, FAST, HEAD, L, SLOW, TINY, assert_loads, assert_raised, assert_rule_error, line_no, names_limit, run,
+    CORPUS, FAST, HEAD, L, SLOW, TINY, assert_loads, assert_raised, assert_rule_error, line_no, names_limit, readable,
+    run,
 )
 
 # ---- a board read by a rule -------------------------------------------------------------------------------
@@ -272,6 +273,27 @@ def test_sizes_an_option_fixes_are_bounded_while_playing(what):
     assert played.status == "ok", played
     if played.value["error"] is not None:
         assert "RuleError" in played.value["error"]["mro"], played
+
+
+@pytest.mark.parametrize("what", BY_OPTION)
+def test_sizes_an_option_fixes_are_bounded_in_the_action_space_and_observation(what):
+    """What the adapters number and lay out from the rules (every action a parameter's range may
+    give, a zone of every card): built within its bound, or refused with an OptionError, at the
+    largest number an option may hold (the default here: a game started with it may already go past a
+    limit of the rules, a RuleError at the line)."""
+    from fishrules.spaces import MAX_ACTION_IDS, MAX_OBSERVATION
+
+    out = run(sc.spaces_of, OPTION + BY_OPTION[what], timeout=FAST)
+    assert out.status == "ok", out  # not "memory" nor "timeout"
+    for kind, bound in (("actions", MAX_ACTION_IDS), ("observation", MAX_OBSERVATION)):
+        got = out.value[kind]
+        if isinstance(got, dict):  # an OptionError, or the rules going past a limit at that option (at its line)
+            assert "OptionError" in got["mro"] or ("RuleError" in got["mro"] and ":" in got["message"].split()[0]), got
+            readable(got["message"])
+        else:
+            assert 0 <= got <= bound, (kind, got)
+    if what == "a parameter's range":  # a number from 1 to 10**15: not numbered
+        assert isinstance(out.value["actions"], dict) and "1,000,000,000,000,000" in out.value["actions"]["message"]
 
 
 def test_observation_too_large_to_lay_out_is_refused():
