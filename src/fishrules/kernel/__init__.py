@@ -28,7 +28,7 @@ from . import layout as L
 from .boundary import Boundary
 from .lower import KernelProgram, lower
 from .machine import PyBackend
-from .native import NativeBackend, NativeError, is_cached
+from .native import NativeBackend, NativeError, is_known
 from .pyruntime import KFault, decision_seed
 from .lower_blocks import FAULT_ENDLESS
 from .reference import Outcome, endless, reference_playout
@@ -69,8 +69,9 @@ def check_backend(backend: Any) -> str:
 
 
 def native_is_cached(game: Any) -> bool:
-    """Whether the game's native kernel is in the cache already (lowers the rules, compiles nothing)."""
-    return is_cached(lower(game.model, game.program))
+    """Whether the game's native kernel is in the cache already, by its rules' hash: nothing is
+    lowered or compiled (a first `start` of strangers' rules does no work for the kernel)."""
+    return is_known(game._identity)
 
 
 class Kernel:
@@ -85,7 +86,7 @@ class Kernel:
         be: Any = None
         if backend in ("auto", "native"):
             try:
-                be = NativeBackend(self.program)
+                be = NativeBackend(self.program, rules=game._identity)
             except NativeError as exc:
                 if backend == "native":
                     raise
@@ -95,6 +96,10 @@ class Kernel:
                     warnings.warn(f"fishrules runs its game kernel as Python, which is slower: {exc}",
                                   NativeUnavailable, stacklevel=3)
         self.backend = be if be is not None else PyBackend(self.program)
+        #: the API's lists of legal actions, shared by the positions that offer the same moves
+        #: ((actor, chosen together, move records) -> actions; kernel/apistate.py)
+        self.api_actions: Optional[dict] = {}
+        self.api_shared = 0  # how many positions found their list since it was last emptied
 
     @property
     def name(self) -> str:
