@@ -172,3 +172,69 @@ def test_a_game_asked_to_run_as_python_never_decides_on_the_kernel():
     g = fishrules.load("fishfry", backend="python")
     assert type(g.start(2, seed=1)) is State
     assert type(game("fishfry").start(2, seed=1, chance="manual")) is State
+
+
+# ---- whether a first start decides on the kernel: by the rules' hash, nothing lowered ----------------
+
+
+def _no_lowering(*args, **kwargs):
+    raise AssertionError("the rules were lowered")
+
+
+def test_a_first_start_lowers_nothing_and_decides_on_the_kernel_once_one_was_built(tmp_path, monkeypatch):
+    import fishrules.kernel as K
+    from fishrules.kernel import Kernel
+
+    monkeypatch.setenv("FISHRULES_CACHE", str(tmp_path))
+    text = _text("fishfry")
+    real_lower = K.lower
+    monkeypatch.setattr(K, "lower", _no_lowering)
+    s = fishrules.loads(text, name="fishfry").start(2, seed=1)  # an empty cache: the engine, at once
+    assert type(s) is State
+    monkeypatch.setattr(K, "lower", real_lower)
+    Kernel(fishrules.loads(text, name="fishfry"), "native")  # a simulation, in another process say
+    monkeypatch.setattr(K, "lower", _no_lowering)
+    g = fishrules.loads(text, name="fishfry")
+    assert K.native_is_cached(g)  # known by its hash, nothing lowered
+    monkeypatch.setattr(K, "lower", real_lower)
+    assert type(g.start(2, seed=1)) is KState
+    other = fishrules.loads(text.replace('score "', '# a house rule that changes nothing\nscore "', 1), name="fishfry")
+    assert not K.native_is_cached(other)  # other rules, other hash
+    assert type(other.start(2, seed=1)) is State
+
+
+@pytest.mark.parametrize("note", ["", "garbage", "../../../etc/passwd", "k" + "0" * 32 + ".so", "\x00" * 64,
+                                  "k" + "f" * 32 + ".so" + "x" * 1000])
+def test_a_note_in_the_cache_that_is_not_whole_is_not_believed(tmp_path, monkeypatch, note):
+    from fishrules.kernel import Kernel
+    from fishrules.kernel import native
+
+    monkeypatch.setenv("FISHRULES_CACHE", str(tmp_path))
+    g = fishrules.load("fishfry")
+    Kernel(g, "native")
+    assert native.is_known(g._identity)
+    notes = [p for p in (tmp_path / "kernels").iterdir() if p.name.startswith("r")]
+    assert len(notes) == 1
+    notes[0].write_bytes(note.encode("utf-8", "surrogatepass"))
+    assert not native.is_known(g._identity)
+    fresh = fishrules.loads(_text("fishfry"), name="fishfry")
+    assert type(fresh.start(2, seed=3)) is State
+
+
+def test_a_library_changed_after_its_note_was_written_is_not_believed(tmp_path, monkeypatch):
+    from fishrules.kernel import Kernel
+    from fishrules.kernel import native
+
+    monkeypatch.setenv("FISHRULES_CACHE", str(tmp_path))
+    g = fishrules.loads(_text("fishfry"), name="fishfry")
+    lib = Kernel(g, "native").backend.path
+    assert native.is_known(g._identity)
+    with open(lib, "ab") as f:
+        f.write(b"\0")
+    assert not native.is_known(g._identity)
+
+
+def _text(name: str) -> str:
+    from fishrules.variants import find_ruleset
+
+    return find_ruleset(name).read_text(encoding="utf-8")

@@ -213,3 +213,37 @@ def test_the_golden_games_replay_in_the_kernel(name, backend):
         assert k.backend.scores(S) == rec["scores"], (rec["players"], rec["seed"])
         if rec["over"]:
             assert k.backend.winners(S) == rec["winners"]
+
+
+def _leaders(depth: int) -> str:
+    """A ruleset whose score reads a `best` of a `best` of ... `depth` deep."""
+    lead = "players"
+    for i in range(depth):
+        lead = f"({lead}) with the {'highest' if i % 2 == 0 else 'lowest'} points"
+    return ('game "Best"\nplayers 2 to 4\neach player has points: number\n\nphase game:\n  repeat 3 times:\n'
+            '    for each player:\n      player chooses poke\n\naction poke(n: a number from 1 to 3):\n'
+            f'  add n to your points\n\ndefine leaders: {lead}\nscore "lead": if you in leaders then 1 otherwise 0\n')
+
+
+def test_a_best_of_a_best_is_lowered_once_per_level():
+    """`players with the highest …` of `players with the highest …`: the kernel lowered its
+    collection twice (once for the elements, once for their keys), so its program doubled at
+    every level (67 levels never finished lowering).  It grows by a constant a level."""
+    from fishrules.kernel.emit_c import emit_c
+    from fishrules.kernel.lower import lower
+
+    def size(depth: int) -> int:
+        g = fishrules.loads(_leaders(depth), name="best.fish")
+        return len(emit_c(lower(g.model, g.program)))
+
+    base, six, twelve = size(0), size(6), size(12)
+    assert twelve - base < 2.5 * (six - base)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_best_of_a_best_plays_the_engines_games(backend):
+    g = fishrules.loads(_leaders(9), name="best.fish")
+    k = Kernel(g, backend)
+    for players in (2, 3, 4):
+        for seed in range(1, 6):
+            assert outcome(k, players, seed) == engine(g, players, seed), (players, seed)

@@ -169,8 +169,11 @@ def test_two_processes_building_at_once(tmp_path):
         outs.append(json.loads(stdout.strip().splitlines()[-1]))
     assert all(o["backend"] == "native" and o["games"] == _native_games() for o in outs)
     names = sorted(p.name for p in (tmp_path / "kernels").iterdir())
-    assert not [n for n in names if n.startswith(".build")], names  # no half-built leftovers
-    assert all(n.endswith((".so", ".so.sha256")) for n in names), names
+    assert not [n for n in names if n.startswith((".build", ".note"))], names  # no half-written leftovers
+    # libraries with their checksums, and the notes by the rules' hash that name them
+    assert all(n.endswith((".so", ".so.sha256")) or re.fullmatch("r[0-9a-f]{32}", n) for n in names), names
+    notes = [tmp_path / "kernels" / n for n in names if n.startswith("r")]
+    assert notes and all((n.parent / n.read_text()).exists() for n in notes)
 
 
 @needs_cc

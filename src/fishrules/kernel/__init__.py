@@ -28,7 +28,7 @@ from . import layout as L
 from .boundary import Boundary
 from .lower import KernelProgram, lower
 from .machine import PyBackend
-from .native import NativeBackend, NativeError, is_cached
+from .native import NativeBackend, NativeError, is_known
 from .pyruntime import KFault, decision_seed
 from .lower_blocks import FAULT_ENDLESS
 from .reference import Outcome, endless, reference_playout
@@ -82,12 +82,10 @@ class _Engine:
 
 
 def native_is_cached(game: Any) -> bool:
-    """Whether the game's native kernel is in the cache already (lowers the rules, compiles nothing).
-    Rules too large for the kernel (`layout.TooLarge`) have none: False."""
-    try:
-        return is_cached(lower(game.model, game.program))
-    except L.TooLarge:
-        return False
+    """Whether the game's native kernel is in the cache already, by its rules' hash: nothing is
+    lowered or compiled (a first `start` of strangers' rules does no work for the kernel).  Rules
+    too large for the kernel (`layout.TooLarge`) never have one: False."""
+    return is_known(game._identity)
 
 
 class Kernel:
@@ -96,6 +94,10 @@ class Kernel:
     def __init__(self, game: Any, backend: str = "auto"):
         check_backend(backend)
         self.game = game
+        #: the API's lists of legal actions, shared by the positions that offer the same moves
+        #: ((actor, chosen together, move records) -> actions; kernel/apistate.py)
+        self.api_actions: Optional[dict] = {}
+        self.api_shared = 0  # how many positions found their list since it was last emptied
         self.why_not_native: Optional[str] = None
         try:
             self.program: KernelProgram = lower(game.model, game.program)
@@ -110,7 +112,7 @@ class Kernel:
         be: Any = None
         if backend in ("auto", "native"):
             try:
-                be = NativeBackend(self.program)
+                be = NativeBackend(self.program, rules=game._identity)
             except NativeError as exc:
                 if backend == "native":
                     raise

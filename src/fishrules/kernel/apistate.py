@@ -35,6 +35,8 @@ __all__ = ["KState", "KAction", "start"]
 _KERNEL, _S, _APPLIED, _PENDING, _LEGAL, _OPTIONS, _COUNT = range(7)
 #: the fields a KState holds itself; every other field of State is the engine's, made on demand
 _OWN = ("game", "prog", "n", "seed", "manual", "_ks")
+#: how many lists of legal actions a kernel keeps for the positions to share (all dropped when full)
+_SHARED_LISTS = 4096
 
 
 def start(game: Any, players: int, options: dict, seed: int, count_rules: bool) -> State:
@@ -93,7 +95,7 @@ class KState(State):
             n, records = ks[_KERNEL].backend.moves_raw(ks[_S], actor)
             if not n:
                 raise KFault(5)  # a player who must act may do nothing: the engine's error
-            got = ks[_LEGAL][actor] = [n, records, None]
+            got = ks[_LEGAL][actor] = [n, records, None, None]
         return got
 
     def _check_can_act(self) -> None:
@@ -124,14 +126,38 @@ class KState(State):
         except KFault:
             return self._as_state().legal_actions(player)
         actions = got[2]
-        if actions is None:  # KActions that know only where their move is; read when looked at
-            actions = got[2] = []
-            where = (ks[_KERNEL], got[1], actor, actions, f"p{actor}: " if cur == _CUR_SIMUL else "", self.prog)
-            new, put, append = KAction.__new__, _K_MOVE, actions.append
-            for i in range(got[0]):
-                a = new(KAction)
-                put(a, (where, i))
-                append(a)
+        if actions is None:
+            # KActions that know only where their move is, read when looked at.  Positions often
+            # offer the very same moves (the same records), so the lists are shared through the
+            # kernel: an action names its move, not its position, as an action's text does.
+            kernel, together = ks[_KERNEL], cur == _CUR_SIMUL
+            shared = kernel.api_actions
+            key = (actor, together, got[1].tobytes())
+            listed = None if shared is None else shared.get(key)
+            if listed is None:
+                # `where` is what identifies the list (no reference back to it: no cycle for the
+                # garbage collector to look through)
+                where = (kernel, got[1], actor, f"p{actor}: " if together else "", self.prog)
+                new, put, actions = KAction.__new__, _K_MOVE, []
+                append = actions.append
+                for i in range(got[0]):
+                    a = new(KAction)
+                    put(a, (where, i))
+                    append(a)
+                listed = (actions, where)
+                if shared is not None:
+                    if len(shared) >= _SHARED_LISTS:
+                        # Full.  Sharing goes on only where it paid: where most positions found
+                        # their list (kept lists are old objects, which the garbage collector's
+                        # full collections look through; a game whose moves rarely repeat loses).
+                        shared = kernel.api_actions = {} if kernel.api_shared >= _SHARED_LISTS else None
+                        kernel.api_shared = 0
+                    if shared is not None:
+                        shared[key] = listed
+            else:
+                kernel.api_shared += 1
+            actions = got[2] = listed[0]
+            got[3] = listed[1]
         return list(actions)
 
     def apply(self, action: Union[Action, str]) -> "State":
@@ -139,10 +165,10 @@ class KState(State):
         if type(action) is not KAction:
             return self._as_state().apply(action)  # a text, or an action of another position
         where, i = _K_MOVE_GET(action)
-        kernel, records, actor, origin = where[0], where[1], where[2], where[3]
+        kernel, records, actor = where[0], where[1], where[2]
         legal = ks[_LEGAL]
         got = legal.get(actor)
-        if kernel is not ks[_KERNEL] or got is None or got[2] is not origin:
+        if kernel is not ks[_KERNEL] or got is None or got[3] is not where:
             return self._as_state().apply(action)
         S = ks[_S]
         be = kernel.backend
@@ -159,11 +185,18 @@ class KState(State):
                 be.play_together(S, chosen)
                 applied.extend((r, k, True, p) for p, (r, k) in pending.items())
                 pending.clear()
+                self._check_can_act()
             else:
                 ks[_LEGAL] = {}
-                be.play_raw(S, records, i)
+                n, listed = be.step_raw(S, records, i)  # the move played and the next one's listed
                 applied.append((records, i, False, actor))
-            self._check_can_act()
+                cur = S[_H_CUR]
+                if cur >= 0:
+                    if not n:
+                        raise KFault(5)  # a player who must act may do nothing: the engine's error
+                    ks[_LEGAL][cur] = [n, listed, None, None]
+                elif cur == _CUR_SIMUL:
+                    self._check_can_act()
         except KFault:
             # The engine plays this step from the position before it (the kernel's state is not
             # needed for that: becoming a State replays the moves applied), and says what is wrong.
@@ -240,12 +273,15 @@ class KAction(Action):
     def _fill(self) -> None:
         if _K_READ_GET(self):
             return
-        (kernel, records, actor, origin, prefix, prog), i = _K_MOVE_GET(self)
+        where, i = _K_MOVE_GET(self)
+        kernel, records, actor, prefix, prog = where
         name, values, rule = kernel.boundary.action_of(kernel.backend.decode(records, i))
         ap = prog.actions[name]
         _A["player"].__set__(self, actor)
         _A["to"].__set__(self, None)
-        _A["_origin"].__set__(self, origin)
+        # never the engine's legal list (whose slot may be None before it is listed): applied to
+        # the engine's state, a KAction is read by its text and checked
+        _A["_origin"].__set__(self, where)
         _A["_prefix"].__set__(self, prefix)
         _A["_prog"].__set__(self, prog)
         _A["name"].__set__(self, name)

@@ -23,7 +23,7 @@ from . import arms as A
 from . import ir
 from . import layout as L
 from .layout import (
-    CUR_SIMUL, H_CHANCES, H_CUR, H_DECISIONS, H_DEPTH, H_DSEED, H_LIMIT, H_MODE, H_MOVE, H_N, H_NDICE, H_SEED, H_SITE, H_UNWIND, H_WORK,
+    CUR_RUN, CUR_SIMUL, H_CHANCES, H_CUR, H_DECISIONS, H_DEPTH, H_DSEED, H_LIMIT, H_MODE, H_MOVE, H_N, H_NDICE, H_SEED, H_SITE, H_UNWIND, H_WORK,
 )
 from .lower import KernelProgram
 from .lower_blocks import DONE, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, PAUSE, RESTART, UNWIND
@@ -33,7 +33,7 @@ from .pyruntime import KERNEL_BUDGET
 __all__ = ["emit_c", "frame_layout_c", "EMITTER_VERSION"]
 
 #: Changes whenever the C a program emits changes: part of a compiled library's cache key.
-EMITTER_VERSION = "8"
+EMITTER_VERSION = "9"
 
 _CMP = {"<": "k_lt", "<=": "k_le", ">": "k_gt", ">=": "k_ge"}
 
@@ -343,6 +343,18 @@ class _Writer:
 
     def b_CondBuf(self, b):
         return f"({self.x(b.test)} ? {self.b(b.then)} : {self.b(b.otherwise)})"
+
+    def b_BestBuf(self, b):
+        cap = max(b.cap, 1)
+        items, keys = self.tmp("_c"), self.tmp("_c")
+
+        def each(v):
+            return [f"{{ I {b.var} = {v}; k_charge(k, 1); k_push(k, &{items}, {cap}, {v});",
+                    f"k_push(k, &{keys}, {cap}, {self.x(b.key)}); }}"]
+
+        lines = self.loop(b.source, each)
+        return (f"({{ B {items} = k_alloc(k, {cap}); B {keys} = k_alloc(k, {cap}); {' '.join(lines)} "
+                f"k_best(k, {cap}, {items}, {keys}, {1 if b.highest else 0}); }})")
 
     def b_HelpBuf(self, b):
         cap = max(b.cap, 1)
@@ -970,6 +982,18 @@ FK_EXPORT I fk_moves(void *ctx, I *S, I player, I *out, I cap) {{
     if (n > cap) return -{FAULT_CAPACITY};
     memmove(out, k->ok, (size_t)(n * {lay.move_width}) * sizeof(I));
     return n;
+}}
+
+/* one decision of the API's loop in one call: play `move` (a record of fk_moves), run to the next
+   stop and, if one player is to choose there, list their moves into out as fk_moves does; 0 when
+   nobody single is to choose (the game is over, or a choice made together), else fk_moves' answer */
+FK_EXPORT I fk_step(void *ctx, I *S, const I *move, I *out, I cap) {{
+    memmove(S + {H_MOVE}, move, {lay.move_width} * sizeof(I));
+    S[{H_CUR}] = {CUR_RUN};
+    int f = fk_run(ctx, S, 1, 0);
+    if (f) return -(I)f;
+    if (S[{H_CUR}] < 0) return 0;
+    return fk_moves(ctx, S, S[{H_CUR}], out, cap);
 }}
 
 FK_EXPORT int fk_scores(void *ctx, I *S, I *out) {{

@@ -212,6 +212,10 @@ class _Writer:
             return args[1]
         return f"{b.name}(S, {', '.join(args)})"
 
+    def b_BestBuf(self, b):
+        pairs = f"[({b.var}, {self.x(b.key)}) for {b.var} in ch(S, {self.items(b.source)})]"
+        return f"best_of(S, {pairs}, {1 if b.highest else 0})"
+
     def b_CondBuf(self, b):
         return f"({self.b(b.then)} if {self.x(b.test)} else {self.b(b.otherwise)})"
 

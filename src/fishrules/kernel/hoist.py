@@ -34,9 +34,16 @@ def _children(x):
 
 def _binds(x):
     """The local a node binds for its parts other than its source, if any."""
-    if isinstance(x, (ir.FilterS, ir.MapS, ir.Quant)):
+    if isinstance(x, (ir.FilterS, ir.MapS, ir.Quant, ir.BestBuf)):
         return x.var
     return None
+
+
+def _source(x):
+    """The part of a node that binds a local which is outside that local's reach."""
+    if isinstance(x, (ir.FilterS, ir.MapS, ir.BestBuf)):
+        return x.source
+    return x.stream if isinstance(x, ir.Quant) else None
 
 
 def free_vars(x, memo: dict) -> frozenset:
@@ -51,7 +58,7 @@ def free_vars(x, memo: dict) -> frozenset:
     else:
         out = frozenset()
         v = _binds(x)
-        src = x.source if isinstance(x, (ir.FilterS, ir.MapS)) else (x.stream if isinstance(x, ir.Quant) else None)
+        src = _source(x)
         for c in _children(x):
             f = free_vars(c, memo)
             if v is not None and c is not src:
@@ -109,7 +116,7 @@ class Hoister:
         changes = {}
         for f in attrs.fields(type(x)):
             old = getattr(x, f.name)
-            src = x.source if isinstance(x, (ir.FilterS, ir.MapS)) else (x.stream if isinstance(x, ir.Quant) else None)
+            src = _source(x)
             deeper = depth + 1 if (v is not None and old is not src) else depth
             bound = inner | {v} if (v is not None and old is not src) else inner
             if isinstance(old, (ir.Expr, ir.Stream, ir.BufExpr)):

@@ -344,6 +344,19 @@ class HelpBuf(BufExpr):
 
 
 @node
+class BestBuf(BufExpr):
+    """The elements of `source` whose `key` (with the element bound to `var`) is the highest (or
+    the lowest), in order: one pass over the source, which is not repeated for the keys (a `best`
+    of a `best` would otherwise double at every level)."""
+
+    source: Stream
+    var: str
+    key: Expr
+    highest: bool
+    cap: int
+
+
+@node
 class CondBuf(BufExpr):
     test: Expr
     then: BufExpr
@@ -554,7 +567,7 @@ def stream_cap(x: Stream, seats: int, tables: dict) -> int:
 
 def buf_cap(b: BufExpr, seats: int, tables: dict) -> int:
     """The most elements a buffer can hold."""
-    if isinstance(b, (BufVar, CallBuf, HelpBuf)):
+    if isinstance(b, (BufVar, CallBuf, HelpBuf, BestBuf)):
         return b.cap
     if isinstance(b, Collect):
         return stream_cap(b.stream, seats, tables)

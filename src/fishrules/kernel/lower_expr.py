@@ -311,9 +311,8 @@ class ExprLowering:
         return ir.CondBuf(self.expr(e.test), self.buf(e.then), self.buf(e.otherwise))
 
     def b_Best(self, e):
-        items = self.stream(e.collection)
-        return ir.HelpBuf("best", (ir.Collect(items), ir.Collect(ir.MapS(self.stream(e.collection), f"l{e.slot}", self.expr(e.key))),
-                                   ir.Int(1 if e.highest else 0)), self.cap(items))
+        items = self.stream(e.collection)  # lowered once: a best of a best of ... stays linear
+        return ir.BestBuf(items, f"l{e.slot}", self.expr(e.key), bool(e.highest), self.cap(items))
 
     def b_Exclude(self, e):
         items = self.stream(e.collection)

@@ -22,6 +22,7 @@ import ctypes
 import hashlib
 import os
 import platform
+import re
 import shutil
 import stat
 import subprocess
@@ -35,10 +36,11 @@ from . import layout as L
 from .emit_c import EMITTER_VERSION, emit_c, frame_layout_c
 from ..limits import MAX_PLAYOUT_DECISIONS
 from .lower import KernelProgram
+from .lower_blocks import FAULT_CAPACITY
 from .machine import _ask_all
 from .pyruntime import KFault, decision_seed
 
-__all__ = ["NativeError", "NativeBackend", "compiler", "build", "is_cached", "cache_dir"]
+__all__ = ["NativeError", "NativeBackend", "compiler", "build", "is_known", "remember", "cache_dir"]
 
 _M64 = (1 << 64) - 1
 #: The scratch memory of a context (collections worked out in a step), in 8-byte integers.
@@ -147,13 +149,50 @@ def _entry(source: str, who: str, sanitize: bool) -> str:
     return f"k{key}" + (".dll" if sys.platform == "win32" else (".dylib" if sys.platform == "darwin" else ".so"))
 
 
-def is_cached(kp: KernelProgram) -> bool:
-    """Whether the program's library is in the cache, whole (nothing is compiled)."""
+# A library is found by the hash of its C, which takes lowering the rules to know.  The API asks
+# at a game's first `start` whether the kernel is ready, and lowering rules there (strangers' rules
+# too, at every table) is work nobody asked for: a note by the rules' own hash, written when the
+# library is built, answers without it.  A stale note (another version of the lowering) costs one
+# compile at that start, never a wrong library: the library is always found by its C.
+
+_LIB_NAME = re.compile(r"k[0-9a-f]{32}\.(?:so|dylib|dll)")
+
+
+def _note(rules: str, who: str) -> str:
+    from .. import __version__
+
+    key = hashlib.sha256("\0".join([rules, EMITTER_VERSION, __version__, who, platform.platform(), platform.machine(),
+                                    sys.implementation.cache_tag or ""]).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return f"r{key}"  # (a title may hold any code point a file held, lone surrogates included)
+
+
+def remember(rules: str, lib: Path) -> None:
+    """Note that the rules hashed `rules` have their library `lib` (in the cache)."""
     where = cache_dir()
+    if where is None or lib.parent != where:
+        return
     try:
-        return where is not None and _intact(where / _entry(emit_c(kp), compiler()[1], False))
-    except NativeError:
+        note = where / _note(rules, compiler()[1])
+        fd, tmp = tempfile.mkstemp(prefix=".note-", dir=where)
+        with os.fdopen(fd, "w") as f:
+            f.write(lib.name)
+        os.replace(tmp, note)  # whole or not at all
+    except (OSError, NativeError):
+        pass
+
+
+def is_known(rules: str) -> bool:
+    """Whether the rules hashed `rules` have a whole library in the cache, by the note that
+    `remember` wrote (nothing is lowered, nothing compiled)."""
+    where = cache_dir()
+    if where is None:
         return False
+    try:
+        with open(where / _note(rules, compiler()[1]), "rb") as f:
+            name = f.read(64).decode("ascii")
+    except (OSError, UnicodeDecodeError, NativeError):
+        return False
+    return _LIB_NAME.fullmatch(name) is not None and _intact(where / name)
 
 
 def build(kp: KernelProgram, sanitize: bool = False) -> Path:
@@ -217,9 +256,11 @@ class NativeBackend:
 
     name = "native"
 
-    def __init__(self, kp: KernelProgram, sanitize: bool = False):
+    def __init__(self, kp: KernelProgram, sanitize: bool = False, rules: Optional[str] = None):
         self.kp = kp
         self.path = build(kp, sanitize)
+        if rules is not None and not sanitize:
+            remember(rules, self.path)
         try:
             lib = self.lib = ctypes.CDLL(str(self.path))
         except OSError as exc:
@@ -230,7 +271,7 @@ class NativeBackend:
             ("fk_moves", _I, [_P, _P, _I, _P, _I]), ("fk_scores", ctypes.c_int, [_P, _P, _P]),
             ("fk_winners", _I, [_P, _P, _P]),
             ("fk_simulate", None, [_P, _P, _P, _I, _P, _P, _P, _P, _P, _P, _P, _P]),
-            ("fk_script", ctypes.c_int, [_P, _P, _I]),
+            ("fk_script", ctypes.c_int, [_P, _P, _I]), ("fk_step", _I, [_P, _P, _P, _P, _I]),
         ):
             f = getattr(lib, name)
             f.restype = res
@@ -242,6 +283,8 @@ class NativeBackend:
         if not self.ctx:
             raise NativeError("no memory for the kernel's scratch space")
         self._free = lib.fk_free
+        self._templates: dict = {}  # (players, limit, options) -> a template state (`template`)
+        self._step = lib.fk_step
         self.size = lay.size
         self.width = lay.move_width
         self._moves = array("q", bytes(8 * 256 * lay.move_width))
@@ -286,7 +329,16 @@ class NativeBackend:
 
     def new(self, players: int, options: dict, seed: int, dseed: Optional[int] = None,
             limit: int = MAX_PLAYOUT_DECISIONS) -> array:
-        S = self.template(players, options, limit)
+        try:
+            key = (players, limit, tuple(options.items()))
+            T = self._templates.get(key)
+        except TypeError:  # an option's value that is not hashable: no template kept
+            key, T = None, None
+        if T is None:
+            T = self.template(players, options, limit)
+            if key is not None and len(self._templates) < 64:
+                self._templates[key] = T
+        S = array("q", T)  # a copy of the template (a game starts with what its set-up wrote)
         S[L.H_SEED] = _signed(seed)
         S[L.H_DSEED] = _signed(decision_seed(seed) if dseed is None else dseed)
         self._check(self.lib.fk_new(self.ctx, self._ptr(S)))
@@ -313,7 +365,7 @@ class NativeBackend:
     def moves(self, S: array, player: int) -> list:
         cap = len(self._moves) // self.width
         n = self.lib.fk_moves(self.ctx, self._ptr(S), player, self._ptr(self._moves), cap)
-        if n == -3 and cap < MOVES_CAP:  # more moves than the buffer holds: a bigger one, once
+        if n == -FAULT_CAPACITY and cap < MOVES_CAP:  # more moves than the buffer holds: a bigger one, once
             self._moves = array("q", bytes(8 * MOVES_CAP * self.width))
             n = self.lib.fk_moves(self.ctx, self._ptr(S), player, self._ptr(self._moves), MOVES_CAP)
         if n < 0:
@@ -356,7 +408,7 @@ class NativeBackend:
         the API's fast path keeps; `decode(records, i)` gives one as `moves` would."""
         cap = len(self._moves) // self.width
         n = self.lib.fk_moves(self.ctx, self._ptr(S), player, self._ptr(self._moves), cap)
-        if n == -3 and cap < MOVES_CAP:
+        if n == -FAULT_CAPACITY and cap < MOVES_CAP:
             self._moves = array("q", bytes(8 * MOVES_CAP * self.width))
             n = self.lib.fk_moves(self.ctx, self._ptr(S), player, self._ptr(self._moves), MOVES_CAP)
         if n < 0:
@@ -373,6 +425,24 @@ class NativeBackend:
         S[L.H_MOVE:L.H_MOVE + w] = records[i * w:(i + 1) * w]
         S[L.H_CUR] = L.CUR_RUN
         self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 0))
+
+    def step_raw(self, S: array, records: array, i: int) -> tuple:
+        """Play move `i` of `moves_raw`'s records, run to the next decision and list the moves of
+        the player to choose there, in one call into the kernel (the API's loop crosses into native
+        code once a decision): (n, records) as `moves_raw` gives them, or (0, None) when no single
+        player is to choose (the game is over, or players choose together)."""
+        w, moves = self.width, self._moves
+        n = self._step(self.ctx, S.buffer_info()[0], records.buffer_info()[0] + 8 * w * i,
+                       moves.buffer_info()[0], len(moves) // w)
+        if S[L.H_CUR] < 0:
+            if n < 0:
+                raise KFault(-n)
+            return 0, None
+        if n == -FAULT_CAPACITY and len(moves) // w < MOVES_CAP:  # the move is played: list again, wider
+            return self.moves_raw(S, S[L.H_CUR])
+        if n < 0:
+            raise KFault(-n)
+        return n, moves[:n * w]
 
     def play(self, S: array, move: tuple, playout: bool = False) -> None:
         S[L.H_MOVE:L.H_MOVE + self.width] = array("q", self._encode(move))

@@ -143,11 +143,12 @@ def largest(S, k, v, reverse):
     return sorted(ch(S, v), reverse=bool(reverse))[:k]
 
 
-def best(S, items, keys, highest):
-    ch(S, items)
+def best_of(S, pairs, highest):
+    """The elements of (element, key) pairs with the highest (or lowest) key, in order."""
+    ch(S, pairs)
     best_value = None
     out: list = []
-    for x, v in zip(items, keys):
+    for x, v in pairs:
         if best_value is None or (v > best_value if highest else v < best_value):
             best_value, out = v, [x]
         elif v == best_value:
@@ -212,7 +213,7 @@ def plus_one(S, c):
 
 HELPERS = (
     "KFault", "over_budget", "checked", "ch", "charge", "one", "attr", "seat", "total", "least", "most", "first_of",
-    "last_of", "top", "distinct", "largest", "best", "without_one", "without_all", "rotate", "direction", "numbers",
+    "last_of", "top", "distinct", "largest", "best_of", "without_one", "without_all", "rotate", "direction", "numbers",
     "unmask", "distinct_seats", "sorted_set", "same_items", "minus_one", "plus_one", "choose", "zone",
     "zone_in_family", "family_start", "adjacent", "slide", "card_choices", "subsets", "set_list", "list_append",
     "list_extend", "list_remove", "move_one", "move", "draw", "shuffle", "reveal", "roll", "roll_one",
