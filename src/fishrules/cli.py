@@ -7,6 +7,7 @@ status 1 or 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -707,7 +708,8 @@ def cmd_lsp(args) -> int:
 EPILOG = """\
 exit status: 0 success; 1 a rule file, a log or a replayed action is wrong (the
 problem is printed); 2 a wrong command line (an unknown flag or option, a value
-out of range); 70 a bug in fishrules; 130 interrupted (Ctrl-C).
+out of range); 70 a bug in fishrules; 130 interrupted (Ctrl-C); 143 simulate or
+compare stopped by SIGTERM.
 Errors go to standard error, results to standard output."""
 
 
@@ -868,6 +870,31 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, while `simulate` or `compare` runs: stopped as Ctrl-C stops it (its worker
+    processes with it), then status 143."""
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """SIGTERM (`kill`, a job scheduler) ends a run of many games as Ctrl-C does, instead of killing
+    this process alone and leaving its worker processes to finish the chunks nobody will read."""
+    import signal
+    import threading
+
+    def stop(signum, frame):
+        raise Terminated()
+
+    if threading.current_thread() is not threading.main_thread():  # pragma: no cover - only main() sets it
+        yield
+        return
+    old = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         args = build_parser().parse_args(argv)
@@ -877,6 +904,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args.quiet = getattr(args, "quiet", False)
     args.no_color = getattr(args, "no_color", False)
     try:
+        if args.func in (cmd_simulate, cmd_compare):
+            with _terminate_as_interrupt():
+                return args.func(args)
         return args.func(args)
     except RuleError as e:
         print(e.render(), file=sys.stderr)
@@ -890,6 +920,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except FishrulesError as e:  # pragma: no cover - every kind is handled above
         _err(f"fishrules: {e}")
         return 1
+    except Terminated:
+        _err("fishrules: terminated")
+        return 143
     except KeyboardInterrupt:
         _err("fishrules: interrupted")
         return 130

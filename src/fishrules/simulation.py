@@ -29,6 +29,7 @@ import re
 import random
 import shutil
 import tempfile
+import threading
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Optional
@@ -302,6 +303,8 @@ def _chunks(games: int, workers: int) -> _Chunks:
 _STOP: Any = None
 #: Seconds stopped workers have to finish the game they are playing before they are terminated.
 STOP_GRACE = 10.0
+#: How often (seconds) a worker looks whether the process that started it is still there.
+ORPHAN_CHECK = 0.5
 
 
 def _start_worker(stop) -> None:  # pragma: no cover - runs in each worker process
@@ -313,6 +316,17 @@ def _start_worker(stop) -> None:  # pragma: no cover - runs in each worker proce
     if hasattr(signal, "pthread_sigmask"):  # started with Ctrl-C held back (`_held_back`): it is ignored now
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _STOP = stop
+    threading.Thread(target=_orphaned, args=(os.getppid(),), name="fishrules-parent-watch", daemon=True).start()
+
+
+def _orphaned(parent: int) -> None:  # pragma: no cover - runs in each worker process
+    """A worker whose parent is gone (killed, with no chance to stop it) ends within a second:
+    nobody will ask it for games again, nor wait for the ones it plays."""
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_CHECK)
+    os._exit(1)
 
 
 @contextlib.contextmanager

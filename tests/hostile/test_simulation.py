@@ -399,7 +399,7 @@ def _workers_up(p: subprocess.Popen, count: int, within: float) -> list[int]:
     raise AssertionError(f"{count} worker processes were not started within {within} s")
 
 
-def _stopped_cleanly(p: subprocess.Popen, within: float) -> float:
+def _stopped_cleanly(p: subprocess.Popen, within: float, status: int = 130, said: str = "interrupted") -> float:
     started = time.monotonic()
     try:
         out, err = p.communicate(timeout=within)
@@ -408,8 +408,8 @@ def _stopped_cleanly(p: subprocess.Popen, within: float) -> float:
         p.communicate()
         raise AssertionError(f"still running {within} s after Ctrl-C") from None
     took = time.monotonic() - started
-    assert p.returncode == 130, (p.returncode, err[-3000:])
-    assert err == "fishrules: interrupted\n", err[-3000:]
+    assert p.returncode == status, (p.returncode, err[-3000:])
+    assert err == f"fishrules: {said}\n", err[-3000:]
     assert out == "", out[-3000:]
     deadline = time.monotonic() + 5  # a process that ended may take a moment to be collected
     while _group(p.pid) and time.monotonic() < deadline:
@@ -478,6 +478,47 @@ def test_ctrl_c_at_any_moment_of_the_start(delay):
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
             p.communicate()
+
+
+@needs_proc
+@pytest.mark.parametrize("extra", [[], ["--dask", "local"]], ids=["processes", "a local Dask cluster"])
+def test_sigterm_stops_a_run_as_ctrl_c_does(extra, request):
+    """`kill` (SIGTERM) of the command killed it alone, and its workers went on waiting for chunks
+    for ever (holding its output open): now it stops them first, and says so (status 143)."""
+    if extra:
+        request.getfixturevalue("distributed")
+    p = _start(["simulate", "fishfry", "--workers", "2", "--games", str(10**9), *extra])
+    try:
+        _workers_up(p, 2, within=60)
+        time.sleep(3)
+        os.kill(p.pid, signal.SIGTERM)
+        _stopped_cleanly(p, within=60, status=143, said="terminated")
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+
+
+@needs_proc
+@pytest.mark.parametrize("extra", [[], ["--dask", "local"]], ids=["processes", "a local Dask cluster"])
+def test_workers_of_a_killed_command_end_by_themselves(extra, request):
+    """SIGKILL leaves the command no chance to stop anything: its workers notice they are
+    orphaned, and end within seconds."""
+    if extra:
+        request.getfixturevalue("distributed")
+    p = _start(["simulate", "fishfry", "--workers", "2", "--games", str(10**9), *extra])
+    try:
+        _workers_up(p, 2, within=60)
+        time.sleep(3)
+        os.kill(p.pid, signal.SIGKILL)
+        p.communicate(timeout=60)
+        deadline = time.monotonic() + 20
+        while _group(p.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _group(p.pid) == {}, f"left behind: {_group(p.pid)}"
+    finally:
+        for pid in _group(p.pid):
+            os.kill(pid, signal.SIGKILL)
 
 
 @needs_proc
