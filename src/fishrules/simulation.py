@@ -329,6 +329,44 @@ def _orphaned(parent: int) -> None:  # pragma: no cover - runs in each worker pr
     os._exit(1)
 
 
+class _Deferred:
+    """Ctrl-C (and SIGTERM, where the program handles it: the command line) taken when the run
+    looks for it (`act`), not wherever the main thread happens to be: an exception raised inside
+    the process pool's own code left it half shut, and Python printed a traceback at exit.  In the
+    main thread only (elsewhere nothing changes); a signal ignored stays ignored."""
+
+    def __init__(self) -> None:
+        self.caught: list[int] = []
+        self.old: dict[int, Any] = {}
+
+    def __enter__(self) -> "_Deferred":
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, getattr(signal, "SIGTERM", None)):
+                if sig is not None and callable(signal.getsignal(sig)):
+                    self.old[sig] = signal.signal(sig, lambda signum, frame: self.caught.append(signum))
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._restore()
+
+    def _restore(self) -> None:
+        import signal
+
+        old, self.old = self.old, {}
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+    def act(self) -> None:
+        """If a signal came: the handler it would have met, now (KeyboardInterrupt for Ctrl-C)."""
+        if self.caught:
+            sig, handlers = self.caught[0], dict(self.old)
+            self._restore()
+            handlers[sig](sig, None)
+
+
 @contextlib.contextmanager
 def _held_back() -> Iterator[None]:
     """Ctrl-C held back in this thread while it starts worker processes (a pool starts them as
@@ -499,43 +537,47 @@ class Runner:
 
         order = _Order(chunks, self.workers * IN_FLIGHT, self.workers * AHEAD)
         futures: dict = {}
-        while not order.finished:
-            if self._pool is None:  # the platform's way: fork on Linux, spawn on macOS and Windows
-                ctx = multiprocessing.get_context()
-                self._stop = ctx.Event()
-                self._pool = ProcessPoolExecutor(min(self.workers, len(chunks)), mp_context=ctx,
-                                                 initializer=_start_worker, initargs=(self._stop,))
-            try:
-                while not order.finished:
-                    k = order.take()
-                    while k is not None:
-                        a, b = chunks[k]
-                        with _held_back():
-                            futures[self._pool.submit(play_chunk, job, a, b)] = k
+        with _Deferred() as signals:
+            while not order.finished:
+                if self._pool is None:  # the platform's way: fork on Linux, spawn on macOS and Windows
+                    ctx = multiprocessing.get_context()
+                    self._stop = ctx.Event()
+                    self._pool = ProcessPoolExecutor(min(self.workers, len(chunks)), mp_context=ctx,
+                                                     initializer=_start_worker, initargs=(self._stop,))
+                try:
+                    while not order.finished:
                         k = order.take()
-                    if not futures:  # pragma: no cover - a chunk not played and none in flight: a bug
-                        raise RuntimeError("no chunk of games in flight, and some not played")
-                    finished, _ = wait(set(futures), return_when=FIRST_COMPLETED)
-                    for f in finished:
-                        records = _checked(f.result())
-                        k = futures.pop(f)
-                        done(chunks[k][1] - chunks[k][0])
-                        yield from order.back(k, records)
-            except BrokenProcessPool:  # a worker died: keep what came back, play the rest again
-                self._pool.shutdown(wait=True, cancel_futures=True)
-                self._pool = None
-                self.deaths += 1
-                if self.deaths > MAX_WORKER_DEATHS:
-                    raise StateError(f"worker processes died {self.deaths} times; the games they were playing were "
-                                     "played again each time, but not once more") from None
-                lost, futures = futures, {}
-                for f, k in sorted(lost.items(), key=lambda fk: fk[1]):
-                    if f.done() and not f.cancelled() and f.exception() is None:
-                        records = _checked(f.result())
-                        done(chunks[k][1] - chunks[k][0])
-                        yield from order.back(k, records)
-                    else:
-                        order.lost(k)
+                        while k is not None:
+                            a, b = chunks[k]
+                            with _held_back():
+                                futures[self._pool.submit(play_chunk, job, a, b)] = k
+                            k = order.take()
+                        if not futures:  # pragma: no cover - a chunk not played and none in flight: a bug
+                            raise RuntimeError("no chunk of games in flight, and some not played")
+                        finished: Any = ()
+                        while not finished:
+                            signals.act()  # Ctrl-C here, between two looks, not inside the pool's own code
+                            finished, _ = wait(set(futures), timeout=0.2, return_when=FIRST_COMPLETED)
+                        for f in finished:
+                            records = _checked(f.result())
+                            k = futures.pop(f)
+                            done(chunks[k][1] - chunks[k][0])
+                            yield from order.back(k, records)
+                except BrokenProcessPool:  # a worker died: keep what came back, play the rest again
+                    self._pool.shutdown(wait=True, cancel_futures=True)
+                    self._pool = None
+                    self.deaths += 1
+                    if self.deaths > MAX_WORKER_DEATHS:
+                        raise StateError(f"worker processes died {self.deaths} times; the games they were playing "
+                                         "were played again each time, but not once more") from None
+                    lost, futures = futures, {}
+                    for f, k in sorted(lost.items(), key=lambda fk: fk[1]):
+                        if f.done() and not f.cancelled() and f.exception() is None:
+                            records = _checked(f.result())
+                            done(chunks[k][1] - chunks[k][0])
+                            yield from order.back(k, records)
+                        else:
+                            order.lost(k)
 
     def _connect(self) -> None:
         try:

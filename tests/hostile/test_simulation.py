@@ -371,9 +371,28 @@ def _group(pgid: int) -> dict[int, str]:
 
 
 def _cpu_seconds(pid: int) -> float:
-    stat = Path(f"/proc/{pid}/stat").read_text()
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:  # ended
+        return 0.0
     fields = stat[stat.rindex(")") + 2:].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _workers(parent: int) -> list[int]:
+    """The worker processes `parent` started: its children that run Python (not a C compiler it
+    runs for the kernel, nor multiprocessing's resource tracker)."""
+    out = []
+    for pid in _group(parent):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        if ppid == parent and "python" in cmdline and "resource_tracker" not in cmdline:
+            out.append(pid)
+    return out
 
 
 def _rss_mb(pid: int) -> float:
@@ -392,7 +411,7 @@ def _workers_up(p: subprocess.Popen, count: int, within: float) -> list[int]:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         assert p.poll() is None, p.communicate()
-        kids = [pid for pid in _group(p.pid) if pid != p.pid]
+        kids = _workers(p.pid)
         if len(kids) >= count:
             return kids
         time.sleep(0.1)
