@@ -212,11 +212,9 @@ class Game:
         """What plays this game's many games: "native" or "python" (builds the kernel if needed)."""
         return self.kernel.name
 
-    def __copy__(self) -> "Game":
-        return self  # a loaded game does not change: a copied state shares it
-
     def __deepcopy__(self, memo: dict) -> "Game":
-        return self
+        return self  # a loaded game does not change (and its built kernel holds native handles):
+        # a deep copy of a state shares it.  `copy.copy` of a Game is a new Game sharing its parts.
 
     def __repr__(self) -> str:
         v = f" variant={self.variant!r}" if self.variant else ""
