@@ -253,7 +253,7 @@ def _one(d: Diagnostic, item, span, this: str, key, base_items, final_items, bas
 
 
 def _top_items(resolved):
-    from .parser import parse_partial
+    from .syntax import parse_partial
 
     return parse_partial(resolved.source.text, resolved.source.name).module.items
 

@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlparse
 
 from . import nodes as n
 from .errors import Diagnostic, RuleError, Span
-from .parser import parse_partial
+from .syntax import parse_partial
 
 __all__ = ["Analysis", "Declaration", "analyze", "main", "KEYWORDS"]
 

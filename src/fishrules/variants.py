@@ -26,7 +26,7 @@ import attrs
 from . import nodes as n
 from .errors import Diagnostic, RuleError, Source, Span, did_you_mean, follows_from
 from .limits import MAX_EXTENDS_DEPTH, MAX_EXTENDS_NAME, MAX_SOURCE_BYTES
-from .parser import parse_partial
+from .syntax import parse_partial
 
 __all__ = ["Resolved", "resolve_file", "resolve_text", "rulesets_dir", "bundled_names", "find_ruleset",
            "find_extended", "read_rules", "overlay_steps"]
