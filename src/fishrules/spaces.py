@@ -29,6 +29,7 @@ import attrs
 from . import model as m
 from .errors import IllegalAction, OptionError
 from .limits import MAX_SUBSET
+from .walk import find_all
 
 if TYPE_CHECKING:
     from .api import Game
@@ -273,44 +274,25 @@ class _Bounds:
                 return ("p", t.slot)
             return None
 
-        def walk(body: Sequence[Any]) -> None:
-            for s in body:
-                if isinstance(s, m.Assign):
-                    k = target(s.target)
-                    if k is not None and out.get(k) is not None:
-                        out[k].append(s.value)
-                elif isinstance(s, m.Change):
-                    k = target(s.target)
-                    if k is None or out.get(k) is None:
-                        continue
-                    if s.op in ("append", "extend") and s.value is not None:
-                        out[k].append(s.value)
-                    elif s.op in ("increase", "decrease"):
-                        out[k] = None
-                for sub in _bodies(s):
-                    walk(sub)
-
-        for ph in self.model.phases.values():
-            walk(ph.body)
-        for a in self.model.actions.values():
-            walk(a.body)
-            for b in a.broken:
-                walk(b.body)
+        decls = (*self.model.phases.values(), *self.model.actions.values())
+        for s in find_all(decls, (m.Assign, m.Change), stop_at=m.Expr):
+            k = target(s.target)
+            if isinstance(s, m.Assign):
+                if k is not None and out.get(k) is not None:
+                    out[k].append(s.value)
+                continue
+            if k is None or out.get(k) is None:
+                continue
+            if s.op in ("append", "extend") and s.value is not None:
+                out[k].append(s.value)
+            elif s.op in ("increase", "decrease"):
+                out[k] = None
         # nothing (`None`, an empty list) adds no value
         for k, es in out.items():
             if es is not None:
                 out[k] = [e for e in es if e is not None and not (isinstance(e, m.Const) and e.value in (None, ()))]
         self._writes = out
         return out
-
-
-def _bodies(s: Any) -> Iterator[Sequence[Any]]:
-    if isinstance(s, m.IfStmt):
-        for _, body in s.branches:
-            yield body
-        yield s.otherwise
-    elif isinstance(s, (m.RepeatStmt, m.ForEachStmt, m.RuleStmt)):
-        yield s.body
 
 
 def _union(a: _Range, b: _Range) -> _Range:

@@ -279,29 +279,3 @@ def _as_coll(t: m.Type) -> m.Type:
     if t.kind == "zone":
         return m.Type("collection", element=t.element)
     return t
-
-
-def _walk(e):
-    """Every syntax node below (and including) an expression."""
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if x is None:
-            continue
-        yield x
-        if isinstance(x, (n.Number, n.Text, n.Boolean, n.Nobody, n.You, n.It, n.Name, n.Your)):
-            continue
-        for field in attrs_fields(x):
-            v = getattr(x, field)
-            if isinstance(v, tuple):
-                stack.extend(i for i in v if isinstance(i, n.Expr))
-            elif isinstance(v, n.Expr):
-                stack.append(v)
-
-
-def attrs_fields(x) -> list[str]:
-    import attrs
-
-    return [f.name for f in attrs.fields(type(x)) if f.name != "span"]
-
-

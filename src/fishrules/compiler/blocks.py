@@ -29,6 +29,7 @@ import attrs
 
 from .. import model as m
 from ..errors import Span
+from ..walk import Node, find_all
 from .expressions import ExprWriter
 from .program import ChoosePause, DrawPause, Program, RollPause, SimulPause
 from .source import Source, where
@@ -47,29 +48,16 @@ _INLINE_LOOPS = 12
 _CHAIN = 100
 
 
-class _Fire:
+@attrs.frozen(slots=True)
+class _Fire(Node):
     """A statement of the compiler's own: the rule numbered `index` fires here."""
 
-    __slots__ = ("index",)
-
-    def __init__(self, index: int):
-        self.index = index
+    index: int
 
 
 def waits(stmts) -> bool:
     """Whether any of these statements (or one inside them) can wait or hand over to a phase."""
-    todo = list(stmts)
-    while todo:
-        s = todo.pop()
-        if isinstance(s, _WAITS):
-            return True
-        if isinstance(s, m.IfStmt):
-            for _, body in s.branches:
-                todo.extend(body)
-            todo.extend(s.otherwise)
-        elif isinstance(s, (m.RepeatStmt, m.ForEachStmt, m.RuleStmt)):
-            todo.extend(s.body)
-    return False
+    return any(find_all(stmts, _WAITS, stop_at=m.Expr))
 
 
 def _depths(stmts) -> tuple[int, int]:
