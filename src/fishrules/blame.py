@@ -118,9 +118,9 @@ def _find(items, key) -> Optional[object]:
 
 
 def _header(it) -> str:
-    from .explain import _item
+    from .explain import unparse_item
 
-    return _item(it)[0].rstrip(":")
+    return unparse_item(it)[0].rstrip(":")
 
 
 def _enclosing(items, span: Span) -> Optional[object]:

@@ -124,54 +124,13 @@ class Core:
     # ---- entry ---------------------------------------------------------------------------------
 
     def run(self) -> m.Model:
+        """Check the whole rule set, in an order where everything is checked after what it uses;
+        the model, or `RuleError` holding every problem found."""
         for it in self.items:
             self.collect(it)
         self.order_defines()
-        top = next((Span(i.span.source, 1, 1, 1, 1) for i in self.items if getattr(i, "span", None)), None)
-        if top is None and self.source is not None:  # an empty file: its problems are at line 1
-            top = Span(self.source, 1, 1, 1, 1)
-        self.top = top
-        if self.title is None:
-            self.error(top, "the rules have no title", 'start the file with a line such as `game "My game"`')
-        if self.players is None:
-            self.error(top, "the rules do not say how many may play", "add a line such as `players 2 to 4`")
-        elif self.players.low < 1 or self.players.high < self.players.low:
-            self.error(self.players.span, f"`players {self.players.low} to {self.players.high}` is not a range of player counts")
-        elif self.players.high > MAX_PLAYERS:
-            self.error(self.players.span, f"at most {MAX_PLAYERS} players are supported")
-
-        self.add_domain("face", ())  # filled by dice
-        self.add_domain(_domain_key(_DIRECTION_CHOICES), _DIRECTION_CHOICES)
-        slot = 0
-        for o in self.option_nodes:
-            opt = self.check_option(o, slot)
-            if opt is not None:
-                self.options[o.name] = opt
-                slot += 1
-        dice = self.check_dice()
-        for c in self.cards_nodes:
-            self.check_cards(c)
-        for v in self.var_nodes:
-            if v.scope == "game":
-                var = self.check_var(v, slot)
-                if var is not None:
-                    self.gvars[v.name] = var
-                    slot += var.family[1] if var.family else 1
-        pslot = 0
-        for v in self.var_nodes:
-            if v.scope == "player":
-                var = self.check_var(v, pslot)
-                if var is not None:
-                    self.pvars[v.name] = var
-                    pslot += 1
-        n_game_slots = slot
-        for v in self.pending_seen_by:
-            u = _Unit("visibility", v.name, you=False)
-            e = self.expr(v.seen_by, u)
-            self.expect(e, "player", v.seen_by, "who sees it")
-            old = self.gvars[v.name]
-            self.gvars[v.name] = m.Variable(old.name, old.scope, old.type, old.initial, "seen by", old.slot, old.choices, e, span=old.span)
-
+        self.check_header()
+        dice, n_game_slots = self.check_values()
         # Each define is checked after the defines it uses, so checking never recurses deeply.
         for name in self.define_order:
             self.define(name, None)
@@ -215,6 +174,56 @@ class Core:
             warnings=tuple(d for d in self.diags if d.severity == "warning"),
             span=self.top,
         )
+
+    def check_header(self) -> None:
+        """The title and the number of players (their absence reported at line 1: `self.top`)."""
+        top = next((Span(i.span.source, 1, 1, 1, 1) for i in self.items if getattr(i, "span", None)), None)
+        if top is None and self.source is not None:  # an empty file: its problems are at line 1
+            top = Span(self.source, 1, 1, 1, 1)
+        self.top = top
+        if self.title is None:
+            self.error(top, "the rules have no title", 'start the file with a line such as `game "My game"`')
+        if self.players is None:
+            self.error(top, "the rules do not say how many may play", "add a line such as `players 2 to 4`")
+        elif self.players.low < 1 or self.players.high < self.players.low:
+            self.error(self.players.span, f"`players {self.players.low} to {self.players.high}` is not a range of player counts")
+        elif self.players.high > MAX_PLAYERS:
+            self.error(self.players.span, f"at most {MAX_PLAYERS} players are supported")
+
+    def check_values(self) -> tuple[Optional[m.Dice], int]:
+        """Options, dice, cards and variables, numbered into the game's slots and the players':
+        (the dice, how many slots the game has)."""
+        self.add_domain("face", ())  # filled by dice
+        self.add_domain(_domain_key(_DIRECTION_CHOICES), _DIRECTION_CHOICES)
+        slot = 0
+        for o in self.option_nodes:
+            opt = self.check_option(o, slot)
+            if opt is not None:
+                self.options[o.name] = opt
+                slot += 1
+        dice = self.check_dice()
+        for c in self.cards_nodes:
+            self.check_cards(c)
+        for v in self.var_nodes:
+            if v.scope == "game":
+                var = self.check_var(v, slot)
+                if var is not None:
+                    self.gvars[v.name] = var
+                    slot += var.family[1] if var.family else 1
+        pslot = 0
+        for v in self.var_nodes:
+            if v.scope == "player":
+                var = self.check_var(v, pslot)
+                if var is not None:
+                    self.pvars[v.name] = var
+                    pslot += 1
+        for v in self.pending_seen_by:
+            u = _Unit("visibility", v.name, you=False)
+            e = self.expr(v.seen_by, u)
+            self.expect(e, "player", v.seen_by, "who sees it")
+            old = self.gvars[v.name]
+            self.gvars[v.name] = m.Variable(old.name, old.scope, old.type, old.initial, "seen by", old.slot, old.choices, e, span=old.span)
+        return dice, slot
 
     def collect(self, it) -> None:
         if isinstance(it, n.GameDecl):
