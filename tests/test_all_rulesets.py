@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import fishrules
 from fishrules import SIMULTANEOUS
-from fishrules.cli import random_step
+from fishrules.random_play import random_step
 
 RULESETS = fishrules.bundled()
 MAX_ACTIONS = 20_000
