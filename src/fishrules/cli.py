@@ -746,6 +746,8 @@ def _positive(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser.  (Long, and kept whole: it is a flat list of declarations, each
+    command's flags beside its name, in the order `fishrules --help` shows them.)"""
     # the flags every command takes, before or after its name (`fishrules -q check …`, `fishrules check -q …`)
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS,
