@@ -1,0 +1,75 @@
+"""docs/architecture.md and the README's layout section stay true to the source tree.
+
+The architecture page is how a newcomer finds the file that holds a stage: every module of the
+package is named there (each module of the stage packages by its own name), every path it names
+exists, and the stages import only the stages before them, as the page and the README say.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "src" / "fishrules"
+PAGE = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+#: packages whose modules the page names one by one; the others it names as a whole
+STAGE_PACKAGES = ("syntax", "checker", "compiler", "kernel")
+#: the stages, in order: none may import a later one
+STAGES = ("syntax", "variants", "checker", "compiler", "runtime")
+
+
+def test_every_module_is_named_on_the_architecture_page():
+    missing = []
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC)
+        if len(rel.parts) == 1:
+            wanted = f"src/fishrules/{rel}"
+        elif rel.parts[0] in STAGE_PACKAGES:
+            wanted = "/".join(rel.parts) if rel.name != "__init__.py" else f"src/fishrules/{rel.parts[0]}/"
+        else:
+            wanted = f"src/fishrules/{rel.parts[0]}/"
+        if wanted not in PAGE:
+            missing.append(wanted)
+    assert not missing, f"docs/architecture.md does not name {missing}"
+
+
+def test_every_path_on_the_architecture_page_exists():
+    named = set(re.findall(r"`((?:src/fishrules/|tests/|(?:syntax|checker|compiler|kernel)/)[\w/.-]*)`", PAGE))
+    assert len(named) > 40
+    for path in named:
+        where = ROOT / path if path.startswith(("src/", "tests/")) else SRC / path
+        assert where.exists(), f"docs/architecture.md names {path}, which does not exist"
+
+
+def test_the_readme_layout_names_what_exists():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    layout = readme[readme.index("## Layout"):]
+    assert "docs/architecture.md" in layout
+    for name in re.findall(r"`([\w.-]+(?:\.py|\.lark|/))`", layout):
+        found = [p for p in (ROOT / name, SRC / name, SRC / "syntax" / name) if p.exists()]
+        assert found, f"the README's layout names {name}, which does not exist"
+
+
+def imported_stages(module: Path) -> set[str]:
+    """The top-level modules or packages of fishrules that a module of `module` imports."""
+    out = set()
+    files = [module] if module.is_file() else list(module.rglob("*.py"))
+    for f in files:
+        depth = len(f.relative_to(SRC).parts) - 1
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                up = node.level - 1  # levels above the file's own package
+                if up >= depth and node.module:
+                    out.add(node.module.split(".")[0])
+                elif up >= depth:
+                    out.update(a.name for a in node.names)
+    return out
+
+
+def test_each_stage_imports_only_the_stages_before_it():
+    for i, stage in enumerate(STAGES):
+        path = SRC / stage if (SRC / stage).is_dir() else SRC / f"{stage}.py"
+        later = set(STAGES[i + 1:]) | {"api", "kernel"}
+        assert not imported_stages(path) & later, f"{stage} imports a later stage: {imported_stages(path) & later}"
