@@ -191,7 +191,7 @@ STRENGTH = [
     ("fishfry", "ismcts", 200, 30, 20),    # random: 15
     ("fishfry", "mcts", 200, 30, 19),
     ("fishfish", "ismcts", 30, 10, 7),     # random: 5
-    ("fatfish", "ismcts", 12, 4, 3),       # random: 2
+    ("fatfish", "ismcts", 12, 12, 8),      # random: 6 (its rollouts run on the kernel: more games, same time)
 ]
 
 

@@ -349,7 +349,8 @@ def test_simulate_json_is_the_same_bytes_for_the_same_seed(tmp_path):
     assert "timing" not in result and "seconds" not in first.stdout
     timed = run(*args, "--timing", cwd=tmp_path)
     timing = json.loads(timed.stdout).pop("timing")
-    assert set(timing) == {"seconds", "games_per_second"} and timing["seconds"] > 0
+    assert set(timing) == {"seconds", "games_per_second", "backends"} and timing["seconds"] > 0
+    assert timing["backends"] in (["native"], ["python"])  # what played them: measured, not a result
     assert {k: v for k, v in json.loads(timed.stdout).items() if k != "timing"} == result
 
 

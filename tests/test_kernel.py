@@ -12,8 +12,10 @@ The slow tier (`FISHRULES_SLOW_TESTS=1`) plays 10,000 games per ruleset against 
 
 from __future__ import annotations
 
+import json
 import os
 import random
+from pathlib import Path
 
 import pytest
 
@@ -146,11 +148,19 @@ def test_a_state_replayed_into_the_kernel_plays_on_as_the_engines(name, backend)
         assert (be.scores(S), be.winners(S)) == (ref.scores, ref.winners)
 
 
-def test_a_state_with_manual_chance_is_not_replayed():
+def test_a_state_waiting_for_chance_is_not_replayed_but_one_with_manual_chance_is():
     k = kernel("fishfry", "python")
     st = k.game.start(players=2, chance="manual")
     with pytest.raises(KFault):
-        k.state_of(st)
+        k.state_of(st)  # the dice are in the air: the kernel does not wait for chance
+    rng = random.Random(3)
+    while st.current == fishrules.CHANCE:
+        outcomes = st.chance_outcomes()
+        st.apply(outcomes[rng.randrange(len(outcomes))][0])
+    S = k.state_of(st)  # the dice as the record says, not as any seed would roll them
+    assert [k.boundary.text(m) for m in k.backend.moves(S, st.current)] == [a.text for a in st.legal_actions()]
+    lay = k.program.layout
+    assert list(S[lay.dice:lay.dice + S[L.H_NDICE]]) == st.dice
 
 
 def test_a_rule_that_goes_wrong_in_a_simulation_is_the_engines_error():
@@ -177,3 +187,29 @@ def test_slow_tier_ten_thousand_games_per_ruleset(name):
         got = list(k.simulate(players, g._options(None), seeds))
         for seed, played in zip(seeds, got):
             assert tuple(played.outcome) == tuple(reference_playout(g, players, seed)), (players, seed)
+
+
+GOLDEN = Path(__file__).with_name("golden")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", RULESETS)
+def test_the_golden_games_replay_in_the_kernel(name, backend):
+    """Every golden record (tests/golden: seeded and manual chance, non-default options) replays
+    into the kernel (`Kernel.state_of`, chance taken from the record) to the record's end: the
+    same scores and winners, and a finished game where the record's game ended."""
+    k = kernel(name, backend)
+    g = k.game
+    for rec in json.loads((GOLDEN / f"{name}.json").read_text())["games"]:
+        if "history" not in rec or "scores" not in rec:
+            continue  # a start() the rules refused: nothing to replay
+        st = g.replay(rec["history"], players=rec["players"], options=rec["options"])
+        try:
+            S = k.state_of(st)
+        except KFault:
+            assert st.current == fishrules.CHANCE, rec["seed"]  # waiting for chance: the engine's way
+            continue
+        assert (S[L.H_CUR] == L.CUR_OVER) == rec["over"]
+        assert k.backend.scores(S) == rec["scores"], (rec["players"], rec["seed"])
+        if rec["over"]:
+            assert k.backend.winners(S) == rec["winners"]

@@ -3,7 +3,8 @@ project's own words (issue 23, group 4).
 
 - The README says how to put `fishrules` on the PATH, and `make demo` says it too.
 - Every concrete `fishrules …` command the README shows (one without a placeholder such as GAME or
-  FILE…) runs from the repository's root and succeeds; `play` is left at its first prompt.
+  FILE…) runs from the repository's root and succeeds; `play` is left at its first prompt; the
+  servers (`lsp`, `serve`) are started by their own suites.
 - Each game's page has a "How to play" section, lists the numbers a table changes as the ruleset
   names them, and points to no rulebook file: the repository has none."""
 
@@ -33,7 +34,8 @@ def readme_commands() -> list[str]:
     out = []
     for cmd in dict.fromkeys(found):
         words = shlex.split(cmd.split("#")[0])
-        if words[1:2] != ["lsp"] and all(not PLACEHOLDER.match(w) for w in words[1:]):  # lsp: a server
+        # servers run until stopped: their own suites start them (tests/test_lsp.py, tests/test_web_*.py)
+        if words[1:2] not in (["lsp"], ["serve"]) and all(not PLACEHOLDER.match(w) for w in words[1:]):
             out.append(cmd)
     return out
 

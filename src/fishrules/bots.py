@@ -54,7 +54,7 @@ class Seat:
     """What a bot may read of a state: its player's view, history, legal actions and
     determinizations.  Bots get this, never the state."""
 
-    __slots__ = ("_state", "player", "players", "title", "_det")
+    __slots__ = ("_state", "player", "players", "title", "_det")  # bots read only through the methods
 
     def __init__(self, state: "State", player: int):
         self._state = state
@@ -77,6 +77,18 @@ class Seat:
         if self._det is None:
             self._det = Determinizer(self._state, self.player)
         return self._det.sample(rng, chance)
+
+    def kernel_worlds(self):
+        """Determinizations drawn straight into kernel states (`fishrules.kernel.search.Worlds`),
+        or None where the kernel cannot take this position (manual chance, a state with no whole
+        history, others' secret choices pending)."""
+        from .kernel import KFault
+        from .kernel.search import Worlds
+
+        try:
+            return Worlds(self._state.game.kernel, self._state, self.player)
+        except (KFault, OptionError):
+            return None
 
 
 class Bot:
@@ -210,6 +222,25 @@ class MCTSBot(Bot):
         return f"{type(self).__name__}(seed={self.seed}, {budget})"
 
     def _choose(self, seat, legal, rng):
+        worlds = seat.kernel_worlds()
+        if worlds is not None:
+            from .kernel import KFault
+            from .kernel.search import uct
+
+            try:
+                stats = uct(worlds, seat.player, seat.players, self.iterations, self.seconds, self.c,
+                            random.Random(rng.getrandbits(64)), self._fresh_world, _reward)
+            except KFault:
+                stats = None  # a rollout the kernel cannot finish: search on the engine's machine
+            if stats is not None:
+                texts = {a.text for a in legal}
+                ranked = [(v, w, t) for t, (v, w) in stats.items() if t in texts]
+                if ranked:
+                    most = max(ranked)[:2]
+                    return next(t for v, w, t in ranked if (v, w) == most)
+        return self._choose_on_engine(seat, legal, rng)
+
+    def _choose_on_engine(self, seat, legal, rng):
         me, n = seat.player, seat.players
         root = _Node(n)
         # Seeded chance: each world has a fresh seed from `rng`, so chance is drawn anew every

@@ -60,6 +60,7 @@ class Determinizer:
     """What one player knows of one state's cards, worked out once, to draw many
     determinizations from (`sample`).  `State.determinize(player, rng)` is one draw."""
 
+
     def __init__(self, state: "State", player: Optional[int]):
         if player is not None and (type(player) is not int or not (0 <= player < state.n)):
             raise OptionError(f"there is no player {player!r} in this game of {state.n}")
@@ -68,6 +69,7 @@ class Determinizer:
                               "player saw, so it cannot be determinized")
         self.state = state
         self.player = player
+        self._at = state.clone()  # the position drawn from, should the state be played on later
         self.groups = self._groups()
         self.choices = self._secret_choices()
         self._record = None  # the player's history and events, built on the first sample
@@ -193,6 +195,29 @@ class Determinizer:
 
     # ---- drawing one ------------------------------------------------------------------------
 
+    def kernel_state(self, kernel, orders: tuple, seed: int):
+        """The kernel state of a determinization drawn with `orders` (one per group): the real
+        state replayed into the kernel once, the cards put in their places, the new seed."""
+        cache = self.__dict__.setdefault("_kernel_base", {})
+        base = cache.get(id(kernel))
+        if base is None:
+            base = cache[id(kernel)] = (kernel, kernel.state_of(self._at))
+        S = kernel.copy_state(base[1])
+        lay = kernel.program.layout
+        G = self._at.prog.G
+        for (places, _), order in zip(self.groups, orders):
+            for (key, i), c in zip(places, order):
+                if key < 0:
+                    S[lay.where + c] = -1
+                else:
+                    zid = lay.zone_of_key(key, G, 64)
+                    S[lay.zones[zid][0] + 1 + i] = c
+                    S[lay.where + c] = zid
+        from .kernel import layout as L
+
+        S[L.H_SEED], S[L.H_DRAWS] = seed, 0
+        return S
+
     def _player_record(self):
         """The history and events as the player knows them, for every determinization."""
         if self._record is None:
@@ -217,15 +242,20 @@ class Determinizer:
         if chance not in (None, "seeded", "manual"):
             raise OptionError(f"chance must be 'seeded' or 'manual', not {chance!r}")
         d = s.clone()
+        orders = []
         for places, cards in self.groups:
             order = cards[:]
             rng.shuffle(order)
             _place(d, places, order)
+            orders.append(order)
         history, events = self._player_record()
         d._history = history.copy()
         d.events = events.copy()
         d.seed = rng.getrandbits(63)
         d.draws = 0
+        # its kernel state, should a search want one: the real position's, with these cards placed
+        # (fishrules.kernel.Kernel.state_of); good while nothing is played on it
+        d._kernel_origin = (self, tuple(orders), len(d._history))
         if chance is not None:
             d.manual = chance == "manual"
         d._legal = None

@@ -298,7 +298,7 @@ class State:
     __slots__ = (
         "game", "prog", "n", "seats", "dice_ids", "g", "p", "dice", "stack", "_history", "cur",
         "seed", "draws", "manual", "where", "up", "mixed", "redact", "events", "_legal", "_work", "_dmemo", "_fast",
-        "_chances", "fires", "empty_draws",
+        "_chances", "fires", "empty_draws", "_kernel_origin",
     )
     # (declared for type checkers)
     game: Any
@@ -326,6 +326,7 @@ class State:
     _fast: Optional[Callable[..., int]]
     _chances: int
     fires: Optional[list]
+    _kernel_origin: Any  # a determinization: (its Determinizer, the cards' orders, its record's length)
     empty_draws: Optional[dict]
 
     # ---- creation ----------------------------------------------------------------------------
@@ -359,6 +360,7 @@ class State:
         s._fast = None if quiet is None else quiet.randrange  # a playout's generator, not the seeded one
         s._chances = 0  # chance outcomes a playout resolved
         s.fires = [0] * len(prog.rules) if count_rules else None  # see `rules_fired`
+        s._kernel_origin = None  # a determinization: how to build its kernel state (see determinize.py)
         # with count_rules, the draws that found their zone empty, by zone key (see compiler.program.draw_wait)
         s.empty_draws = {} if count_rules else None
         s.seed = seed
@@ -1279,6 +1281,7 @@ class State:
         c._chances = 0
         c.fires = None  # a copy (a bot's trial) counts nothing
         c.empty_draws = None
+        c._kernel_origin = getattr(self, "_kernel_origin", None)  # valid while the record is the same length
         c.where = self.where[:]
         c.up = self.up[:]
         c.mixed = self.mixed

@@ -22,6 +22,7 @@ import warnings
 from typing import Any, Iterator, NamedTuple, Optional
 
 from ..errors import OptionError
+from ..runtime import CHANCE
 from ..limits import MAX_PLAYOUT_DECISIONS
 from . import layout as L
 from .boundary import Boundary
@@ -56,6 +57,11 @@ class NativeUnavailable(UserWarning):
 _warned: set = set()
 
 
+def _signed(v: int) -> int:
+    v &= (1 << 64) - 1
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
 def check_backend(backend: Any) -> str:
     if backend not in BACKENDS:
         raise OptionError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
@@ -68,8 +74,8 @@ class Kernel:
     def __init__(self, game: Any, backend: str = "auto"):
         check_backend(backend)
         self.game = game
-        self.program: KernelProgram = lower(game._model, game._program)
-        self.boundary = Boundary(self.program, game._program)
+        self.program: KernelProgram = lower(game.model, game.program)
+        self.boundary = Boundary(self.program, game.program)
         self.why_not_native: Optional[str] = None
         be: Any = None
         if backend in ("auto", "native"):
@@ -139,7 +145,7 @@ class Kernel:
         if not any(counts):
             return {}
         out: dict = {}
-        prog, lay = self.game._program, self.program.layout
+        prog, lay = self.game.program, self.program.layout
         for zid in range(len(lay.zones)):
             a, b = counts[2 * zid], counts[2 * zid + 1]
             if a or b:
@@ -164,20 +170,32 @@ class Kernel:
 
     # ---- states --------------------------------------------------------------------------------
 
+    def copy_state(self, S):
+        """A copy of a kernel state (copying is copying the array)."""
+        from array import array
+
+        return array("q", S) if isinstance(S, array) else list(S)
+
     def state_of(self, state: Any) -> Any:
         """The kernel state of an engine state (seeded, with its whole history): the game replayed
         in the kernel, decision by decision; chance comes out the same from the same seed (each
         outcome the kernel resolves is one entry of the history, skipped).  Raises KFault if the
         kernel cannot play it."""
-        if state.manual or state._history is None:
-            raise KFault(3)
+        if state._history is None or state.cur == CHANCE:
+            raise KFault(3)  # no whole record to replay, or waiting for chance: the engine's machine
+        origin = getattr(state, "_kernel_origin", None)
+        if origin is not None and origin[2] == len(state._history):  # a determinization, as drawn
+            det, orders, _ = origin
+            return det.kernel_state(self, orders, state.seed)
         be, bd = self.backend, self.boundary
-        S = be.new(state.n, {o.name: state.g[o.slot] for o in self.program.model.options}, state.seed)
-        be.start(S, False)
         texts = state._history.list()
-        i = S[L.H_CHANCES]
+        be.script([self._chance_item(t, state) for t in texts])
+        S = be.new(state.n, {o.name: state.g[o.slot] for o in self.program.model.options}, state.seed)
+        S[L.H_SCRIPT] = 0
+        be.start(S, False)
         pending: dict = {}
-        while i < len(texts):
+        while S[L.H_SCRIPT] < len(texts):
+            i = S[L.H_SCRIPT]
             cur = S[L.H_CUR]
             text = texts[i]
             if cur == L.CUR_SIMUL:
@@ -188,21 +206,43 @@ class Kernel:
                 if mv is None:
                     raise KFault(1)
                 pending[p] = mv
-                i += 1
+                S[L.H_SCRIPT] = i + 1
                 if len(pending) == len(who):
-                    before = S[L.H_CHANCES]
                     be.play_together(S, tuple(pending[q] for q in who))
                     pending = {}
-                    i += S[L.H_CHANCES] - before
                 continue
             if cur < 0:
                 raise KFault(1)
             mv = next((m for m in be.moves(S, cur) if bd.text(m) == text), None)
             if mv is None:
                 raise KFault(1)
-            before = S[L.H_CHANCES]
+            S[L.H_SCRIPT] = i + 1
             be.play(S, mv)
-            i += 1 + S[L.H_CHANCES] - before
         if pending:
             raise KFault(3)  # some players chose at a simultaneous decision, not all: the API keeps that
+        if S[L.H_CUR] == L.CUR_RUN or (S[L.H_CUR] == L.CUR_OVER) != state.is_over:
+            raise KFault(3)
+        S[L.H_SCRIPT] = -1  # from here on, chance from the state's own generator
+        S[L.H_SEED], S[L.H_DRAWS] = _signed(state.seed), state.draws
         return S
+
+    def _chance_item(self, text: str, state: Any) -> tuple:
+        """A history entry as a chance outcome the kernel can replay: (1, label, 0) a card drawn,
+        (2, die, face) a die rolled; (0, 0, 0) anything else."""
+        prog = state.prog
+        if text.startswith("draw "):
+            labels = self.__dict__.setdefault("_labels", {})
+            if not labels:
+                for c in prog.cards:
+                    labels.setdefault(c.label, len(labels))
+            lab = labels.get(text[5:])
+            if lab is not None:
+                return (1, lab, 0)
+        parts = text.split(" ", 3)  # a face's label may have a space: `die 2 rolls BODY 10`
+        if len(parts) == 4 and parts[0] == "die" and parts[2] == "rolls" and parts[1].isdigit():
+            face = next((i for i, f in enumerate(prog.faces) if f.label == parts[3]), None)
+            if face is None:
+                face = next((i for i, lab in enumerate(prog.face_labels) if lab == parts[3]), None)
+            if face is not None:
+                return (2, int(parts[1]) - 1, prog.face_canonical[face])
+        return (0, 0, 0)

@@ -17,6 +17,8 @@ from __future__ import annotations
 from importlib import resources
 from typing import Callable
 
+import attrs
+
 from . import arms as A
 from . import ir
 from . import layout as L
@@ -31,7 +33,7 @@ from .pyruntime import KERNEL_BUDGET
 __all__ = ["emit_c", "frame_layout_c", "EMITTER_VERSION"]
 
 #: Changes whenever the C a program emits changes: part of a compiled library's cache key.
-EMITTER_VERSION = "4"
+EMITTER_VERSION = "8"
 
 _CMP = {"<": "k_lt", "<=": "k_le", ">": "k_gt", ">=": "k_ge"}
 
@@ -62,6 +64,12 @@ class _Fn:
         self.layout = frame_layout_c(kp, f) if f.kind == "block" else {}
 
 
+#: Entries a kept define has (by a hash of its arguments), and the most a program keeps in all.
+KEPT_BITS = 7
+KEPT_SLOTS = 1 << KEPT_BITS
+MAX_KEPT = 1 << 20
+
+
 class _Writer:
     def __init__(self, kp: KernelProgram):
         self.kp = kp
@@ -69,6 +77,19 @@ class _Writer:
         self.lines: list[str] = []
         self.n = 0
         self.fn: _Fn = None  # type: ignore[assignment]
+        # the defines whose values are kept: name -> (offset in k->dcache, entry width, capacity)
+        self.memo: dict = {}
+        self.kept_size = 0
+        for f in kp.functions:
+            if not f.memo:
+                continue
+            cap = kp.define_cap_of(f) if f.kind == "buffer" else 0
+            width = 5 + len(f.params) + (1 + cap if f.kind == "buffer" else 0)
+            slots = KEPT_SLOTS if f.params else 1
+            if self.kept_size + slots * width > MAX_KEPT:
+                continue  # too large to keep: worked out each time
+            self.memo[f.name] = (self.kept_size, width, cap)
+            self.kept_size += slots * width
 
     def put(self, depth: int, text: str) -> None:
         self.lines.append("    " * depth + text)
@@ -399,6 +420,8 @@ class _Writer:
             self.put(depth, f"S[{self.lay.fires} + {a[0]}] += 1;")
         elif n == "moves_room":
             self.put(depth, "if ((k->nok - k->act_ok) + (k->nbad - k->act_bad) >= 65536) k_fault(k, F_RULE);")
+        elif n == "stale":
+            self.put(depth, " ".join(f"k->dv[{a_}]++;" for a_ in a))
         elif n == "moves_action":
             self.put(depth, "k->act_ok = k->nok; k->act_bad = k->nbad;")
         else:
@@ -565,6 +588,10 @@ class _Writer:
         return f"static void {f.name}(K *k{params})"
 
     def function(self, f: ir.Function) -> None:
+        entry = self.memo.get(f.name)
+        if entry is not None:
+            self.kept(f, *entry)
+            f = attrs.evolve(f, name=f.name + "_raw")
         fn = self.fn = _Fn(f, self.kp)
         self.put(0, f"/* {f.comment} */" if f.comment else "/* */")
         self.put(0, self.signature(f) + " {")
@@ -581,6 +608,57 @@ class _Writer:
                 self.put(1, "k->top = _m0; return 0;")
             else:
                 self.put(1, "k->top = _m0; return 0;")
+        self.put(0, "}")
+        self.put(0, "")
+
+    def kept(self, f: ir.Function, offset: int, width: int, cap: int) -> None:
+        """The define `f` whose values are kept (`f.memo`): its entries in `k->dcache`, one per
+        argument (KEPT_SLOTS of them, by a hash of the arguments), each [epoch, version, argument
+        version, work it took, the arguments, the value (a collection: its length, then its
+        elements)].  A kept value is good while nothing it reads was written (`k->dv`, and for a
+        define that reads a family of zones at its argument `k->dva`: see fishrules.kernel.keep)
+        and in the same call.  Found kept, the work it took is counted again, so the work budget
+        sees no difference."""
+        args = list(f.params)
+        n = len(args)
+        keep = self.kp.keep
+        d = keep.index[f.name]
+        if n:
+            mix = " ^ ".join(f"(U){a} * {0x9E3779B97F4A7C15 if i % 2 == 0 else 0xC2B2AE3D27D4EB4F}ULL" for i, a in enumerate(args))
+            slot = f"(I)(({mix}) >> {64 - KEPT_BITS})"
+        else:
+            slot = "0"
+        call = ", ".join(["k"] + (["out", "out_cap"] if f.kind == "buffer" else []) + args)
+        by_arg = keep.by_arg.get(f.name)
+        self.put(0, f"static I {f.name}_raw({self.signature(f).split('(', 1)[1]};")
+        self.put(0, f"/* {f.comment}, its values kept */")
+        self.put(0, self.signature(f) + " {")
+        if by_arg is not None:
+            low, count, off = by_arg
+            self.put(1, f"I _a = {args[0]} - {low};")
+            self.put(1, f"if ((U)_a >= (U){count}) return {f.name}_raw({call});  /* no zone of the family: not kept */")
+            self.put(1, f"I av = k->dva[{off} + _a];")
+        else:
+            self.put(1, "I av = 0;")
+        same = f"e[0] == k->epoch && e[1] == k->dv[{d}] && e[2] == av" + "".join(f" && e[{4 + i}] == {a}" for i, a in enumerate(args))
+        store = (f"e[0] = k->epoch; e[1] = k->dv[{d}]; e[2] = av; e[3] = k->S[{H_WORK}] - w0;"
+                 + "".join(f" e[{4 + i}] = {a};" for i, a in enumerate(args)))
+        self.put(1, f"I *e = k->dcache + {offset} + {slot} * {width};")
+        if f.kind == "buffer":
+            self.put(1, f"if ({same}) {{")
+            self.put(2, f"I n = e[{4 + n}]; if (n > out_cap) k_fault(k, F_CAPACITY);")
+            self.put(2, f"k_charge(k, e[3]); memmove(out, e + {5 + n}, (size_t)n * sizeof(I)); return n;")
+            self.put(1, "}")
+            self.put(1, f"I w0 = k->S[{H_WORK}];")
+            self.put(1, f"I n = {f.name}_raw({call});")
+            self.put(1, f"if (n <= {cap}) {{ {store} e[{4 + n}] = n; memmove(e + {5 + n}, out, (size_t)n * sizeof(I)); }}")
+            self.put(1, "return n;")
+        else:
+            self.put(1, f"if ({same}) {{ k_charge(k, e[3]); return e[{4 + n}]; }}")
+            self.put(1, f"I w0 = k->S[{H_WORK}];")
+            self.put(1, f"I v = {f.name}_raw({call});")
+            self.put(1, f"{store} e[{4 + n}] = v;")
+            self.put(1, "return v;")
         self.put(0, "}")
         self.put(0, "")
 
@@ -690,6 +768,7 @@ def emit_c(kp: KernelProgram) -> str:
     out.append(f"#define LIST_CAP {LIST_CAPACITY}\n#define MAX_SUBSET {lay.max_subset}")
     out.append(_board(kp))
     out.append(f"#define FRAMES_END {lay.frames + lay.frames_size}")
+    out.append(_stale_tables(kp))
     out.append(head.joinpath("kernel_state.h").read_text())
     for name, values in kp.tables.items():
         out.append(_table(name, values))
@@ -721,8 +800,30 @@ def emit_c(kp: KernelProgram) -> str:
     w.put(1, "return 0;")
     w.put(0, "}")
     out.append("\n".join(w.lines))
-    out.append(_api(kp))
+    out.append(_api(kp, w))
     return "\n".join(out) + "\n"
+
+
+def _stale_tables(kp: KernelProgram) -> str:
+    """What a change of each zone, and of the dice, makes stale (fishrules.kernel.keep)."""
+    keep = kp.keep
+    at, flat, arg_at, arg_flat = [0], [], [0], []
+    for zid in range(len(kp.layout.zones)):
+        flat.extend(keep.of_zone(zid))
+        at.append(len(flat))
+        arg_flat.extend(keep.args_of_zone(zid))
+        arg_at.append(len(arg_flat))
+    dice = keep.of("dice")
+    return "\n".join([
+        _table("ZSTALE_AT", at), _table("ZSTALE", flat), _table("ZARG_AT", arg_at), _table("ZARG", arg_flat),
+        "static void k_zstale(K *k, I z) {",
+        "    for (I i = ZSTALE_AT[z]; i < ZSTALE_AT[z + 1]; i++) k->dv[ZSTALE[i]]++;",
+        "    for (I i = ZARG_AT[z]; i < ZARG_AT[z + 1]; i++) k->dva[ZARG[i]]++;",
+        "}",
+        "static void k_dstale(K *k) {",
+        "    " + " ".join(f"k->dv[{d}]++;" for d in dice) + (" (void)k;" if not dice else ""),
+        "}",
+    ])
 
 
 def _board(kp: KernelProgram) -> str:
@@ -748,7 +849,7 @@ def _board(kp: KernelProgram) -> str:
                       _table("ADJ", adj), _table("RUN_AT", run_at), _table("RUN_OFF", run_off), _table("RUNS", flat)])
 
 
-def _api(kp: KernelProgram) -> str:
+def _api(kp: KernelProgram, w: "_Writer") -> str:
     """The exported entry points (see native.py for how they are called)."""
     lay = kp.layout
     game = kp.block_fn[kp.game_block]
@@ -768,6 +869,7 @@ FK_EXPORT I fk_move_width(void) {{ return {lay.move_width}; }}
 
 static void k_reset(K *k) {{
     I *S = k->S;
+    k->epoch++;
     init_values(k);
     for (I d = 0; d < S[{H_NDICE}]; d++) S[DICE + d] = UNROLLED;
     for (I c = 0; c < NCARDS; c++) {{ S[WHERE + c] = -1; S[UP + c] = 0; }}
@@ -806,19 +908,37 @@ FK_EXPORT void *fk_context(I arena_cap, I moves_cap) {{
     if (!k->arena || !k->ok || !k->bad) {{ free(k->arena); free(k->ok); free(k->bad); free(k); return 0; }}
     k->arena_cap = arena_cap;
     k->moves_cap = moves_cap;
+    k->dcache = (I *)calloc({max(w.kept_size, 1)}, sizeof(I));
+    k->dv = (I *)calloc({max(len(kp.keep.index), 1)}, sizeof(I));
+    k->dva = (I *)calloc({max(kp.keep.arg_versions, 1)}, sizeof(I));
+    if (!k->dcache || !k->dv || !k->dva) {{
+        free(k->arena); free(k->ok); free(k->bad); free(k->dcache); free(k->dv); free(k->dva); free(k); return 0;
+    }}
+    k->epoch = 1;
     return k;
 }}
 
 FK_EXPORT void fk_free(void *ctx) {{
     K *k = (K *)ctx;
     if (!k) return;
-    free(k->arena); free(k->ok); free(k->bad); free(k);
+    free(k->arena); free(k->ok); free(k->bad); free(k->dcache); free(k->dv); free(k->dva); free(k->script); free(k);
+}}
+
+/* the chance outcomes of a record to replay (3 numbers each), read while S[H_SCRIPT] >= 0 */
+FK_EXPORT int fk_script(void *ctx, I *items, I n) {{
+    K *k = (K *)ctx;
+    free(k->script);
+    k->script = n ? (I *)malloc((size_t)(3 * n) * sizeof(I)) : 0;
+    if (n && !k->script) {{ k->nscript = 0; return F_CAPACITY; }}
+    if (n) memcpy(k->script, items, (size_t)(3 * n) * sizeof(I));
+    k->nscript = n;
+    return 0;
 }}
 
 /* set a game up: S holds the header and options already (players, seeds, options); 0 or a fault */
 FK_EXPORT int fk_new(void *ctx, I *S) {{
     K *k = (K *)ctx;
-    k->S = S; k->size = {lay.size}; k->top = 0;
+    k->S = S; k->size = {lay.size}; k->top = 0; k->epoch++;
     if (setjmp(k->jb)) return k->fault;
     I n = dice_count(k);
     if (n == NIL || n < 0 || n > 1000) k_fault(k, F_RULE);
@@ -831,7 +951,7 @@ FK_EXPORT int fk_new(void *ctx, I *S) {{
 /* run: resume 0 starts the game, 1 carries on after a move; playout 1 chooses at random */
 FK_EXPORT int fk_run(void *ctx, I *S, int resume, int playout) {{
     K *k = (K *)ctx;
-    k->S = S; k->size = {lay.size}; k->top = 0;
+    k->S = S; k->size = {lay.size}; k->top = 0; k->epoch++;
     if (setjmp(k->jb)) return k->fault;
     S[{H_MODE}] = playout;
     S[{H_WORK}] = 0;
@@ -843,7 +963,7 @@ FK_EXPORT int fk_run(void *ctx, I *S, int resume, int playout) {{
 /* the legal moves of `player` at the decision the game waits at, into out (cap records) */
 FK_EXPORT I fk_moves(void *ctx, I *S, I player, I *out, I cap) {{
     K *k = (K *)ctx;
-    k->S = S; k->size = {lay.size}; k->top = 0;
+    k->S = S; k->size = {lay.size}; k->top = 0; k->epoch++;
     if (setjmp(k->jb)) return -(I)k->fault;
     S[{H_WORK}] = 0;
     I n = k_site(k, S[{H_SITE}], player);
@@ -854,7 +974,7 @@ FK_EXPORT I fk_moves(void *ctx, I *S, I player, I *out, I cap) {{
 
 FK_EXPORT int fk_scores(void *ctx, I *S, I *out) {{
     K *k = (K *)ctx;
-    k->S = S; k->size = {lay.size}; k->top = 0;
+    k->S = S; k->size = {lay.size}; k->top = 0; k->epoch++;
     if (setjmp(k->jb)) return k->fault;
     S[{H_WORK}] = 0;
     for (I p = 0; p < S[{H_N}]; p++) out[p] = score(k, p);
@@ -863,7 +983,7 @@ FK_EXPORT int fk_scores(void *ctx, I *S, I *out) {{
 
 FK_EXPORT I fk_winners(void *ctx, I *S, I *out) {{
     K *k = (K *)ctx;
-    k->S = S; k->size = {lay.size}; k->top = 0;
+    k->S = S; k->size = {lay.size}; k->top = 0; k->epoch++;
     if (setjmp(k->jb)) return -(I)k->fault;
     S[{H_WORK}] = 0;
     return winners(k, out, {lay.seats});

@@ -12,6 +12,8 @@ hold numbers, and comments give only line numbers.
 
 from __future__ import annotations
 
+import attrs
+
 from . import ir
 from .layout import (
     CUR_SIMUL, H_CUR, H_DECISIONS, H_DEPTH, H_LIMIT, H_MODE, H_MOVE, H_SITE, H_UNWIND, H_WORK,
@@ -275,6 +277,8 @@ class _Writer:
             self.put(depth + 1, f"raise KFault({FAULT_RULE})")
         elif s.name == "moves_action":
             pass
+        elif s.name == "stale":
+            self.put(depth, "; ".join(f"DV[{a}] += 1" for a in args))
         else:
             self.put(depth, f"{s.name}(S, {', '.join(args)})")
 
@@ -399,6 +403,9 @@ class _Writer:
     # ---- functions -------------------------------------------------------------------------------
 
     def function(self, f: ir.Function) -> None:
+        if f.memo and self.kp.keep is not None and f.name in self.kp.keep.index:
+            self.kept(f)
+            f = attrs.evolve(f, name=f.name + "_raw")
         self.put(0, f"# {f.comment}" if f.comment else "#")
         if f.kind == "block":
             self.block(f)
@@ -409,6 +416,39 @@ class _Writer:
         self.put(0, f"def {f.name}(S{params}):")
         fn = _Fn(f, self.kp, 0, [])
         self.body(f.body, 1, fn)
+        self.put(0, "")
+
+    def kept(self, f: ir.Function) -> None:
+        """A define whose values are kept (see emit_c's `kept`): a dict by arguments of (epoch,
+        version, work it took, value); found kept, the work is counted again."""
+        keep = self.kp.keep
+        d = keep.index[f.name]
+        args = ", ".join(f.params)
+        key = f.params[0] if len(f.params) == 1 else (f"({args},)" if f.params else "None")
+        value = f"{f.name}_raw(S{''.join(', ' + p for p in f.params)})"
+        self.put(0, f"KEPT{d} = {{}}")
+        self.put(0, f"# {f.comment}, its values kept")
+        self.put(0, f"def {f.name}(S{''.join(', ' + p for p in f.params)}):")
+        by_arg = keep.by_arg.get(f.name)
+        if by_arg is not None:
+            low, count, off = by_arg
+            self.put(1, f"if {f.params[0]}.__class__ is not int or not {low} <= {f.params[0]} < {low + count}:")
+            self.put(2, f"return {value}")
+            self.put(1, f"av = DVA[{off} + {f.params[0]} - {low}]")
+        else:
+            self.put(1, "av = 0")
+        self.put(1, f"e = KEPT{d}.get({key})")
+        self.put(1, f"if e is not None and e[0] == EP[0] and e[1] == DV[{d}] and e[2] == av:")
+        self.put(2, f"S[{H_WORK}] += e[3]")
+        self.put(2, f"if S[{H_WORK}] > BUDGET:")
+        self.put(3, "over_budget()")
+        self.put(2, "return e[4]")
+        self.put(1, f"w0 = S[{H_WORK}]")
+        self.put(1, f"v = {'tuple(' + value + ')' if f.kind == 'buffer' else value}")
+        self.put(1, f"if len(KEPT{d}) > 4096:")
+        self.put(2, f"KEPT{d}.clear()")
+        self.put(1, f"KEPT{d}[{key}] = (EP[0], DV[{d}], av, S[{H_WORK}] - w0, v)")
+        self.put(1, "return v")
         self.put(0, "")
 
     def block(self, f: ir.Function) -> None:

@@ -515,6 +515,7 @@ class Function:
     is_phase: bool = False
     loads: tuple = ()  # an action's block: (local, offset in the move, is a `some` buffer), read when it starts
     cached: tuple = ()  # the locals of `Cached` values (forgotten when the function starts)
+    memo: bool = False  # a define worth keeping: its values are kept until the state changes
 
 
 def walk_stmts(body):

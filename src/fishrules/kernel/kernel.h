@@ -28,6 +28,12 @@ typedef struct K {
     I top, arena_cap;
     I *ok, *bad;
     I nok, nbad, moves_cap, act_ok, act_bad;
+    I epoch;  /* bumped at every call in, and when a game is set up again: every kept value expires */
+    I *dv;  /* a version per kept define, bumped by a write of anything it reads (fishrules.kernel.keep) */
+    I *dva;  /* a version per argument of the defines that read a family of zones at their argument */
+    I *dcache;  /* the kept values of defines (see emit_c: each define's entries) */
+    I *script;  /* a record being replayed: its chance outcomes, 3 numbers each (see Kernel.state_of) */
+    I nscript;
     jmp_buf jb;
     int fault;
 } K;
@@ -186,6 +192,18 @@ static B k_top(K *k, I cap, I count, B v) {
 static B k_distinct(K *k, I cap, B v) {
     k_charge(k, v.n);
     B out = k_alloc(k, cap);
+    /* small non-negative values (seats, circles, cards, symbols): a mark each; else compare */
+    I small = 1, hi = 0;
+    for (I i = 0; i < v.n; i++) {
+        if (v.p[i] < 0 || v.p[i] >= 4096) { small = 0; break; }
+        if (v.p[i] > hi) hi = v.p[i];
+    }
+    if (small && v.n > 8) {
+        B mark = k_alloc(k, hi + 1);
+        memset(mark.p, 0, (size_t)(hi + 1) * sizeof(I));
+        for (I i = 0; i < v.n; i++) if (!mark.p[v.p[i]]) { mark.p[v.p[i]] = 1; out.p[out.n++] = v.p[i]; }
+        return out;
+    }
     for (I i = 0; i < v.n; i++) {
         I x = v.p[i], seen = 0;
         for (I j = 0; j < out.n; j++) if (out.p[j] == x) { seen = 1; break; }

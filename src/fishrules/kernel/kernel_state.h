@@ -8,6 +8,19 @@
  */
 
 #define H_CHANCES 12
+#define H_SCRIPT 17
+
+/* replaying a record: its next chance outcome (kind 1: a card by label; 2: a die and its face) */
+static I *k_scripted(K *k) {
+    I i = k->S[H_SCRIPT];
+    if (i < 0 || i >= k->nscript) k_fault(k, F_CAPACITY);
+    k->S[H_SCRIPT] = i + 1;
+    return k->script + 3 * i;
+}
+
+/* a zone's cards, the dice's faces changed: the kept defines that read them are stale (generated) */
+static void k_zstale(K *k, I zid);
+static void k_dstale(K *k);
 #define MAX_LIST_LENGTH 10000
 
 /* ---- zones ------------------------------------------------------------------------------------ */
@@ -23,6 +36,7 @@ static I k_take(K *k, I c, I *src_out) {
     I src = S[WHERE + c];
     *src_out = src;
     if (src < 0) return 0;
+    k_zstale(k, src);
     I b = ZB[src], n = S[b];
     for (I i = 0; i < n; i++) {
         if (S[b + 1 + i] == c) {
@@ -41,6 +55,7 @@ static void k_move_one(K *k, I c, I dest, I facing) {
     if (c == NIL) return;
     if ((U)c >= (U)NCARDS) k_fault(k, F_RULE);
     k_zone_ok(k, dest);
+    k_zstale(k, dest);
     I src;
     I n = k_take(k, c, &src);
     if (src >= 0) k_charge(k, 1 + n);
@@ -55,6 +70,7 @@ static void k_move_one(K *k, I c, I dest, I facing) {
 static void k_move(K *k, B cards, I dest, I facing) {
     I *S = k->S;
     if (cards.n == 0) return;
+    if (cards.n == 1) { k_move_one(k, cards.p[0], dest, facing); return; }
     k_zone_ok(k, dest);
     /* the cards, each once, in order: `moving` marks them (and which zones they leave) */
     B moving = k_alloc(k, NCARDS + NZONES);
@@ -73,8 +89,10 @@ static void k_move(K *k, B cards, I dest, I facing) {
         if (z >= 0 && !left[z]) { left[z] = 1; work += S[ZB[z]]; }
     }
     k_charge(k, work);
+    k_zstale(k, dest);
     for (I z = 0; z < NZONES; z++) {
         if (!left[z]) continue;
+        k_zstale(k, z);
         I b = ZB[z], n = S[b], m = 0;
         for (I i = 0; i < n; i++) {
             I c = S[b + 1 + i];
@@ -106,18 +124,35 @@ static void k_draw(K *k, I count, I src, I dest, I facing) {
             S[EMPTY + 2 * src + (S[11] ? 1 : 0)] += 1;
             break;
         }
-        I card;
-        if (S[MIXED + src]) {
-            card = S[b + 1 + k_randbelow(k, n)];
-            I lab = LABEL[card], u = S[UP + card];
-            for (I i = 0; i < n; i++) {  /* the first card nobody can tell from it */
-                I c = S[b + 1 + i];
-                if (LABEL[c] == lab && S[UP + c] == u) { card = c; break; }
+        I at;
+        if (S[MIXED + src] && S[H_SCRIPT] >= 0) {  /* replaying a record: the card it names */
+            I *item = k_scripted(k);
+            if (item[0] != 1) k_fault(k, F_CAPACITY);
+            at = -1;
+            for (I i = 0; i < n; i++) if (LABEL[S[b + 1 + i]] == item[1]) { at = i; break; }
+            if (at < 0) k_fault(k, F_CAPACITY);
+            S[H_CHANCES] += 1;
+        } else if (S[MIXED + src]) {
+            at = k_randbelow(k, n);
+            if (SAME_LABELS) {  /* the first card nobody can tell from it */
+                I card = S[b + 1 + at], lab = LABEL[card], u = S[UP + card];
+                for (I i = 0; i < at; i++) {
+                    I c = S[b + 1 + i];
+                    if (LABEL[c] == lab && S[UP + c] == u) { at = i; break; }
+                }
             }
             S[H_CHANCES] += 1;
         } else {
-            card = S[b + n];  /* the top card: no chance involved */
+            at = n - 1;  /* the top card: no chance involved */
         }
+        /* the card at `at` leaves the zone (as k_move_one, without looking for it) */
+        I card = S[b + 1 + at];
+        k_zstale(k, src);
+        k_charge(k, 1 + n);
+        memmove(S + b + 1 + at, S + b + 2 + at, (size_t)(n - 1 - at) * sizeof(I));
+        S[b + n] = 0;
+        S[b] = n - 1;
+        S[WHERE + card] = -1;
         k_move_one(k, card, dest, facing);
         count -= 1;
     }
@@ -138,9 +173,19 @@ static void k_reveal(K *k, B cards) {
 
 static void k_roll(K *k, B dice) {
     I *S = k->S;
+    k_dstale(k);
     for (I i = 0; i < dice.n; i++) S[DICE + k_die(k, dice.p[i])] = UNROLLED;
     I n = dice.n;
     if (n == 0) return;
+    if (S[H_SCRIPT] >= 0) {  /* replaying a record: the faces it names, die by die */
+        for (I i = 0; i < n; i++) {
+            I *item = k_scripted(k);
+            if (item[0] != 2 || item[1] != dice.p[i] || item[2] < 0 || item[2] >= NFACES) k_fault(k, F_CAPACITY);
+            S[DICE + dice.p[i]] = item[2];
+        }
+        S[H_CHANCES] += n;
+        return;
+    }
     /* NFACES**n, if it is at most 2**62: one draw for the whole group */
     U total = 1;
     int one = 1;
@@ -302,16 +347,20 @@ static B k_slide(K *k, I cap, I c, B blocked) {
     I i = c - BOARD_LOW;
     k_charge(k, RUN_AT[i + 1] - RUN_AT[i]);
     I nb = BOARD_HIGH - BOARD_LOW + 1;
+    /* seen.p[x]: 1 reached, 2 blocked (a circle is blocked if it is on the board and in `blocked`) */
     B seen = k_alloc(k, nb);
-    for (I j = 0; j < nb; j++) seen.p[j] = 0;
+    memset(seen.p, 0, (size_t)nb * sizeof(I));
+    for (I t = 0; t < blocked.n; t++) {
+        I x = blocked.p[t];
+        if (x != NIL && x >= BOARD_LOW && x <= BOARD_HIGH) seen.p[x - BOARD_LOW] = 2;
+    }
     for (I r = RUN_AT[i]; r < RUN_AT[i + 1]; r++) {
         for (I j = RUN_OFF[r]; j < RUN_OFF[r + 1]; j++) {
-            I x = RUNS[j], stop = 0;
-            for (I t = 0; t < blocked.n; t++) if (blocked.p[t] == x) { stop = 1; break; }
-            if (stop) break;
-            seen.p[x - BOARD_LOW] = 1;
+            I x = RUNS[j] - BOARD_LOW;
+            if (seen.p[x] == 2) break;
+            seen.p[x] = 1;
         }
     }
-    for (I j = 0; j < nb; j++) if (seen.p[j]) k_push(k, &out, cap, j + BOARD_LOW);
+    for (I j = 0; j < nb; j++) if (seen.p[j] == 1) k_push(k, &out, cap, j + BOARD_LOW);
     return out;
 }

@@ -55,7 +55,8 @@ H_NDICE = 13
 H_FAULT = 14
 H_FAULT_AT = 15
 H_LIMIT = 16  # the most decisions a playout may make before the game is declared endless
-H_MOVE = 17  # the move being played: its function, the actor, its parameters
+H_SCRIPT = 17  # replaying a record: where in it chance reads its next outcome (-1: from the generator)
+H_MOVE = 18  # the move being played: its function, the actor, its parameters
 
 
 class Layout:

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from typing import Optional
 
+import attrs
+
 from .. import model as m
 from ..limits import MAX_SUBSET
 from . import ir
 from .arms import Arms, cut
+from .keep import Keep
 from .layout import MAX_FRAME_SLOTS, Layout
 from .lower_blocks import BlockLowering, Site
 from .lower_expr import ExprLowering, Symbols, Tables
@@ -41,6 +44,12 @@ class KernelProgram:
         self.action_names: list[str] = []
         self.nrules = 0
         self.frame_cap: dict[str, int] = {}  # block function -> its frame's size, in C (ints)
+        self.keep: Optional[Keep] = None  # the kept defines, and what makes them stale
+
+    def define_cap_of(self, fn: ir.Function) -> int:
+        """The most elements the collection a define gives can hold."""
+        ret = fn.body[-1]
+        return ir.buf_cap(ret.value, self.layout.seats, self.tables)
 
     def function(self, name: str) -> ir.Function:
         return next(f for f in self.functions if f.name == name)
@@ -66,8 +75,17 @@ def lower(model: m.Model, prog) -> KernelProgram:
     index = {name: i for i, name in enumerate(model.defines)}
     for name in model.defines:
         ex.define_fn[name] = f"d{index[name]}"
+    # a define that loops over something is kept until the state changes (the engine's memo):
+    # one that does a few operations is cheaper to work out again
+    from ..compiler.expressions import loops
+
+    memo: dict = {}
     for name in _define_order(model.defines):
-        fns.append(bl.define(name, model.defines[name], index[name]))
+        memo[name] = loops(model.defines[name].expr, model.defines, memo)
+    bl.keep = out.keep = Keep(model, layout, memo, ex.define_fn)
+    for name in _define_order(model.defines):
+        f = bl.define(name, model.defines[name], index[name])
+        fns.append(attrs.evolve(f, memo=memo[name]))
     fns.extend(bl.scores())
     fns.append(bl.init_values())
     fns.append(bl.dice_count())

@@ -82,6 +82,15 @@ class BlockLowering:
         self.action_index = {name: i for i, name in enumerate(model.actions)}
         self.fn: _Fn = _Fn()
         self.block = -1
+        self.keep = None  # fishrules.kernel.keep.Keep, set before the blocks are lowered
+
+    def stale(self, target: m.Expr) -> list:
+        """After a write of the variable `target`: the kept defines that read it are stale."""
+        if self.keep is None:
+            return []
+        part = ("g", target.slot) if isinstance(target, m.GameVar) else ("p", target.slot)
+        ks = self.keep.of(part)
+        return [ir.Do("stale", tuple(ir.Int(k) for k in ks))] if ks else []
 
     # ---- functions -----------------------------------------------------------------------------
 
@@ -221,12 +230,12 @@ class BlockLowering:
         out: list = [ir.Do("charge", (ir.Int(2),))]
         if t.type.kind == "list":
             out.append(ir.Do("set_list", (self.value_index(t), self.ex.buf(s.value))))
-            return out
+            return out + self.stale(t)
         v = self.ex.expr(s.value)
         if t.type.kind == "number":
             v = ir.Bounded(v)
         out.append(ir.Put(self.value_index(t), v))
-        return out
+        return out + self.stale(t)
 
     def s_Change(self, s):
         t = s.target
@@ -247,7 +256,7 @@ class BlockLowering:
             out.append(ir.Put(here, ir.Int(0) if t.type.kind == "list" else ir.Nil()))
         else:  # pragma: no cover
             raise AssertionError(s.op)
-        return out
+        return out + self.stale(t)
 
     def s_RollDice(self, s):
         if s.dice.type == m.DIE:

@@ -58,6 +58,7 @@ class PyBackend:
         self._restart_cost = 16 + kp.model.n_game_slots + len(kp.model.cards)
         self._nplayer_vars = len(kp.model.player_vars)
         self._slots = {f.name: frame_slots_python(kp, f) for f in kp.functions if f.kind == "block"}
+        self._epoch = ns["EP"]
 
     # ---- setting a game up -------------------------------------------------------------------
 
@@ -68,6 +69,7 @@ class PyBackend:
         S: list = [0] * lay.size
         S[L.H_N] = players
         S[L.H_LIMIT] = limit
+        S[L.H_SCRIPT] = -1
         S[L.H_SEED] = seed & _M64
         S[L.H_DSEED] = decision_seed(seed) if dseed is None else dseed
         S[L.H_CUR] = L.CUR_RUN
@@ -86,6 +88,7 @@ class PyBackend:
         """Every value to its starting value, every card out of every zone (options, the random
         generators and the counts kept): the set-up, and `play again`."""
         lay = self.kp.layout
+        self._epoch[0] += 1
         self._init_values(S)
         for d in range(S[L.H_NDICE]):
             S[lay.dice + d] = self._unrolled
@@ -102,6 +105,7 @@ class PyBackend:
 
     def run(self, S: list, resume: bool) -> None:
         """Run until the game waits for a player (`S[H_CUR]` says who) or ends (CUR_OVER)."""
+        self._epoch[0] += 1
         frames = self.kp.layout.frames
         while True:
             if resume:
@@ -142,6 +146,7 @@ class PyBackend:
     def moves(self, S: list, player: int) -> list:
         """The legal moves of `player` at the decision the game waits at: tuples (block, actor,
         values...), those that keep the rules first."""
+        self._epoch[0] += 1
         S[L.H_WORK] = 0
         return self._sites[S[L.H_SITE]](S, player)
 
@@ -181,11 +186,18 @@ class PyBackend:
             fp += 2 + len(self._slots[self.kp.block_fn[S[fp]]])
         return fp
 
+    def script(self, items: list) -> None:
+        """The chance outcomes of a record to replay: (1, label, 0) a card drawn, (2, die, face) a
+        die rolled, (0, 0, 0) an entry that is not chance; read while S[H_SCRIPT] >= 0."""
+        self.ns["SCRIPT"][:] = items
+
     def scores(self, S: list) -> list:
+        self._epoch[0] += 1
         S[L.H_WORK] = 0
         return [self._score(S, p) for p in range(S[L.H_N])]
 
     def winners(self, S: list) -> list:
+        self._epoch[0] += 1
         S[L.H_WORK] = 0
         return list(self._winners(S))
 

@@ -43,7 +43,7 @@ _M64 = (1 << 64) - 1
 #: The scratch memory of a context (collections worked out in a step), in 8-byte integers.
 ARENA = 1 << 21
 #: The most legal moves one decision may list in the native kernel (more: the engine lists them).
-MOVES_CAP = 1 << 17
+MOVES_CAP = 1 << 16
 #: Seconds a compile may take.
 COMPILE_TIMEOUT = 120
 
@@ -60,8 +60,25 @@ def _signed(v: int) -> int:
 # ---- the compiler ------------------------------------------------------------------------------
 
 
+_found: dict = {}
+
+
 def compiler() -> tuple[list[str], str]:
-    """(the command that compiles C, a description of it for the cache key); NativeError if none."""
+    """(the command that compiles C, a description of it for the cache key); NativeError if none.
+    Looked for once per process (and again if FISHRULES_CC or PATH change)."""
+    key = (os.environ.get("FISHRULES_CC"), os.environ.get("PATH"))
+    if key not in _found:
+        try:
+            _found[key] = _find_compiler()
+        except NativeError as exc:
+            _found[key] = exc
+    got = _found[key]
+    if isinstance(got, NativeError):
+        raise NativeError(str(got))
+    return got
+
+
+def _find_compiler() -> tuple[list[str], str]:
     env = os.environ.get("FISHRULES_CC")
     candidates: list[list[str]] = []
     if env is not None:
@@ -192,6 +209,7 @@ class NativeBackend:
             ("fk_moves", _I, [_P, _P, _I, _P, _I]), ("fk_scores", ctypes.c_int, [_P, _P, _P]),
             ("fk_winners", _I, [_P, _P, _P]),
             ("fk_simulate", None, [_P, _P, _P, _I, _P, _P, _P, _P, _P, _P, _P, _P]),
+            ("fk_script", ctypes.c_int, [_P, _P, _I]),
         ):
             f = getattr(lib, name)
             f.restype = res
@@ -205,7 +223,7 @@ class NativeBackend:
         self._free = lib.fk_free
         self.size = lay.size
         self.width = lay.move_width
-        self._moves = array("q", bytes(8 * MOVES_CAP * lay.move_width))
+        self._moves = array("q", bytes(8 * 256 * lay.move_width))  # grown when a decision lists more
         self._out = array("q", bytes(8 * max(lay.seats, 1)))
         self._layouts = {f.name: frame_layout_c(kp, f) for f in kp.functions if f.kind == "block"}
         self._sizes = {f.name: kp.frame_cap[f.name] for f in kp.functions if f.kind == "block"}
@@ -238,6 +256,7 @@ class NativeBackend:
         S = array("q", bytes(8 * self.size))
         S[L.H_N] = players
         S[L.H_LIMIT] = limit
+        S[L.H_SCRIPT] = -1
         S[L.H_CUR] = L.CUR_RUN
         for o in kp.model.options:
             S[kp.layout.g_index[o.slot]] = encode_option(kp, options[o.name])
@@ -270,7 +289,11 @@ class NativeBackend:
             self.play(S, move, playout=True)
 
     def moves(self, S: array, player: int) -> list:
-        n = self.lib.fk_moves(self.ctx, self._ptr(S), player, self._ptr(self._moves), MOVES_CAP)
+        cap = len(self._moves) // self.width
+        n = self.lib.fk_moves(self.ctx, self._ptr(S), player, self._ptr(self._moves), cap)
+        if n == -3 and cap < MOVES_CAP:  # more moves than the buffer holds: a bigger one, once
+            self._moves = array("q", bytes(8 * MOVES_CAP * self.width))
+            n = self.lib.fk_moves(self.ctx, self._ptr(S), player, self._ptr(self._moves), MOVES_CAP)
         if n < 0:
             raise KFault(-n)
         w, raw = self.width, self._moves
@@ -341,6 +364,10 @@ class NativeBackend:
         S[at + 1:at + 1 + len(flat)] = array("q", flat)
         S[L.H_CUR] = L.CUR_RUN
         self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 1 if playout else 0))
+
+    def script(self, items: list) -> None:
+        flat = array("q", [x for item in items for x in item])
+        self._check(self.lib.fk_script(self.ctx, self._ptr(flat), len(items)))
 
     def scores(self, S: array) -> list:
         out = self._out

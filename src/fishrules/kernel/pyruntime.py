@@ -16,7 +16,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from ..limits import MAX_CHOICES, MAX_LIST_LENGTH, MAX_NUMBER, MAX_PHASE_DEPTH, MAX_SUBSET, WORK_BUDGET
-from .layout import H_CHANCES, H_DDRAWS, H_DECISIONS, H_DRAWS, H_DSEED, H_SEED, H_WORK, LIST_CAPACITY
+from .layout import H_CHANCES, H_DDRAWS, H_DECISIONS, H_DRAWS, H_DSEED, H_SCRIPT, H_SEED, H_WORK, LIST_CAPACITY
 from .lower import KernelProgram
 from .lower_blocks import FAULT_BUDGET, FAULT_CAPACITY, FAULT_RULE
 
@@ -216,7 +216,7 @@ HELPERS = (
     "unmask", "distinct_seats", "sorted_set", "same_items", "minus_one", "plus_one", "choose", "zone",
     "zone_in_family", "family_start", "adjacent", "slide", "card_choices", "subsets", "set_list", "list_append",
     "list_extend", "list_remove", "move_one", "move", "draw", "shuffle", "reveal", "roll", "roll_one",
-    "BUDGET", "MAX_CHOICES", "MAX_STACK", "MISSING",
+    "BUDGET", "MAX_CHOICES", "MAX_STACK", "MISSING", "DV", "DVA", "EP",
 )
 
 
@@ -227,7 +227,7 @@ def load(kp: KernelProgram, source: str) -> dict:
     ns["BUDGET"] = KERNEL_BUDGET
     ns["MAX_CHOICES"] = MAX_CHOICES
     ns["MAX_STACK"] = MAX_PHASE_DEPTH
-    ns["__builtins__"] = {"len": len, "range": range, "tuple": tuple, "min": min, "max": max, "abs": abs, "any": any,
+    ns["__builtins__"] = {"len": len, "range": range, "tuple": tuple, "int": int, "min": min, "max": max, "abs": abs, "any": any,
                           "all": all, "sum": sum, "sorted": sorted, "set": set, "list": list, "True": True,
                           "False": False, "None": None}
     exec(compile(source, "<fishrules kernel>", "exec"), ns)  # the lowering's own code: no rule text in it
@@ -250,6 +250,29 @@ def _bound(kp: KernelProgram) -> dict:
     CANON = tuple(first_face[f.label] for f in faces)
     UNROLLED = nfaces
     adjacency, runs = _board(kp)
+    # kept defines: a version each, bumped by a write of what it reads; an epoch per call (keep.py)
+    keep = kp.keep
+    DV = [0] * (len(keep.index) if keep is not None else 0)
+    DVA = [0] * (keep.arg_versions if keep is not None else 0)
+    EP = [1]
+    ZSTALE = tuple(keep.of_zone(z) if keep is not None else () for z in range(len(lay.zones)))
+    ZARG = tuple(keep.args_of_zone(z) if keep is not None else () for z in range(len(lay.zones)))
+    DSTALE = keep.of("dice") if keep is not None else ()
+
+    def zstale(z):
+        for d in ZSTALE[z]:
+            DV[d] += 1
+        for a in ZARG[z]:
+            DVA[a] += 1
+
+    SCRIPT: list = []  # the chance outcomes of a record being replayed (see Kernel.state_of)
+
+    def scripted(S):
+        i = S[H_SCRIPT]
+        if i >= len(SCRIPT):
+            raise KFault(FAULT_CAPACITY)
+        S[H_SCRIPT] = i + 1
+        return SCRIPT[i]
 
     def choose(S, k):
         r, S[H_DDRAWS] = below(S[H_DSEED], S[H_DDRAWS], k)
@@ -367,6 +390,7 @@ def _bound(kp: KernelProgram) -> dict:
         """Take card c out of its zone (if any): the work is 1 + the zone's size, as the engine's."""
         src = S[WHERE + c]
         if src >= 0:
+            zstale(src)
             b = ZB[src]
             n = S[b]
             i = S.index(c, b + 1, b + 1 + n)
@@ -382,6 +406,7 @@ def _bound(kp: KernelProgram) -> dict:
         src, n = _take(S, c)
         if src >= 0:
             charge(S, 1 + n)
+        zstale(dest)
         d = ZB[dest]
         m = S[d]
         if m >= ZC[dest]:
@@ -402,7 +427,9 @@ def _bound(kp: KernelProgram) -> dict:
         moving = set(cards)
         sources = {S[WHERE + c] for c in cards if S[WHERE + c] >= 0}
         charge(S, len(cards) + sum(S[ZB[k]] for k in sources))
+        zstale(dest)
         for k in sources:
+            zstale(k)
             b = ZB[k]
             n = S[b]
             kept = [x for x in S[b + 1:b + 1 + n] if x not in moving]
@@ -428,7 +455,13 @@ def _bound(kp: KernelProgram) -> dict:
             if not n:  # counted for simulations: a deal that ran out of cards
                 S[EMPTY + 2 * src + (1 if S[H_DECISIONS] else 0)] += 1
                 break
-            if S[MIXED + src]:
+            if S[MIXED + src] and S[H_SCRIPT] >= 0:  # replaying a record: the card it names
+                kind, lab, _ = scripted(S)
+                card = next((c for c in S[b + 1:b + 1 + n] if LABEL[c] == lab), None)
+                if kind != 1 or card is None:
+                    raise KFault(FAULT_CAPACITY)
+                S[H_CHANCES] += 1
+            elif S[MIXED + src]:
                 card = S[b + 1 + randbelow(S, n)]
                 lab, u = LABEL[card], S[UP + card]
                 for c in S[b + 1:b + 1 + n]:  # the first card nobody can tell from it
@@ -453,10 +486,20 @@ def _bound(kp: KernelProgram) -> dict:
 
     def roll(S, dice):
         dice = tuple(dice)
+        for d in DSTALE:
+            DV[d] += 1
         for d in dice:
             S[DICE + d] = UNROLLED
         k = len(dice)
         if not k:
+            return
+        if S[H_SCRIPT] >= 0:  # replaying a record: the faces it names, die by die
+            for d in dice:
+                kind, die, f = scripted(S)
+                if kind != 2 or die != d:
+                    raise KFault(FAULT_CAPACITY)
+                S[DICE + d] = f
+            S[H_CHANCES] += k
             return
         total = nfaces ** k
         if total <= 1 << 62:
@@ -481,7 +524,7 @@ def _bound(kp: KernelProgram) -> dict:
         "adjacent": adjacent, "slide": slide, "card_choices": card_choices, "subsets": subsets,
         "set_list": set_list, "list_append": list_append, "list_extend": list_extend, "list_remove": list_remove,
         "move_one": move_one, "move": move, "draw": draw, "shuffle": shuffle, "reveal": reveal, "roll": roll,
-        "roll_one": roll_one, "randbelow": randbelow,
+        "roll_one": roll_one, "randbelow": randbelow, "DV": DV, "DVA": DVA, "EP": EP, "SCRIPT": SCRIPT,
     }
 
 

@@ -33,8 +33,8 @@ class Outcome(NamedTuple):
 
 def endless(game: Any, limit: int) -> RuleError:
     """The error of a playout that made `limit` decisions and the game had not ended."""
-    ph = game._model.phases.get("game")
-    return RuleError(Diagnostic(ph.span if ph is not None else game._model.span,
+    ph = game.model.phases.get("game")
+    return RuleError(Diagnostic(ph.span if ph is not None else game.model.span,
                                 f"the game did not end within {limit:,} random decisions: its phases play on for ever",
                                 "a random playout stops here; rules that end the game only by skill need a rule that "
                                 "ends it, or a limit of turns"))

@@ -1,0 +1,88 @@
+"""Which kept define values a change of the state makes stale: the kernel's version of the memo.
+
+A define that loops over something (`fishrules.compiler.expressions.loops`) keeps its values
+(`ir.Function.memo`): one entry per argument, stamped with the define's version.  A write to a
+part of the state (a game value or zone, a player's value or zone in any seat, the dice) bumps
+the version of every kept define that reads that part (`fishrules.compiler.expressions.reads`,
+the same analysis the engine's memo uses), so what it does not read keeps its values across the
+turns: who owns each circle of a board survives the turn counter moving on.  A define whose reads
+cannot be told is made stale by every write.  Each call into the kernel starts a new epoch
+(another state may be passed in), and so does setting a game up again.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .. import model as m
+from ..compiler.expressions import reads
+from .layout import Layout
+
+__all__ = ["Keep"]
+
+
+class Keep:
+    """The kept defines of a program (by number) and the parts whose writes make them stale.
+
+    A define of one argument that reads a family of zones only at its argument (`top of
+    stack(c)`) keeps a version per argument as well (`by_arg`): a write of `stack(3)` makes only
+    its value for 3 stale, as the engine's memo forgets it (ExprWriter.reads_by_argument)."""
+
+    def __init__(self, model: m.Model, layout: Layout, memo: dict, fn_of: dict):
+        from ..compiler.expressions import ExprWriter
+
+        self.layout = layout
+        self.index: dict[str, int] = {}  # kept define's function name -> its number
+        self.stale: dict = {}  # part -> kept define numbers it makes stale
+        self.always: list[int] = []  # kept defines whose reads cannot be told
+        self.by_arg: dict[str, tuple[int, int, int]] = {}  # function -> (low, count, offset in the argument versions)
+        self.arg_stale: dict = {}  # part -> [offset of the argument version it bumps]
+        self.arg_versions = 0
+        writer = ExprWriter.__new__(ExprWriter)
+        writer.model, writer._by_arg = model, {}
+        for name, kept in memo.items():
+            if not kept:
+                continue
+            fn = fn_of[name]
+            k = self.index[fn] = len(self.index)
+            d = model.defines[name]
+            r: Optional[set] = None
+            families: frozenset = frozenset()
+            if len(d.params) == 1:
+                r, families = writer.reads_by_argument(name)
+                if len({(low, count) for _, low, count in families}) != 1:
+                    r, families = reads(model, d.expr), frozenset()
+            else:
+                r = reads(model, d.expr)
+            if r is None:
+                self.always.append(k)
+                continue
+            if families:
+                low, count = next(iter(families))[1:]
+                offset = self.arg_versions
+                self.arg_versions += count
+                self.by_arg[fn] = (low, count, offset)
+                for base, _, _ in families:
+                    for i in range(count):
+                        self.arg_stale.setdefault(("g", base + i), []).append(offset + i)
+            for part in r:
+                if part == "dice" or (isinstance(part, tuple) and part[0] == "shows"):
+                    part = "dice"  # a roll changes the faces: every kind a die shows with them
+                self.stale.setdefault(part, set()).add(k)
+
+    def of(self, part) -> tuple[int, ...]:
+        """The kept defines a write of `part` makes stale (("g", slot), ("p", slot) or "dice")."""
+        if not self.index:
+            return ()
+        return tuple(sorted(set(self.stale.get(part, ())) | set(self.always)))
+
+    def of_zone(self, zid: int) -> tuple[int, ...]:
+        return self.of(self.part_of_zone(zid))
+
+    def args_of_zone(self, zid: int) -> tuple[int, ...]:
+        """The argument versions a change of zone `zid` bumps (see `by_arg`)."""
+        return tuple(self.arg_stale.get(self.part_of_zone(zid), ()))
+
+    def part_of_zone(self, zid: int):
+        is_game, slot, _ = self.layout.zone_names[zid]
+        return ("g", slot) if is_game else ("p", slot)

@@ -1,0 +1,172 @@
+"""Tree search on the kernel: what the MCTS and ISMCTS bots run when the kernel can play the game.
+
+`Worlds(kernel, state, player)` draws determinizations straight into kernel states: the real
+state is replayed into the kernel once (`Kernel.state_of`), and each sample puts the cards the
+player cannot tell apart into the places they could be, exactly as `Determinizer.sample` does for
+an engine state (the same classes, places and shuffles: fishrules.determinize), with new seeds for
+chance and for the rollout's choices.  `uct` is the bots' UCT walk (fishrules.bots.MCTSBot): down
+the tree by UCB1 over action texts, one node added, a random playout to the end on the kernel,
+the winners credited.  At a simultaneous choice the players are searched one after the other, the
+searching player first, and their choices played together once all are made.
+
+Nothing here reads what the player may not know: a sample's hidden cards are drawn, not copied;
+the rest of the state is what the determinization of an engine state keeps too.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from array import array
+from typing import Any, Callable, Optional
+
+from ..determinize import Determinizer
+from . import layout as L
+from .machine import pick_waiting
+from .pyruntime import KFault
+
+__all__ = ["Worlds", "uct"]
+
+
+class Worlds:
+    """Determinizations of one position for one player, as kernel states."""
+
+    def __init__(self, kernel: Any, state: Any, player: Optional[int]):
+        det = Determinizer(state, player)
+        if det.choices:
+            raise KFault(3)  # others' secret choices at a simultaneous decision: the engine's way
+        self.kernel = kernel
+        self.base = kernel.state_of(state)
+        lay = kernel.program.layout
+        G = state.prog.G
+        self.groups = []
+        for places, cards in det.groups:
+            slots = []
+            for key, i in places:
+                if key < 0:
+                    slots.append(None)
+                else:
+                    zid = lay.zone_of_key(key, G, 64)
+                    slots.append((zid, lay.zones[zid][0] + 1 + i))
+            self.groups.append((slots, list(cards)))
+        self.where = lay.where
+
+    def copy(self, S):
+        return array("q", S) if isinstance(S, array) else list(S)
+
+    def sample(self, rng: random.Random, base=None) -> Any:
+        """One determinization (from `base`, by default the real position), new seeds drawn."""
+        S = self.copy(self.base if base is None else base)
+        if base is None:
+            for slots, cards in self.groups:
+                order = cards[:]
+                rng.shuffle(order)
+                for slot, c in zip(slots, order):
+                    if slot is None:
+                        S[self.where + c] = -1
+                    else:
+                        zid, at = slot
+                        S[at] = c
+                        S[self.where + c] = zid
+        S[L.H_SEED], S[L.H_DRAWS] = rng.getrandbits(63), 0
+        S[L.H_DSEED], S[L.H_DDRAWS] = rng.getrandbits(63), 0
+        S[L.H_DECISIONS] = 0
+        return S
+
+
+class _Node:
+    __slots__ = ("children", "visits", "wins", "avail")
+
+    def __init__(self, players: int):
+        self.children: dict = {}
+        self.visits = 0
+        self.wins = [0.0] * players
+        self.avail = 0
+
+
+def uct(worlds: Worlds, me: int, players: int, iterations: int, seconds: Optional[float], c: float,
+        rng: random.Random, fresh: bool, reward: Callable) -> dict:
+    """The root's children after the search: {action text: (visits, my wins)}."""
+    kernel = worlds.kernel
+    be, bd = kernel.backend, kernel.boundary
+    texts: dict = {}
+
+    def text(move, together: bool) -> str:
+        key = (move, together)
+        t = texts.get(key)
+        if t is None:
+            t = texts[key] = bd.text(move, together)
+        return t
+
+    root = _Node(players)
+    world = None if fresh else worlds.sample(rng)
+    deadline = time.perf_counter() + seconds if seconds is not None else None
+    it = 0
+    while (it < iterations) if deadline is None else (it == 0 or time.perf_counter() < deadline):
+        it += 1
+        S = worlds.sample(rng) if fresh else worlds.sample(rng, world)
+        node, path = root, [root]
+        pending: dict = {}
+        if True:
+            while True:
+                cur = S[L.H_CUR]
+                if cur == L.CUR_OVER:
+                    break
+                together = cur == L.CUR_SIMUL
+                if together:
+                    who = be.who_together(S)
+                    left = [p for p in who if p not in pending]
+                    actor = me if me in left else left[0]
+                else:
+                    actor = cur
+                moves = be.moves(S, actor)
+                names = [text(m, together) for m in moves]
+                children = node.children
+                untried = [i for i, t in enumerate(names) if t not in children]
+                for t in names:
+                    ch = children.get(t)
+                    if ch is not None:
+                        ch.avail += 1
+                if untried:
+                    i = untried[rng.randrange(len(untried))]
+                    child = children[names[i]] = _Node(players)
+                    child.avail = 1
+                    pending = _play(be, S, moves[i], actor, together, pending)
+                    path.append(child)
+                    break
+                best, best_value = 0, -math.inf
+                for i, t in enumerate(names):
+                    ch = children[t]
+                    value = ch.wins[actor] / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
+                    if value > best_value:
+                        best, best_value = i, value
+                node = children[names[best]]
+                pending = _play(be, S, moves[best], actor, together, pending)
+                path.append(node)
+            if S[L.H_CUR] != L.CUR_OVER:
+                if pending:  # the others at the simultaneous choice choose at random
+                    chosen = pick_waiting(be, S)
+                    who = be.who_together(S)
+                    be.play_together(S, tuple(pending.get(p, m) for p, m in zip(who, chosen)), playout=True)
+                be.playout(S)
+            result = reward(be.winners(S), be.scores(S))
+        for nd in path:
+            nd.visits += 1
+            w = nd.wins
+            for p, r in enumerate(result):
+                w[p] += r
+    return {t: (ch.visits, ch.wins[me]) for t, ch in root.children.items()}
+
+
+def _play(be, S, move, actor: int, together: bool, pending: dict) -> dict:
+    """Play `move`; at a simultaneous choice, keep it until every player has chosen."""
+    if not together:
+        be.play(S, move)
+        return pending
+    pending = {**pending, actor: move}
+    who = be.who_together(S)
+    if len(pending) == len(who):
+        be.play_together(S, tuple(pending[p] for p in who))
+        return {}
+    return pending
