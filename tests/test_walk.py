@@ -72,3 +72,58 @@ def test_the_model_walks_through_its_declarations():
     assert any(isinstance(x, m.RollDice) for x in model.walk())
     assert list(model.find_all(m.RollDice, stop_at=m.Expr)) == list(
         find_all((*model.phases.values(), *model.actions.values()), m.RollDice, stop_at=m.Expr))
+
+
+class _Untouchable(tuple):
+    """Data that fails the test if anything looks through it."""
+
+    def __iter__(self):
+        raise AssertionError("a walk looked through plain data")
+
+
+def test_a_walk_does_not_look_through_data():
+    # `circles` is a constant of a thousand numbers, named wherever a rule names it: a walk that
+    # looked through it would do a thousand steps at each name (fifteen million to load 3,000
+    # defines that each name it, against thirty thousand)
+    data = _Untouchable(range(1000))
+    const = m.Const(data, m.LIST)
+    assert list(m.Not(const, m.BOOL).walk()) == [m.Not(const, m.BOOL), const]
+    lines = _Untouchable(((1, 2, 3),))
+    for node in (m.Board(1, 3, lines), m.CardInfo("c", data, "c1"), n.CardAttr("v", data),
+                 n.BoardDecl(1, 3, lines, line_spans=data)):
+        assert list(node.walk()) == [node]
+
+
+def _fish_files():
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    return sorted(p for d in ("rulesets", "examples", "tests/games") for p in (root / d).rglob("*.fish"))
+
+
+def _holds_a_node(value) -> bool:
+    if isinstance(value, Node):
+        return True
+    if isinstance(value, dict):
+        value = tuple(value.values())
+    return isinstance(value, tuple) and any(_holds_a_node(v) for v in value)
+
+
+def test_no_node_hides_in_data():
+    # what `data_fields` names a walk skips: it must never hold a node, or a walk would miss it
+    import fishrules
+
+    files = _fish_files()
+    assert len(files) >= 10
+    checked = 0
+    for path in files:
+        trees = [*parse(path.read_text()).items]
+        try:
+            trees.append(fishrules.load(path)._model)
+        except fishrules.FishrulesError:
+            pass  # a file that is meant not to load still has its syntax
+        for x in walk(trees):
+            for name in type(x).data_fields:
+                assert not _holds_a_node(getattr(x, name)), (path.name, type(x).__name__, name)
+                checked += 1
+    assert checked > 100

@@ -96,9 +96,11 @@ class Expr(Node):
 
 @node
 class Const(Expr):
-    value: object
+    value: object  # data (a board's thousand circles, say), never an expression
     type: Type
     span: Span | None = _span()
+
+    data_fields = ("value",)
 
 
 @node
@@ -536,6 +538,8 @@ class CardInfo(Node):
     values: tuple  # ((attribute, value), ...)
     label: str
 
+    data_fields = ("values",)
+
 
 @node
 class CardSet(Node):
@@ -563,6 +567,8 @@ class Board(Node):
     high: int
     lines: tuple[tuple[int, ...], ...]
     span: Span | None = _span()
+
+    data_fields = ("lines",)
 
 
 @node

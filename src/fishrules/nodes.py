@@ -504,6 +504,8 @@ class CardAttr(Node):
     values: tuple  # ((value, count), ...); value is an int or a name
     span: Span | None = _span()
 
+    data_fields = ("values",)
+
 
 @node
 class CardsDecl(Item):
@@ -529,6 +531,8 @@ class BoardDecl(Item):
     lines: tuple[tuple[int, ...], ...]
     span: Span | None = _span()
     line_spans: tuple = attrs.field(default=(), eq=False, repr=False, kw_only=True)  # where each line is written
+
+    data_fields = ("lines", "line_spans")
 
 
 @node

@@ -25,20 +25,21 @@ for that order, and keep it.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+from typing import Any, ClassVar, Iterable, Iterator
 
 import attrs
 
 __all__ = ["Node", "walk", "find_all"]
 
-#: node class -> the names of its fields that may hold nodes (all but its span)
+#: node class -> the names of its fields that may hold nodes (all but its span and its data)
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _fields(cls: type) -> tuple[str, ...]:
     names = _FIELDS.get(cls)
     if names is None:
-        names = _FIELDS[cls] = tuple(f.name for f in attrs.fields(cls) if f.name != "span")
+        skip = {"span", *getattr(cls, "data_fields", ())}
+        names = _FIELDS[cls] = tuple(f.name for f in attrs.fields(cls) if f.name not in skip)
     return names
 
 
@@ -52,9 +53,12 @@ def _nodes_in(value: Any) -> Iterator["Node"]:
 
 
 class Node:
-    """A node of a tree of syntax or of the model (see the module's documentation)."""
+    """A node of a tree of syntax or of the model (see the module's documentation).  A node class
+    names in `data_fields` the fields that hold plain data, never a node (a constant's value, a
+    board's lines): a walk does not look through them, however large they are."""
 
     __slots__ = ()
+    data_fields: ClassVar[tuple[str, ...]] = ()
 
     def iter_child_nodes(self) -> Iterator["Node"]:
         """The nodes directly inside this one, in the order of its fields (and of the tuples that
