@@ -73,3 +73,29 @@ def test_each_stage_imports_only_the_stages_before_it():
         path = SRC / stage if (SRC / stage).is_dir() else SRC / f"{stage}.py"
         later = set(STAGES[i + 1:]) | {"api", "kernel"}
         assert not imported_stages(path) & later, f"{stage} imports a later stage: {imported_stages(path) & later}"
+
+
+def isinstance_chain(test_of_if: ast.If) -> int:
+    """How many tests of an `if`/`elif` chain are isinstance tests."""
+    count, node = 0, test_of_if
+    while True:
+        if any(isinstance(c, ast.Call) and getattr(c.func, "id", None) == "isinstance" for c in ast.walk(node.test)):
+            count += 1
+        if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+            node = node.orelse[0]
+        else:
+            return count
+
+
+def test_passes_over_nodes_dispatch_by_kind_not_by_isinstance_chains():
+    # one dispatch style, `visit_<Node>` (one method per kind of node), as the compiler's: the
+    # checker and explain hold no long if/elif chain over the kinds of node
+    files = [*sorted((SRC / "checker").glob("*.py")), SRC / "explain.py"]
+    long_chains = []
+    for path in files:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        elifs = {id(x.orelse[0]) for x in ast.walk(tree) if isinstance(x, ast.If) and len(x.orelse) == 1}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and id(node) not in elifs and isinstance_chain(node) > 4:
+                long_chains.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not long_chains, f"if/elif chains over the kinds of node: {long_chains}"

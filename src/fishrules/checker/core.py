@@ -225,33 +225,50 @@ class Core:
             self.gvars[v.name] = m.Variable(old.name, old.scope, old.type, old.initial, "seen by", old.slot, old.choices, e, span=old.span)
         return dice, slot
 
-    def collect(self, it) -> None:
-        if isinstance(it, n.GameDecl):
-            self.title = it
-        elif isinstance(it, n.PlayersDecl):
-            self.players = it
-        elif isinstance(it, n.OptionDecl):
-            self.option_nodes.append(it)
-        elif isinstance(it, n.DiceDecl):
-            self.dice_node = it
-        elif isinstance(it, n.CardsDecl):
-            self.cards_nodes.append(it)
-        elif isinstance(it, n.BoardDecl):
-            self.board_node = it
-        elif isinstance(it, n.VarDecl):
-            self.var_nodes.append(it)
-        elif isinstance(it, n.Define):
-            self.define_nodes[it.name] = it
-        elif isinstance(it, n.Phase):
-            self.phase_nodes[it.name] = it
-        elif isinstance(it, n.Action):
-            self.action_nodes[it.name] = it
-        elif isinstance(it, n.Score):
-            self.score_nodes.append(it)
-        elif isinstance(it, n.Winners):
-            self.winners_node = it
-        else:  # pragma: no cover - the resolver removes every other kind of item
+    def collect(self, it: n.Item) -> None:
+        """File the item `it` where the checking of its kind looks for it.  Dispatch is by node kind
+        (`collect_<Node>`, as `visit_<Node>` for statements and expressions)."""
+        collect = getattr(self, "collect_" + type(it).__name__, None)
+        if collect is None:  # pragma: no cover - the resolver removes every other kind of item
             self.error(getattr(it, "span", None), f"unexpected {type(it).__name__} after resolving overlays")
+            return
+        collect(it)
+
+    def collect_GameDecl(self, it: n.GameDecl) -> None:
+        self.title = it
+
+    def collect_PlayersDecl(self, it: n.PlayersDecl) -> None:
+        self.players = it
+
+    def collect_OptionDecl(self, it: n.OptionDecl) -> None:
+        self.option_nodes.append(it)
+
+    def collect_DiceDecl(self, it: n.DiceDecl) -> None:
+        self.dice_node = it
+
+    def collect_CardsDecl(self, it: n.CardsDecl) -> None:
+        self.cards_nodes.append(it)
+
+    def collect_BoardDecl(self, it: n.BoardDecl) -> None:
+        self.board_node = it
+
+    def collect_VarDecl(self, it: n.VarDecl) -> None:
+        self.var_nodes.append(it)
+
+    def collect_Define(self, it: n.Define) -> None:
+        self.define_nodes[it.name] = it
+
+    def collect_Phase(self, it: n.Phase) -> None:
+        self.phase_nodes[it.name] = it
+
+    def collect_Action(self, it: n.Action) -> None:
+        self.action_nodes[it.name] = it
+
+    def collect_Score(self, it: n.Score) -> None:
+        self.score_nodes.append(it)
+
+    def collect_Winners(self, it: n.Winners) -> None:
+        self.winners_node = it
 
     # ---- names and symbols ----------------------------------------------------------------------
 
