@@ -545,19 +545,7 @@ def reads(model: m.Model, e) -> Optional[set]:
         x = stack.pop()
         if x is None:
             continue
-        if isinstance(x, m.GameVar):
-            out.add(("g", x.slot))
-        elif isinstance(x, m.PlayerVar):
-            out.add(("p", x.slot))
-        elif isinstance(x, m.DieShows):
-            out.add(("shows", x.kind))
-        elif isinstance(x, m.DieAttr):
-            out.add("dice")
-        elif isinstance(x, (m.AllCards, m.CardAttr)):
-            pass  # cards' attributes never change
-        elif isinstance(x, m.ZoneAt):
-            out.update(("g", x.base + i) for i in range(x.count))
-        elif isinstance(x, m.DefineRef):
+        if isinstance(x, m.DefineRef):
             if x.name not in seen:
                 seen.add(x.name)
                 stack.append(model.defines[x.name].expr)
@@ -569,10 +557,11 @@ def reads(model: m.Model, e) -> Optional[set]:
             if "winners" not in seen:
                 seen.add("winners")
                 stack.append(model.winners)
-        elif not isinstance(x, (m.Const, m.Local, m.AllPlayers, m.AllDice, m.Beside, m.Seat, m.Builtin, m.BinOp,
-                                m.Not, m.Negate, m.IfExpr, m.Filter, m.Project, m.Best, m.Quantified,
-                                m.Exclude, m.Rotate, m.Direction, m.Singleton)):
-            return None  # something new: do not guess
+        else:
+            r = _node_reads(x)
+            if r is None:
+                return None  # something new: do not guess
+            out |= r
         stack.extend(x.iter_child_nodes())
     return out
 
