@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "fishrules"
 PAGE = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
 #: packages whose modules the page names one by one; the others it names as a whole
-STAGE_PACKAGES = ("syntax", "checker", "compiler", "kernel")
+STAGE_PACKAGES = ("syntax", "checker", "compiler", "runtime", "kernel")
 #: the stages, in order: none may import a later one
 STAGES = ("syntax", "variants", "checker", "compiler", "runtime")
 
@@ -36,7 +36,7 @@ def test_every_module_is_named_on_the_architecture_page():
 
 
 def test_every_path_on_the_architecture_page_exists():
-    named = set(re.findall(r"`((?:src/fishrules/|tests/|(?:syntax|checker|compiler|kernel)/)[\w/.-]*)`", PAGE))
+    named = set(re.findall(r"`((?:src/fishrules/|tests/|(?:syntax|checker|compiler|runtime|kernel)/)[\w/.-]*)`", PAGE))
     assert len(named) > 40
     for path in named:
         where = ROOT / path if path.startswith(("src/", "tests/")) else SRC / path
@@ -48,7 +48,7 @@ def test_the_readme_layout_names_what_exists():
     layout = readme[readme.index("## Layout"):]
     assert "docs/architecture.md" in layout
     for name in re.findall(r"`([\w.-]+(?:\.py|\.lark|/))`", layout):
-        found = [p for p in (ROOT / name, SRC / name, SRC / "syntax" / name) if p.exists()]
+        found = [p for p in (ROOT / name, SRC / name, SRC / "syntax" / name, SRC / "runtime" / name) if p.exists()]
         assert found, f"the README's layout names {name}, which does not exist"
 
 

@@ -23,21 +23,21 @@ import pytest
 
 import fishrules
 from fishrules.compiler import source_of
-from fishrules.compiler.program import HELPERS
+from fishrules.runtime.contract import HELPERS, STATE
 
 from ._compiling import SPLIT, compiled_with, playthrough
 
 ROOT = Path(__file__).resolve().parent.parent
 MINTED = re.compile(r"^[a-z]+\d+$")
-# The compiler's own locals and the State attributes the interface between generated code and the
-# runtime names (see fishrules.compiler.program), and the builtins the code calls.
+# The compiler's own locals, the state's attributes the contract between generated code and the
+# runtime names (fishrules.runtime.contract, held by tests/test_runtime_contract.py), and the
+# builtins the code calls.
 OWN = {
     "s", "L", "fr", "pc", "at", "i", "n", "o", "p", "v", "w", "_", "exc", "bad", "ok", "memo", "actor",
-    "MISSING", "score", "winners", "dice_ids",
-    "_dmemo", "_history", "_move", "_restart", "cur", "dice", "events", "fires", "g", "mixed", "seats", "stack",
+    "MISSING", "score", "winners",
     "append", "clear", "fromkeys", "get", "pop",
     "Exception", "all", "any", "dict", "len", "min", "range", "set", "sorted", "sum", "tuple",
-}
+} | set(STATE)
 
 RENAMES = {
     "catch": "exec", "fryer": "__import__", "fish_caught": "open", "body_points": "s", "panfish_points": "L",

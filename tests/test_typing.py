@@ -20,7 +20,13 @@ def public_callables():
         if inspect.isfunction(obj):
             yield name, obj
         elif inspect.isclass(obj) and not issubclass(obj, BaseException):
-            for attr, member in vars(obj).items():
+            # `State` is built in layers (fishrules.runtime): its members are those of its own
+            # classes, the nearest one's where two define a name
+            members: dict = {}
+            for klass in reversed(obj.__mro__):
+                if klass.__module__.startswith("fishrules"):
+                    members.update(vars(klass))
+            for attr, member in members.items():
                 if attr.startswith("_") and attr not in ("__init__",):
                     continue
                 if isinstance(member, property):

@@ -55,6 +55,7 @@ class Game:
         self._program = compile_model(model)
         self._backend = check_backend(backend)
         self._kernel: Any = None
+        self._cached: Optional[bool] = None  # whether the native kernel is in the cache (see _states_on_kernel)
         self.name = name
         self.variant = resolved.variant
         self._identity = f"{model.title}#{text_hash}"
@@ -191,10 +192,31 @@ class Game:
             self._kernel = Kernel(self, self._backend)
         return self._kernel
 
+    def _states_on_kernel(self) -> bool:
+        """Whether `start` gives a state that decides on the native kernel: with backend "native",
+        or once the kernel is built (by `kernel`, a simulation, a search bot) or its library is in
+        the cache.  Never a compile of seconds at the first `start` of a game at a table."""
+        if self._backend == "python":
+            return False
+        if self._kernel is None and self._backend == "auto":
+            if self._cached is None:
+                from .kernel import native_is_cached
+
+                self._cached = native_is_cached(self)
+            if not self._cached:
+                return False
+        return self.kernel.name == "native"
+
     @property
     def backend(self) -> str:
         """What plays this game's many games: "native" or "python" (builds the kernel if needed)."""
         return self.kernel.name
+
+    def __copy__(self) -> "Game":
+        return self  # a loaded game does not change: a copied state shares it
+
+    def __deepcopy__(self, memo: dict) -> "Game":
+        return self
 
     def __repr__(self) -> str:
         v = f" variant={self.variant!r}" if self.variant else ""
@@ -259,6 +281,10 @@ class Game:
             seed = secrets.randbits(63)
         elif isinstance(seed, bool) or not isinstance(seed, int):
             raise OptionError(f"seed must be a whole number, not {seed!r}")
+        if chance == "seeded" and self._states_on_kernel():
+            from .kernel.apistate import start
+
+            return start(self, players, opts, seed, count_rules)  # decisions on the kernel (see apistate)
         return State._new(self, players, opts, seed, chance == "manual", count_rules=count_rules)
 
     def replay(

@@ -331,3 +331,49 @@ def make_bot(kind: str, seed: int = 0, **budget) -> Bot:
     if cls is GreedyBot:
         return cls(seed, **{k: v for k, v in budget.items() if k == "samples"})
     return cls(seed, **{k: v for k, v in budget.items() if k in ("iterations", "seconds", "c")})
+
+
+# ---- the bots at a table ------------------------------------------------------------------------
+# `fishrules play --bot` and the bots of `fishrules serve`.  `bot_choice` is the one place a seat's
+# bot is asked for a move, so that the bots above can take its place.
+
+#: The most actions the greedy bot tries at one decision.
+GREEDY_LOOKS = 1000
+#: The search bots' budget at the table: iterations per decision (a second or less in every game).
+PLAY_ITERATIONS = 100
+
+
+def bot_rng(seed: Optional[int], position: int) -> random.Random:
+    """The bots' generator at a position: derived from the game's seed and how many actions were
+    played, so that a game resumed from its log goes on exactly as it would have."""
+    return random.Random(f"{seed}/{position}")
+
+
+def bot_choice(kind: str, state: "State", player: int, rng: random.Random):
+    """The action the bot `kind` takes for `player` now.
+
+    random: any legal action, equally likely.  greedy: the action after which its score leads the
+    best other score by the most, tried on a determinization (what `player` may know, the rest
+    drawn anew) before any dice or cards that follow it; ties at random.  mcts, ismcts: `fishrules.bots`, with PLAY_ITERATIONS
+    and a seed drawn from `rng` (so a resumed game goes on alike), reading only `player`'s view."""
+    if kind in ("mcts", "ismcts"):
+        return make_bot(kind, seed=rng.getrandbits(63), iterations=PLAY_ITERATIONS).choose(state, player)
+    acts = state.legal_actions(player) if state.current == SIMULTANEOUS else state.legal_actions()
+    if kind != "greedy" or len(acts) == 1:
+        return acts[rng.randrange(len(acts))]
+    if len(acts) > GREEDY_LOOKS:  # a turn of very many ways: it looks at a random part of them
+        acts = rng.sample(acts, GREEDY_LOOKS)
+    best, best_lead = [], None
+    # Tried on a state the player cannot tell from the real one (others' hidden cards drawn anew),
+    # with manual chance: it stops at the next chance node, so the dice to come stay unknown.
+    seen = state.determinize(player, rng, chance="manual")
+    for a in acts:
+        trial = seen.clone()
+        trial.apply(a.text)
+        scores = trial.scores()
+        lead = scores[player] - max((x for p, x in enumerate(scores) if p != player), default=0)
+        if best_lead is None or lead > best_lead:
+            best, best_lead = [a], lead
+        elif lead == best_lead:
+            best.append(a)
+    return best[rng.randrange(len(best))]

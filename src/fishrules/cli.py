@@ -16,6 +16,7 @@ import time
 from typing import Optional, Sequence
 
 from . import api
+from .bots import PLAY_ITERATIONS, bot_choice, bot_rng
 from .errors import FishrulesError, IllegalAction, OptionError, RuleError, StateError
 from .logs import FORMAT, log_game, new_log, read_log, save_log
 from .runtime import SIMULTANEOUS, State
@@ -112,7 +113,7 @@ def cmd_explain(args) -> int:
     if args.python:
         from .compiler import source_of
 
-        sys.stdout.write(source_of(game._model))
+        sys.stdout.write(source_of(game.model))
         return 0
     if args.c or args.kernel_python:
         from .kernel.emit_c import emit_c
@@ -288,51 +289,9 @@ def _show(console, state: State, me: Optional[int]) -> None:
         console.print(values)
 
 
-# The bots of the command line.  `bot_choice` is the one place a seat's bot is asked for a move, so
-# that the bots of `fishrules.bots` can take its place.
+# The bots of the command line and of `fishrules serve` (`bot_choice`, `bot_rng`,
+# `PLAY_ITERATIONS`) are in fishrules.bots.
 BOTS = ("random", "greedy", "mcts", "ismcts")
-#: The most actions the greedy bot tries at one decision.
-GREEDY_LOOKS = 1000
-#: The search bots' budget at the table: iterations per decision (a second or less in every game).
-PLAY_ITERATIONS = 100
-
-
-def bot_rng(seed: Optional[int], position: int) -> random.Random:
-    """The bots' generator at a position: derived from the game's seed and how many actions were
-    played, so that a game resumed from its log goes on exactly as it would have."""
-    return random.Random(f"{seed}/{position}")
-
-
-def bot_choice(kind: str, state: State, player: int, rng: random.Random):
-    """The action the bot `kind` takes for `player` now.
-
-    random: any legal action, equally likely.  greedy: the action after which its score leads the
-    best other score by the most, tried on a determinization (what `player` may know, the rest
-    drawn anew) before any dice or cards that follow it; ties at random.  mcts, ismcts: `fishrules.bots`, with PLAY_ITERATIONS
-    and a seed drawn from `rng` (so a resumed game goes on alike), reading only `player`'s view."""
-    if kind in ("mcts", "ismcts"):
-        from .bots import make_bot
-
-        return make_bot(kind, seed=rng.getrandbits(63), iterations=PLAY_ITERATIONS).choose(state, player)
-    acts = state.legal_actions(player) if state.current == SIMULTANEOUS else state.legal_actions()
-    if kind != "greedy" or len(acts) == 1:
-        return acts[rng.randrange(len(acts))]
-    if len(acts) > GREEDY_LOOKS:  # a turn of very many ways: it looks at a random part of them
-        acts = rng.sample(acts, GREEDY_LOOKS)
-    best, best_lead = [], None
-    # Tried on a state the player cannot tell from the real one (others' hidden cards drawn anew),
-    # with manual chance: it stops at the next chance node, so the dice to come stay unknown.
-    seen = state.determinize(player, rng, chance="manual")
-    for a in acts:
-        trial = seen.clone()
-        trial.apply(a.text)
-        scores = trial.scores()
-        lead = scores[player] - max((x for p, x in enumerate(scores) if p != player), default=0)
-        if best_lead is None or lead > best_lead:
-            best, best_lead = [a], lead
-        elif lead == best_lead:
-            best.append(a)
-    return best[rng.randrange(len(best))]
 
 
 def _seats_of(args, players: int) -> list[str]:
@@ -395,9 +354,9 @@ class _Table:
         self.told_setup: set = set() if shown == 0 else {None, *self.humans}  # whom the set-up was told
         from .terminal import scored_names
 
-        self.scored = scored_names(state.game._model)
+        self.scored = scored_names(state.game.model)
         self.score_at: dict[int, list] = {-1: state.scores()}  # decision -> the scores once it was played
-        self.kinds = {v.name: v.type.kind for v in (*state.game._model.game_vars, *state.game._model.player_vars)}
+        self.kinds = {v.name: v.type.kind for v in (*state.game.model.game_vars, *state.game.model.player_vars)}
 
     def save(self) -> None:
         if self.log_path:

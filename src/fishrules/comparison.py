@@ -382,7 +382,7 @@ def compare(contenders: Sequence[Contender | str], players: int, games: int, see
                                        "iterations": iterations}, games, progress) for c in cs]
     for c, results in zip(cs, played):
         kinds = [seat_bots(bots, i, players) for i in range(games)] if bots == "mixed" else None
-        rules = c.game._program.rules
+        rules = c.game.program.rules
         runs.append((c, results, _summary(results, players, kinds, rules), rules))
     base_c, base_r, base_s, base_rules = runs[0]
     report: dict = {

@@ -138,7 +138,7 @@ def new_log(game: api.Game, ref: str, variant: Optional[str], log_path: str, pla
             top = texts[0][0]
             name = top.name if top is not None else "rules.fish"
             data["rules"] = {"name": name if _NAME.fullmatch(name) else "rules.fish", "text": texts[0][1],
-                             "variant": game._resolved.variant}
+                             "variant": game.variant}
     return data, note
 
 

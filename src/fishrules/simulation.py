@@ -58,7 +58,7 @@ def rules_spec(game) -> dict:
         if _is_bundled(path):
             continue  # the worker's own, checked by the hash
         files.append((os.path.relpath(os.path.realpath(path), root), text))
-    return {"hash": rules_hash(texts), "variant": game._resolved.variant, "files": files, "title": game.title}
+    return {"hash": rules_hash(texts), "variant": game.variant, "files": files, "title": game.title}
 
 
 _GAMES: dict[tuple, Any] = {}
@@ -116,7 +116,7 @@ def play_one(game, players: int, options: dict, game_seed: int, kinds: list[str]
     """One game with the given bots (all `random`: the fast path), as plain data, counting rules.
     `quiet`: set up as `Game.simulate` sets up a game (chance from the playout's generator from the
     start), else as `Game.start(seed=game_seed)` does."""
-    from .runtime import State
+    from .runtime import State, empty_draws
 
     opts = game._options(options)
     if quiet or all(k == "random" for k in kinds):
@@ -151,24 +151,6 @@ def random_games(game, players: int, opts: dict, seeds: list):
         yield {"scores": list(r.scores), "winners": list(r.winners), "decisions": r.decisions,
                "actions": r.decisions + r.chances, "fires": played.fires, "empty": played.empty,
                "backend": kernel.name}
-
-
-def empty_draws(game, setup: dict, total: dict) -> dict:
-    """The draws of one game that found their zone empty, by the zone's name (`deck`, `stack`: a
-    player's zones and a family's count as one): {name: [during the set-up, later]}.  The set-up
-    is everything before the first decision."""
-    if not total:
-        return {}
-    prog = game._program
-    out: dict[str, list[int]] = {}
-    for key, k in total.items():
-        is_game, slot, _ = prog.zone_of_key(key)
-        name = prog.game_var_names.get(slot, "?") if is_game else prog.player_var_names.get(slot, "?")
-        counts = out.setdefault(name, [0, 0])
-        early = setup.get(key, 0)
-        counts[0] += early
-        counts[1] += k - early
-    return dict(sorted(out.items()))
 
 
 def play_chunk(job: dict, start: int, stop: int, game=None) -> list[dict]:
@@ -415,7 +397,7 @@ def rule_summary(game, records: Sequence[dict]) -> dict:
     the games it fired at least once."""
     n = len(records)
     out = {}
-    for name, k in game._program.rules.items():
+    for name, k in game.program.rules.items():
         counts = [r["fires"][k] for r in records]
         out[name] = {"per_game": round(sum(counts) / n, 4), "games_share": round(sum(1 for c in counts if c) / n, 4)}
     return out

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 from math import prod
-from typing import TYPE_CHECKING, Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Protocol
 
 import attrs
 
@@ -32,7 +32,6 @@ from .bounds import Bounds
 from .limits import MAX_SUBSET
 
 if TYPE_CHECKING:
-    from .api import Game
     from .runtime import Action, State
 
 __all__ = ["ActionSpace", "ActionInfo", "ParamInfo", "ActionSpaceError", "ObservationSpec", "Field", "MAX_ACTION_IDS"]
@@ -41,6 +40,21 @@ __all__ = ["ActionSpace", "ActionInfo", "ParamInfo", "ActionSpaceError", "Observ
 MAX_ACTION_IDS = 1 << 17
 #: A `some X` parameter with more sets of X than this is numbered by position (below).
 MAX_POSITIONS = (1 << MAX_SUBSET) - 1
+
+
+class GameLike(Protocol):
+    """What the spaces read of a game; a `fishrules.Game` is one.  (Named by what it does, not as
+    `Game`: the API builds the spaces, so the spaces do not import it.)"""
+
+    @property
+    def model(self) -> m.Model: ...
+
+    @property
+    def program(self) -> Any: ...
+
+    def start(self, players: int = ..., seed: Optional[int] = ..., options: Optional[Mapping[str, Any]] = ...,
+              chance: str = ..., count_rules: bool = ...) -> "State": ...
+
 
 class ActionSpaceError(OptionError):
     """The actions of a ruleset cannot be numbered: a parameter has no bound the rules declare, or
@@ -99,10 +113,10 @@ class ActionSpace:
     numbered separately, 0 to `chance_size - 1`: a die's face by the order the rules list faces, a
     drawn card by its label's place among the labels (`chance_id`, `chance_text`)."""
 
-    def __init__(self, game: "Game", players: int, options: Mapping[str, Any]):
+    def __init__(self, game: GameLike, players: int, options: Mapping[str, Any]):
         state = game.start(players=players, seed=0, options=options, chance="manual")
-        model, prog = game._model, game._program
-        self.rule_hash: str = game._identity
+        model, prog = game.model, game.program
+        self.rule_hash: str = game.program.identity
         self.players: int = players
         self.options: dict[str, Any] = dict(options)
         self._prog = prog
@@ -349,8 +363,8 @@ class ObservationSpec:
     players, choices, lists, and each zone as how many cards of each label it shows plus how many
     it hides), each score, the dice, and the rules' public `define`s."""
 
-    def __init__(self, game: "Game", players: int, options: Mapping[str, Any]):
-        model, prog = game._model, game._program
+    def __init__(self, game: GameLike, players: int, options: Mapping[str, Any]):
+        model, prog = game.model, game.program
         self.players = players
         self.fields: list[Field] = []
         self._fill: list[tuple] = []  # (where in the view, how to encode, field)

@@ -386,7 +386,7 @@ def tables(state, viewer: Optional[int]):
     the dice line or None)."""
     from rich.table import Table
 
-    model = state.game._model
+    model = state.game.model
     kinds = {v.name: v for v in model.player_vars}
     gkinds = {v.name: v for v in model.game_vars}
     view = state.view(viewer)
@@ -470,7 +470,7 @@ def breaking_note(state, action) -> Optional[str]:
     rule = getattr(action, "breaks", None)
     if rule is None:
         return None
-    decl = state.game._model.actions.get(action.name)
+    decl = state.game.model.actions.get(action.name)
     for b in getattr(decl, "broken", ()) or ():
         if b.rule == rule and b.body:
             sp = getattr(b.body[0], "span", None)

@@ -480,15 +480,18 @@ def bracket_depth(source: str) -> int:
 def work_budget(steps: int):
     """The work budget of a call set to `steps` for a while: rules nested deep often do
     exponential work, and reach a budget of a million steps only after seconds."""
-    from fishrules import runtime
     from fishrules.compiler import program
+    from fishrules.runtime import machine, zones
 
-    saved = program.WORK_BUDGET, runtime.WORK_BUDGET
-    program.WORK_BUDGET = runtime.WORK_BUDGET = steps
+    readers = (program, machine, zones)  # the modules that read the budget (the runtime's loop and its moves)
+    saved = [m.WORK_BUDGET for m in readers]
+    for m in readers:
+        m.WORK_BUDGET = steps
     try:
         yield
     finally:
-        program.WORK_BUDGET, runtime.WORK_BUDGET = saved
+        for m, v in zip(readers, saved):
+            m.WORK_BUDGET = v
 
 
 def at_the_limit(texts: list, knobs: list, players: Optional[int] = None, actions: int = 8,

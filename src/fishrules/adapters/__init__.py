@@ -25,7 +25,7 @@ def facts(game: Any) -> dict[str, bool]:
     """What kind of game a ruleset is, from its declarations: `chance` (dice, shuffles),
     `simultaneous` (some `each of … secretly chooses`), `hidden` (anything a player may not see:
     a value or zone not public, a secret parameter, a secret choice)."""
-    model: m.Model = game._model
+    model: m.Model = game.model
     found = {"chance": model.dice is not None, "simultaneous": False, "hidden": False}
     decls = (*model.phases.values(), *model.actions.values())
     for s in find_all(decls, (m.RollDice, m.ShuffleZone, m.ChooseTogether), stop_at=m.Expr):

@@ -78,7 +78,7 @@ class _Shared:
         self.game, self.players, self.options = game, players, options
         self.space: ActionSpace = game.action_space(players, options)
         self.spec: ObservationSpec = game.observation_spec(players, options)
-        self.key = f"{game._identity}|{players}|{json.dumps(options, sort_keys=True)}"
+        self.key = f"{game.program.identity}|{players}|{json.dumps(options, sort_keys=True)}"
         _shared[self.key] = self
 
     def __deepcopy__(self, memo: dict) -> "_Shared":
@@ -483,7 +483,7 @@ def _short_name(rules: Game) -> str:
     base = "".join(c if c.isalnum() else "_" for c in rules.name)
     if rules.name in fishrules.bundled():
         return PREFIX + base
-    return f"{PREFIX}{base}_{rules._identity.rsplit('#', 1)[-1]}"
+    return f"{PREFIX}{base}_{rules.rule_hash}"
 
 
 _registered: dict[str, str] = {}
@@ -498,8 +498,8 @@ def _register(rules: Game) -> str:
             # A class, not a function: OpenSpiel keeps what it registers until after Python has
             # shut down, and a class (unlike a function) is still alive then.
             pyspiel.register_game(_game_type(rules, short, _defaults(rules)), _game_class(rules, short))
-        _registered[short] = rules._identity
-    elif known != rules._identity:
+        _registered[short] = rules.program.identity
+    elif known != rules.program.identity:
         raise fishrules.OptionError(f"another ruleset is registered with OpenSpiel as {short!r}")
     return short
 

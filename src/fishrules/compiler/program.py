@@ -5,10 +5,11 @@ expressions and legal actions (written by `fishrules.compiler`), the pauses wher
 a player or for chance, the actions with their parameters, and the tables that describe dice, cards
 and zones.  It is built once per ruleset and shared, read-only, by every state of the game.
 
-This module is also the interface between generated code and the state: the helpers generated code
-calls (`charge`, `bounded`, `checked_value`, `Fail`) live here, next to the names of the state's
-attributes they touch (`fishrules.runtime.State`: `g`, `p`, `dice`, `where`, `up`, `stack`, `_work`,
-`_dmemo`, `events`, `history`).
+This module is also the generated code's library: the helpers it calls (`charge`, `bounded`,
+`checked_value`, `Fail`, ..., all in `HELPERS`) live here.  Which attributes of the state the
+generated code and these helpers may touch (`g`, `p`, `dice`, `stack`, `_work`, `_dmemo`,
+`events`, ...) is the runtime's side of the contract, named in `fishrules.runtime.contract` and
+held by tests/test_runtime_contract.py.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from . import layout as L
 from .boundary import Boundary
 from .lower import KernelProgram, lower
 from .machine import PyBackend
-from .native import NativeBackend, NativeError
+from .native import NativeBackend, NativeError, is_cached
 from .pyruntime import KFault, decision_seed
 from .lower_blocks import FAULT_ENDLESS
 from .reference import Outcome, endless, reference_playout
@@ -66,6 +66,11 @@ def check_backend(backend: Any) -> str:
     if backend not in BACKENDS:
         raise OptionError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     return backend
+
+
+def native_is_cached(game: Any) -> bool:
+    """Whether the game's native kernel is in the cache already (lowers the rules, compiles nothing)."""
+    return is_cached(lower(game.model, game.program))
 
 
 class Kernel:
@@ -159,8 +164,7 @@ class Kernel:
     def _fallback(self, players: int, options: dict, seed: int, limit: int) -> Played:
         """The game played on the engine's own machine (which raises the engine's error, if a rule
         goes wrong)."""
-        from ..runtime import State
-        from ..simulation import empty_draws
+        from ..runtime import State, empty_draws
 
         state = State._new(self.game, players, options, seed, False, count_rules=True)
         setup = dict(state.empty_draws)
@@ -186,7 +190,9 @@ class Kernel:
         origin = getattr(state, "_kernel_origin", None)
         if origin is not None and origin[2] == len(state._history):  # a determinization, as drawn
             det, orders, _ = origin
-            return det.kernel_state(self, orders, state.seed)
+            S = det.kernel_state(self, orders)
+            S[L.H_SEED], S[L.H_DRAWS] = state.seed, 0
+            return S
         be, bd = self.backend, self.boundary
         texts = state._history.list()
         be.script([self._chance_item(t, state) for t in texts])

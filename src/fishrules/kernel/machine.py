@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 from ..limits import MAX_DICE, MAX_PLAYOUT_DECISIONS
 from . import layout as L
+from .arms import AskAll
 from .emit_python import emit_python, frame_slots_python
 from .lower import KernelProgram
 from .lower_blocks import FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, PAUSE, RESTART
@@ -223,8 +224,6 @@ def pick_waiting(be, S) -> Any:
 
 def _ask_all(kp: KernelProgram, fn: str, site: int):
     """The simultaneous choice of site `site` in block function `fn`."""
-    from .arms import AskAll
-
     for code in kp.arms[fn].code.values():
         for s in code:
             if isinstance(s, AskAll) and s.site == site:

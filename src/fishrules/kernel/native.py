@@ -35,9 +35,10 @@ from . import layout as L
 from .emit_c import EMITTER_VERSION, emit_c, frame_layout_c
 from ..limits import MAX_PLAYOUT_DECISIONS
 from .lower import KernelProgram
+from .machine import _ask_all
 from .pyruntime import KFault, decision_seed
 
-__all__ = ["NativeError", "NativeBackend", "compiler", "build", "cache_dir"]
+__all__ = ["NativeError", "NativeBackend", "compiler", "build", "is_cached", "cache_dir"]
 
 _M64 = (1 << 64) - 1
 #: The scratch memory of a context (collections worked out in a step), in 8-byte integers.
@@ -136,17 +137,31 @@ def _flags(sanitize: bool) -> list[str]:
     return f + ["-O2"]
 
 
+def _entry(source: str, who: str, sanitize: bool) -> str:
+    """A cache entry's file name: rules (as C), emitter, compiler, flags and platform."""
+    key = hashlib.sha256("\0".join([source, EMITTER_VERSION, who, " ".join(_flags(sanitize)), platform.platform(),
+                                    platform.machine(), sys.implementation.cache_tag or ""]).encode()).hexdigest()[:32]
+    return f"k{key}" + (".dll" if sys.platform == "win32" else (".dylib" if sys.platform == "darwin" else ".so"))
+
+
+def is_cached(kp: KernelProgram) -> bool:
+    """Whether the program's library is in the cache, whole (nothing is compiled)."""
+    where = cache_dir()
+    try:
+        return where is not None and _intact(where / _entry(emit_c(kp), compiler()[1], False))
+    except NativeError:
+        return False
+
+
 def build(kp: KernelProgram, sanitize: bool = False) -> Path:
     """The shared library of a program, compiled now or found in the cache."""
     source = emit_c(kp)
     cmd, who = compiler()
-    key = hashlib.sha256("\0".join([source, EMITTER_VERSION, who, " ".join(_flags(sanitize)), platform.platform(),
-                                    platform.machine(), sys.implementation.cache_tag or ""]).encode()).hexdigest()[:32]
     suffix = ".dll" if sys.platform == "win32" else (".dylib" if sys.platform == "darwin" else ".so")
     where = cache_dir()
     if where is None:
         where = Path(tempfile.mkdtemp(prefix="fishrules-kernel-"))
-    lib = where / f"k{key}{suffix}"
+    lib = where / _entry(source, who, sanitize)
     if _intact(lib):
         return lib
     tmp_dir = Path(tempfile.mkdtemp(prefix=".build-", dir=where))
@@ -223,7 +238,8 @@ class NativeBackend:
         self._free = lib.fk_free
         self.size = lay.size
         self.width = lay.move_width
-        self._moves = array("q", bytes(8 * 256 * lay.move_width))  # grown when a decision lists more
+        self._moves = array("q", bytes(8 * 256 * lay.move_width))
+        self._asks: dict = {}  # (block, site, "who" or "chosen") -> where its list is in the frame  # grown when a decision lists more
         self._out = array("q", bytes(8 * max(lay.seats, 1)))
         self._layouts = {f.name: frame_layout_c(kp, f) for f in kp.functions if f.kind == "block"}
         self._sizes = {f.name: kp.frame_cap[f.name] for f in kp.functions if f.kind == "block"}
@@ -329,6 +345,29 @@ class NativeBackend:
                 at += 1
         return rec
 
+    def moves_raw(self, S: array, player: int) -> tuple:
+        """(how many moves, their records as the kernel writes them, `width` numbers each): what
+        the API's fast path keeps; `decode(records, i)` gives one as `moves` would."""
+        cap = len(self._moves) // self.width
+        n = self.lib.fk_moves(self.ctx, self._ptr(S), player, self._ptr(self._moves), cap)
+        if n == -3 and cap < MOVES_CAP:
+            self._moves = array("q", bytes(8 * MOVES_CAP * self.width))
+            n = self.lib.fk_moves(self.ctx, self._ptr(S), player, self._ptr(self._moves), MOVES_CAP)
+        if n < 0:
+            raise KFault(-n)
+        return n, self._moves[:n * self.width]
+
+    def decode(self, records: array, i: int) -> tuple:
+        w = self.width
+        return self._decode(records[i * w:(i + 1) * w])
+
+    def play_raw(self, S: array, records: array, i: int) -> None:
+        """Play move `i` of `moves_raw`'s records, and run to the next decision."""
+        w = self.width
+        S[L.H_MOVE:L.H_MOVE + w] = records[i * w:(i + 1) * w]
+        S[L.H_CUR] = L.CUR_RUN
+        self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 0))
+
     def play(self, S: array, move: tuple, playout: bool = False) -> None:
         S[L.H_MOVE:L.H_MOVE + self.width] = array("q", self._encode(move))
         S[L.H_CUR] = L.CUR_RUN
@@ -341,13 +380,13 @@ class NativeBackend:
         return fp
 
     def _together(self, S: array, what: str) -> tuple[int, int]:
-        from .machine import _ask_all
-
         top = self.top_frame(S)
-        name = self.kp.block_fn[S[top]]
-        ask = _ask_all(self.kp, name, S[L.H_SITE])
-        off, cap = self._layouts[name][getattr(ask, what)]
-        return top + off, cap
+        key = (S[top], S[L.H_SITE], what)
+        got = self._asks.get(key)
+        if got is None:
+            name = self.kp.block_fn[S[top]]
+            got = self._asks[key] = self._layouts[name][getattr(_ask_all(self.kp, name, S[L.H_SITE]), what)]
+        return top + got[0], got[1]
 
     def who_together(self, S: array) -> tuple:
         at, _ = self._together(S, "who")

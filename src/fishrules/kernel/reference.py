@@ -4,7 +4,7 @@ A kernel playout of a game seeded `seed` resolves chance with the state's seeded
 `Game.start(seed=seed)` does) and makes each random choice with a second generator,
 `decision_seed(seed)`: at a decision, move `below(n)` of the `n` legal actions; at a simultaneous
 choice, one for each player in the order the rules name them.  `reference_playout` plays the same
-game through the API (`legal_actions`/`apply`): it is what the kernel is proven against, and what
+game through the API on the engine's own machine (`legal_actions`/`apply`): it is what the kernel is proven against, and what
 plays a game the kernel cannot finish (a rule that goes wrong is then reported by the engine,
 exactly as the API reports it).
 """
@@ -15,7 +15,7 @@ from typing import Any, NamedTuple, Optional
 
 from ..errors import Diagnostic, RuleError
 from ..limits import MAX_PLAYOUT_DECISIONS
-from ..runtime import CHANCE, SIMULTANEOUS
+from ..runtime import CHANCE, SIMULTANEOUS, State
 from .pyruntime import below, decision_seed
 
 __all__ = ["Outcome", "reference_playout", "endless"]
@@ -46,7 +46,8 @@ def reference_playout(game: Any, players: int, seed: int, options: Optional[dict
     With `trace`, each decision's legal action texts are appended to it.  With `state`, play on
     from that (seeded, unfinished) state instead of a new one, choices from `dseed`.  A game that
     has not ended after `limit` decisions raises `RuleError` (`endless`)."""
-    st = state if state is not None else game.start(players=players, seed=seed, options=options)
+    # the engine's own State, never one deciding on the kernel (fishrules.kernel.apistate)
+    st = state if state is not None else State._new(game, players, game._options(options), seed, False)
     ds, dd = (decision_seed(seed) if dseed is None else dseed), 0
     decisions = 0
     start = len(st.history) if state is not None else 0

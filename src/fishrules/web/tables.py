@@ -227,8 +227,8 @@ class Tables:
         record = TableRecord(
             id=secrets.token_hex(8), ruleset=ruleset if text is None else HOUSE_RULE_NAME,
             rules_name=(texts[0][0].name if texts[0][0] is not None else HOUSE_RULE_NAME),
-            rules_text=texts[0][1], rules_variant=game._resolved.variant, rules_hash=rules_hash(texts),
-            variant=variant if text is None else game._resolved.variant, players=players, options=opts, seed=seed,
+            rules_text=texts[0][1], rules_variant=game.variant, rules_hash=rules_hash(texts),
+            variant=variant if text is None else game.variant, players=players, options=opts, seed=seed,
             seats=list(seats), names=[_clean_name(n, i) for i, n in enumerate(names)], opening=list(state.history))
         links: dict = {"host": new_token(), "spectator": new_token()}
         tokens = [(links["host"], "host", None), (links["spectator"], "spectator", None)]
@@ -474,8 +474,7 @@ def bot_move(state: fishrules.State, p: int, kind: str, seed: int, at: int, iter
     """The action (its text) the bot `kind` at seat `p` takes at position `at` of a table seeded
     `seed`: the command line's bots (`fishrules play --bot`), with a generator derived from the seed
     and the position, so that the same position always gets the same move."""
-    from ..bots import make_bot
-    from ..cli import bot_choice, bot_rng
+    from ..bots import bot_choice, bot_rng, make_bot
 
     rng = bot_rng(seed, at)
     if kind in ("mcts", "ismcts"):

@@ -1,0 +1,309 @@
+"""The API on the kernel: a state whose decisions run on the game kernel.
+
+`KState` is a `State` (the same class to every caller, `isinstance` included) whose hot path runs
+on the native kernel: `current`, `is_over`, `waiting`, `legal_actions()`, `apply()` of one of its
+own legal actions, `scores()`, `winners()` and `clone()`.  A legal action is the kernel's move,
+read into an `Action` only when somebody looks at it (`KAction`); the state keeps the moves it
+applied.  The moment anything else of the state is asked for (a view, the history, events, JSON,
+a determinization, an action given as text, equality, any of the engine's fields), it becomes a
+plain `State`: the engine's machine replays its actions (chance comes out the same from the same
+seed) and the state goes on as the engine's from there.  So a loop that only decides and applies
+(a bot playing itself, a learning loop, a simulation through the API) runs on the kernel, and
+everything else is exactly what it always was.
+
+A step the kernel cannot play (a rule that goes wrong, a player who must choose and may do
+nothing, a capacity of the kernel's own) turns the state into a plain `State` first and plays the
+step there, so that the engine raises its own error and leaves the state as it was.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Union
+
+from ..runtime import SIMULTANEOUS, Action, State
+from ..runtime.fields import Fields
+from . import layout as L
+from .pyruntime import KFault
+
+_H_CUR, _CUR_OVER, _CUR_SIMUL = L.H_CUR, L.CUR_OVER, L.CUR_SIMUL
+
+__all__ = ["KState", "KAction", "start"]
+
+# What a KState keeps of its own (State's slot `_ks`): [kernel, S, the moves applied as (records, i,
+# together), pending simultaneous choices {seat: (records, i)}, the legal moves of this position
+# {actor: (n, records, actions or None)}, options, count_rules].
+_KERNEL, _S, _APPLIED, _PENDING, _LEGAL, _OPTIONS, _COUNT = range(7)
+#: the fields a KState holds itself; every other field of State is the engine's, made on demand
+_OWN = ("game", "prog", "n", "seed", "manual", "_ks")
+
+
+def start(game: Any, players: int, options: dict, seed: int, count_rules: bool) -> State:
+    """A new game on the kernel (a KState), or a plain State where the kernel cannot set it up."""
+    kernel = game.kernel
+    be = kernel.backend
+    try:
+        S = be.new(players, options, seed)
+        be.start(S, False)
+    except KFault:
+        return State._new(game, players, options, seed, False, count_rules=count_rules)
+    s = KState.__new__(KState)
+    for name, value in (("game", game), ("prog", game.program), ("n", players), ("seed", seed), ("manual", False),
+                        ("_ks", [kernel, S, [], {}, {}, options, count_rules])):
+        _SLOTS[name].__set__(s, value)
+    try:
+        s._check_can_act()
+    except KFault:
+        s._become_state()  # the engine raises its error (a player who must act may do nothing)
+    return s
+
+
+class KState(State):
+    """A `State` whose decisions run on the kernel (see the module's docstring)."""
+
+    __slots__ = ()
+
+    # ---- the kernel's fast path -------------------------------------------------------------
+
+    @property
+    def current(self) -> Union[int, str, None]:
+        cur = self._ks[_S][_H_CUR]
+        if cur >= 0:
+            return cur
+        return SIMULTANEOUS if cur == _CUR_SIMUL else None
+
+    @property
+    def is_over(self) -> bool:
+        return self._ks[_S][_H_CUR] == _CUR_OVER
+
+    @property
+    def waiting(self) -> list[int]:
+        ks = self._ks
+        cur = ks[_S][_H_CUR]
+        if cur >= 0:
+            return [cur]
+        if cur != _CUR_SIMUL:
+            return []
+        return [p for p in ks[_KERNEL].backend.who_together(ks[_S]) if p not in ks[_PENDING]]
+
+    def _moves(self, actor: int) -> tuple:
+        """(n, records, actions or None) of `actor` at this position, listed once."""
+        ks = self._ks
+        got = ks[_LEGAL].get(actor)
+        if got is None:
+            n, records = ks[_KERNEL].backend.moves_raw(ks[_S], actor)
+            if not n:
+                raise KFault(5)  # a player who must act may do nothing: the engine's error
+            got = ks[_LEGAL][actor] = [n, records, None]
+        return got
+
+    def _check_can_act(self) -> None:
+        """Every player the game waits for has something to do (listed now, as the engine does)."""
+        ks = self._ks
+        cur = ks[_S][_H_CUR]
+        if cur >= 0:
+            self._moves(cur)
+        elif cur == _CUR_SIMUL:
+            for p in self.waiting:
+                self._moves(p)
+
+    def legal_actions(self, player: Optional[int] = None) -> list:
+        ks = self._ks
+        cur = ks[_S][_H_CUR]
+        if cur == _CUR_OVER:
+            return []
+        if cur == _CUR_SIMUL:
+            if player is None or player not in self.waiting:
+                return self._as_state().legal_actions(player)
+            actor = player
+        else:
+            if player is not None and player != cur:
+                return []
+            actor = cur
+        try:
+            got = self._moves(actor)
+        except KFault:
+            return self._as_state().legal_actions(player)
+        actions = got[2]
+        if actions is None:  # KActions that know only where their move is; read when looked at
+            actions = got[2] = []
+            where = (ks[_KERNEL], got[1], actor, actions, f"p{actor}: " if cur == _CUR_SIMUL else "", self.prog)
+            new, put, append = KAction.__new__, _K_MOVE, actions.append
+            for i in range(got[0]):
+                a = new(KAction)
+                put(a, (where, i))
+                append(a)
+        return list(actions)
+
+    def apply(self, action: Union[Action, str]) -> "State":
+        ks = self._ks
+        if type(action) is not KAction:
+            return self._as_state().apply(action)  # a text, or an action of another position
+        where, i = _K_MOVE_GET(action)
+        kernel, records, actor, origin = where[0], where[1], where[2], where[3]
+        legal = ks[_LEGAL]
+        got = legal.get(actor)
+        if kernel is not ks[_KERNEL] or got is None or got[2] is not origin:
+            return self._as_state().apply(action)
+        S = ks[_S]
+        be = kernel.backend
+        applied, pending = ks[_APPLIED], ks[_PENDING]
+        napplied, pending_before = len(applied), dict(pending)
+        try:
+            if S[_H_CUR] == _CUR_SIMUL:
+                pending[actor] = (records, i)
+                who = be.who_together(S)
+                if len(pending) < len(who):
+                    return self
+                chosen = tuple(be.decode(*pending[p]) for p in who)
+                ks[_LEGAL] = {}
+                be.play_together(S, chosen)
+                applied.extend((r, k, True, p) for p, (r, k) in pending.items())
+                pending.clear()
+            else:
+                ks[_LEGAL] = {}
+                be.play_raw(S, records, i)
+                applied.append((records, i, False, actor))
+            self._check_can_act()
+        except KFault:
+            # The engine plays this step from the position before it (the kernel's state is not
+            # needed for that: becoming a State replays the moves applied), and says what is wrong.
+            del applied[napplied:]
+            ks[_PENDING] = pending_before
+            ks[_LEGAL] = legal
+            return self._as_state().apply(action.text)
+        return self
+
+    def scores(self) -> list[int]:
+        ks = self._ks
+        try:
+            return ks[_KERNEL].backend.scores(ks[_S])
+        except KFault:
+            return self._as_state().scores()
+
+    def winners(self) -> list[int]:
+        ks = self._ks
+        if ks[_S][_H_CUR] != _CUR_OVER:
+            return []
+        try:
+            return ks[_KERNEL].backend.winners(ks[_S])
+        except KFault:
+            return self._as_state().winners()
+
+    def clone(self) -> "State":
+        ks = self._ks
+        c = KState.__new__(KState)
+        for name in ("game", "prog", "n", "seed", "manual"):
+            _SLOTS[name].__set__(c, _SLOTS[name].__get__(self))
+        _SLOTS["_ks"].__set__(c, [ks[_KERNEL], ks[_KERNEL].copy_state(ks[_S]), list(ks[_APPLIED]), dict(ks[_PENDING]),
+                                  {}, ks[_OPTIONS], False])
+        return c
+
+    def __repr__(self) -> str:
+        return self._as_state().__repr__()
+
+    def __reduce_ex__(self, protocol):  # copy.copy/deepcopy: of the engine's State it becomes
+        self._become_state()
+        return self.__reduce_ex__(protocol)
+
+    # ---- becoming a plain State ------------------------------------------------------------------
+
+    def _as_state(self) -> State:
+        self._become_state()
+        return self
+
+    def _become_state(self) -> None:
+        """Replay the actions applied on the engine's machine, and be that state from now on."""
+        ks = self._ks
+        if ks is None:
+            return
+        kernel = ks[_KERNEL]
+        be, bd = kernel.backend, kernel.boundary
+        game, n, seed = _SLOTS["game"].__get__(self), _SLOTS["n"].__get__(self), _SLOTS["seed"].__get__(self)
+        ref = State._new(game, n, ks[_OPTIONS], seed, False, count_rules=ks[_COUNT])
+        for records, i, together, _ in ks[_APPLIED]:
+            ref.apply(bd.text(be.decode(records, i), together))
+        for records, i in ks[_PENDING].values():
+            ref.apply(bd.text(be.decode(records, i), True))
+        self.__class__ = State
+        for name, slot in _SLOTS.items():
+            if name != "_ks":
+                slot.__set__(self, slot.__get__(ref))
+        _SLOTS["_ks"].__set__(self, None)
+
+
+class KAction(Action):
+    """An action of a KState's legal list: the kernel's move, read into the engine's action (its
+    name, values, text, the rule it breaks) only when somebody looks at one of them."""
+
+    __slots__ = ("_kmove", "_read")
+
+    def _fill(self) -> None:
+        if _K_READ_GET(self):
+            return
+        (kernel, records, actor, origin, prefix, prog), i = _K_MOVE_GET(self)
+        name, values, rule = kernel.boundary.action_of(kernel.backend.decode(records, i))
+        ap = prog.actions[name]
+        _A["player"].__set__(self, actor)
+        _A["to"].__set__(self, None)
+        _A["_origin"].__set__(self, origin)
+        _A["_prefix"].__set__(self, prefix)
+        _A["_prog"].__set__(self, prog)
+        _A["name"].__set__(self, name)
+        _A["_values"].__set__(self, values)
+        _A["breaks"].__set__(self, rule)
+        _A["_render"].__set__(self, ap if ap.params else None)
+        _A["_text"].__set__(self, None if ap.params else _A["_prefix"].__get__(self) + name)
+        _K_READ(self, True)
+
+
+_A = {name: Action.__dict__[name] for name in Action.__slots__}
+_K_MOVE, _K_MOVE_GET = KAction.__dict__["_kmove"].__set__, KAction.__dict__["_kmove"].__get__
+_K_READ, _K_READ_GET_RAW = KAction.__dict__["_read"].__set__, KAction.__dict__["_read"].__get__
+
+
+def _K_READ_GET(a) -> bool:
+    try:
+        return _K_READ_GET_RAW(a)
+    except AttributeError:
+        return False
+
+
+def _lazy(name: str) -> property:
+    slot = _A[name]
+
+    def get(self):
+        self._fill()
+        return slot.__get__(self)
+
+    def put(self, value):
+        self._fill()
+        slot.__set__(self, value)
+
+    return property(get, put)
+
+
+for _name in Action.__slots__:
+    setattr(KAction, _name, _lazy(_name))
+
+
+# The engine's fields: in a KState, reading or writing one makes it a plain State first.
+_SLOTS = {name: Fields.__dict__[name] for name in Fields.__slots__}
+
+
+def _field(name: str) -> property:
+    slot = _SLOTS[name]
+
+    def get(self):
+        self._become_state()
+        return slot.__get__(self)
+
+    def put(self, value):
+        self._become_state()
+        slot.__set__(self, value)
+
+    return property(get, put)
+
+
+for _name in Fields.__slots__:
+    if _name not in _OWN:
+        setattr(KState, _name, _field(_name))

@@ -1,0 +1,581 @@
+"""Stage 5, running: decisions.
+
+Who is to act (`current`, `waiting`), what they may do (`legal_actions`: `Action` objects made from
+a `Legal`, the legal moves of one player at one decision, shared by every position with the same
+legality key; at a chance node, the outcomes with their probabilities), and doing it (`apply`): an
+`Action` from the legal list, or a text, read against the rules (`_read_action`), which either finds
+the legal action it means or names the rule that forbids it.  A choice at a simultaneous decision
+stays secret until everybody has chosen (`_commit`).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Optional, Self, Union
+
+from ..compiler import CHANCE, MEMO_LIMIT, MEMO_MIN_HITS, MEMO_TRIAL, SIMULTANEOUS, DrawPause, RollPause, SimulPause
+from ..errors import Diagnostic, FishrulesError, IllegalAction, OptionError, RuleError
+from ..limits import MAX_ACTION_TEXT
+from .chance import Chance
+from .text import _short
+
+
+class Action:
+    """One thing that can be done now.  `str(action)` is its canonical text; `apply` takes either.
+
+    `name` is the action's name in the rules (`"reroll"`), `text` its canonical text
+    (`"reroll 1 3"`, or `"p1: challenge_card red-7"` at a simultaneous choice, `"die 2 rolls HEAD"`
+    for chance) and `player` the player it is for (None for chance); a drawn card's outcome says
+    where the card goes in `to` (`"hand of p1"`).  `breaks` names the rule the
+    action breaks when the rules accept that with a consequence (a card laid against the rules is
+    legal, and costs a penalty); it is None for an action that keeps every rule.  Two actions are
+    equal when their texts and players are."""
+
+    __slots__ = ("name", "player", "breaks", "to", "_values", "_text", "_render", "_origin", "_prefix", "_prog")
+
+    def __init__(self, name: str, text: Optional[str], player: Optional[int], values: tuple = (), render: Any = None,
+                 origin: Any = None, prefix: str = "", prog: Any = None, breaks: Optional[str] = None):
+        self.name = name
+        self.player = player
+        # The rule this action breaks, when the rules accept breaking it with a consequence (their
+        # `when "RULE" is broken` block runs instead of the action's effects): a bot may choose it
+        # or leave it.  None for an action that keeps every rule.
+        self.breaks = breaks
+        # For a chance outcome that draws a card: the zone it goes to (`hand of p1`), so whoever
+        # picks outcomes by hand can deal a chosen hand.  None otherwise.
+        self.to: Optional[str] = None
+        self._values = values
+        self._text = text
+        self._render = render  # the ActionProgram, to write the text only when somebody asks
+        self._origin = origin  # the legal list this came from: applying it needs no re-checking
+        self._prefix = prefix  # "p1: " at a simultaneous choice, where the text says who chooses
+        self._prog = prog  # the compiled rules it belongs to: another game's action is refused
+
+    @property
+    def args(self) -> dict[str, Any]:
+        """The parameter values by name, typed: a player is their seat (0 first), a die its number
+        (1 first), a card its label, a number an int, a choice its word, `some X` a tuple of them.
+        A chance outcome has `die` and `face`, or `card`.  An action with no parameters: {}."""
+        if self.player is None:  # chance
+            prog = self._prog
+            if self.name == "roll":
+                return {"die": self._values[0] + 1, "face": prog.face_labels[self._values[1]]}
+            return {"card": prog.card_labels[self._values[0]]}
+        ap = self._render
+        if ap is None:
+            return {}
+        labels = self._prog.card_labels if self._prog is not None else ()
+        out: dict[str, Any] = {}
+        for p, v in zip(ap.params, self._values):
+            kind = p.element.kind if p.element is not None else "number"
+            if p.kind == "some":
+                out[p.name] = tuple(_typed(kind, x, labels) for x in v)
+            else:
+                out[p.name] = v if p.kind == "choice" else _typed(kind, v, labels)
+        return out
+
+    @property
+    def text(self) -> str:
+        t = self._text
+        if t is None:
+            t = self._text = self._prefix + self._render.render(self._values)
+        return t
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"Action({self.text!r})"
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Action):
+            return self.text == other.text and self.player == other.player
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
+def _typed(kind: str, v: Any, labels: Any) -> Any:
+    """A parameter's value as `Action.args` gives it."""
+    if kind == "die":
+        return v + 1
+    if kind == "card":
+        return labels[v]
+    return v
+
+
+def _normalize(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _seat(word: str) -> Optional[int]:
+    """The player a word such as `p1` names (ASCII digits only), or None."""
+    word = word.lower()
+    if len(word) < 2 or len(word) > 3 or word[0] != "p" or not word[1:].isascii() or not word[1:].isdigit():
+        return None
+    return int(word[1:])
+
+
+def _listed(items: list, most: int = 10) -> str:
+    """`possible: a, b, c`, at most `most` of them and how many more there are."""
+    if not items:
+        return "none is possible"
+    shown = ", ".join(items[:most])
+    more = len(items) - most
+    return f"possible: {shown}" + (f" and {more} more" if more > 0 else "")
+
+
+class Legal:
+    """The legal actions of one player at one decision, shared by every position with the same
+    legality key: the moves (action program, values, rule broken or None) in order, and the
+    `Action` objects and their texts, made only when somebody asks for them."""
+
+    __slots__ = ("moves", "actor", "prefix", "prog", "_actions", "_by_text")
+
+    def __init__(self, moves: list, actor: int, prefix: str, prog):
+        self.moves = moves
+        self.actor = actor
+        self.prefix = prefix
+        self.prog = prog
+        self._actions: Optional[list] = None
+        self._by_text: Optional[dict] = None
+
+    def actions(self) -> list:
+        out = self._actions
+        if out is None:
+            out = self._actions = []
+            actor, prefix, prog = self.actor, self.prefix, self.prog
+            for ap, values, breaks in self.moves:
+                if ap.params:
+                    out.append(Action(ap.name, None, actor, values, ap, out, prefix, prog, breaks))
+                else:
+                    out.append(Action(ap.name, prefix + ap.name, actor, (), None, out, prefix, prog, breaks))
+        return out
+
+    def by_text(self) -> dict:
+        by = self._by_text
+        if by is None:
+            by = self._by_text = {a.text: a for a in self.actions()}
+        return by
+
+
+class Decisions(Chance):
+    """The layer of `State` that takes decisions: who acts, the legal actions, applying one."""
+
+    __slots__ = ()
+
+    # ---- who is to act ---------------------------------------------------------------------------
+
+    @property
+    def current(self) -> Union[int, str, None]:
+        """The player to act (0-based), CHANCE, SIMULTANEOUS, or None when the game is over."""
+        return self.cur
+
+    @property
+    def is_over(self) -> bool:
+        """True once the game has ended (`current` is then None)."""
+        return not self.stack
+
+    @property
+    def waiting(self) -> list[int]:
+        """The players the game is waiting for: the one to act, or at a simultaneous choice everyone
+        who has not chosen yet; [] at chance and once the game is over."""
+        cur = self.cur
+        if cur is None or cur == CHANCE:
+            return []
+        if cur == SIMULTANEOUS:
+            fr, info = self._pause()
+            L = fr[2]
+            done = {c[0] for c in L[info.slot + 1]}
+            return [p for p in L[info.slot] if p not in done]
+        return [cur]
+
+    # ---- the legal actions -----------------------------------------------------------------------
+
+    def chance_outcomes(self) -> list[tuple[Action, Fraction]]:
+        """At a chance node, every outcome with its exact probability; [] elsewhere."""
+        if self.cur != CHANCE:
+            return []
+        fr, info = self._pause()
+        prog = self.prog
+        if isinstance(info, RollPause):
+            L = fr[2]
+            die = L[info.slot][L[info.slot + 1]]
+            return [(Action("roll", prog.roll_text(die, face), None, (die, face), prog=prog), p) for _, face, p in prog.chance_outcomes]
+        if isinstance(info, DrawPause):
+            cards = self._zget(fr[2][info.slot + 1])
+            groups: dict = {}
+            for c in cards:
+                k = (prog.card_labels[c], self.up[c])
+                if k in groups:
+                    groups[k][1] += 1
+                else:
+                    groups[k] = [c, 1]
+            total = len(cards)
+            to = prog.zone_name(fr[2][info.slot + 2])
+            out = []
+            for (lab, _), (c, k) in groups.items():
+                a = Action("draw", f"draw {lab}", None, (c,), prog=prog)
+                a.to = to
+                out.append((a, Fraction(k, total)))
+            return out
+        raise AssertionError(info)  # pragma: no cover
+
+    def legal_actions(self, player: Optional[int] = None) -> list[Action]:
+        """Every action the player to act may take, in a fixed order.  At a chance node these are the
+        chance outcomes; when the game is over, none.  At a simultaneous choice, ask for one of
+        `waiting`.  A position where a player must act but may do nothing raises `RuleError`."""
+        cur = self.cur
+        if cur is None:
+            return []
+        if cur == CHANCE:
+            return [a for a, _ in self.chance_outcomes()]
+        if cur == SIMULTANEOUS:
+            if player is None:
+                raise OptionError("everybody in state.waiting chooses at once here: ask legal_actions(player) for one of them")
+            if player not in self.waiting:
+                return []
+            fr, info = self._pause()
+            self._work = 0
+            return list(self._enumerate_for(info, player).actions())
+        if player is not None and player != cur:
+            return []
+        if self._legal is None:
+            self._work = 0
+            self._legal = self._enumerate()
+        return list(self._legal.actions())
+
+    def _enumerate(self) -> "Legal":
+        fr, info = self._pause()
+        return self._enumerate_for(info, fr[2][info.slot])
+
+    def _enumerate_for(self, info, actor: int) -> "Legal":
+        """The legal actions of `actor` at the pause `info`.  A rule
+        that goes wrong while the choices are listed is a RuleError at the choice; so is a player
+        who must act and may do nothing (the game would be stuck)."""
+        try:
+            if info.key is not None:
+                key = info.key(self, actor)
+                legal = info.memo.get(key)
+                n = info.lookups = info.lookups + 1
+                if legal is None:
+                    legal = self._enumerate_fresh(info, actor)
+                    if len(info.memo) >= MEMO_LIMIT:
+                        info.memo = {}
+                    info.memo[key] = legal
+                else:
+                    info.hits += 1
+                if n == MEMO_TRIAL and info.hits < MEMO_MIN_HITS * n:
+                    info.key = None  # positions seldom repeat here: the memo does not pay
+                    info.memo = {}
+            else:
+                legal = self._enumerate_fresh(info, actor)
+        except FishrulesError:
+            raise
+        except Exception as exc:
+            raise self._fault(exc, info.span, f"while listing what p{actor} may do in {self._where()}") from None
+        if not legal.moves:
+            names = " or ".join(ap.name for ap in info.actions)
+            raise RuleError(Diagnostic(info.span, f"p{actor} must choose {names} here, but none of them is allowed: the game is stuck",
+                                       f"while playing {self._where()}; the rules must leave a player who must act "
+                                       "at least one choice (or not ask them)"))
+        return legal
+
+    def _enumerate_fresh(self, info, actor) -> "Legal":
+        """Every legal action of `actor` at the pause `info`, as moves (action, values, the rule
+        it breaks or None): those that keep the rules in the order the rules offer them, then
+        those that break a rule on purpose (not at a simultaneous choice)."""
+        moves: list = []
+        broken: list = []
+        simul = isinstance(info, SimulPause)
+        for ap in info.actions:
+            ok: list = []
+            bad: list = []
+            ap.enumerate(self, actor, ok, bad)
+            if ap.params:
+                moves += [(ap, v, None) for v in ok]
+                if bad and not simul:
+                    broken += [(ap, v, rule) for v, rule in bad]
+            elif ok:
+                moves.append((ap, (), None))
+            elif bad and not simul:
+                broken.append((ap, (), bad[0][1]))
+        if broken:
+            moves += broken
+        return Legal(moves, actor, f"p{actor}: " if simul else "", self.prog)
+
+    def _by_text(self) -> dict:
+        return self._legal.by_text()
+
+    # ---- applying an action ----------------------------------------------------------------------
+
+    def apply(self, action: Union[Action, str]) -> Self:
+        """Do an action (an `Action` or its text).  Raises `IllegalAction`, changing nothing, if the
+        rules do not allow it now; an `Action` is refused unless it is for the player to act and
+        from this game.  A rule that goes wrong while the action takes effect raises `RuleError`
+        and also leaves the state as it was.  Returns the state itself, so calls can be chained."""
+        if isinstance(action, Action):
+            legal = self._legal
+            if legal is not None and action._origin is legal._actions:
+                snap = self._snapshot()
+                self._work = 0
+                try:
+                    self._do(action)  # straight from legal_actions() of this very position
+                except BaseException:
+                    self._restore(snap)
+                    raise
+                return self
+            self._check_action_object(action)
+            text = action.text
+        elif isinstance(action, str):
+            if len(action) > MAX_ACTION_TEXT:
+                raise IllegalAction(action[:40] + "…", f"an action text is at most {MAX_ACTION_TEXT:,} characters")
+            text = _normalize(action)
+        else:
+            raise IllegalAction(repr(action)[:60], "an action is an Action or its text")
+        if self.cur is None:
+            raise IllegalAction(text, "the game is over")
+        snap = self._snapshot()
+        self._work = 0
+        try:
+            self._apply_text(action, text)
+        except FishrulesError:
+            self._restore(snap)
+            raise
+        except Exception as exc:  # a rule that went wrong while the text was read
+            self._restore(snap)
+            raise self._fault(exc, self._pause_span(), f"while reading {text!r}") from None
+        except BaseException:
+            self._restore(snap)
+            raise
+        return self
+
+    def _check_action_object(self, a: Action) -> None:
+        """An `Action` that did not come from this very position's legal list: it must be of this
+        game and for somebody who may act now."""
+        prog = a._prog
+        if prog is not None and prog is not self.prog and prog.identity != self.prog.identity:
+            raise IllegalAction(a.text, "this action belongs to another game")
+        cur = self.cur
+        if cur is None:
+            return
+        if cur == CHANCE:
+            if a.player is not None:
+                raise IllegalAction(a.text, f"this is p{a.player}'s action, but chance is to play now")
+        elif cur == SIMULTANEOUS:
+            if a.player is None:
+                raise IllegalAction(a.text, "this is a chance outcome, but players are choosing now")
+        elif a.player != cur:
+            whose = "a chance outcome" if a.player is None else f"p{a.player}'s action"
+            raise IllegalAction(a.text, f"this is {whose}, but p{cur} is to act")
+
+    def _apply_text(self, action, text: str) -> None:
+        cur = self.cur
+        if cur == CHANCE:
+            for a, _ in self.chance_outcomes():
+                if a.text == text:
+                    self._apply_chance(a)
+                    return
+            # The outcomes are not listed: a draw's would name hidden cards, and the message may be
+            # relayed to a player.  Whoever resolves chance asks chance_outcomes().
+            raise IllegalAction(text, "chance is to play now, not a player (its outcomes: state.chance_outcomes())")
+        if cur == SIMULTANEOUS:
+            self._commit(action, text)
+            return
+        if self._legal is None:
+            self._legal = self._enumerate()
+        by_text = self._by_text()
+        found = by_text.get(text)
+        if found is None:
+            # Not written canonically (say "reroll 3 1"), or not allowed: read it, and either find
+            # the legal action it means or learn which rule forbids it.
+            read = self._read_action(text)
+            if isinstance(read, tuple):  # a broken rule whose violation the rules accept
+                self._do_broken(*read)
+                return
+            found = by_text.get(read)
+            if found is None:  # pragma: no cover - _read_action raises for anything not legal
+                raise IllegalAction(text, "it is not one of the legal actions now")
+        self._do(found)
+
+    def _commit(self, action, text: str) -> None:
+        """A choice at a simultaneous node: kept secret until everybody has chosen, then every
+        choice takes effect, in the order the rules name the players (not the order they chose)."""
+        waiting = self.waiting
+        player: Optional[int]
+        if isinstance(action, Action) and action.player is not None:
+            player, rest = action.player, text.split(": ", 1)[-1]
+        else:
+            head, sep, rest = text.partition(":")
+            player = _seat(head.strip()) if sep else None
+            if player is None:
+                who = ", ".join(f"p{p}" for p in waiting)
+                raise IllegalAction(text, f"several players choose at once here: say who, as in 'p{waiting[0]}: …' "
+                                          f"(waiting for {who})")
+            rest = " ".join(rest.split())
+        if player not in waiting:
+            fr, info = self._pause()
+            if player in fr[2][info.slot]:
+                why = "has chosen already"
+            elif 0 <= player < self.n:
+                why = "is not choosing now"
+            else:
+                why = f"is not in this game (there are {self.n} players)"
+            raise IllegalAction(text, f"p{player} {why}; waiting for " + ", ".join(f"p{p}" for p in waiting))
+        fr, info = self._pause()
+        by_text = self._enumerate_for(info, player).by_text()
+        prefix = f"p{player}: "
+        found = by_text.get(prefix + rest)
+        if found is None:
+            canonical = self._read_action(rest, player, info)
+            if isinstance(canonical, tuple):  # pragma: no cover - no violation handlers at simultaneous choices
+                raise IllegalAction(text, "a broken rule cannot be accepted at a simultaneous choice")
+            found = by_text[prefix + canonical]
+        L = fr[2]
+        L[info.slot + 1] = L[info.slot + 1] + ((player, found.name, found._values, len(self._history)),)
+        self._record(found.text, f"{prefix}?", (player,))
+        self._legal = None
+        if len(L[info.slot + 1]) < len(L[info.slot]):
+            return
+        chosen = {p: (name, values) for p, name, values, _ in L[info.slot + 1]}
+        self._unveil(L[info.slot + 1])
+        fr[1] += 1
+        for p in reversed(L[info.slot]):  # pushed last first: the first player's effects run first
+            self._push_action(self.prog.actions[chosen[p][0]], p, chosen[p][1])
+        self._resume()
+
+    def _apply_chance(self, a: Action) -> None:
+        fr, info = self._pause()
+        L = fr[2]
+        if isinstance(info, DrawPause):
+            self._draw(a._values[0], L[info.slot + 2], info.facing)
+            L[info.slot] -= 1
+        else:
+            die, face = a._values
+            self.dice[die] = face
+            L[info.slot + 1] += 1
+            self._record(a.text)
+        self._dmemo.clear()
+        self._resume()
+
+    def _do(self, a: Action) -> None:
+        ap = self.prog.actions[a.name]
+        if a.breaks is not None:  # accepted as the rules say: their `when … is broken` block runs
+            self._do_broken(ap, a.player, a._values, a.text, ap.broken[a.breaks][1])
+            return
+        fr = self.stack[-1]
+        fr[1] += 1
+        self._push_action(ap, a.player, a._values)
+        hidden = ap.render_redacted(a._values) if ap.params else None
+        if hidden is None:
+            self._record(a.text)
+        else:
+            self._record(a.text, hidden, (a.player,))
+        self._resume()
+
+    def _do_broken(self, ap: Any, player: Optional[int], values: tuple, text: str, block: int) -> None:
+        """An action that breaks a rule, accepted as the rules say: its `when … is broken` block
+        runs instead of its effects."""
+        self.stack[-1][1] += 1
+        self._push_action(ap, player, values, block)
+        hidden = ap.render_redacted(values) if ap.params else None
+        if hidden is None:
+            self._record(text)
+        else:
+            self._record(text, hidden, (player,))
+        self._resume()
+
+    def _resume(self) -> None:
+        """Carry on after a decision or a chance outcome, until the rules wait again."""
+        self.cur = None
+        self._legal = None
+        self._run()
+        self._can_act()
+
+    def _can_act(self) -> None:
+        """The rules stopped for players: each of them must have something to do, or the game is
+        stuck (a RuleError naming the phase, raised by the call that got there).  The legal
+        actions are listed now; they are what the next `legal_actions()` gives anyway."""
+        cur = self.cur
+        if cur is None or cur == CHANCE:
+            return
+        fr, info = self._pause()
+        if cur == SIMULTANEOUS:
+            for p in self.waiting:
+                self._enumerate_for(info, p)
+        else:
+            self._legal = self._enumerate_for(info, cur)
+
+    # ---- reading an action's text ----------------------------------------------------------------
+
+    def _read_action(self, text: str, actor: Optional[int] = None, info=None):
+        """The canonical text of the action `text` means, if the rules allow it now; otherwise
+        raise `IllegalAction` saying why (naming the rule that forbids it, if one does).  What a
+        message offers instead is taken from the player's own legal actions: it names nothing the
+        player may not know, and says how many it leaves out."""
+        if actor is None:
+            fr, info = self._pause()
+            actor = fr[2][info.slot]
+        actions = info.actions
+        offered = {ap.name: ap for ap in actions}
+        words = text.split()
+        who = f"p{actor}"
+        choices = " or ".join(offered)
+        if not words:
+            raise IllegalAction(text, f"no action given; {who} chooses {choices}")
+        ap = offered.get(words[0])
+        if ap is None:
+            if words[0] in self.prog.actions:
+                raise IllegalAction(text, f"`{words[0]}` is not offered now; {who} chooses {choices}")
+            raise IllegalAction(text, f"there is no action `{words[0]}`; {who} chooses {choices}")
+        L: list = [None] * ap.nlocals
+        L[0] = actor
+        toks = words[1:]
+        for i, p in enumerate(ap.params):
+            if p.kind == "some":
+                take, toks = toks, []
+                if not take:
+                    raise IllegalAction(text, f"`{ap.name}` needs {p.describe} for `{p.name}`")
+                elements = list(p.elements(self, L))
+                order = {v: i for i, v in enumerate(elements)}
+                vals = []
+                for t in take:
+                    found = next((v for v in elements if p.render_one(v) == t and v not in vals), None)
+                    if found is None:
+                        if any(p.render_one(v) == t for v in elements):
+                            raise IllegalAction(text, f"something is named twice in `{p.name}`")
+                        raise IllegalAction(text, f"{t} is not one of the {p.describe[len('one or more of '):]} to choose from now")
+                    vals.append(found)
+                value: Any = tuple(sorted(vals, key=order.__getitem__))
+            else:
+                if not toks:
+                    raise IllegalAction(text, f"`{ap.name}` needs {p.describe} for `{p.name}`")
+                tok, toks = toks[0], toks[1:]
+                dom = list(p.domain(self, L))
+                value = next((v for v in dom if p.render(v) == tok), None)
+                if value is None:
+                    if p.parse(tok) is None:
+                        raise IllegalAction(text, f"`{p.name}` takes {p.describe}, not {_short(tok)}")
+                    if isinstance(info, SimulPause):
+                        # The text names the chooser, but anybody may have sent it: a refusal
+                        # here lists nothing a player may be keeping secret.
+                        raise IllegalAction(text, f"{_short(tok)} is not a possible `{p.name}` now "
+                                                  f"(ask legal_actions(p{actor}) for p{actor}'s choices)")
+                    given = tuple(L[q.slot] for q in ap.params[:i])
+                    legal = self._enumerate_for(info, actor).actions()
+                    possible = list(dict.fromkeys(p.render(a._values[i]) for a in legal
+                                                  if a.name == ap.name and a._values[:i] == given))
+                    raise IllegalAction(text, f"{_short(tok)} is not a possible `{p.name}` now ({_listed(possible)})")
+            L[p.slot] = value
+        if toks:
+            takes = ", ".join(p.name for p in ap.params) or "nothing more"
+            raise IllegalAction(text, f"too many words: `{ap.name}` takes {takes}")
+        canonical = " ".join([ap.name] + [p.render(L[p.slot]) for p in ap.params])
+        for name, span, test in ap.requires:
+            if not test(self, L):
+                handler = ap.broken.get(name)
+                if handler is not None and (handler[0] is None or handler[0](self, L)):
+                    return (ap, actor, tuple(L[p.slot] for p in ap.params), canonical, handler[1])
+                raise IllegalAction(text, f'it breaks the rule "{name}"', rule=name, span=span)
+        return canonical
