@@ -47,9 +47,14 @@ def test_the_readme_layout_names_what_exists():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     layout = readme[readme.index("## Layout"):]
     assert "docs/architecture.md" in layout
-    for name in re.findall(r"`([\w.-]+(?:\.py|\.lark|/))`", layout):
+    named = re.findall(r"`([\w.-]+(?:\.py|\.lark|/))`", layout)
+    for name in named:
         found = [p for p in (ROOT / name, SRC / name, SRC / "syntax" / name, SRC / "runtime" / name) if p.exists()]
         assert found, f"the README's layout names {name}, which does not exist"
+    # and it leaves none out: every module and package of src/fishrules/ is named
+    here = {p.name + "/" if p.is_dir() else p.name for p in SRC.iterdir()
+            if (p.is_dir() and (p / "__init__.py").exists()) or (p.suffix == ".py" and p.name != "__init__.py")}
+    assert not here - set(named), f"the README's layout leaves out {sorted(here - set(named))}"
 
 
 def imported_stages(module: Path) -> set[str]:
