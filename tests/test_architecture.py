@@ -104,3 +104,21 @@ def test_passes_over_nodes_dispatch_by_kind_not_by_isinstance_chains():
             if isinstance(node, ast.If) and id(node) not in elifs and isinstance_chain(node) > 4:
                 long_chains.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not long_chains, f"if/elif chains over the kinds of node: {long_chains}"
+
+
+#: a function longer than this many lines says why it is long: "(Long, and kept whole: …)"
+LONGEST = 80
+
+
+def test_every_long_function_says_why_it_is_long():
+    # issue 24: a newcomer reads functions of a screen or so; the few longer ones (flat lists of
+    # declarations, of routes, of closures, a template of C) say so where they start
+    silent = []
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                start = min([d.lineno for d in node.decorator_list] + [node.lineno])
+                length = node.end_lineno - start + 1
+                if length > LONGEST and "(Long, and kept whole:" not in (ast.get_docstring(node, clean=False) or ""):
+                    silent.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({length} lines)")
+    assert not silent, "functions longer than 80 lines that do not say why: " + ", ".join(silent)
