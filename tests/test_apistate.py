@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import random
+from pathlib import Path
 
 import pytest
 
@@ -194,3 +195,20 @@ def test_a_method_bound_before_the_state_became_the_engines(name):
         assert type(c) is State and c == e
     else:
         assert bound() == getattr(e, name)()
+
+
+def test_only_a_bundled_rulesets_kernel_is_looked_for_in_the_cache_at_start(monkeypatch):
+    # looking means lowering the rules and writing their C, which a rule file from a stranger can
+    # make take minutes and gigabytes (tests/hostile): only the rulesets fishrules ships are looked for
+    import fishrules.kernel
+
+    looked: list = []
+    monkeypatch.setattr(fishrules.kernel, "native_is_cached", lambda g: looked.append(g.name) or False)
+    text = (Path(__file__).resolve().parent.parent / "rulesets" / "fishfry.fish").read_text(encoding="utf-8")
+    s = fishrules.loads(text, name="mine.fish").start(players=3, seed=1)
+    assert type(s) is State and looked == []
+    bundled = fishrules.load("fishfry")
+    fresh = object.__new__(type(bundled))  # as a new process would have it: no kernel, nothing looked for
+    fresh.__dict__.update(bundled.__dict__)
+    fresh._kernel, fresh._cached = None, None
+    assert type(fresh.start(players=3, seed=1)) is State and looked == ["fishfry"]

@@ -56,6 +56,7 @@ class Game:
         self._backend = check_backend(backend)
         self._kernel: Any = None
         self._cached: Optional[bool] = None  # whether the native kernel is in the cache (see _states_on_kernel)
+        self._bundled = False  # a ruleset shipped with fishrules, loaded by `load` (see _states_on_kernel)
         self.name = name
         self.variant = resolved.variant
         self._identity = f"{model.title}#{text_hash}"
@@ -194,11 +195,18 @@ class Game:
 
     def _states_on_kernel(self) -> bool:
         """Whether `start` gives a state that decides on the native kernel: with backend "native",
-        or once the kernel is built (by `kernel`, a simulation, a search bot) or its library is in
-        the cache.  Never a compile of seconds at the first `start` of a game at a table."""
+        or once the kernel is built (by `kernel`, a simulation, a search bot) or, for a bundled
+        ruleset, its library is in the cache.  Never a compile of seconds at the first `start` of a
+        game at a table.  Only a bundled ruleset's cache entry is looked for, because looking means
+        lowering the rules and writing their C, which a rule file from anywhere else (untrusted
+        input) can make take minutes and gigabytes: the lowering recurses as deep as the rules nest
+        and doubles at each nested `with the highest`, the C grows with a phase's decisions times
+        its locals.  Such a game's states go on the kernel once something builds its kernel."""
         if self._backend == "python":
             return False
         if self._kernel is None and self._backend == "auto":
+            if not self._bundled:
+                return False
             if self._cached is None:
                 from .kernel import native_is_cached
 
@@ -420,6 +428,7 @@ def load(ruleset: str | os.PathLike, variant: Optional[str] = None, backend: str
     model = _check(resolved)
     name = path.stem if variant is None else f"{path.stem}:{variant}"
     game = Game(resolved, model, name, _hash_files(resolved), backend)
+    game._bundled = path.parent.resolve() == rulesets_dir().resolve()
     _cache[key] = game
     return game
 
