@@ -23,7 +23,7 @@ import random
 import sys
 
 import fishrules
-from fishrules.cli import random_step
+from fishrules.random_play import random_step
 
 CATCH_CARDS = 2  # "5 Fishing cards: 2 "Catch" and 3 "Empty-handed""
 

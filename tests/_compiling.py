@@ -10,7 +10,6 @@ to its smallest value makes the compiler cut everywhere it can; the rules must p
 
 from __future__ import annotations
 
-import copy
 import importlib
 import random
 from typing import Any, Optional
@@ -51,9 +50,14 @@ def compiled_with(game: fishrules.Game, knobs: dict) -> fishrules.Game:
     finally:
         for name, value in saved.items():
             setattr(importlib.import_module(KNOBS[name]), name, value)
-    again = copy.copy(game)
+    # A Game is not copied by copy.copy (a loaded game is shared: `Game.__copy__`), so this is a new
+    # one holding the same model and the program compiled again; it plays on the engine, which runs
+    # that program (the kernel, lowered from the model, would not).
+    again = object.__new__(type(game))
+    again.__dict__.update(game.__dict__)
     again.__dict__.pop("_space_cache", None)
     again._program = program
+    again._kernel, again._backend, again._cached = None, "python", None
     program.identity = game._identity
     return again
 

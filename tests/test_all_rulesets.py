@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import fishrules
 from fishrules import SIMULTANEOUS
-from fishrules.cli import random_step
+from fishrules.random_play import random_step
 
 RULESETS = fishrules.bundled()
 MAX_ACTIONS = 20_000
@@ -67,7 +67,7 @@ def test_random_playout(name, data):
 
 @pytest.mark.parametrize("name", RULESETS)
 def test_explain_prints_rules_that_parse_back_to_the_same(name):
-    from fishrules.parser import parse
+    from fishrules.syntax import parse
 
     game = fishrules.load(name)
     module = parse(game.explain(), "explained.fish")

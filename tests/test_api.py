@@ -1,4 +1,4 @@
-"""The embedding API of DESIGN.md: load, start, current, legal_actions, chance_outcomes, apply,
+"""The embedding API of docs/api.md: load, start, current, legal_actions, chance_outcomes, apply,
 clone, scores, winners, view, history, replay, JSON, RuleError and IllegalAction."""
 
 from __future__ import annotations

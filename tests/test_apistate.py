@@ -238,3 +238,25 @@ def _text(name: str) -> str:
     from fishrules.variants import find_ruleset
 
     return find_ruleset(name).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", ["apply", "legal_actions", "scores", "winners", "clone"])
+def test_a_method_bound_before_the_state_became_the_engines(name):
+    # `state.apply(bot.choose(state, p))` looks `state.apply` up before the bot runs, and a bot that
+    # reads the view (or determinizes) makes the KState a plain State in between: the method bound
+    # to the KState must still do what the State's does
+    g = game("fishfish")
+    k, e = pair(g, 3, 1)
+    k, e = play_beside(k, e, random.Random(2), steps=5)
+    assert type(k) is KState
+    text = k.legal_actions()[0].text
+    bound = getattr(k, name)
+    k.view(0)  # anything but a decision makes it the engine's
+    assert type(k) is State
+    if name == "apply":
+        assert bound(k.legal_actions()[0]) is k and k == e.apply(text)
+    elif name == "clone":
+        c = bound()
+        assert type(c) is State and c == e
+    else:
+        assert bound() == getattr(e, name)()

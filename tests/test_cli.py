@@ -13,7 +13,7 @@ import pytest
 
 import fishrules
 from fishrules.cli import main
-from fishrules.parser import parse
+from fishrules.syntax import parse
 
 BUNDLED = fishrules.bundled()
 EXE = Path(sys.executable).with_name("fishrules")

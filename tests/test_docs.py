@@ -35,6 +35,7 @@ import pytest
 
 import fishrules
 from fishrules import cli
+from fishrules.random_play import random_step
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -98,7 +99,7 @@ def play_out(game: fishrules.Game, players: int, seed: int) -> fishrules.State:
     for _ in range(100_000):
         if state.is_over:
             break
-        cli.random_step(state, rng)
+        random_step(state, rng)
     assert state.is_over
     return state
 

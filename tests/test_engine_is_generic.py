@@ -1,5 +1,5 @@
-"""The engine knows no game: no game's vocabulary may appear in src/fishrules (DESIGN.md,
-invariant 1).  The same words the project's before-stop check looks for."""
+"""The engine knows no game: no game's vocabulary may appear in src/fishrules (docs/architecture.md,
+"What holds everywhere", 1).  The same words the project's before-stop check looks for."""
 
 import re
 from pathlib import Path

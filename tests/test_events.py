@@ -9,7 +9,7 @@ import pytest
 
 import fishrules
 from fishrules import CHANCE, SIMULTANEOUS
-from fishrules.cli import random_step
+from fishrules.random_play import random_step
 
 from .conftest import roll
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import fishrules
-from fishrules.cli import play_random, random_step
+from fishrules.random_play import play_random, random_step
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -18,7 +18,7 @@ import pytest
 
 import fishrules
 from fishrules import SIMULTANEOUS
-from fishrules.cli import random_step
+from fishrules.random_play import random_step
 
 RED_AT = [1, 3, 5, 11, 15]
 YELLOW_AT = [2, 4, 12, 14, 22]

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 import fishrules
 from fishrules import RuleError
 from fishrules.fmt import format_text
-from fishrules.parser import _parser, parse
+from fishrules.syntax import parse
+from fishrules.syntax.lark_parser import lalr_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = sorted((ROOT / "rulesets").glob("*.fish")) + sorted((ROOT / "examples" / "house-rules").glob("*.fish"))
@@ -141,7 +142,7 @@ def test_a_file_with_syntax_errors_is_not_formatted():
 def _lines(text: str):
     """(indent level, tokens, original text of the line, trailing comment or None) per logical line,
     and the gaps (blank lines and comment lines) between them, in order."""
-    ip = _parser().parse_interactive(text)
+    ip = lalr_parser().parse_interactive(text)
     depth, cur = 0, []
     for tok in ip.iter_parse():
         if tok.type == "_NL":

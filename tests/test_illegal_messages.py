@@ -9,7 +9,7 @@ import pytest
 
 import fishrules
 from fishrules import SIMULTANEOUS
-from fishrules.cli import random_step
+from fishrules.random_play import random_step
 
 
 def refusal(s, text) -> str:

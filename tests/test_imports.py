@@ -1,6 +1,6 @@
 """Imports flow one way: a module never imports, even late, a module that imports it back.
 
-The pipeline's stages import only earlier stages (docs: DESIGN.md, "one direction of imports"),
+The pipeline's stages import only earlier stages (docs/architecture.md, "The stages"),
 and so do the modules built on them.  An import written inside a function, to run only when it is
 called, is an import all the same: it used to hide cycles (the runtime importing the
 determinization and the spaces, which import the runtime or the API, which imports the runtime),

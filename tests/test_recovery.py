@@ -1,7 +1,7 @@
 """Error recovery: a file with several syntax errors reports each one once, in order, with no
 follow-on errors, and the checker still runs on what could be read.
 
-The parser goes on after an error with Lark's LALR tables (`fishrules.parser._Recovering`): the
+The parser goes on after an error with Lark's LALR tables (`fishrules.syntax.recovery`): the
 broken line is left out, the lines indented under it are still parsed (for their own errors), and
 what the left-out line declared is noted so that its uses are not reported a second time.
 """
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import fishrules
 from fishrules import RuleError
-from fishrules.parser import MAX_SYNTAX_ERRORS, parse, parse_partial
+from fishrules.syntax import MAX_SYNTAX_ERRORS, parse, parse_partial
 
 HERE = Path(__file__).resolve().parent
 RULESETS = HERE.parent / "rulesets"

@@ -7,7 +7,7 @@
         state.apply(state.legal_actions()[0])
     print(state.scores(), state.winners())
 
-The pipeline is parse (`parser`) -> resolve overlays (`variants`) -> check (`checker`) ->
+The pipeline is parse (`syntax`) -> resolve overlays (`variants`) -> check (`checker`) ->
 compile (`compiler`) -> run (`runtime`); `api` strings them together.  Importing the package
 imports only the errors: the pipeline is imported when a name of it is first used, so a program
 that only catches `fishrules.RuleError` pays nothing for it.

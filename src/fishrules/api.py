@@ -195,7 +195,9 @@ class Game:
     def _states_on_kernel(self) -> bool:
         """Whether `start` gives a state that decides on the native kernel: with backend "native",
         or once the kernel is built (by `kernel`, a simulation, a search bot) or its library is in
-        the cache.  Never a compile of seconds at the first `start` of a game at a table."""
+        the cache.  Never a compile of seconds at the first `start` of a game at a table, and no
+        lowering either: the cache is asked by the rules' hash (`kernel.native_is_cached`), so a
+        stranger's rule file costs nothing here, however deep it nests."""
         if self._backend == "python":
             return False
         if self._kernel is None and self._backend == "auto":
@@ -220,11 +222,9 @@ class Game:
         """What plays this game's many games: "native" or "python" (builds the kernel if needed)."""
         return self.kernel.name
 
-    def __copy__(self) -> "Game":
-        return self  # a loaded game does not change: a copied state shares it
-
     def __deepcopy__(self, memo: dict) -> "Game":
-        return self
+        return self  # a loaded game does not change (and its built kernel holds native handles):
+        # a deep copy of a state shares it.  `copy.copy` of a Game is a new Game sharing its parts.
 
     def __repr__(self) -> str:
         v = f" variant={self.variant!r}" if self.variant else ""

@@ -118,9 +118,9 @@ def _find(items, key) -> Optional[object]:
 
 
 def _header(it) -> str:
-    from .explain import _item
+    from .explain import unparse_item
 
-    return _item(it)[0].rstrip(":")
+    return unparse_item(it)[0].rstrip(":")
 
 
 def _enclosing(items, span: Span) -> Optional[object]:
@@ -253,7 +253,7 @@ def _one(d: Diagnostic, item, span, this: str, key, base_items, final_items, bas
 
 
 def _top_items(resolved):
-    from .parser import parse_partial
+    from .syntax import parse_partial
 
     return parse_partial(resolved.source.text, resolved.source.name).module.items
 

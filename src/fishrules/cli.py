@@ -135,34 +135,6 @@ def cmd_explain(args) -> int:
 # ---- simulate -------------------------------------------------------------------------------------
 
 
-def next_chooser(state: State, prefer_not: Optional[int] = None) -> Optional[int]:
-    """Who acts next: the player to act, or at a simultaneous choice one still choosing (another than
-    `prefer_not` when there is one); None at chance or at the end."""
-    waiting = state.waiting
-    if not waiting:
-        return None
-    others = [p for p in waiting if p != prefer_not]
-    return (others or waiting)[0]
-
-
-def random_step(state: State, rng: random.Random) -> None:
-    """One random legal action, whoever is to act (chance and simultaneous choices included)."""
-    p = next_chooser(state)
-    acts = state.legal_actions(p) if state.current == SIMULTANEOUS else state.legal_actions()
-    state.apply(acts[rng.randrange(len(acts))])
-
-
-def play_random(state: State, rng: random.Random, max_actions: int = 1_000_000) -> State:
-    """Play random legal actions until the game ends."""
-    n = 0
-    while not state.is_over:
-        random_step(state, rng)
-        n += 1
-        if n > max_actions:
-            raise RuntimeError(f"the game did not end within {max_actions} actions")
-    return state
-
-
 def simulate(game: api.Game, players: int, games: int, seed: int, options: dict, progress=None, workers: int = 1,
              dask: Optional[str] = None) -> dict:
     """Random games on the fast path (`fishrules.simulation.simulate`), with the time they took."""
@@ -758,6 +730,8 @@ def _positive(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser.  (Long, and kept whole: it is a flat list of declarations, each
+    command's flags beside its name, in the order `fishrules --help` shows them.)"""
     # the flags every command takes, before or after its name (`fishrules -q check …`, `fishrules check -q …`)
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS,

@@ -26,7 +26,8 @@ from typing import Optional
 from lark import Token
 
 from .errors import RuleError
-from .parser import _parser, parse_partial
+from .syntax import parse_partial
+from .syntax.lark_parser import lalr_parser
 
 __all__ = ["format_text", "format_files", "INDENT"]
 
@@ -92,7 +93,7 @@ class _Layout:
         self.gap_indents: list[int] = []
 
     def run(self) -> str:
-        ip = _parser().parse_interactive(self.text)
+        ip = lalr_parser().parse_interactive(self.text)
         line: list[Token] = []
         for tok in ip.iter_parse():
             if tok.type == "_NL":

@@ -64,7 +64,7 @@ _HASH = re.compile(r"[0-9a-f]{64}")
 
 def _extends_of(text: str, name: str) -> Optional[str]:
     from . import nodes as n
-    from .parser import parse
+    from .syntax import parse
 
     for it in parse(text, name).items:
         if isinstance(it, n.Extends):

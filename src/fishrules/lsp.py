@@ -35,7 +35,7 @@ from urllib.parse import unquote, urlparse
 
 from . import nodes as n
 from .errors import Diagnostic, RuleError, Span
-from .parser import parse_partial
+from .syntax import parse_partial
 
 __all__ = ["Analysis", "Declaration", "analyze", "main", "KEYWORDS", "MAX_MESSAGE", "MAX_DOCUMENT", "MAX_DOCUMENTS"]
 
@@ -428,7 +428,9 @@ def _guarded(answer):
 
 
 def build_server():
-    """The pygls server (imports pygls and lsprotocol)."""
+    """The pygls server (imports pygls and lsprotocol).  (Long, and kept whole: pygls registers each
+    feature as a function decorated on the server, so each is a short closure over the server and
+    the cache of analyses, one after the other.)"""
     import asyncio
 
     from lsprotocol import types as t

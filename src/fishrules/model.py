@@ -3,7 +3,8 @@
 The checker (`fishrules.checker`) resolves every name of the syntax tree and produces these nodes:
 expressions know their type, variables are numbered slots, and every piece of syntax that can fail
 at run time keeps its `span`.  The compiler turns the model into a runnable program; nothing here
-runs.
+runs.  Every node (but `Type`, a value) is a `fishrules.walk.Node`: `iter_child_nodes()`, `walk()`
+and `find_all(kinds)` look through a tree.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Optional
 import attrs
 
 from .errors import Span
+from .walk import Node
 
 node = attrs.frozen(slots=True)
 
@@ -87,16 +89,18 @@ def cards_type(card_set: Optional[str] = None) -> Type:
 # ---- expressions ---------------------------------------------------------------------------------
 
 
-class Expr:
+class Expr(Node):
     __slots__ = ()
     type: Type
 
 
 @node
 class Const(Expr):
-    value: object
+    value: object  # data (a board's thousand circles, say), never an expression
     type: Type
     span: Span | None = _span()
+
+    data_fields = ("value",)
 
 
 @node
@@ -346,22 +350,10 @@ class Singleton(Expr):
     span: Span | None = _span()
 
 
-def children(e: Expr):
-    """The expressions directly inside a model expression."""
-    if type(e) is Const:  # its value is data (a board's thousand circles, say), never an expression
-        return
-    for f in attrs.fields(type(e)):
-        v = getattr(e, f.name)
-        if isinstance(v, Expr):
-            yield v
-        elif isinstance(v, tuple):
-            yield from (i for i in v if isinstance(i, Expr))
-
-
 # ---- statements ----------------------------------------------------------------------------------
 
 
-class Stmt:
+class Stmt(Node):
     __slots__ = ()
 
 
@@ -500,7 +492,7 @@ class RuleStmt(Stmt):
 
 
 @node
-class Option:
+class Option(Node):
     name: str
     type: Type
     default: object
@@ -513,21 +505,21 @@ class Option:
 
 
 @node
-class FaceInfo:
+class FaceInfo(Node):
     kind: str
     value: int
     label: str
 
 
 @node
-class Dice:
+class Dice(Node):
     count: Expr
     faces: tuple[FaceInfo, ...]
     span: Span | None = _span()
 
 
 @node
-class Variable:
+class Variable(Node):
     name: str
     scope: str  # game or player
     type: Type
@@ -541,14 +533,16 @@ class Variable:
 
 
 @node
-class CardInfo:
+class CardInfo(Node):
     card_set: str
     values: tuple  # ((attribute, value), ...)
     label: str
 
+    data_fields = ("values",)
+
 
 @node
-class CardSet:
+class CardSet(Node):
     name: str
     attrs: tuple  # ((attribute, Type), ...)
     first: int
@@ -557,7 +551,7 @@ class CardSet:
 
 
 @node
-class DefineDecl:
+class DefineDecl(Node):
     name: str
     per_player: bool
     expr: Expr
@@ -568,15 +562,17 @@ class DefineDecl:
 
 
 @node
-class Board:
+class Board(Node):
     low: int
     high: int
     lines: tuple[tuple[int, ...], ...]
     span: Span | None = _span()
 
+    data_fields = ("lines",)
+
 
 @node
-class PhaseDecl:
+class PhaseDecl(Node):
     name: str
     param: Optional[str]
     body: tuple[Stmt, ...]
@@ -585,7 +581,7 @@ class PhaseDecl:
 
 
 @node
-class ParamDecl:
+class ParamDecl(Node):
     name: str
     kind: str  # some, one of, number
     slot: int
@@ -599,14 +595,14 @@ class ParamDecl:
 
 
 @node
-class RequireDecl:
+class RequireDecl(Node):
     name: str
     condition: Expr
     span: Span | None = _span()
 
 
 @node
-class BrokenDecl:
+class BrokenDecl(Node):
     rule: str
     condition: Optional[Expr]
     body: tuple[Stmt, ...]
@@ -614,7 +610,7 @@ class BrokenDecl:
 
 
 @node
-class ActionDecl:
+class ActionDecl(Node):
     name: str
     params: tuple[ParamDecl, ...]
     requires: tuple[RequireDecl, ...]
@@ -625,7 +621,7 @@ class ActionDecl:
 
 
 @node
-class ScoreTerm:
+class ScoreTerm(Node):
     name: str
     expr: Expr
     nlocals: int
@@ -633,7 +629,7 @@ class ScoreTerm:
 
 
 @node
-class Model:
+class Model(Node):
     title: str
     min_players: int
     max_players: int

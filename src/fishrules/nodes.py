@@ -2,7 +2,8 @@
 
 Plain, frozen, slotted attrs classes, one per construct of the grammar.  Every node carries a `span`
 (excluded from equality, so two trees compare by meaning) and nothing is resolved yet: names are
-just names.  The checker turns these into the typed model of `fishrules.model`.
+just names.  The checker turns these into the typed model of `fishrules.model`.  Every node is a
+`fishrules.walk.Node`: `iter_child_nodes()`, `walk()` and `find_all(kinds)` look through a tree.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Optional
 import attrs
 
 from .errors import Span
+from .walk import Node
 
 node = attrs.frozen(slots=True)
 
@@ -23,7 +25,7 @@ def _span() -> Span | None:
 # ---- expressions ---------------------------------------------------------------------------------
 
 
-class Expr:
+class Expr(Node):
     __slots__ = ()
 
 
@@ -207,7 +209,7 @@ class WithBest(Expr):
 # ---- types ---------------------------------------------------------------------------------------
 
 
-class TypeSpec:
+class TypeSpec(Node):
     __slots__ = ()
 
 
@@ -258,7 +260,7 @@ class EnumType(TypeSpec):
 # ---- statements ----------------------------------------------------------------------------------
 
 
-class Stmt:
+class Stmt(Node):
     __slots__ = ()
 
 
@@ -437,7 +439,7 @@ class RuleBlock(Stmt):
 # ---- top-level items -----------------------------------------------------------------------------
 
 
-class Item:
+class Item(Node):
     __slots__ = ()
 
 
@@ -470,7 +472,7 @@ class OptionDecl(Item):
 
 
 @node
-class Face:
+class Face(Node):
     name: str
     value: int
     span: Span | None = _span()
@@ -495,12 +497,14 @@ class VarDecl(Item):
 
 
 @node
-class CardAttr:
+class CardAttr(Node):
     """One attribute of a set of cards: its values with how many of each, or a range."""
 
     name: str
     values: tuple  # ((value, count), ...); value is an int or a name
     span: Span | None = _span()
+
+    data_fields = ("values",)
 
 
 @node
@@ -528,6 +532,8 @@ class BoardDecl(Item):
     span: Span | None = _span()
     line_spans: tuple = attrs.field(default=(), eq=False, repr=False, kw_only=True)  # where each line is written
 
+    data_fields = ("lines", "line_spans")
+
 
 @node
 class Phase(Item):
@@ -538,7 +544,7 @@ class Phase(Item):
 
 
 @node
-class ParamType:
+class ParamType(Node):
     kind: str  # "some", "one of", "number", "choice"
     source: Optional[Expr] = None
     low: Optional[Expr] = None
@@ -548,7 +554,7 @@ class ParamType:
 
 
 @node
-class Param:
+class Param(Node):
     name: str
     type: ParamType
     secret: bool = False  # shown as `?` to everybody but the actor
@@ -609,7 +615,7 @@ class AddRule(Item):
 
 
 @node
-class Module:
+class Module(Node):
     """One parsed file."""
 
     items: tuple[Item, ...]

@@ -9,9 +9,9 @@ numbers.  Both are derived here from the ruleset itself, nothing written per gam
   means the same action in every position, every process and every version of the same rules.
   An action's id is its offset plus its parameter values in mixed radix, the first parameter most
   significant; `some X` is a set of X (a multiset of card labels for cards).  Where a domain
-  cannot be bounded from the rules, or the product is too large to number
-  (`MAX_ACTION_IDS`), `ActionSpaceError` says which parameter and how large each factor is; no
-  giant table is ever built.
+  cannot be bounded from the rules (`fishrules.bounds` works the bounds out), or the product is
+  too large to number (`MAX_ACTION_IDS`), `ActionSpaceError` says which parameter and how large
+  each factor is; no giant table is ever built.
 - `ObservationSpec` lays out a vector of floats, field by field (`name`, `offset`, `size`), from the
   ruleset's declarations; `observation(state, player)` fills it from `state.view(player)` alone,
   so it shows exactly what the view shows: nothing a player may not know.
@@ -22,12 +22,13 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 from math import prod
-from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Protocol
 
 import attrs
 
 from . import model as m
 from .errors import IllegalAction, OptionError
+from .bounds import Bounds
 from .limits import MAX_SUBSET
 
 if TYPE_CHECKING:
@@ -43,8 +44,6 @@ MAX_ACTION_IDS = 1 << 17
 MAX_OBSERVATION = 1 << 20
 #: A `some X` parameter with more sets of X than this is numbered by position (below).
 MAX_POSITIONS = (1 << MAX_SUBSET) - 1
-
-_Range = tuple[Optional[int], Optional[int]]
 
 
 class GameLike(Protocol):
@@ -97,245 +96,6 @@ class ActionInfo:
     size: int
 
 
-# ---- what values an expression can take, from the rules alone ------------------------------------
-
-
-class _Bounds:
-    """Bounds on numbers and list lengths worked out from the model (None: not bounded)."""
-
-    def __init__(self, model: m.Model, prog: Any, players: int, dice: int, options: Mapping[str, Any]):
-        self.model, self.prog, self.n, self.dice = model, prog, players, dice
-        self.opt_values = {o.slot: options[o.name] for o in model.options}
-        self.busy: set = set()
-        self.memo: dict = {}
-        self._writes: Optional[dict] = None
-
-    def num(self, e: Any) -> _Range:
-        """The lowest and highest value of a number, or of the numbers of a list or collection."""
-        key = ("num", id(e))
-        if key in self.memo:
-            return self.memo[key]
-        if key in self.busy:
-            return (None, None)
-        self.busy.add(key)
-        try:
-            r = self._num(e)
-        finally:
-            self.busy.discard(key)
-        self.memo[key] = r
-        return r
-
-    def _num(self, e: Any) -> _Range:
-        if isinstance(e, m.Const):
-            v = e.value
-            if isinstance(v, bool):
-                return (0, 1)
-            if isinstance(v, int):
-                return (v, v)
-            if isinstance(v, tuple) and v and all(isinstance(x, int) for x in v):
-                return (min(v), max(v))
-            return (None, None)
-        if isinstance(e, m.GameVar):
-            if e.slot in self.opt_values and isinstance(self.opt_values[e.slot], int):
-                v = self.opt_values[e.slot]
-                return (v, v)
-            return self._written(("g", e.slot), e.type)
-        if isinstance(e, m.PlayerVar):
-            return self._written(("p", e.slot), e.type)
-        if isinstance(e, m.DefineRef):
-            d = self.model.defines.get(e.name)
-            return self.num(d.expr) if d is not None else (None, None)
-        if isinstance(e, (m.Filter, m.Exclude, m.Rotate, m.Direction)):
-            return self.num(e.collection)
-        if isinstance(e, m.Best):
-            return self.num(e.collection)
-        if isinstance(e, m.Project):
-            return self.num(e.expr)
-        if isinstance(e, m.Seat):
-            return (0, self.n - 1)
-        if isinstance(e, m.Negate):
-            lo, hi = self.num(e.operand)
-            return (None if hi is None else -hi, None if lo is None else -lo)
-        if isinstance(e, m.IfExpr):
-            return _union(self.num(e.then), self.num(e.otherwise))
-        if isinstance(e, m.DieAttr):
-            if e.attr == "number":
-                return (1, self.dice)
-            values = self.prog.face_values
-            return (min(values), max(values)) if values else (None, None)
-        if isinstance(e, m.CardAttr):
-            vals = [v for v in self.prog.card_values.get(e.attr, ()) if isinstance(v, int) and not isinstance(v, bool)]
-            return (min(vals), max(vals)) if vals else (None, None)
-        if isinstance(e, m.BinOp) and e.op in ("+", "-", "*"):
-            a, b = self.num(e.left), self.num(e.right)
-            if None in a or None in b:
-                return (None, None)
-            if e.op == "+":
-                return (a[0] + b[0], a[1] + b[1])  # type: ignore[operator]
-            if e.op == "-":
-                return (a[0] - b[1], a[1] - b[0])  # type: ignore[operator]
-            products = [x * y for x in a for y in b]  # type: ignore[operator]
-            return (min(products), max(products))
-        if isinstance(e, m.Builtin):
-            return self._builtin(e)
-        return (None, None)
-
-    def _builtin(self, e: m.Builtin) -> _Range:
-        f, args = e.func, e.args
-        if f in ("min", "max"):
-            if len(args) == 1:
-                return self.num(args[0])
-            rs = [self.num(a) for a in args]
-            los, his = [r[0] for r in rs], [r[1] for r in rs]
-            if f == "min":
-                known = [h for h in his if h is not None]
-                return (None if None in los else min(los), min(known) if known else None)  # type: ignore[type-var]
-            known = [lo for lo in los if lo is not None]
-            return (max(known) if known else None, None if None in his else max(his))  # type: ignore[type-var]
-        if f == "count":
-            return (0, self.length(args[0]))
-        if f == "sum":
-            lo, hi = self.num(args[0])
-            n = self.length(args[0])
-            if lo is None or hi is None or n is None:
-                return (None, None)
-            return (min(0, n * lo), max(0, n * hi))
-        if f == "abs":
-            lo, hi = self.num(args[0])
-            if lo is None or hi is None:
-                return (0, None)
-            return (0 if lo <= 0 <= hi else min(abs(lo), abs(hi)), max(abs(lo), abs(hi)))
-        if f in ("first", "last", "distinct", "largest", "smallest"):
-            return self.num(args[-1])
-        if f == "top":
-            return self.num(args[1])
-        if f in ("adjacent", "slide"):
-            board = self.model.board
-            return (board.low, board.high) if board is not None else (None, None)
-        if f == "divide":
-            lo, hi = self.num(args[0])
-            dlo, dhi = self.num(args[1])
-            if None in (lo, hi, dlo, dhi) or dlo <= 0:  # type: ignore[operator]
-                return (None, None)
-            cands = [lo // dlo, lo // dhi, hi // dlo, hi // dhi]  # type: ignore[operator]
-            return (min(cands), max(cands))
-        return (None, None)
-
-    def length(self, e: Any) -> Optional[int]:
-        """The most things a collection or list can hold, or None."""
-        if isinstance(e, m.Const):
-            return len(e.value) if isinstance(e.value, tuple) else None
-        if isinstance(e, m.AllDice):
-            return self.dice
-        if isinstance(e, m.AllPlayers):
-            return self.n
-        if isinstance(e, m.AllCards):
-            return len(self.model.cards)
-        if isinstance(e, (m.Filter, m.Exclude, m.Project, m.Best, m.Rotate, m.Direction)):
-            return self.length(e.collection)
-        if isinstance(e, m.Singleton):
-            return 1
-        if e.type.kind == "zone":
-            return len(self.model.cards)
-        if isinstance(e, m.DefineRef):
-            d = self.model.defines.get(e.name)
-            key = ("len", e.name)
-            if d is None or key in self.busy:
-                return None
-            self.busy.add(key)
-            try:
-                return self.length(d.expr)
-            finally:
-                self.busy.discard(key)
-        if isinstance(e, m.Builtin):
-            if e.func in ("adjacent", "slide") and self.model.board is not None:
-                return self.model.board.high - self.model.board.low + 1
-            if e.func in ("distinct", "largest", "smallest", "top"):
-                return self.length(e.args[-1])
-        return None
-
-    def _written(self, key: tuple, t: m.Type) -> _Range:
-        """The values a list variable can hold: its first value and everything the rules put in it
-        (a number variable that rules add to or subtract from has no bound)."""
-        if t.kind != "list":
-            return (None, None)
-        writes = self._all_writes().get(key)
-        if writes is None:
-            return (None, None)
-        r: _Range = (None, None)
-        first = True
-        for e in writes:
-            er = self.num(e)
-            if None in er:
-                return (None, None)
-            r = er if first else _union(r, er)
-            first = False
-        return r if not first else (0, 0)
-
-    def _all_writes(self) -> dict:
-        """Variable -> the expressions whose values (or elements) the rules store in it; a
-        variable changed any other way (added to, subtracted from) maps to None."""
-        if self._writes is not None:
-            return self._writes
-        out: dict = {}
-        for v in self.model.game_vars:
-            out.setdefault(("g", v.slot), []).append(v.initial)
-        for v in self.model.player_vars:
-            out.setdefault(("p", v.slot), []).append(v.initial)
-
-        def target(t: Any) -> Optional[tuple]:
-            if isinstance(t, m.GameVar):
-                return ("g", t.slot)
-            if isinstance(t, m.PlayerVar):
-                return ("p", t.slot)
-            return None
-
-        def walk(body: Sequence[Any]) -> None:
-            for s in body:
-                if isinstance(s, m.Assign):
-                    k = target(s.target)
-                    if k is not None and out.get(k) is not None:
-                        out[k].append(s.value)
-                elif isinstance(s, m.Change):
-                    k = target(s.target)
-                    if k is None or out.get(k) is None:
-                        continue
-                    if s.op in ("append", "extend") and s.value is not None:
-                        out[k].append(s.value)
-                    elif s.op in ("increase", "decrease"):
-                        out[k] = None
-                for sub in _bodies(s):
-                    walk(sub)
-
-        for ph in self.model.phases.values():
-            walk(ph.body)
-        for a in self.model.actions.values():
-            walk(a.body)
-            for b in a.broken:
-                walk(b.body)
-        # nothing (`None`, an empty list) adds no value
-        for k, es in out.items():
-            if es is not None:
-                out[k] = [e for e in es if e is not None and not (isinstance(e, m.Const) and e.value in (None, ()))]
-        self._writes = out
-        return out
-
-
-def _bodies(s: Any) -> Iterator[Sequence[Any]]:
-    if isinstance(s, m.IfStmt):
-        for _, body in s.branches:
-            yield body
-        yield s.otherwise
-    elif isinstance(s, (m.RepeatStmt, m.ForEachStmt, m.RuleStmt)):
-        yield s.body
-
-
-def _union(a: _Range, b: _Range) -> _Range:
-    lo = None if a[0] is None or b[0] is None else min(a[0], b[0])
-    hi = None if a[1] is None or b[1] is None else max(a[1], b[1])
-    return (lo, hi)
-
-
 # ---- the action space -----------------------------------------------------------------------------
 
 
@@ -364,7 +124,7 @@ class ActionSpace:
         self.players: int = players
         self.options: dict[str, Any] = dict(options)
         self._prog = prog
-        bounds = _Bounds(model, prog, players, len(state.dice_ids), options)
+        bounds = Bounds(model, prog, players, len(state.dice_ids), options)
         infos: list[ActionInfo] = []
         problems: list[str] = []
         offset = 0
@@ -397,7 +157,7 @@ class ActionSpace:
         self.chance_size: int = max(len(self._faces), len(self._card_labels), 1)
 
     @staticmethod
-    def _param(model: m.Model, prog: Any, p: m.ParamDecl, players: int, dice: int, bounds: _Bounds,
+    def _param(model: m.Model, prog: Any, p: m.ParamDecl, players: int, dice: int, bounds: Bounds,
                action: str, problems: list[str]) -> Optional[ParamInfo]:
         where = f"`{p.name}` of `{action}`"
         if p.kind == "choice":

@@ -188,7 +188,7 @@ def scored_names(model) -> frozenset:
         if isinstance(e, m.DefineRef) and e.name not in seen and e.name in model.defines:
             seen.add(e.name)
             todo.append(model.defines[e.name].expr)
-        todo.extend(m.children(e))
+        todo.extend(e.iter_child_nodes())
     return frozenset(found)
 
 

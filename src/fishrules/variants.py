@@ -26,7 +26,7 @@ import attrs
 from . import nodes as n
 from .errors import Diagnostic, RuleError, Source, Span, did_you_mean, follows_from
 from .limits import MAX_EXTENDS_DEPTH, MAX_EXTENDS_NAME, MAX_SOURCE_BYTES, MAX_VARIANTS
-from .parser import parse_partial
+from .syntax import parse_partial
 
 __all__ = ["Resolved", "resolve_file", "resolve_text", "rulesets_dir", "bundled_names", "find_ruleset",
            "find_extended", "read_rules", "overlay_steps"]
@@ -315,7 +315,7 @@ class _Rules:
     def _other_kind(self, kind: str, name: str) -> Optional[str]:
         """What `name` is, when the rules have it as something other than a `kind`, and what an
         overlay can do with it (None when it is nothing else)."""
-        from .explain import _item
+        from .explain import unparse_item
 
         base = self.base or "the rules it extends"
         if kind != "rule" and name in self.index:
@@ -326,14 +326,14 @@ class _Rules:
             req = self.requires().get(name)
             if req is not None:
                 key, node = req
-                header = _item(self.decls[key])[0] if key in self.decls else f"{key[0]} {key[1]}:"
+                header = unparse_item(self.decls[key])[0] if key in self.decls else f"{key[0]} {key[1]}:"
                 return (f'"{name}" is not a `rule` block but a `require` of {key[0]} `{key[1]}` (at {node.span}), so it cannot be '
                         f"replaced or removed on its own: replace the whole {key[0]}, `replace {header}`, with its lines "
                         f"(`fishrules explain {base}` prints them) and that `require` left out or changed")
         for (k, nm), d in self.decls.items():
             if nm != name or k == kind:
                 continue
-            header = _item(d)[0].rstrip(":")
+            header = unparse_item(d)[0].rstrip(":")
             where = f" (at {d.span})" if getattr(d, "span", None) is not None else ""
             what = {"variable": "a value the game has" if getattr(d, "scope", "") == "game" else "a value each player has",
                     "option": "an option", "define": "a define", "phase": "a phase", "action": "an action",
@@ -558,11 +558,11 @@ def _option_whole(d: Diagnostic, rules: _Rules, source) -> Diagnostic:
     old = rules.decls.get(("option", m.group(1))) if m else None
     if old is None:
         return d
-    from .explain import _type
+    from .explain import unparse_type
 
     value = m.group(2) or "…"
     doc = f', "{old.doc}"' if old.doc else ""
-    whole = f"replace option {old.name}: {_type(old.type)} = {value}{doc}"
+    whole = f"replace option {old.name}: {unparse_type(old.type)} = {value}{doc}"
     return Diagnostic(d.span, d.message, f"write it whole, as {rules.base} declares it, with your default: `{whole}`; "
                       f"for one game only, `--option {old.name}={value}`", d.severity, d.code)
 

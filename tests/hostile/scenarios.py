@@ -428,7 +428,7 @@ def _nesting_refused(exc: fishrules.RuleError) -> bool:
 def deepest(texts: list, name: str = "x.fish") -> int:
     """The last of `texts` (each nested deeper than the one before) that the parser takes, by
     bisection (-1: none).  A syntax error that is not about nesting escapes: the texts are wrong."""
-    from fishrules.parser import parse
+    from fishrules.syntax import parse
 
     def taken(i: int) -> bool:
         try:
@@ -677,20 +677,20 @@ def parse_with_cache_in(folder: str) -> dict:
     it; which cache file it chose (None: none).  The parser is put back as it was afterwards."""
     from importlib import resources
 
-    from fishrules import parser
+    from fishrules.syntax import lark_parser, parse
 
-    grammar = resources.files("fishrules").joinpath("grammar.lark").read_text(encoding="utf-8")
-    saved = parser._cache_folders
-    parser._cache_folders = lambda: (Path(folder),)
-    parser._parser.cache_clear()
+    grammar = resources.files("fishrules.syntax").joinpath("grammar.lark").read_text(encoding="utf-8")
+    saved = lark_parser._cache_folders
+    lark_parser._cache_folders = lambda: (Path(folder),)
+    lark_parser.lalr_parser.cache_clear()
     try:
-        chosen = parser._cache_file(grammar)
-        parser._parser()
-        module = parser.parse('game "Cached"\nplayers 2 to 2\n', "cached.fish")
-        return {"chosen": chosen, "name": parser._cache_name(grammar), "parsed": len(module.items)}
+        chosen = lark_parser._cache_file(grammar)
+        lark_parser.lalr_parser()
+        module = parse('game "Cached"\nplayers 2 to 2\n', "cached.fish")
+        return {"chosen": chosen, "name": lark_parser._cache_name(grammar), "parsed": len(module.items)}
     finally:
-        parser._cache_folders = saved
-        parser._parser.cache_clear()
+        lark_parser._cache_folders = saved
+        lark_parser.lalr_parser.cache_clear()
 
 
 # ---- sizes the rules declare (test_sizes.py) -----------------------------------------------------------
@@ -797,7 +797,7 @@ def shared_tuples(text: str, name: str = "x.fish") -> dict:
             x = stack.pop()
             if isinstance(x, m.Const) and isinstance(x.value, tuple):
                 seen.setdefault(len(x.value), set()).add(id(x.value))
-            stack.extend(m.children(x))
+            stack.extend(x.iter_child_nodes())
     return {k: len(v) for k, v in seen.items()}
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import model as m
+from ..walk import find_all
 
 __all__ = ["facts"]
 
@@ -26,27 +27,13 @@ def facts(game: Any) -> dict[str, bool]:
     a value or zone not public, a secret parameter, a secret choice)."""
     model: m.Model = game.model
     found = {"chance": model.dice is not None, "simultaneous": False, "hidden": False}
-
-    def walk(body: Any) -> None:
-        for s in body:
-            if isinstance(s, (m.RollDice, m.ShuffleZone)):
-                found["chance"] = True
-            elif isinstance(s, m.ChooseTogether):
-                found["simultaneous"] = found["hidden"] = True
-            for f in ("body", "otherwise"):
-                sub = getattr(s, f, None)
-                if isinstance(sub, tuple):
-                    walk(sub)
-            if isinstance(s, m.IfStmt):
-                for _, b in s.branches:
-                    walk(b)
-
-    for ph in model.phases.values():
-        walk(ph.body)
+    decls = (*model.phases.values(), *model.actions.values())
+    for s in find_all(decls, (m.RollDice, m.ShuffleZone, m.ChooseTogether), stop_at=m.Expr):
+        if isinstance(s, m.ChooseTogether):
+            found["simultaneous"] = found["hidden"] = True
+        else:
+            found["chance"] = True
     for a in model.actions.values():
-        walk(a.body)
-        for b in a.broken:
-            walk(b.body)
         if any(p.secret for p in a.params):
             found["hidden"] = True
     for v in model.game_vars + model.player_vars:

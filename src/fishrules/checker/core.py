@@ -104,6 +104,7 @@ class Core:
         self.pending_seen_by: list = []
         self.circles: Optional[m.Const] = None  # the board's circles, once the board is checked
         self.family_numbers: dict[str, tuple] = {}  # a family of zones -> its numbers
+        self.board_model: Optional[m.Board] = None
 
     # ---- diagnostics --------------------------------------------------------------------------
 
@@ -126,57 +127,13 @@ class Core:
     # ---- entry ---------------------------------------------------------------------------------
 
     def run(self) -> m.Model:
+        """Check the whole rule set, in an order where everything is checked after what it uses;
+        the model, or `RuleError` holding every problem found."""
         for it in self.items:
             self.collect(it)
         self.order_defines()
-        top = next((Span(i.span.source, 1, 1, 1, 1) for i in self.items if getattr(i, "span", None)), None)
-        if top is None and self.source is not None:  # an empty file: its problems are at line 1
-            top = Span(self.source, 1, 1, 1, 1)
-        self.top = top
-        if self.title is None:
-            self.error(top, "the rules have no title", 'start the file with a line such as `game "My game"`')
-        if self.players is None:
-            self.error(top, "the rules do not say how many may play", "add a line such as `players 2 to 4`")
-        elif self.players.low < 1 or self.players.high < self.players.low:
-            self.error(self.players.span, f"`players {self.players.low} to {self.players.high}` is not a range of player counts")
-        elif self.players.high > MAX_PLAYERS:
-            self.error(self.players.span, f"at most {MAX_PLAYERS} players are supported")
-
-        self.add_domain("face", ())  # filled by dice
-        self.add_domain(_domain_key(_DIRECTION_CHOICES), _DIRECTION_CHOICES)
-        slot = 0
-        for o in self.option_nodes:
-            opt = self.check_option(o, slot)
-            if opt is not None:
-                self.options[o.name] = opt
-                slot += 1
-        dice = self.check_dice()
-        for c in self.cards_nodes:
-            self.check_cards(c)
-        # Before any rule reads `circles`: a board too large is refused before it is built.
-        board = self.check_board()
-        for v in self.var_nodes:
-            if v.scope == "game":
-                var = self.check_var(v, slot)
-                if var is not None:
-                    self.gvars[v.name] = var
-                    slot += var.family[1] if var.family else 1
-        pslot = 0
-        for v in self.var_nodes:
-            if v.scope == "player":
-                var = self.check_var(v, pslot)
-                if var is not None:
-                    self.pvars[v.name] = var
-                    pslot += 1
-        n_game_slots = slot
-        self.check_zone_count()
-        for v in self.pending_seen_by:
-            u = _Unit("visibility", v.name, you=False)
-            e = self.expr(v.seen_by, u)
-            self.expect(e, "player", v.seen_by, "who sees it")
-            old = self.gvars[v.name]
-            self.gvars[v.name] = m.Variable(old.name, old.scope, old.type, old.initial, "seen by", old.slot, old.choices, e, span=old.span)
-
+        self.check_header()
+        dice, n_game_slots = self.check_values()
         # Each define is checked after the defines it uses, so checking never recurses deeply.
         for name in self.define_order:
             self.define(name, None)
@@ -188,6 +145,7 @@ class Core:
         self.check_evaluation_depth(scores, winners)
         self.check_statement_depths(phases, actions)
         self.check_choice_counts(actions)
+        board = self.board_model  # checked with the declarations, before any rule
         if not self.quieted and not any(d.severity == "error" for d in self.diags):
             self.lint()  # (with errors to fix first, "never used" may only mean "not checked")
             self.lint_deals(phases)
@@ -220,6 +178,59 @@ class Core:
             span=self.top,
         )
 
+    def check_header(self) -> None:
+        """The title and the number of players (their absence reported at line 1: `self.top`)."""
+        top = next((Span(i.span.source, 1, 1, 1, 1) for i in self.items if getattr(i, "span", None)), None)
+        if top is None and self.source is not None:  # an empty file: its problems are at line 1
+            top = Span(self.source, 1, 1, 1, 1)
+        self.top = top
+        if self.title is None:
+            self.error(top, "the rules have no title", 'start the file with a line such as `game "My game"`')
+        if self.players is None:
+            self.error(top, "the rules do not say how many may play", "add a line such as `players 2 to 4`")
+        elif self.players.low < 1 or self.players.high < self.players.low:
+            self.error(self.players.span, f"`players {self.players.low} to {self.players.high}` is not a range of player counts")
+        elif self.players.high > MAX_PLAYERS:
+            self.error(self.players.span, f"at most {MAX_PLAYERS} players are supported")
+
+    def check_values(self) -> tuple[Optional[m.Dice], int]:
+        """Options, dice, cards and variables, numbered into the game's slots and the players':
+        (the dice, how many slots the game has)."""
+        self.add_domain("face", ())  # filled by dice
+        self.add_domain(_domain_key(_DIRECTION_CHOICES), _DIRECTION_CHOICES)
+        slot = 0
+        for o in self.option_nodes:
+            opt = self.check_option(o, slot)
+            if opt is not None:
+                self.options[o.name] = opt
+                slot += 1
+        dice = self.check_dice()
+        for c in self.cards_nodes:
+            self.check_cards(c)
+        # Before any rule reads `circles`: a board too large is refused before it is built.
+        self.board_model = self.check_board()
+        for v in self.var_nodes:
+            if v.scope == "game":
+                var = self.check_var(v, slot)
+                if var is not None:
+                    self.gvars[v.name] = var
+                    slot += var.family[1] if var.family else 1
+        pslot = 0
+        for v in self.var_nodes:
+            if v.scope == "player":
+                var = self.check_var(v, pslot)
+                if var is not None:
+                    self.pvars[v.name] = var
+                    pslot += 1
+        self.check_zone_count()
+        for v in self.pending_seen_by:
+            u = _Unit("visibility", v.name, you=False)
+            e = self.expr(v.seen_by, u)
+            self.expect(e, "player", v.seen_by, "who sees it")
+            old = self.gvars[v.name]
+            self.gvars[v.name] = m.Variable(old.name, old.scope, old.type, old.initial, "seen by", old.slot, old.choices, e, span=old.span)
+        return dice, slot
+
     def check_zone_count(self) -> None:
         """Every zone is room in every position: the game's zones, its families' and each player's
         (once for every seat) are counted together, before a position is built."""
@@ -237,33 +248,50 @@ class Core:
                            "count together (see the limits in the language reference)")
                 return
 
-    def collect(self, it) -> None:
-        if isinstance(it, n.GameDecl):
-            self.title = it
-        elif isinstance(it, n.PlayersDecl):
-            self.players = it
-        elif isinstance(it, n.OptionDecl):
-            self.option_nodes.append(it)
-        elif isinstance(it, n.DiceDecl):
-            self.dice_node = it
-        elif isinstance(it, n.CardsDecl):
-            self.cards_nodes.append(it)
-        elif isinstance(it, n.BoardDecl):
-            self.board_node = it
-        elif isinstance(it, n.VarDecl):
-            self.var_nodes.append(it)
-        elif isinstance(it, n.Define):
-            self.define_nodes[it.name] = it
-        elif isinstance(it, n.Phase):
-            self.phase_nodes[it.name] = it
-        elif isinstance(it, n.Action):
-            self.action_nodes[it.name] = it
-        elif isinstance(it, n.Score):
-            self.score_nodes.append(it)
-        elif isinstance(it, n.Winners):
-            self.winners_node = it
-        else:  # pragma: no cover - the resolver removes every other kind of item
+    def collect(self, it: n.Item) -> None:
+        """File the item `it` where the checking of its kind looks for it.  Dispatch is by node kind
+        (`collect_<Node>`, as `visit_<Node>` for statements and expressions)."""
+        collect = getattr(self, "collect_" + type(it).__name__, None)
+        if collect is None:  # pragma: no cover - the resolver removes every other kind of item
             self.error(getattr(it, "span", None), f"unexpected {type(it).__name__} after resolving overlays")
+            return
+        collect(it)
+
+    def collect_GameDecl(self, it: n.GameDecl) -> None:
+        self.title = it
+
+    def collect_PlayersDecl(self, it: n.PlayersDecl) -> None:
+        self.players = it
+
+    def collect_OptionDecl(self, it: n.OptionDecl) -> None:
+        self.option_nodes.append(it)
+
+    def collect_DiceDecl(self, it: n.DiceDecl) -> None:
+        self.dice_node = it
+
+    def collect_CardsDecl(self, it: n.CardsDecl) -> None:
+        self.cards_nodes.append(it)
+
+    def collect_BoardDecl(self, it: n.BoardDecl) -> None:
+        self.board_node = it
+
+    def collect_VarDecl(self, it: n.VarDecl) -> None:
+        self.var_nodes.append(it)
+
+    def collect_Define(self, it: n.Define) -> None:
+        self.define_nodes[it.name] = it
+
+    def collect_Phase(self, it: n.Phase) -> None:
+        self.phase_nodes[it.name] = it
+
+    def collect_Action(self, it: n.Action) -> None:
+        self.action_nodes[it.name] = it
+
+    def collect_Score(self, it: n.Score) -> None:
+        self.score_nodes.append(it)
+
+    def collect_Winners(self, it: n.Winners) -> None:
+        self.winners_node = it
 
     # ---- names and symbols ----------------------------------------------------------------------
 
@@ -300,29 +328,3 @@ def _as_coll(t: m.Type) -> m.Type:
     if t.kind == "zone":
         return m.Type("collection", element=t.element)
     return t
-
-
-def _walk(e):
-    """Every syntax node below (and including) an expression."""
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if x is None:
-            continue
-        yield x
-        if isinstance(x, (n.Number, n.Text, n.Boolean, n.Nobody, n.You, n.It, n.Name, n.Your)):
-            continue
-        for field in attrs_fields(x):
-            v = getattr(x, field)
-            if isinstance(v, tuple):
-                stack.extend(i for i in v if isinstance(i, n.Expr))
-            elif isinstance(v, n.Expr):
-                stack.append(v)
-
-
-def attrs_fields(x) -> list[str]:
-    import attrs
-
-    return [f.name for f in attrs.fields(type(x)) if f.name != "span"]
-
-

@@ -69,54 +69,65 @@ class _Paper:
     # ---- values --------------------------------------------------------------------------------
 
     def value(self, e, local: dict, depth: int = 0):
+        """The value of the expression `e`, if the paper game knows it for certain (else `_Unknown`).
+        Dispatch is by node kind (`visit_<Node>`); a kind with no method is not known."""
         if depth > 60:
             raise _Unknown
-        if isinstance(e, m.Const):
-            return e.value
-        if isinstance(e, m.Local):
-            if e.slot in local and local[e.slot] is not _UNKNOWN:
-                return local[e.slot]
+        visit = getattr(self, "visit_" + type(e).__name__, None)
+        if visit is None or not isinstance(e, m.Expr):
             raise _Unknown
-        if isinstance(e, m.GameVar):
-            opt = self.c.option_slots().get(e.slot)
-            if opt is not None:
-                return opt.default
-            key = ("g", e.slot)
-            if key in self.values:
-                return self.values[key]
-            raise _Unknown
-        if isinstance(e, m.PlayerVar):
-            p = self.value(e.player, local, depth + 1)
-            key = ("p", e.slot, p)
-            if key in self.values:
-                return self.values[key]
-            raise _Unknown
-        if isinstance(e, m.DefineRef):
-            d = self.c.defines.get(e.name)
-            if d is None or d.per_player or d.params:
-                raise _Unknown
-            return self.value(d.expr, {}, depth + 1)
-        if isinstance(e, m.Builtin):
-            return self.builtin(e, local, depth)
-        if isinstance(e, m.BinOp):
-            return self.binop(e, local, depth)
-        if isinstance(e, m.Not):
-            return not self.value(e.operand, local, depth + 1)
-        if isinstance(e, m.Negate):
-            return -self.value(e.operand, local, depth + 1)
-        if isinstance(e, m.IfExpr):
-            branch = e.then if self.value(e.test, local, depth + 1) else e.otherwise
-            return self.value(branch, local, depth + 1)
-        if isinstance(e, m.Beside):
-            p = self.value(e.player, local, depth + 1)
-            if p is None:
-                raise _Unknown
-            return (p + e.offset) % self.n
-        if isinstance(e, m.AllPlayers):
-            return tuple(range(self.n))
+        return visit(e, local, depth)
+
+    def visit_Const(self, e: m.Const, local: dict, depth: int):
+        return e.value
+
+    def visit_Local(self, e: m.Local, local: dict, depth: int):
+        if e.slot in local and local[e.slot] is not _UNKNOWN:
+            return local[e.slot]
         raise _Unknown
 
-    def binop(self, e: m.BinOp, local: dict, depth: int):
+    def visit_GameVar(self, e: m.GameVar, local: dict, depth: int):
+        opt = self.c.option_slots().get(e.slot)
+        if opt is not None:
+            return opt.default
+        key = ("g", e.slot)
+        if key in self.values:
+            return self.values[key]
+        raise _Unknown
+
+    def visit_PlayerVar(self, e: m.PlayerVar, local: dict, depth: int):
+        p = self.value(e.player, local, depth + 1)
+        key = ("p", e.slot, p)
+        if key in self.values:
+            return self.values[key]
+        raise _Unknown
+
+    def visit_DefineRef(self, e: m.DefineRef, local: dict, depth: int):
+        d = self.c.defines.get(e.name)
+        if d is None or d.per_player or d.params:
+            raise _Unknown
+        return self.value(d.expr, {}, depth + 1)
+
+    def visit_Not(self, e: m.Not, local: dict, depth: int):
+        return not self.value(e.operand, local, depth + 1)
+
+    def visit_Negate(self, e: m.Negate, local: dict, depth: int):
+        return -self.value(e.operand, local, depth + 1)
+
+    def visit_IfExpr(self, e: m.IfExpr, local: dict, depth: int):
+        branch = e.then if self.value(e.test, local, depth + 1) else e.otherwise
+        return self.value(branch, local, depth + 1)
+
+    def visit_Beside(self, e: m.Beside, local: dict, depth: int):
+        p = self.value(e.player, local, depth + 1)
+        if p is None:
+            raise _Unknown
+        return (p + e.offset) % self.n
+
+    def visit_AllPlayers(self, e: m.AllPlayers, local: dict, depth: int):
+        return tuple(range(self.n))
+
+    def visit_BinOp(self, e: m.BinOp, local: dict, depth: int):
         op = e.op
         if op == "and":
             return bool(self.value(e.left, local, depth + 1)) and bool(self.value(e.right, local, depth + 1))
@@ -135,7 +146,7 @@ class _Paper:
         except TypeError:
             raise _Unknown from None
 
-    def builtin(self, e: m.Builtin, local: dict, depth: int):
+    def visit_Builtin(self, e: m.Builtin, local: dict, depth: int):
         f, args = e.func, e.args
         if f == "count" and len(args) == 1:
             a = args[0]
@@ -195,80 +206,89 @@ class _Paper:
             raise _Stop from None
 
     def _stmt(self, s, local: dict, depth: int) -> None:
-        if isinstance(s, (m.ShuffleZone, m.RevealCards, m.RollDice, m.NoOp)):
-            return
-        if isinstance(s, m.RuleStmt):
+        """Play the statement `s` on paper (dispatch by node kind, `visit_<Node>`): a kind with no
+        method (a choice, `play again`, `unavailable`) ends the paper game there."""
+        visit = getattr(self, "visit_" + type(s).__name__, None)
+        if visit is None or not isinstance(s, m.Stmt):
+            raise _Stop
+        visit(s, local, depth)
+
+    def _nothing(self, s, local: dict, depth: int) -> None:
+        """A statement that changes no count of cards."""
+
+    visit_ShuffleZone = visit_RevealCards = visit_RollDice = visit_NoOp = _nothing
+
+    def visit_RuleStmt(self, s: m.RuleStmt, local: dict, depth: int) -> None:
+        self.block(s.body, local, depth)
+
+    def visit_Assign(self, s: m.Assign, local: dict, depth: int) -> None:
+        self.assign(s.target, local, lambda old: self.value(s.value, local))
+
+    def visit_Change(self, s: m.Change, local: dict, depth: int) -> None:
+        if s.op in ("increase", "decrease"):
+            sign = 1 if s.op == "increase" else -1
+            self.assign(s.target, local, lambda old: old + sign * self.value(s.value, local))
+        else:
+            self.assign(s.target, local, None)
+
+    def visit_MoveCards(self, s: m.MoveCards, local: dict, depth: int) -> None:
+        self.move(s, local)
+
+    def visit_DrawCards(self, s: m.DrawCards, local: dict, depth: int) -> None:
+        self.draw(s, local)
+
+    def visit_IfStmt(self, s: m.IfStmt, local: dict, depth: int) -> None:
+        for cond, body in s.branches:
+            if self.value(cond, local):
+                self.block(body, local, depth)
+                return
+        self.block(s.otherwise, local, depth)
+
+    def visit_RepeatStmt(self, s: m.RepeatStmt, local: dict, depth: int) -> None:
+        if s.kind != "times":
+            raise _Stop
+        times = self.value(s.expr, local)
+        if not isinstance(times, int):
+            raise _Stop
+        for _ in range(max(0, times)):
             self.block(s.body, local, depth)
-            return
-        if isinstance(s, m.Assign):
-            self.assign(s.target, local, lambda old: self.value(s.value, local))
-            return
-        if isinstance(s, m.Change):
-            if s.op in ("increase", "decrease"):
-                sign = 1 if s.op == "increase" else -1
-                self.assign(s.target, local, lambda old: old + sign * self.value(s.value, local))
-            else:
-                self.assign(s.target, local, None)
-            return
-        if isinstance(s, m.MoveCards):
-            self.move(s, local)
-            return
-        if isinstance(s, m.DrawCards):
-            self.draw(s, local)
-            return
-        if isinstance(s, m.IfStmt):
-            for cond, body in s.branches:
-                if self.value(cond, local):
-                    self.block(body, local, depth)
-                    return
-            self.block(s.otherwise, local, depth)
-            return
-        if isinstance(s, m.RepeatStmt):
-            if s.kind != "times":
-                raise _Stop
-            times = self.value(s.expr, local)
-            if not isinstance(times, int):
-                raise _Stop
-            for _ in range(max(0, times)):
-                self.block(s.body, local, depth)
-            return
-        if isinstance(s, m.ForEachStmt):
-            items = self.value(s.collection, local) if not isinstance(s.collection, m.Rotate) else self.rotate(s.collection, local)
-            if not isinstance(items, tuple):
-                raise _Stop
-            over_players = s.collection.type == m.PLAYERS
-            for x in items:
-                inner = dict(local)
-                inner[s.var_slot] = x
-                if over_players:
-                    self.players_loop.append(x)
-                try:
-                    self.block(s.body, inner, depth)
-                finally:
-                    if over_players:
-                        self.players_loop.pop()
-            return
-        if isinstance(s, m.CallPhase):
-            phase = self.phases.get(s.phase)
-            if phase is None or depth >= _DEPTH:
-                raise _Stop
-            inner: dict = {}
-            if s.argument is not None:
-                try:
-                    inner[0] = self.value(s.argument, local)
-                except _Unknown:
-                    inner[0] = _UNKNOWN
+
+    def visit_ForEachStmt(self, s: m.ForEachStmt, local: dict, depth: int) -> None:
+        items = self.value(s.collection, local) if not isinstance(s.collection, m.Rotate) else self.rotate(s.collection, local)
+        if not isinstance(items, tuple):
+            raise _Stop
+        over_players = s.collection.type == m.PLAYERS
+        for x in items:
+            inner = dict(local)
+            inner[s.var_slot] = x
+            if over_players:
+                self.players_loop.append(x)
             try:
-                self.block(phase.body, inner, depth + 1)
-            except _End as end:
-                if end.phase != s.phase:
-                    raise
-            return
-        if isinstance(s, m.EndPhase):
-            if s.phase == "game":
-                raise _Stop
-            raise _End(s.phase)
-        raise _Stop  # a choice, `play again`, `unavailable`: the paper game ends here
+                self.block(s.body, inner, depth)
+            finally:
+                if over_players:
+                    self.players_loop.pop()
+
+    def visit_CallPhase(self, s: m.CallPhase, local: dict, depth: int) -> None:
+        phase = self.phases.get(s.phase)
+        if phase is None or depth >= _DEPTH:
+            raise _Stop
+        inner: dict = {}
+        if s.argument is not None:
+            try:
+                inner[0] = self.value(s.argument, local)
+            except _Unknown:
+                inner[0] = _UNKNOWN
+        try:
+            self.block(phase.body, inner, depth + 1)
+        except _End as end:
+            if end.phase != s.phase:
+                raise
+
+    def visit_EndPhase(self, s: m.EndPhase, local: dict, depth: int) -> None:
+        if s.phase == "game":
+            raise _Stop
+        raise _End(s.phase)
 
     def rotate(self, e: m.Rotate, local: dict) -> tuple:
         items = self.value(e.collection, local)

@@ -15,7 +15,6 @@ from .core import (
     ERR,
     _domain_key,
     _Unit,
-    _walk,
 )
 
 
@@ -211,8 +210,9 @@ class Declarations:
 
     def only_options(self, e: n.Expr, what: str) -> None:
         """`what` is computed when the game starts, so it may use numbers, choices and options only."""
-        bad = [x for x in _walk(e) if isinstance(x, n.Name) and x.name not in self.options and x.name not in self.symbol_domains]
-        bad += [x for x in _walk(e) if isinstance(x, (n.Your, n.Possessive, n.Call, n.You))]
+        # (of several, the one named is the first a stack's walk comes to: see `fishrules.walk`)
+        bad = [x for x in e.find_all(n.Name, last_first=True) if x.name not in self.options and x.name not in self.symbol_domains]
+        bad += list(e.find_all((n.Your, n.Possessive, n.Call, n.You), last_first=True))
         if bad:
             self.error(bad[0].span, f"{what} is fixed when the game starts: use numbers, choices and options only")
 

@@ -10,7 +10,6 @@ from ..errors import Span
 from .core import (
     _PARAM_TYPES,
     _Unit,
-    _walk,
 )
 
 #: the syntax that can name a define: `name`, `your name`, `X's name`, `name of X`
@@ -27,7 +26,7 @@ class Defines:
         uses: dict[str, list[str]] = {}
         for name, d in self.define_nodes.items():
             found = []
-            for x in _walk(d.expr):
+            for x in d.expr.walk(last_first=True):  # (the order the defines are checked in rests on it)
                 word = x.func if isinstance(x, n.Call) else getattr(x, "name", None) if isinstance(x, _NAMING) else None
                 if word is not None and word != name and word in self.define_nodes:
                     found.append(word)
@@ -56,7 +55,7 @@ class Defines:
             d = self.define_nodes[name]
             per = False
             if not d.params:
-                for x in _walk(d.expr):
+                for x in d.expr.walk():
                     if isinstance(x, (n.You, n.Your)) or (
                         isinstance(x, n.Name) and x.name != name and self.per_player_cache.get(x.name, False)
                     ):
@@ -105,7 +104,7 @@ class Defines:
             slot = u.alloc()
             u.scopes[0][pname] = m.Local(slot, pt, pname)
             params.append((pname, pt))
-        if d.params and any(isinstance(x, (n.You, n.Your)) for x in _walk(d.expr)):
+        if d.params and any(d.expr.find_all((n.You, n.Your))):
             self.error(d.span, f"`{name}` has parameters, so it cannot also be about `you`", "pass the player as a parameter")
         e = self.expr(d.expr, u)
         self.defining.discard(name)

@@ -1,4 +1,8 @@
-"""The checker, expressions: names and scopes, attributes, built-in functions, operators and types."""
+"""The checker, expressions: names and scopes, attributes, built-in functions, operators and types.
+
+Each kind of expression is checked by its own method, `visit_<Node>` (as the compiler writes each
+kind of model node), and each built-in function by the method `_BUILTIN_CHECKS` names; every one
+returns the model of what it checked, a stand-in of the type `ERR` after reporting a problem."""
 
 from __future__ import annotations
 
@@ -28,6 +32,16 @@ _OTHER_LANGUAGES = {
 }
 
 
+#: built-in function -> the method that checks a call of it (each name of `BUILTINS` has one)
+_BUILTIN_CHECKS = {
+    "first": "builtin_first_last", "last": "builtin_first_last", "top": "builtin_top",
+    "distinct": "builtin_distinct", "adjacent": "builtin_board", "slide": "builtin_board",
+    "divide": "builtin_divide", "count": "builtin_count", "sum": "builtin_sum_abs", "abs": "builtin_sum_abs",
+    "min": "builtin_min_max", "max": "builtin_min_max", "largest": "builtin_largest_smallest",
+    "smallest": "builtin_largest_smallest",
+}
+
+
 class Expressions:
     # ---- expressions ----------------------------------------------------------------------------
 
@@ -45,153 +59,180 @@ class Expressions:
         return False
 
     def expr(self, e: n.Expr, u: _Unit, expected: Optional[m.Type] = None) -> m.Expr:
+        """The typed model of the expression `e` (a stand-in of the type `ERR` after reporting what
+        is wrong with it).  `expected` is the type the place of `e` calls for, if any: a bare choice
+        (`red`) is read as a choice of that type.  Dispatch is by node kind (`visit_<Node>`)."""
         try:
-            return self._expr(e, u, expected)
+            return getattr(self, "visit_" + type(e).__name__)(e, u, expected)
         except RecursionError:
             self.error(getattr(e, "span", None), "this expression is nested too deeply")
             return self.bad(getattr(e, "span", None))
 
-    def _expr(self, e: n.Expr, u: _Unit, expected: Optional[m.Type] = None) -> m.Expr:
+    # ---- words --------------------------------------------------------------------------------------
+
+    def visit_Number(self, e: n.Number, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+        return m.Const(e.value, m.NUMBER, span=e.span)
+
+    def visit_Boolean(self, e: n.Boolean, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+        return m.Const(e.value, m.BOOL, span=e.span)
+
+    def visit_Text(self, e: n.Text, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+        return m.Const(e.value, m.TEXT, span=e.span)
+
+    def visit_Nobody(self, e: n.Nobody, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+        return m.Const(None, m.PLAYER, span=e.span)
+
+    def visit_You(self, e: n.You, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
         sp = e.span
-        if isinstance(e, n.Number):
-            return m.Const(e.value, m.NUMBER, span=sp)
-        if isinstance(e, n.Boolean):
-            return m.Const(e.value, m.BOOL, span=sp)
-        if isinstance(e, n.Text):
-            return m.Const(e.value, m.TEXT, span=sp)
-        if isinstance(e, n.Nobody):
-            return m.Const(None, m.PLAYER, span=sp)
-        if isinstance(e, n.You):
-            if u.you is None:
-                self.error(sp, "`you` only means something in an action, a score, or a define about a player",
-                           "in a phase, name the player, as in `roller`")
-                return self.bad(sp)
-            return m.Local(u.you, m.PLAYER, "you", span=sp)
-        if isinstance(e, n.It):
-            if not u.elems:
-                self.error(sp, "`it` only means something inside `where`, `every`, `any`, `no` or `with the highest`")
-                return self.bad(sp)
-            el = u.elems[-1]
-            return m.Local(el.slot, el.type, "it", span=sp)
-        if isinstance(e, n.Name):
-            return self.name(e, u, expected)
-        if isinstance(e, n.Your):
-            if u.you is None:
-                self.error(sp, f"`your {e.name}`: there is no `you` here",
-                           f"`your` means the player an action, score or define is about; in a phase write `PLAYER's {e.name}`")
-                return self.bad(sp)
-            return self.player_attr(e.name, m.Local(u.you, m.PLAYER, "you"), sp)
-        if isinstance(e, (n.Possessive, n.AttrOf)):
-            target_src = e.owner if isinstance(e, n.Possessive) else e.target
-            target = self.expr(target_src, u)
-            return self.attr(e.name, target, sp, u)
-        if isinstance(e, n.Beside):
-            p = self.expr(e.player, u)
-            self.expect(p, "player", e.player, "`left of`/`right of`")
-            return m.Beside(p, e.offset, span=sp)
-        if isinstance(e, n.Call):
-            return self.call(e, u)
-        if isinstance(e, n.BinOp):
-            return self.binop(e, u)
-        if isinstance(e, n.Not):
-            x = self.expr(e.operand, u)
-            self.expect(x, "bool", e.operand, "what `not` applies to")
-            return m.Not(x, span=sp)
-        if isinstance(e, n.Negate):
-            x = self.expr(e.operand, u)
-            self.expect(x, "number", e.operand, "what `-` applies to")
-            return m.Negate(x, span=sp)
-        if isinstance(e, n.IfExpr):
-            t = self.expr(e.test, u)
-            self.expect(t, "bool", e.test, "the condition of `if`")
-            a = self.expr(e.then, u, expected)
-            b = self.expr(e.otherwise, u, expected if expected else a.type)
-            if ERR in (a.type, b.type):
-                return m.IfExpr(t, a, b, ERR, span=sp)
-            if a.type != b.type:
-                if {a.type, b.type} == {m.PLAYER, m.PLAYERS}:
-                    a = m.Singleton(a, span=a.span) if a.type == m.PLAYER else a
-                    b = m.Singleton(b, span=b.span) if b.type == m.PLAYER else b
-                else:
-                    self.error(sp, f"the two sides of this `if … then … otherwise …` differ: {a.type} and {b.type}")
-                    return m.IfExpr(t, a, b, ERR, span=sp)
-            return m.IfExpr(t, a, b, a.type, span=sp)
-        if isinstance(e, n.Shows):
-            d = self.expr(e.thing, u)
-            self.expect(d, "die", e.thing, "what `shows` applies to")
-            self.face(e.face, sp)
-            return m.DieShows(d, e.face, span=sp)
-        if isinstance(e, n.Quantified):
-            if e.source is not None:
-                coll = self.expr(e.source, u)
+        if u.you is None:
+            self.error(sp, "`you` only means something in an action, a score, or a define about a player",
+                       "in a phase, name the player, as in `roller`")
+            return self.bad(sp)
+        return m.Local(u.you, m.PLAYER, "you", span=sp)
+
+    def visit_It(self, e: n.It, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+        sp = e.span
+        if not u.elems:
+            self.error(sp, "`it` only means something inside `where`, `every`, `any`, `no` or `with the highest`")
+            return self.bad(sp)
+        el = u.elems[-1]
+        return m.Local(el.slot, el.type, "it", span=sp)
+
+    def visit_Your(self, e: n.Your, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+        sp = e.span
+        if u.you is None:
+            self.error(sp, f"`your {e.name}`: there is no `you` here",
+                       f"`your` means the player an action, score or define is about; in a phase write `PLAYER's {e.name}`")
+            return self.bad(sp)
+        return self.player_attr(e.name, m.Local(u.you, m.PLAYER, "you"), sp)
+
+    def visit_Possessive(self, e: n.Possessive, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+        return self.attr(e.name, self.expr(e.owner, u), e.span, u)
+
+    def visit_AttrOf(self, e: n.AttrOf, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+        return self.attr(e.name, self.expr(e.target, u), e.span, u)
+
+    def visit_Beside(self, e: n.Beside, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+        p = self.expr(e.player, u)
+        self.expect(p, "player", e.player, "`left of`/`right of`")
+        return m.Beside(p, e.offset, span=e.span)
+
+    # ---- operators ----------------------------------------------------------------------------------
+
+    def visit_Not(self, e: n.Not, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+        x = self.expr(e.operand, u)
+        self.expect(x, "bool", e.operand, "what `not` applies to")
+        return m.Not(x, span=e.span)
+
+    def visit_Negate(self, e: n.Negate, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+        x = self.expr(e.operand, u)
+        self.expect(x, "number", e.operand, "what `-` applies to")
+        return m.Negate(x, span=e.span)
+
+    def visit_IfExpr(self, e: n.IfExpr, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+        sp = e.span
+        t = self.expr(e.test, u)
+        self.expect(t, "bool", e.test, "the condition of `if`")
+        a = self.expr(e.then, u, expected)
+        b = self.expr(e.otherwise, u, expected if expected else a.type)
+        if ERR in (a.type, b.type):
+            return m.IfExpr(t, a, b, ERR, span=sp)
+        if a.type != b.type:
+            if {a.type, b.type} == {m.PLAYER, m.PLAYERS}:
+                a = m.Singleton(a, span=a.span) if a.type == m.PLAYER else a
+                b = m.Singleton(b, span=b.span) if b.type == m.PLAYER else b
             else:
-                plural = _PLURAL.get(e.var)
-                if plural is None:
-                    self.error(sp, f"say what to look through: `{e.quantifier} {e.var} in …`")
-                    return self.bad(sp)
-                coll = self.expr(n.Name(plural, span=sp), u)
-            elem = self.elem_type(coll, e.source or e, f"`{e.quantifier}`")
-            slot = u.alloc()
-            el = m.Local(slot, elem, e.var)
-            u.scopes.append({e.var: el})
-            u.elems.append(el)
-            try:
-                if e.face is not None:
-                    if elem not in (m.DIE, ERR):
-                        self.error(sp, f"only dice show faces; these are {coll.type}")
-                    self.face(e.face, sp)
-                    cond = m.DieShows(el, e.face)
-                else:
-                    cond = self.expr(e.condition, u)
-                    self.expect(cond, "bool", e.condition, "the condition")
-                    self.lint_quantifier(e, elem)
-            finally:
-                u.scopes.pop()
-                u.elems.pop()
-            return m.Quantified(e.quantifier, coll, slot, cond, span=sp)
-        if isinstance(e, n.Showing):
-            coll = self.expr(e.collection, u)
-            elem = self.elem_type(coll, e.collection, "`showing`")
-            if elem not in (m.DIE, ERR):
-                self.error(e.collection.span, f"only dice show faces; this is {coll.type}")
-            self.face(e.face, sp)
-            slot = u.alloc()
-            return m.Filter(coll, slot, m.DieShows(m.Local(slot, m.DIE), e.face), coll.type, span=sp)
-        if isinstance(e, n.Where):
-            coll, slot, cond = self.each_element(e.collection, e.condition, u, "`where`")
-            self.expect(cond, "bool", e.condition, "the condition of `where`")
-            return m.Filter(coll, slot, cond, _as_coll(coll.type), span=sp)
-        if isinstance(e, n.WithBest):
-            coll, slot, key = self.each_element(e.collection, e.key, u, "`with the highest`")
-            self.expect(key, "number", e.key, "what is compared")
-            if coll.type == m.LIST:
-                self.error(sp, "`with the highest` picks among things; for numbers use `max(…)`")
+                self.error(sp, f"the two sides of this `if … then … otherwise …` differ: {a.type} and {b.type}")
+                return m.IfExpr(t, a, b, ERR, span=sp)
+        return m.IfExpr(t, a, b, a.type, span=sp)
+
+    # ---- dice, collections and their elements -------------------------------------------------------
+
+    def visit_Shows(self, e: n.Shows, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+        d = self.expr(e.thing, u)
+        self.expect(d, "die", e.thing, "what `shows` applies to")
+        self.face(e.face, e.span)
+        return m.DieShows(d, e.face, span=e.span)
+
+    def visit_Quantified(self, e: n.Quantified, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+        sp = e.span
+        if e.source is not None:
+            coll = self.expr(e.source, u)
+        else:
+            plural = _PLURAL.get(e.var)
+            if plural is None:
+                self.error(sp, f"say what to look through: `{e.quantifier} {e.var} in …`")
                 return self.bad(sp)
-            return m.Best(coll, slot, key, e.highest, _as_coll(coll.type), span=sp)
-        if isinstance(e, n.OtherThan):
-            coll = self.expr(e.collection, u)
-            elem = self.elem_type(coll, e.collection, "`other than`")
-            x = self.expr(e.excluded, u)
-            if x.type != ERR and elem != ERR and x.type != elem and x.type != coll.type:
-                self.error(e.excluded.span, f"`other than` leaves out {elem}, not {x.type}")
-            return m.Exclude(coll, x, _as_coll(coll.type), span=sp)
-        if isinstance(e, n.StartingWith):
-            coll = self.expr(e.collection, u)
-            if coll.type not in (m.PLAYERS, ERR):
-                self.error(e.collection.span, f"only players have a turn order to start from; this is {coll.type}")
-            f = self.expr(e.first, u)
-            self.expect(f, "player", e.first, "the first player")
-            return m.Rotate(coll, f, coll.type, span=sp)
-        if isinstance(e, n.Going):
-            coll = self.expr(e.collection, u)
-            if coll.type not in (m.PLAYERS, ERR):
-                self.error(e.collection.span, f"only players go round the table; this is {coll.type}")
-            dkey = _domain_key(_DIRECTION_CHOICES)
-            d = self.expr(e.direction, u, expected=m.symbol_type(dkey))
-            if d.type != ERR and d.type != m.symbol_type(dkey):
-                self.error(e.direction.span, f"`going` takes clockwise or counterclockwise, not {d.type}")
-            return m.Direction(coll, d, coll.type, span=sp)
-        raise AssertionError(e)  # pragma: no cover
+            coll = self.expr(n.Name(plural, span=sp), u)
+        elem = self.elem_type(coll, e.source or e, f"`{e.quantifier}`")
+        slot = u.alloc()
+        el = m.Local(slot, elem, e.var)
+        u.scopes.append({e.var: el})
+        u.elems.append(el)
+        try:
+            if e.face is not None:
+                if elem not in (m.DIE, ERR):
+                    self.error(sp, f"only dice show faces; these are {coll.type}")
+                self.face(e.face, sp)
+                cond = m.DieShows(el, e.face)
+            else:
+                cond = self.expr(e.condition, u)
+                self.expect(cond, "bool", e.condition, "the condition")
+                self.lint_quantifier(e, elem)
+        finally:
+            u.scopes.pop()
+            u.elems.pop()
+        return m.Quantified(e.quantifier, coll, slot, cond, span=sp)
+
+    def visit_Showing(self, e: n.Showing, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+        sp = e.span
+        coll = self.expr(e.collection, u)
+        elem = self.elem_type(coll, e.collection, "`showing`")
+        if elem not in (m.DIE, ERR):
+            self.error(e.collection.span, f"only dice show faces; this is {coll.type}")
+        self.face(e.face, sp)
+        slot = u.alloc()
+        return m.Filter(coll, slot, m.DieShows(m.Local(slot, m.DIE), e.face), coll.type, span=sp)
+
+    def visit_Where(self, e: n.Where, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+        coll, slot, cond = self.each_element(e.collection, e.condition, u, "`where`")
+        self.expect(cond, "bool", e.condition, "the condition of `where`")
+        return m.Filter(coll, slot, cond, _as_coll(coll.type), span=e.span)
+
+    def visit_WithBest(self, e: n.WithBest, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+        sp = e.span
+        coll, slot, key = self.each_element(e.collection, e.key, u, "`with the highest`")
+        self.expect(key, "number", e.key, "what is compared")
+        if coll.type == m.LIST:
+            self.error(sp, "`with the highest` picks among things; for numbers use `max(…)`")
+            return self.bad(sp)
+        return m.Best(coll, slot, key, e.highest, _as_coll(coll.type), span=sp)
+
+    def visit_OtherThan(self, e: n.OtherThan, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+        coll = self.expr(e.collection, u)
+        elem = self.elem_type(coll, e.collection, "`other than`")
+        x = self.expr(e.excluded, u)
+        if x.type != ERR and elem != ERR and x.type != elem and x.type != coll.type:
+            self.error(e.excluded.span, f"`other than` leaves out {elem}, not {x.type}")
+        return m.Exclude(coll, x, _as_coll(coll.type), span=e.span)
+
+    def visit_StartingWith(self, e: n.StartingWith, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+        coll = self.expr(e.collection, u)
+        if coll.type not in (m.PLAYERS, ERR):
+            self.error(e.collection.span, f"only players have a turn order to start from; this is {coll.type}")
+        f = self.expr(e.first, u)
+        self.expect(f, "player", e.first, "the first player")
+        return m.Rotate(coll, f, coll.type, span=e.span)
+
+    def visit_Going(self, e: n.Going, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+        coll = self.expr(e.collection, u)
+        if coll.type not in (m.PLAYERS, ERR):
+            self.error(e.collection.span, f"only players go round the table; this is {coll.type}")
+        dkey = _domain_key(_DIRECTION_CHOICES)
+        d = self.expr(e.direction, u, expected=m.symbol_type(dkey))
+        if d.type != ERR and d.type != m.symbol_type(dkey):
+            self.error(e.direction.span, f"`going` takes clockwise or counterclockwise, not {d.type}")
+        return m.Direction(coll, d, coll.type, span=e.span)
 
     def each_element(self, coll_src: n.Expr, body_src: n.Expr, u: _Unit, what: str):
         """Check `body_src` once per element of `coll_src` (bound as `it`, its values named bare):
@@ -222,7 +263,7 @@ class Expressions:
         elif name not in self.face_kinds:
             self.error(span, f"no die has a face `{name}`", did_you_mean(name, self.face_kinds))
 
-    def name(self, e: n.Name, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
+    def visit_Name(self, e: n.Name, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
         nm, sp = e.name, e.span
         for sc in reversed(u.scopes):
             if nm in sc:
@@ -381,22 +422,14 @@ class Expressions:
         lo, count = v.family
         return m.ZoneAt(v.slot, lo, count, i, e.func, v.type, span=e.span)
 
-    def call(self, e: n.Call, u: _Unit) -> m.Expr:
+    # ---- calls: zones of a family, defines with parameters, built-in functions ---------------------
+
+    def visit_Call(self, e: n.Call, u: _Unit, expected: Optional[m.Type] = None) -> m.Expr:
         f, sp = e.func, e.span
         if f in self.gvars and self.gvars[f].family:
             return self.zone_at(e, u)
         if f in self.define_nodes and self.define_nodes[f].params:
-            d = self.define(f, sp)
-            args = [self.expr(a, u) for a in e.args]
-            if d is None:
-                return self.bad(sp)
-            if len(args) != len(d.params):
-                self.error(sp, f"`{f}` takes {len(d.params)}, not {len(args)}: " + ", ".join(p for p, _ in d.params))
-                return self.bad(sp)
-            for a, src, (pname, pt) in zip(args, e.args, d.params):
-                if a.type != ERR and a.type.kind != pt.kind:
-                    self.error(src.span, f"`{pname}` of `{f}` is {pt}, not {a.type}")
-            return m.DefineRef(f, None, d.type, span=sp, args=tuple(args))
+            return self.define_call(e, u)
         if f not in BUILTINS:
             hint = did_you_mean(f, BUILTINS) or ("the functions are " + ", ".join(BUILTINS))
             self.error(sp, f"unknown function `{f}`", hint)
@@ -406,97 +439,136 @@ class Expressions:
         args = [self.expr(a, u) for a in e.args]
         if any(a.type == ERR for a in args):
             return self.bad(sp)
-        kinds = [a.type.kind for a in args]
+        return getattr(self, _BUILTIN_CHECKS[f])(e, args, [a.type.kind for a in args])
 
-        def arity(k: int) -> bool:
-            if len(args) != k:
-                self.error(sp, f"`{f}` takes {k} {'thing' if k == 1 else 'things'}, not {len(args)}", f"`{f}` takes {BUILTINS[f]}")
-                return False
-            return True
-
-        if f in ("first", "last"):
-            if not arity(1):
-                return self.bad(sp)
-            t = args[0].type
-            if t.is_collection:
-                return m.Builtin(f, tuple(args), t.element, span=sp)
-            if t.kind == "list":
-                return m.Builtin(f, tuple(args), t.element or m.NUMBER, span=sp)
-            self.error(e.args[0].span, f"`{f}` takes a collection or a list, not {t}")
+    def define_call(self, e: n.Call, u: _Unit) -> m.Expr:
+        """`name(a, b)` of a define with parameters."""
+        f, sp = e.func, e.span
+        d = self.define(f, sp)
+        args = [self.expr(a, u) for a in e.args]
+        if d is None:
             return self.bad(sp)
-        if f == "top":
-            if not arity(2):
-                return self.bad(sp)
-            t = args[1].type
-            if kinds[0] != "number" or not (t.is_collection or t.kind == "list"):
-                self.error(sp, "`top` takes how many and a zone, collection or list, as in `top(2, deck)`")
-                return self.bad(sp)
-            rt = m.Type("collection", element=t.element) if t.is_collection else t
-            return m.Builtin(f, tuple(args), rt, span=sp)
-        if f == "distinct":
-            if not arity(1):
-                return self.bad(sp)
-            if kinds[0] != "list":
-                self.error(sp, "`distinct` takes a list, as in `distinct(colour of taken)`")
-                return self.bad(sp)
-            return m.Builtin(f, tuple(args), args[0].type, span=sp)
-        if f in ("adjacent", "slide"):
-            if self.board_node is None:
-                self.error(sp, f"`{f}` needs a board", "declare one: `board: circles from 1 to 9` with its lines below")
-                return self.bad(sp)
-            if not arity(1 if f == "adjacent" else 2):
-                return self.bad(sp)
-            if kinds[0] != "number" or (f == "slide" and args[1].type != m.LIST):
-                self.error(sp, f"`{f}` takes {BUILTINS[f]}")
-                return self.bad(sp)
-            return m.Builtin(f, tuple(args), m.LIST, span=sp)
-        if f == "divide":
-            if not arity(2):
-                return self.bad(sp)
-            if kinds != ["number", "number"]:
-                self.error(sp, "`divide` takes two numbers")
-                return self.bad(sp)
-            return m.Builtin(f, tuple(args), m.NUMBER, span=sp)
-        if f == "count":
-            if not arity(1):
-                return self.bad(sp)
-            if kinds[0] not in ("collection", "list", "zone"):
-                self.error(e.args[0].span, f"`count` counts a collection or a list, not {args[0].type}")
-                return self.bad(sp)
-            return m.Builtin(f, tuple(args), m.NUMBER, span=sp)
-        if f in ("sum", "abs"):
-            if not arity(1):
-                return self.bad(sp)
-            want = "list" if f == "sum" else "number"
-            if kinds[0] != want or (f == "sum" and args[0].type != m.LIST):
-                hint = "take a number from each first, as in `sum(value of dice)`" if kinds[0] == "collection" else None
-                self.error(e.args[0].span, f"`{f}` takes {m.LIST if f == 'sum' else m.NUMBER}, not {args[0].type}", hint)
-                return self.bad(sp)
-            return m.Builtin(f, tuple(args), m.NUMBER, span=sp)
-        if f in ("min", "max"):
-            if len(args) == 0:
-                self.error(sp, f"`{f}` needs something to compare")
-                return self.bad(sp)
-            if len(args) == 1:
-                if args[0].type != m.LIST:
-                    self.error(e.args[0].span, f"`{f}` of one thing takes a list of numbers, not {args[0].type}")
-                    return self.bad(sp)
-            else:
-                for a, src in zip(args, e.args):
-                    if a.type != m.NUMBER:
-                        self.error(src.span, f"`{f}` compares numbers, not {a.type}")
-                        return self.bad(sp)
-            return m.Builtin(f, tuple(args), m.NUMBER, span=sp)
-        if f in ("largest", "smallest"):
-            if not arity(2):
-                return self.bad(sp)
-            if kinds[0] != "number" or args[1].type != m.LIST:
-                self.error(sp, f"`{f}` takes how many and a list of numbers, as in `{f}(3, value of dice)`")
-                return self.bad(sp)
-            return m.Builtin(f, tuple(args), m.LIST, span=sp)
-        raise AssertionError(f)  # pragma: no cover
+        if len(args) != len(d.params):
+            self.error(sp, f"`{f}` takes {len(d.params)}, not {len(args)}: " + ", ".join(p for p, _ in d.params))
+            return self.bad(sp)
+        for a, src, (pname, pt) in zip(args, e.args, d.params):
+            if a.type != ERR and a.type.kind != pt.kind:
+                self.error(src.span, f"`{pname}` of `{f}` is {pt}, not {a.type}")
+        return m.DefineRef(f, None, d.type, span=sp, args=tuple(args))
 
-    def binop(self, e: n.BinOp, u: _Unit) -> m.Expr:
+    # Each built-in function is checked by the method `_BUILTIN_CHECKS` names, given the call, its
+    # arguments' models (none of them in error) and their kinds.
+
+    def arity(self, e: n.Call, args: list, k: int) -> bool:
+        """Whether the built-in function is given `k` arguments (reported if not)."""
+        f = e.func
+        if len(args) != k:
+            self.error(e.span, f"`{f}` takes {k} {'thing' if k == 1 else 'things'}, not {len(args)}", f"`{f}` takes {BUILTINS[f]}")
+            return False
+        return True
+
+    def builtin_first_last(self, e: n.Call, args: list, kinds: list) -> m.Expr:
+        f, sp = e.func, e.span
+        if not self.arity(e, args, 1):
+            return self.bad(sp)
+        t = args[0].type
+        if t.is_collection:
+            return m.Builtin(f, tuple(args), t.element, span=sp)
+        if t.kind == "list":
+            return m.Builtin(f, tuple(args), t.element or m.NUMBER, span=sp)
+        self.error(e.args[0].span, f"`{f}` takes a collection or a list, not {t}")
+        return self.bad(sp)
+
+    def builtin_top(self, e: n.Call, args: list, kinds: list) -> m.Expr:
+        f, sp = e.func, e.span
+        if not self.arity(e, args, 2):
+            return self.bad(sp)
+        t = args[1].type
+        if kinds[0] != "number" or not (t.is_collection or t.kind == "list"):
+            self.error(sp, "`top` takes how many and a zone, collection or list, as in `top(2, deck)`")
+            return self.bad(sp)
+        rt = m.Type("collection", element=t.element) if t.is_collection else t
+        return m.Builtin(f, tuple(args), rt, span=sp)
+
+    def builtin_distinct(self, e: n.Call, args: list, kinds: list) -> m.Expr:
+        f, sp = e.func, e.span
+        if not self.arity(e, args, 1):
+            return self.bad(sp)
+        if kinds[0] != "list":
+            self.error(sp, "`distinct` takes a list, as in `distinct(colour of taken)`")
+            return self.bad(sp)
+        return m.Builtin(f, tuple(args), args[0].type, span=sp)
+
+    def builtin_board(self, e: n.Call, args: list, kinds: list) -> m.Expr:
+        """`adjacent` and `slide`, about the circles of the board."""
+        f, sp = e.func, e.span
+        if self.board_node is None:
+            self.error(sp, f"`{f}` needs a board", "declare one: `board: circles from 1 to 9` with its lines below")
+            return self.bad(sp)
+        if not self.arity(e, args, 1 if f == "adjacent" else 2):
+            return self.bad(sp)
+        if kinds[0] != "number" or (f == "slide" and args[1].type != m.LIST):
+            self.error(sp, f"`{f}` takes {BUILTINS[f]}")
+            return self.bad(sp)
+        return m.Builtin(f, tuple(args), m.LIST, span=sp)
+
+    def builtin_divide(self, e: n.Call, args: list, kinds: list) -> m.Expr:
+        f, sp = e.func, e.span
+        if not self.arity(e, args, 2):
+            return self.bad(sp)
+        if kinds != ["number", "number"]:
+            self.error(sp, "`divide` takes two numbers")
+            return self.bad(sp)
+        return m.Builtin(f, tuple(args), m.NUMBER, span=sp)
+
+    def builtin_count(self, e: n.Call, args: list, kinds: list) -> m.Expr:
+        f, sp = e.func, e.span
+        if not self.arity(e, args, 1):
+            return self.bad(sp)
+        if kinds[0] not in ("collection", "list", "zone"):
+            self.error(e.args[0].span, f"`count` counts a collection or a list, not {args[0].type}")
+            return self.bad(sp)
+        return m.Builtin(f, tuple(args), m.NUMBER, span=sp)
+
+    def builtin_sum_abs(self, e: n.Call, args: list, kinds: list) -> m.Expr:
+        f, sp = e.func, e.span
+        if not self.arity(e, args, 1):
+            return self.bad(sp)
+        want = "list" if f == "sum" else "number"
+        if kinds[0] != want or (f == "sum" and args[0].type != m.LIST):
+            hint = "take a number from each first, as in `sum(value of dice)`" if kinds[0] == "collection" else None
+            self.error(e.args[0].span, f"`{f}` takes {m.LIST if f == 'sum' else m.NUMBER}, not {args[0].type}", hint)
+            return self.bad(sp)
+        return m.Builtin(f, tuple(args), m.NUMBER, span=sp)
+
+    def builtin_min_max(self, e: n.Call, args: list, kinds: list) -> m.Expr:
+        f, sp = e.func, e.span
+        if len(args) == 0:
+            self.error(sp, f"`{f}` needs something to compare")
+            return self.bad(sp)
+        if len(args) == 1:
+            if args[0].type != m.LIST:
+                self.error(e.args[0].span, f"`{f}` of one thing takes a list of numbers, not {args[0].type}")
+                return self.bad(sp)
+        else:
+            for a, src in zip(args, e.args):
+                if a.type != m.NUMBER:
+                    self.error(src.span, f"`{f}` compares numbers, not {a.type}")
+                    return self.bad(sp)
+        return m.Builtin(f, tuple(args), m.NUMBER, span=sp)
+
+    def builtin_largest_smallest(self, e: n.Call, args: list, kinds: list) -> m.Expr:
+        f, sp = e.func, e.span
+        if not self.arity(e, args, 2):
+            return self.bad(sp)
+        if kinds[0] != "number" or args[1].type != m.LIST:
+            self.error(sp, f"`{f}` takes how many and a list of numbers, as in `{f}(3, value of dice)`")
+            return self.bad(sp)
+        return m.Builtin(f, tuple(args), m.LIST, span=sp)
+
+    # ---- binary operators ---------------------------------------------------------------------------
+
+    def visit_BinOp(self, e: n.BinOp, u: _Unit, expected: Optional[m.Type] = None) -> m.Expr:
         op, sp = e.op, e.span
         if op in ("and", "or"):
             a, b = self.expr(e.left, u), self.expr(e.right, u)

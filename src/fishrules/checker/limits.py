@@ -9,10 +9,9 @@ in Python's RecursionError.
 
 from __future__ import annotations
 
-import attrs
-
 from .. import model as m
 from ..limits import MAX_CHOICES, MAX_DEFINE_DEPTH, MAX_EVALUATION_DEPTH
+from ..walk import find_all, walk
 
 
 def _key_of(x: m.Expr):
@@ -24,25 +23,6 @@ def _key_of(x: m.Expr):
     if isinstance(x, m.WinnersRef):
         return ("winners", "")
     return None
-
-
-def _exprs_of_stmts(stmts):
-    """Every expression directly held by statements, and by the statements inside them."""
-    todo = list(stmts)
-    while todo:
-        s = todo.pop()
-        if isinstance(s, m.Expr):
-            yield s
-            continue
-        if isinstance(s, tuple):
-            todo.extend(s)
-            continue
-        if not attrs.has(type(s)):
-            continue
-        for f in attrs.fields(type(s)):
-            v = getattr(s, f.name)
-            if isinstance(v, (m.Expr, tuple)) or (attrs.has(type(v)) and not isinstance(v, (str, int))):
-                todo.append(v)
 
 
 class Limits:
@@ -58,16 +38,9 @@ class Limits:
         spans[("score", "")] = scores[0].span if scores else self.top
         spans[("winners", "")] = self.winners_node.span if self.winners_node is not None else self.top
 
-        refs: dict = {}
+        refs: dict = {}  # (in the order a stack's walk comes to them, which the errors below rest on)
         for key, exprs in bodies.items():
-            found = []
-            stack = list(exprs)
-            while stack:
-                x = stack.pop()
-                k = _key_of(x)
-                if k is not None and k in bodies:
-                    found.append(k)
-                stack.extend(m.children(x))
+            found = [k for x in walk(exprs, last_first=True) if (k := _key_of(x)) is not None and k in bodies]
             refs[key] = list(dict.fromkeys(found))
 
         depth: dict = {}  # how deep an evaluation of the key nests, its references written out
@@ -113,8 +86,10 @@ class Limits:
     def check_statement_depths(self, phases: dict, actions: dict) -> None:
         depth = getattr(self, "evaluation_depths", {})
         for decl in list(phases.values()) + list(actions.values()):
-            stmts = [decl.body] + [getattr(decl, "requires", ())] + [getattr(decl, "broken", ())]
-            for e in _exprs_of_stmts(stmts):
+            # every expression the statements hold (of several too deep, the first a stack's walk
+            # comes to is named)
+            stmts = (*decl.body, *getattr(decl, "requires", ()), *getattr(decl, "broken", ()))
+            for e in find_all(stmts, m.Expr, stop_at=m.Expr, last_first=True):
                 if self._expanded_depth(e, depth) > MAX_EVALUATION_DEPTH:
                     self.error(e.span or decl.span, f"working this out nests more than {MAX_EVALUATION_DEPTH} deep, "
                                "counting the defines it uses", "flatten the defines it is built on")
@@ -131,7 +106,7 @@ class Limits:
                 d += known.get(k, 0)
             if d > best:
                 best = d
-            stack.extend((c, d + 1) for c in m.children(x))
+            stack.extend((c, d + 1) for c in x.iter_child_nodes())
         return best
 
     def check_choice_counts(self, actions: dict) -> None:

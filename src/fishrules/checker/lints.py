@@ -23,6 +23,7 @@ import re
 from .. import model as m
 from .. import nodes as n
 from ..errors import Span
+from ..walk import walk
 
 #: `# fishrules: ignore` or `# fishrules: ignore[code, code]` on a line silences its warnings.
 IGNORE = re.compile(r"#.*\bfishrules:\s*ignore(?:\[([\w\s,-]*)\])?")
@@ -44,30 +45,10 @@ def silenced(span: Span | None, code: str | None) -> bool:
     return codes is None or (code is not None and code in {c.strip() for c in codes.split(",")})
 
 
-def _nodes(root):
-    """Every syntax node under `root` (statements, expressions, their parts), iteratively."""
-    import attrs
-
-    stack = [root]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, tuple):
-            stack.extend(x)
-            continue
-        if not attrs.has(type(x)):
-            continue
-        yield x
-        for f in attrs.fields(type(x)):
-            if f.name != "span":
-                v = getattr(x, f.name)
-                if isinstance(v, tuple) or attrs.has(type(v)):
-                    stack.append(v)
-
-
 def names_used(items) -> set[str]:
     """Every name an expression of `items` reads (a name, `your X`, `P's X`, `X of P`, `X(…)`)."""
     used: set[str] = set()
-    for x in _nodes(tuple(items)):
+    for x in walk(items):
         if isinstance(x, (n.Name, n.Your)):
             used.add(x.name)
         elif isinstance(x, (n.Possessive, n.AttrOf)):
@@ -94,7 +75,7 @@ class Lints:
         if not (isinstance(cond, n.BinOp) and cond.op in ("and", "or")):
             return
         about = {e.var, *self.elem_attr_names(elem)}
-        for x in _nodes(cond.right):
+        for x in cond.right.walk():
             if isinstance(x, n.It) or (isinstance(x, n.Name) and x.name in about):
                 return
         self.warn(cond.right.span or e.span,

@@ -1,5 +1,8 @@
 """The checker, phases and actions: parameters, rules (`require`), violation handlers, every
-statement, and which phases and actions can be reached."""
+statement, and which phases and actions can be reached.
+
+Each kind of statement is checked by its own method, `visit_<Node>` (as the compiler writes each
+kind of model node), which returns its model or None after reporting what is wrong with it."""
 
 from __future__ import annotations
 
@@ -146,194 +149,253 @@ class Statements:
             u.scopes.pop()
 
     def stmt(self, s: n.Stmt, u: _Unit) -> Optional[m.Stmt]:
+        """The model of the statement `s`, or None after reporting what is wrong with it (it is then
+        left out of its block).  Dispatch is by node kind (`visit_<Node>`)."""
+        return getattr(self, "visit_" + type(s).__name__)(s, u)
+
+    # ---- changing values ----------------------------------------------------------------------------
+
+    def visit_Set(self, s: n.Set, u: _Unit) -> Optional[m.Stmt]:
         sp = s.span
-        if isinstance(s, n.Set):
-            target = self.lvalue(s.target, u)
-            value = self.expr(s.value, u, expected=target.type if target is not None else None)
-            if target is not None and target.type.kind == "zone":
-                self.error(sp, f"{self.describe_target(s.target)} is a zone: put cards in it with `move`")
-                return None
-            if target is not None:
-                self.compatible(target.type, value, s.value, self.describe_target(s.target))
-                return m.Assign(target, value, span=sp)
+        target = self.lvalue(s.target, u)
+        value = self.expr(s.value, u, expected=target.type if target is not None else None)
+        if target is not None and target.type.kind == "zone":
+            self.error(sp, f"{self.describe_target(s.target)} is a zone: put cards in it with `move`")
             return None
-        if isinstance(s, (n.AddTo, n.SubtractFrom, n.RemoveFrom)):
-            target = self.lvalue(s.target, u)
-            value = self.expr(s.value, u)
-            if target is None or value.type == ERR or target.type == ERR:
-                return None
-            tk, vk = target.type.kind, value.type.kind
-            what = self.describe_target(s.target)
-            if isinstance(s, n.AddTo):
-                if tk == "number" and vk == "number":
-                    return m.Change("increase", target, value, span=sp)
-                if tk == "list" and vk == "number":
-                    return m.Change("append", target, value, span=sp)
-                if tk == "list" and vk == "list":
-                    return m.Change("extend", target, value, span=sp)
-                self.error(sp, f"cannot add {value.type} to {what}, which is {target.type}")
-                return None
-            if isinstance(s, n.SubtractFrom):
-                if tk == "number" and vk == "number":
-                    return m.Change("decrease", target, value, span=sp)
-                self.error(sp, f"cannot subtract {value.type} from {what}, which is {target.type}", "`subtract` works on numbers; use `remove X from LIST` for lists")
-                return None
-            if tk == "list" and vk == "number":
-                return m.Change("remove", target, value, span=sp)
-            self.error(sp, f"cannot remove {value.type} from {what}, which is {target.type}", "`remove` takes a number out of a list of numbers")
+        if target is not None:
+            self.compatible(target.type, value, s.value, self.describe_target(s.target))
+            return m.Assign(target, value, span=sp)
+        return None
+
+    def change_operands(self, s, u: _Unit) -> Optional[tuple[m.Expr, m.Expr]]:
+        """The target and the value of `add`, `subtract` or `remove` (None if either is in error)."""
+        target = self.lvalue(s.target, u)
+        value = self.expr(s.value, u)
+        if target is None or value.type == ERR or target.type == ERR:
             return None
-        if isinstance(s, n.Clear):
-            target = self.lvalue(s.target, u)
-            if target is None:
-                return None
-            if target.type.kind not in ("list", "symbol", "player"):
-                self.error(sp, f"`clear` empties a list or takes back a choice or a player, but {self.describe_target(s.target)} is {target.type}",
-                           "use `set … to 0` for a number")
-                return None
-            return m.Change("clear", target, None, span=sp)
-        if isinstance(s, n.Move):
-            cards = self.expr(s.cards, u)
-            self.expect_cards(cards, s.cards, "what `move` moves")
-            target = self.zone_lvalue(s.zone, u)
-            if target is None:
-                return None
-            return m.MoveCards(cards, target, s.facing, span=sp)
-        if isinstance(s, n.Draw):
-            count = self.expr(s.count, u) if s.count is not None else m.Const(1, m.NUMBER, span=sp)
-            if s.count is not None:
-                self.expect(count, "number", s.count, "how many cards to draw")
-            source = self.zone_lvalue(s.source, u)
-            target = self.zone_lvalue(s.target, u)
-            if source is None or target is None:
-                return None
-            return m.DrawCards(count, source, target, s.facing, u.alloc(3), span=sp)
-        if isinstance(s, n.Shuffle):
-            z = self.zone_lvalue(s.zone, u)
-            return m.ShuffleZone(z, span=sp) if z is not None else None
-        if isinstance(s, n.Reveal):
-            cards = self.expr(s.cards, u)
-            self.expect_cards(cards, s.cards, "what `reveal` shows")
-            return m.RevealCards(cards, span=sp)
-        if isinstance(s, n.Roll):
-            d = self.expr(s.dice, u)
-            if d.type not in (m.DIE, m.DICE, ERR):
-                self.error(s.dice.span, f"only dice can be rolled, not {d.type}")
-            return m.RollDice(d, u.alloc(2), span=sp)
-        if isinstance(s, n.Play):
-            p = self.phase_nodes.get(s.phase)
-            if p is None:
-                hint = did_you_mean(s.phase, self.phase_nodes)
-                if s.phase in self.action_nodes:
-                    hint = f"`{s.phase}` is an action: offer it with `PLAYER chooses {s.phase}`"
-                self.error(sp, f"there is no phase `{s.phase}`", hint)
-                return None
-            self.calls[self.current_key].add(("phase", s.phase))
-            arg = None
-            if p.param is not None and s.argument is None:
-                self.error(sp, f"phase `{s.phase}` is played for a player: write `play {s.phase} for PLAYER`")
-            elif p.param is None and s.argument is not None:
-                self.error(s.argument.span, f"phase `{s.phase}` is not played for a player", f"write `play {s.phase}`")
-            elif s.argument is not None:
-                arg = self.expr(s.argument, u)
-                self.expect(arg, "player", s.argument, f"the player of phase `{s.phase}`")
-            return m.CallPhase(s.phase, arg, span=sp)
-        if isinstance(s, n.PlayAgain):
-            return m.Restart(span=sp)
-        if isinstance(s, n.End):
-            if s.name != "game" and s.name not in self.phase_nodes:
-                self.error(sp, f"there is no phase `{s.name}` to end", did_you_mean(s.name, list(self.phase_nodes) + ["game"]))
-                return None
-            return m.EndPhase(s.name, span=sp)
-        if isinstance(s, n.Chooses):
-            who = self.expr(s.chooser, u)
-            self.expect(who, "player", s.chooser, "the one who chooses")
-            ok = True
-            for name, asp in zip(s.actions, s.action_spans or [sp] * len(s.actions)):
-                if name not in self.action_nodes:
-                    hint = did_you_mean(name, self.action_nodes)
-                    if name in self.phase_nodes:
-                        hint = f"`{name}` is a phase: write `play {name}`"
-                    self.error(asp, f"there is no action `{name}`", hint)
-                    ok = False
-                else:
-                    self.calls[self.current_key].add(("action", name))
-            if len(set(s.actions)) != len(s.actions):
-                self.error(sp, "an action is offered twice in the same choice")
-            if not ok:
-                return None
-            return m.Choose(who, tuple(s.actions), u.alloc(), span=sp)
-        if isinstance(s, n.ChoosesTogether):
-            who = self.expr(s.choosers, u)
-            if who.type == m.PLAYER:
-                who = m.Singleton(who, span=who.span)
-            if who.type not in (m.PLAYERS, ERR):
-                self.error(s.choosers.span, f"those who choose together must be players, not {who.type}")
-            ok = True
-            for name, asp in zip(s.actions, s.action_spans or [sp] * len(s.actions)):
-                if name not in self.action_nodes:
-                    self.error(asp, f"there is no action `{name}`", did_you_mean(name, self.action_nodes))
-                    ok = False
-                else:
-                    self.calls[self.current_key].add(("action", name))
-            if not ok:
-                return None
-            return m.ChooseTogether(who, tuple(s.actions), u.alloc(2), span=sp)
-        if isinstance(s, n.Nothing):
-            return m.NoOp(span=sp)
-        if isinstance(s, n.Unavailable):
-            return m.Refuse(s.message, span=sp)
-        if isinstance(s, n.WhenBroken):
-            self.error(sp, "`when … is broken` is only for the rules of an action")
+        return target, value
+
+    def visit_AddTo(self, s: n.AddTo, u: _Unit) -> Optional[m.Stmt]:
+        sp = s.span
+        operands = self.change_operands(s, u)
+        if operands is None:
             return None
-        if isinstance(s, n.Require):
-            where = "an action" if u.kind == "action" else f"{u.kind} `{u.name}`"
-            self.error(sp, f"`require` must come first in an action, before anything happens (found in {where})",
-                       "move it to the top of the action; phases decide with `if`")
+        target, value = operands
+        tk, vk = target.type.kind, value.type.kind
+        if tk == "number" and vk == "number":
+            return m.Change("increase", target, value, span=sp)
+        if tk == "list" and vk == "number":
+            return m.Change("append", target, value, span=sp)
+        if tk == "list" and vk == "list":
+            return m.Change("extend", target, value, span=sp)
+        self.error(sp, f"cannot add {value.type} to {self.describe_target(s.target)}, which is {target.type}")
+        return None
+
+    def visit_SubtractFrom(self, s: n.SubtractFrom, u: _Unit) -> Optional[m.Stmt]:
+        sp = s.span
+        operands = self.change_operands(s, u)
+        if operands is None:
             return None
-        if isinstance(s, n.If):
-            branches = []
-            for cond, body in s.branches:
-                c = self.expr(cond, u)
-                self.expect(c, "bool", cond, "the condition of `if`")
-                branches.append((c, self.scoped_block(body, u, {})))
-            return m.IfStmt(tuple(branches), self.scoped_block(s.otherwise, u, {}), span=sp)
-        if isinstance(s, n.Repeat):
-            e = None
-            slot = -1
-            if s.kind == "times":
-                e = self.expr(s.expr, u)
-                self.expect(e, "number", s.expr, "the number of repeats")
-                slot = u.alloc()
-            elif s.kind in ("while", "until"):
-                e = self.expr(s.expr, u)
-                self.expect(e, "bool", s.expr, f"the condition of `repeat {s.kind}`")
-            body = self.scoped_block(s.body, u, {})
-            return m.RepeatStmt(s.kind, e, slot, body, span=sp)
-        if isinstance(s, n.ForEach):
-            if s.source is None:
-                plural = _PLURAL.get(s.var)
-                if plural is None:
-                    self.error(sp, f"say what to go through: `for each {s.var} in …`")
-                    return None
-                coll = self.expr(n.Name(plural, span=sp), u)
+        target, value = operands
+        if target.type.kind == "number" and value.type.kind == "number":
+            return m.Change("decrease", target, value, span=sp)
+        self.error(sp, f"cannot subtract {value.type} from {self.describe_target(s.target)}, which is {target.type}",
+                   "`subtract` works on numbers; use `remove X from LIST` for lists")
+        return None
+
+    def visit_RemoveFrom(self, s: n.RemoveFrom, u: _Unit) -> Optional[m.Stmt]:
+        sp = s.span
+        operands = self.change_operands(s, u)
+        if operands is None:
+            return None
+        target, value = operands
+        if target.type.kind == "list" and value.type.kind == "number":
+            return m.Change("remove", target, value, span=sp)
+        self.error(sp, f"cannot remove {value.type} from {self.describe_target(s.target)}, which is {target.type}",
+                   "`remove` takes a number out of a list of numbers")
+        return None
+
+    def visit_Clear(self, s: n.Clear, u: _Unit) -> Optional[m.Stmt]:
+        sp = s.span
+        target = self.lvalue(s.target, u)
+        if target is None:
+            return None
+        if target.type.kind not in ("list", "symbol", "player"):
+            self.error(sp, f"`clear` empties a list or takes back a choice or a player, but {self.describe_target(s.target)} is {target.type}",
+                       "use `set … to 0` for a number")
+            return None
+        return m.Change("clear", target, None, span=sp)
+
+    # ---- cards and dice -----------------------------------------------------------------------------
+
+    def visit_Move(self, s: n.Move, u: _Unit) -> Optional[m.Stmt]:
+        cards = self.expr(s.cards, u)
+        self.expect_cards(cards, s.cards, "what `move` moves")
+        target = self.zone_lvalue(s.zone, u)
+        if target is None:
+            return None
+        return m.MoveCards(cards, target, s.facing, span=s.span)
+
+    def visit_Draw(self, s: n.Draw, u: _Unit) -> Optional[m.Stmt]:
+        sp = s.span
+        count = self.expr(s.count, u) if s.count is not None else m.Const(1, m.NUMBER, span=sp)
+        if s.count is not None:
+            self.expect(count, "number", s.count, "how many cards to draw")
+        source = self.zone_lvalue(s.source, u)
+        target = self.zone_lvalue(s.target, u)
+        if source is None or target is None:
+            return None
+        return m.DrawCards(count, source, target, s.facing, u.alloc(3), span=sp)
+
+    def visit_Shuffle(self, s: n.Shuffle, u: _Unit) -> Optional[m.Stmt]:
+        z = self.zone_lvalue(s.zone, u)
+        return m.ShuffleZone(z, span=s.span) if z is not None else None
+
+    def visit_Reveal(self, s: n.Reveal, u: _Unit) -> Optional[m.Stmt]:
+        cards = self.expr(s.cards, u)
+        self.expect_cards(cards, s.cards, "what `reveal` shows")
+        return m.RevealCards(cards, span=s.span)
+
+    def visit_Roll(self, s: n.Roll, u: _Unit) -> Optional[m.Stmt]:
+        d = self.expr(s.dice, u)
+        if d.type not in (m.DIE, m.DICE, ERR):
+            self.error(s.dice.span, f"only dice can be rolled, not {d.type}")
+        return m.RollDice(d, u.alloc(2), span=s.span)
+
+    # ---- phases, choices and the end ----------------------------------------------------------------
+
+    def visit_Play(self, s: n.Play, u: _Unit) -> Optional[m.Stmt]:
+        sp = s.span
+        p = self.phase_nodes.get(s.phase)
+        if p is None:
+            hint = did_you_mean(s.phase, self.phase_nodes)
+            if s.phase in self.action_nodes:
+                hint = f"`{s.phase}` is an action: offer it with `PLAYER chooses {s.phase}`"
+            self.error(sp, f"there is no phase `{s.phase}`", hint)
+            return None
+        self.calls[self.current_key].add(("phase", s.phase))
+        arg = None
+        if p.param is not None and s.argument is None:
+            self.error(sp, f"phase `{s.phase}` is played for a player: write `play {s.phase} for PLAYER`")
+        elif p.param is None and s.argument is not None:
+            self.error(s.argument.span, f"phase `{s.phase}` is not played for a player", f"write `play {s.phase}`")
+        elif s.argument is not None:
+            arg = self.expr(s.argument, u)
+            self.expect(arg, "player", s.argument, f"the player of phase `{s.phase}`")
+        return m.CallPhase(s.phase, arg, span=sp)
+
+    def visit_PlayAgain(self, s: n.PlayAgain, u: _Unit) -> Optional[m.Stmt]:
+        return m.Restart(span=s.span)
+
+    def visit_End(self, s: n.End, u: _Unit) -> Optional[m.Stmt]:
+        if s.name != "game" and s.name not in self.phase_nodes:
+            self.error(s.span, f"there is no phase `{s.name}` to end", did_you_mean(s.name, list(self.phase_nodes) + ["game"]))
+            return None
+        return m.EndPhase(s.name, span=s.span)
+
+    def visit_Chooses(self, s: n.Chooses, u: _Unit) -> Optional[m.Stmt]:
+        sp = s.span
+        who = self.expr(s.chooser, u)
+        self.expect(who, "player", s.chooser, "the one who chooses")
+        ok = True
+        for name, asp in zip(s.actions, s.action_spans or [sp] * len(s.actions)):
+            if name not in self.action_nodes:
+                hint = did_you_mean(name, self.action_nodes)
+                if name in self.phase_nodes:
+                    hint = f"`{name}` is a phase: write `play {name}`"
+                self.error(asp, f"there is no action `{name}`", hint)
+                ok = False
             else:
-                coll = self.expr(s.source, u)
-            if coll.type == ERR:
-                elem = ERR
-            elif coll.type.is_collection:
-                elem = coll.type.element
-            elif coll.type.kind == "list":
-                elem = coll.type.element or m.NUMBER
+                self.calls[self.current_key].add(("action", name))
+        if len(set(s.actions)) != len(s.actions):
+            self.error(sp, "an action is offered twice in the same choice")
+        if not ok:
+            return None
+        return m.Choose(who, tuple(s.actions), u.alloc(), span=sp)
+
+    def visit_ChoosesTogether(self, s: n.ChoosesTogether, u: _Unit) -> Optional[m.Stmt]:
+        sp = s.span
+        who = self.expr(s.choosers, u)
+        if who.type == m.PLAYER:
+            who = m.Singleton(who, span=who.span)
+        if who.type not in (m.PLAYERS, ERR):
+            self.error(s.choosers.span, f"those who choose together must be players, not {who.type}")
+        ok = True
+        for name, asp in zip(s.actions, s.action_spans or [sp] * len(s.actions)):
+            if name not in self.action_nodes:
+                self.error(asp, f"there is no action `{name}`", did_you_mean(name, self.action_nodes))
+                ok = False
             else:
-                self.error(s.source.span if s.source else sp, f"`for each` goes through a collection or a list, not {coll.type}")
-                elem = ERR
-            var_slot = u.alloc()
-            list_slot = u.alloc(2)
-            body = self.scoped_block(s.body, u, {s.var: m.Local(var_slot, elem, s.var)})
-            return m.ForEachStmt(var_slot, coll, list_slot, body, span=sp)
-        if isinstance(s, n.RuleBlock):
-            return m.RuleStmt(s.name, self.scoped_block(s.body, u, {}), span=sp)
-        raise AssertionError(s)  # pragma: no cover
+                self.calls[self.current_key].add(("action", name))
+        if not ok:
+            return None
+        return m.ChooseTogether(who, tuple(s.actions), u.alloc(2), span=sp)
+
+    def visit_Nothing(self, s: n.Nothing, u: _Unit) -> Optional[m.Stmt]:
+        return m.NoOp(span=s.span)
+
+    def visit_Unavailable(self, s: n.Unavailable, u: _Unit) -> Optional[m.Stmt]:
+        return m.Refuse(s.message, span=s.span)
+
+    def visit_WhenBroken(self, s: n.WhenBroken, u: _Unit) -> Optional[m.Stmt]:
+        self.error(s.span, "`when … is broken` is only for the rules of an action")
+        return None
+
+    def visit_Require(self, s: n.Require, u: _Unit) -> Optional[m.Stmt]:
+        where = "an action" if u.kind == "action" else f"{u.kind} `{u.name}`"
+        self.error(s.span, f"`require` must come first in an action, before anything happens (found in {where})",
+                   "move it to the top of the action; phases decide with `if`")
+        return None
+
+    # ---- blocks -------------------------------------------------------------------------------------
+
+    def visit_If(self, s: n.If, u: _Unit) -> Optional[m.Stmt]:
+        branches = []
+        for cond, body in s.branches:
+            c = self.expr(cond, u)
+            self.expect(c, "bool", cond, "the condition of `if`")
+            branches.append((c, self.scoped_block(body, u, {})))
+        return m.IfStmt(tuple(branches), self.scoped_block(s.otherwise, u, {}), span=s.span)
+
+    def visit_Repeat(self, s: n.Repeat, u: _Unit) -> Optional[m.Stmt]:
+        e = None
+        slot = -1
+        if s.kind == "times":
+            e = self.expr(s.expr, u)
+            self.expect(e, "number", s.expr, "the number of repeats")
+            slot = u.alloc()
+        elif s.kind in ("while", "until"):
+            e = self.expr(s.expr, u)
+            self.expect(e, "bool", s.expr, f"the condition of `repeat {s.kind}`")
+        body = self.scoped_block(s.body, u, {})
+        return m.RepeatStmt(s.kind, e, slot, body, span=s.span)
+
+    def visit_ForEach(self, s: n.ForEach, u: _Unit) -> Optional[m.Stmt]:
+        sp = s.span
+        if s.source is None:
+            plural = _PLURAL.get(s.var)
+            if plural is None:
+                self.error(sp, f"say what to go through: `for each {s.var} in …`")
+                return None
+            coll = self.expr(n.Name(plural, span=sp), u)
+        else:
+            coll = self.expr(s.source, u)
+        if coll.type == ERR:
+            elem = ERR
+        elif coll.type.is_collection:
+            elem = coll.type.element
+        elif coll.type.kind == "list":
+            elem = coll.type.element or m.NUMBER
+        else:
+            self.error(s.source.span if s.source else sp, f"`for each` goes through a collection or a list, not {coll.type}")
+            elem = ERR
+        var_slot = u.alloc()
+        list_slot = u.alloc(2)
+        body = self.scoped_block(s.body, u, {s.var: m.Local(var_slot, elem, s.var)})
+        return m.ForEachStmt(var_slot, coll, list_slot, body, span=sp)
+
+    def visit_RuleBlock(self, s: n.RuleBlock, u: _Unit) -> Optional[m.Stmt]:
+        return m.RuleStmt(s.name, self.scoped_block(s.body, u, {}), span=s.span)
 
     def expect_cards(self, e: m.Expr, src: n.Expr, what: str) -> None:
         t = e.type

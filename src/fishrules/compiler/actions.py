@@ -31,14 +31,7 @@ LOOPS_PER_FUNCTION = 12
 
 def locals_in(e) -> set[int]:
     """The local slots an expression reads."""
-    found: set[int] = set()
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, m.Local):
-            found.add(x.slot)
-        stack.extend(m.children(x))
-    return found
+    return {x.slot for x in e.find_all(m.Local)}
 
 
 def chooses_cards(p: m.ParamDecl) -> bool:

@@ -12,7 +12,7 @@ resumed: after a decision or a played phase, and at a chance node (which is ente
 outcome).  A decision at pc P resumes at P + 1, as the runtime expects.
 
 Every statement sets `at` to its index in the block's table of positions, so a rule that goes wrong
-is reported at its own line (`Located`).
+is reported at its own line (`Located`).  Dispatch is by node type (`visit_<Node>`), as in `expressions`.
 
 Whatever the checker accepts must compile, and CPython has limits the rules do not: 100 levels of
 indentation, 20 nested loops in a function, and `if … elif` chains of about 3,000 links.  Statements
@@ -29,6 +29,7 @@ import attrs
 
 from .. import model as m
 from ..errors import Span
+from ..walk import Node, find_all
 from .expressions import ExprWriter
 from .program import ChoosePause, DrawPause, Program, RollPause, SimulPause
 from .source import Source, where
@@ -47,29 +48,16 @@ _INLINE_LOOPS = 12
 _CHAIN = 100
 
 
-class _Fire:
+@attrs.frozen(slots=True)
+class _Fire(Node):
     """A statement of the compiler's own: the rule numbered `index` fires here."""
 
-    __slots__ = ("index",)
-
-    def __init__(self, index: int):
-        self.index = index
+    index: int
 
 
 def waits(stmts) -> bool:
     """Whether any of these statements (or one inside them) can wait or hand over to a phase."""
-    todo = list(stmts)
-    while todo:
-        s = todo.pop()
-        if isinstance(s, _WAITS):
-            return True
-        if isinstance(s, m.IfStmt):
-            for _, body in s.branches:
-                todo.extend(body)
-            todo.extend(s.otherwise)
-        elif isinstance(s, (m.RepeatStmt, m.ForEachStmt, m.RuleStmt)):
-            todo.extend(s.body)
-    return False
+    return any(find_all(stmts, _WAITS, stop_at=m.Expr))
 
 
 def _depths(stmts) -> tuple[int, int]:
@@ -167,7 +155,7 @@ class BlockWriter:
             self.stmt(s, depth)
 
     def stmt(self, s: m.Stmt, depth: int) -> None:
-        getattr(self, "s_" + type(s).__name__)(s, depth)
+        getattr(self, "visit_" + type(s).__name__)(s, depth)
 
     def e(self, x: m.Expr) -> str:
         return self.ex.expr(x, {})
@@ -186,10 +174,10 @@ class BlockWriter:
             for index in stale:
                 self.put(depth + 1, f"s._dmemo.pop({index}, None)")
 
-    def s_NoOp(self, s, depth):
+    def visit_NoOp(self, s, depth):
         pass
 
-    def s_RuleStmt(self, s, depth):
+    def visit_RuleStmt(self, s, depth):
         self.put(depth, f"# rule {ascii(s.name)}, {where(s.span)}")
         k = self.prog.rules.setdefault(s.name, len(self.prog.rules))
         body = s.body
@@ -198,16 +186,16 @@ class BlockWriter:
             guard = body[0]
             body = (attrs.evolve(guard, branches=tuple((c, (_Fire(k), *b)) for c, b in guard.branches)),)
         else:  # any other rule fires whenever its lines are reached
-            self.s__Fire(_Fire(k), depth)
+            self.visit__Fire(_Fire(k), depth)
         self.stmts(body, depth)
 
-    def s__Fire(self, s, depth):
+    def visit__Fire(self, s, depth):
         """Count a rule's firing, when the state counts them (`State.rules_fired`): one test of
         None on the fast path otherwise."""
         self.put(depth, "if s.fires is not None:")
         self.put(depth + 1, f"s.fires[{s.index}] += 1")
 
-    def s_Assign(self, s, depth):
+    def visit_Assign(self, s, depth):
         self.at(depth, s.span)
         self.put(depth, f"v = checked_value({self.e(s.value)})")
         self.store(s.target, depth)
@@ -239,7 +227,7 @@ class BlockWriter:
         "remove": "removed(o, {v})",
     }
 
-    def s_Change(self, s, depth):
+    def visit_Change(self, s, depth):
         self.at(depth, s.span)
         t = s.target
         if isinstance(t, m.GameVar):
@@ -263,33 +251,33 @@ class BlockWriter:
             self.put(depth + 1, f"note_set(s, {'-1' if isinstance(t, m.GameVar) else 'w'}, {t.slot}, o, v)")
         self.changed(depth, ("g" if isinstance(t, m.GameVar) else "p", t.slot))
 
-    def s_MoveCards(self, s, depth):
+    def visit_MoveCards(self, s, depth):
         self.at(depth, s.span)
         # _move itself forgets the defines that read the zones it changes
         self.put(depth, f"s._move(tuple({self.ex.cards(s.cards, {})}), {self.ex.zone_key(s.target, {})}, {s.facing!r})")
 
-    def s_ShuffleZone(self, s, depth):
+    def visit_ShuffleZone(self, s, depth):
         self.at(depth, s.span)
         self.put(depth, f"s.mixed = s.mixed | {{{self.ex.zone_key(s.zone, {})}}}")
         self.changed(depth)
 
-    def s_RevealCards(self, s, depth):
+    def visit_RevealCards(self, s, depth):
         self.at(depth, s.span)
         self.put(depth, f"reveal(s, {self.ex.cards(s.cards, {})})")
         self.changed(depth)
 
-    def s_Refuse(self, s, depth):
+    def visit_Refuse(self, s, depth):
         self.at(depth, s.span)
         self.put(depth, f"raise Unplayable({self.src.const(s.message)})")
 
-    def s_Restart(self, s, depth):
+    def visit_Restart(self, s, depth):
         self.at(depth, s.span)
         self.put(depth, "if s.events is not None:")
         self.put(depth + 1, 's.events.append(("restart", len(s._history)))')
         self.put(depth, "s._restart()")
         self.put(depth, "return False")
 
-    def s_EndPhase(self, s, depth):
+    def visit_EndPhase(self, s, depth):
         self.at(depth, s.span)
         if s.phase == "game":
             self.put(depth, "s.stack.clear()")
@@ -305,7 +293,7 @@ class BlockWriter:
         blocks, loops = _depths(stmts)
         return depth + blocks < _INLINE_DEPTH and self.loops + loops < _INLINE_LOOPS
 
-    def s_IfStmt(self, s, depth):
+    def visit_IfStmt(self, s, depth):
         if self.fits([s], depth):
             if len(s.branches) + bool(s.otherwise) > _CHAIN:  # `else` is a link of the chain too
                 self.long_if(s, depth)
@@ -371,7 +359,7 @@ class BlockWriter:
         self.spans.append(cond.span or s.span)
         return f"(at := {len(self.spans) - 1}) and {self.e(cond)}"
 
-    def s_RepeatStmt(self, s, depth):
+    def visit_RepeatStmt(self, s, depth):
         if self.fits([s], depth):
             self.at(depth, s.span)
             if s.kind == "times":
@@ -410,7 +398,7 @@ class BlockWriter:
         self.goto(1, top)
         self.arm(end)
 
-    def s_ForEachStmt(self, s, depth):
+    def visit_ForEachStmt(self, s, depth):
         if self.fits([s], depth):
             self.at(depth, s.span)
             self.put(depth, f"for L[{s.var_slot}] in ch(s, tuple({self.e(s.collection)})):")
@@ -438,7 +426,7 @@ class BlockWriter:
 
     # ---- statements that wait or hand over: each ends the arm it is in ---------------------------
 
-    def s_CallPhase(self, s, depth):
+    def visit_CallPhase(self, s, depth):
         target = self.prog.phase_block[s.phase]
         nl = self.model.phases[s.phase].nlocals
         back = self.label()
@@ -451,7 +439,7 @@ class BlockWriter:
         self.put(depth, "return False")
         self.arm(back)
 
-    def s_Choose(self, s, depth):
+    def visit_Choose(self, s, depth):
         pause = self.label(2)
         self.prog.pauses[(self.bid, pause)] = ChoosePause([self.prog.actions[nm] for nm in s.actions], s.slot, s.span)
         self.at(depth, s.span)
@@ -464,7 +452,7 @@ class BlockWriter:
         self.put(depth, "return True")
         self.arm(pause + 1)
 
-    def s_ChooseTogether(self, s, depth):
+    def visit_ChooseTogether(self, s, depth):
         pause = self.label(2)
         self.prog.pauses[(self.bid, pause)] = SimulPause([self.prog.actions[nm] for nm in s.actions], s.slot, s.span)
         self.at(depth, s.span)
@@ -478,7 +466,7 @@ class BlockWriter:
         self.goto(depth, pause + 1)
         self.arm(pause + 1)
 
-    def s_RollDice(self, s, depth):
+    def visit_RollDice(self, s, depth):
         pause = self.label()
         self.prog.pauses[(self.bid, pause)] = RollPause(s.list_slot, s.span)
         single = s.dice.type == m.DIE
@@ -491,7 +479,7 @@ class BlockWriter:
         self.put(2, f"fr[1] = {pause}")
         self.put(2, "return True")
 
-    def s_DrawCards(self, s, depth):
+    def visit_DrawCards(self, s, depth):
         pause = self.label()
         self.prog.pauses[(self.bid, pause)] = DrawPause(s.slot, s.facing, s.span)
         ls = s.slot

@@ -43,9 +43,7 @@ _LOOPING_BUILTINS = {"sum", "distinct", "slide", "min", "max", "largest", "small
 
 def loops(e: m.Expr, defines: dict, memo: dict) -> bool:
     """Whether working `e` out loops over a collection (itself, or through a define that does)."""
-    stack = [e]
-    while stack:
-        x = stack.pop()
+    for x in e.walk():
         if isinstance(x, _LOOPS):
             return True
         if isinstance(x, m.Builtin) and x.func in _LOOPING_BUILTINS:
@@ -54,7 +52,6 @@ def loops(e: m.Expr, defines: dict, memo: dict) -> bool:
             return True
         if isinstance(x, m.DefineRef) and memo.get(x.name):
             return True
-        stack.extend(m.children(x))
     return False
 
 
@@ -204,7 +201,7 @@ class ExprWriter:
                 whole = None
                 break
             whole |= r
-            stack.extend(m.children(x))
+            stack.extend(x.iter_child_nodes())
         if whole is not None:  # a family read wholly somewhere is read wholly
             by_arg = {f for f in by_arg if not any(("g", f[0] + i) in whole for i in range(f[2]))}
         known[name] = (whole, frozenset(by_arg))
@@ -251,7 +248,7 @@ class ExprWriter:
             x, ready = stack.pop()
             if id(x) in known:
                 continue
-            kids = list(m.children(x))
+            kids = list(x.iter_child_nodes())
             if ready or not kids:
                 known[id(x)] = 1 + max((known[id(k)] for k in kids), default=0)
             else:
@@ -548,19 +545,7 @@ def reads(model: m.Model, e) -> Optional[set]:
         x = stack.pop()
         if x is None:
             continue
-        if isinstance(x, m.GameVar):
-            out.add(("g", x.slot))
-        elif isinstance(x, m.PlayerVar):
-            out.add(("p", x.slot))
-        elif isinstance(x, m.DieShows):
-            out.add(("shows", x.kind))
-        elif isinstance(x, m.DieAttr):
-            out.add("dice")
-        elif isinstance(x, (m.AllCards, m.CardAttr)):
-            pass  # cards' attributes never change
-        elif isinstance(x, m.ZoneAt):
-            out.update(("g", x.base + i) for i in range(x.count))
-        elif isinstance(x, m.DefineRef):
+        if isinstance(x, m.DefineRef):
             if x.name not in seen:
                 seen.add(x.name)
                 stack.append(model.defines[x.name].expr)
@@ -572,11 +557,12 @@ def reads(model: m.Model, e) -> Optional[set]:
             if "winners" not in seen:
                 seen.add("winners")
                 stack.append(model.winners)
-        elif not isinstance(x, (m.Const, m.Local, m.AllPlayers, m.AllDice, m.Beside, m.Seat, m.Builtin, m.BinOp,
-                                m.Not, m.Negate, m.IfExpr, m.Filter, m.Project, m.Best, m.Quantified,
-                                m.Exclude, m.Rotate, m.Direction, m.Singleton)):
-            return None  # something new: do not guess
-        stack.extend(m.children(x))
+        else:
+            r = _node_reads(x)
+            if r is None:
+                return None  # something new: do not guess
+            out |= r
+        stack.extend(x.iter_child_nodes())
     return out
 
 
@@ -593,12 +579,12 @@ def free_locals(e: m.Expr, known: dict) -> frozenset:
         out = frozenset((e.slot,))
     elif isinstance(e, _BINDERS):
         out = free_locals(e.collection, known)
-        for c in m.children(e):
+        for c in e.iter_child_nodes():
             if c is not e.collection:
                 out |= free_locals(c, known) - {e.slot}
     else:
         out = frozenset()
-        for c in m.children(e):
+        for c in e.iter_child_nodes():
             out |= free_locals(c, known)
     known[id(e)] = out
     return out
@@ -670,10 +656,4 @@ def _define_order(defines: dict) -> list[str]:
 
 
 def _uses(e: m.Expr) -> list[str]:
-    out, stack = [], [e]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, m.DefineRef):
-            out.append(x.name)
-        stack.extend(m.children(x))
-    return out
+    return [x.name for x in e.find_all(m.DefineRef)]

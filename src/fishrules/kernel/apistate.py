@@ -110,6 +110,8 @@ class KState(State):
 
     def legal_actions(self, player: Optional[int] = None) -> list:
         ks = self._ks
+        if ks is None:  # called through a method bound while this was a KState (see _become_state)
+            return State.legal_actions(self, player)
         cur = ks[_S][_H_CUR]
         if cur == _CUR_OVER:
             return []
@@ -162,6 +164,8 @@ class KState(State):
 
     def apply(self, action: Union[Action, str]) -> "State":
         ks = self._ks
+        if ks is None:  # `state.apply(bot.choose(state, p))`: bound before the bot made it a State
+            return State.apply(self, action)
         if type(action) is not KAction:
             return self._as_state().apply(action)  # a text, or an action of another position
         where, i = _K_MOVE_GET(action)
@@ -208,6 +212,8 @@ class KState(State):
 
     def scores(self) -> list[int]:
         ks = self._ks
+        if ks is None:
+            return State.scores(self)
         try:
             return ks[_KERNEL].backend.scores(ks[_S])
         except KFault:
@@ -215,6 +221,8 @@ class KState(State):
 
     def winners(self) -> list[int]:
         ks = self._ks
+        if ks is None:
+            return State.winners(self)
         if ks[_S][_H_CUR] != _CUR_OVER:
             return []
         try:
@@ -224,6 +232,8 @@ class KState(State):
 
     def clone(self) -> "State":
         ks = self._ks
+        if ks is None:
+            return State.clone(self)
         c = KState.__new__(KState)
         for name in ("game", "prog", "n", "seed", "manual"):
             _SLOTS[name].__set__(c, _SLOTS[name].__get__(self))
@@ -245,7 +255,10 @@ class KState(State):
         return self
 
     def _become_state(self) -> None:
-        """Replay the actions applied on the engine's machine, and be that state from now on."""
+        """Replay the actions applied on the engine's machine, and be that state from now on.  (A
+        method of the KState bound before this, as in `state.apply(bot.choose(state, p))`, where
+        `state.apply` is looked up before the bot runs, is still KState's: each public one that
+        reads `_ks` hands a state that has become a State over to State's own.)"""
         ks = self._ks
         if ks is None:
             return

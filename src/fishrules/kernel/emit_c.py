@@ -862,7 +862,9 @@ def _board(kp: KernelProgram) -> str:
 
 
 def _api(kp: KernelProgram, w: "_Writer") -> str:
-    """The exported entry points (see native.py for how they are called)."""
+    """The exported entry points (see native.py for how they are called).  (Long, and kept whole:
+    it is one template of C, the entry points one after the other, with this program's numbers
+    (the offsets and sizes of its layout) written into it; its Python is the lines at the top.)"""
     lay = kp.layout
     game = kp.block_fn[kp.game_block]
     nplayer_vars = len(kp.model.player_vars)

@@ -74,6 +74,8 @@ class Layout:
     """Where everything of a position lives in `S`."""
 
     def __init__(self, model: m.Model, max_subset: int):
+        """(Long, and kept whole: it lays the parts of a position out one after the other, `at`
+        moving on past each, so the order of its lines is the order of the array.)"""
         self.model = model
         self.seats = model.max_players
         assert self.seats <= MAX_PLAYERS

@@ -236,7 +236,10 @@ def load(kp: KernelProgram, source: str) -> dict:
 
 
 def _bound(kp: KernelProgram) -> dict:
-    """The helpers that need to know where things are in the state."""
+    """The helpers that need to know where things are in the state.  (Long, and kept whole: a flat
+    list of the helpers generated code calls, each a short closure over this program's layout and
+    tables, bound once per program so that the hot path reads them as closure variables rather
+    than attributes; they are returned together at the end.)"""
     lay = kp.layout
     prog_labels = _labels(kp)
     ZB = tuple(start for start, _ in lay.zones)

@@ -180,7 +180,8 @@ def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
                seeds: Optional[Callable[[], int]] = None) -> Starlette:
     """The application serving the tables kept in `store`.  Bots wait `bot_delay` seconds before
     they play and search `bot_iterations` per decision; `seeds()` gives each new table its seed
-    (by default 63 random bits)."""
+    (by default 63 random bits).  (Long, and kept whole: each route is a short closure over
+    `tables`, in the order of the table of routes at the end.)"""
     tables = Tables(store, bot_delay=bot_delay, bot_iterations=bot_iterations, seeds=seeds)
 
     async def token_of(token: str) -> Optional[tuple]:

@@ -154,10 +154,7 @@ def board_layout(low: int, high: int, lines: list[list[int]]) -> dict[int, tuple
             lay(best, i, pos[a], d)
         else:
             i, c = placed[0]
-            base = dirs[c][0]
-            r2 = math.sqrt(0.5)
-            tries = [(-base[1], base[0]), (base[1], -base[0]),
-                     (r2 * (base[0] - base[1]), r2 * (base[0] + base[1])), (r2 * (base[0] + base[1]), r2 * (base[1] - base[0]))]
+            tries = _across(dirs[c][0])
             # A direction other lines already run in first: parallel lines run the same way.
             tries.sort(key=lambda d: -used.get(key(d), 0))
             for d in tries:
@@ -176,8 +173,25 @@ def board_layout(low: int, high: int, lines: list[list[int]]) -> dict[int, tuple
                 pos[c] = (float(k), y)
         pos = {c: p for c, p in pos.items() if low <= c <= high}
     if not ok or len(pos) != len(circles):
-        width = max(1, math.ceil(math.sqrt(len(circles))))
-        pos = {c: (float(k % width), float(k // width)) for k, c in enumerate(circles)}
+        pos = _in_rows(circles)
+    return _from_origin(pos)
+
+
+def _across(base: tuple[float, float]) -> list[tuple[float, float]]:
+    """The directions a line may take across one running `base`: square to it, then diagonally."""
+    r2 = math.sqrt(0.5)
+    return [(-base[1], base[0]), (base[1], -base[0]),
+            (r2 * (base[0] - base[1]), r2 * (base[0] + base[1])), (r2 * (base[0] + base[1]), r2 * (base[1] - base[0]))]
+
+
+def _in_rows(circles: list[int]) -> dict[int, tuple[float, float]]:
+    """The circles in rows by number, as near a square as they go (lines that do not fit a plane)."""
+    width = max(1, math.ceil(math.sqrt(len(circles))))
+    return {c: (float(k % width), float(k // width)) for k, c in enumerate(circles)}
+
+
+def _from_origin(pos: dict[int, tuple[float, float]]) -> dict[int, tuple[float, float]]:
+    """The same places moved so that the leftmost and topmost are at 0."""
     xs = [p[0] for p in pos.values()] or [0.0]
     ys = [p[1] for p in pos.values()] or [0.0]
     return {c: (p[0] - min(xs), p[1] - min(ys)) for c, p in pos.items()}
