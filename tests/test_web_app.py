@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-# `make test` installs the `web` extra and httpx (the `test` extra): a missing one is an error here,
+# `make test` installs the `web` extra and httpx2 (the `test` extra): a missing one is an error here,
 # never a silent skip (these tests were skipped while the test extra named another package).
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
