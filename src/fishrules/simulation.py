@@ -593,10 +593,11 @@ class Runner:
             main = threading.current_thread() is threading.main_thread()
             old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
             try:
-                # its workers' warnings (a task cancelled at Ctrl-C) are not fishrules' to print:
-                # what goes wrong with the games is said by fishrules, in one line
+                # its workers' warnings and errors (a task cancelled at Ctrl-C; a heartbeat that
+                # met the scheduler already closed, logged as an ERROR with a traceback) are not
+                # fishrules' to print: what goes wrong with the games is said by fishrules, in one line
                 self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                             dashboard_address=None, silence_logs=logging.ERROR)
+                                             dashboard_address=None, silence_logs=logging.CRITICAL)
             finally:
                 if old is not None:
                     signal.signal(signal.SIGINT, old)
