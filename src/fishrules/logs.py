@@ -28,6 +28,7 @@ This module never prints.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -62,7 +63,10 @@ _HASH = re.compile(r"[0-9a-f]{64}")
 # ---- the rules' identity ---------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=64)
 def _extends_of(text: str, name: str) -> Optional[str]:
+    # Kept: a server reads the identity of the same few rule texts at every table it sets up, and
+    # parsing them again was a fifth of its work under load.  The answer depends on the text alone.
     from . import nodes as n
     from .syntax import parse
 

@@ -44,6 +44,9 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str = "fishrules.sqlite
         counter = itertools.count(seed)
         seeds = lambda: next(counter)  # noqa: E731
     app = make(store, bot_delay=bot_delay, bot_iterations=bot_iterations, seeds=seeds)
+    # No per-message compression: a frame is a few kilobytes of HTML, and deflating each one cost
+    # the server a tenth of its work under load (the `ws` library of Node servers leaves it off too).
     uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=MOST_MESSAGE * 2,
+                ws_per_message_deflate=False,
                 ws_ping_interval=20, ws_ping_timeout=20, server_header=False, proxy_headers=False,
                 timeout_graceful_shutdown=3)
