@@ -42,7 +42,8 @@ class TableInfo:
     kinds (public to everybody at the table)."""
 
     __slots__ = ("desc", "names", "kinds", "variant", "decl", "board_family", "values", "card_hue", "card_html",
-                 "circle_html", "edges_html")
+                 "circle_html", "edges_html", "zone_html",
+                 "kv_html")
 
     def __init__(self, desc: dict, names: list[str], kinds: list[str], variant: Optional[str] = None):
         self.desc = desc
@@ -63,6 +64,8 @@ class TableInfo:
         self.card_html: dict = {}  # a card's markup, by label
         self.circle_html: dict = {}  # a circle's markup, by (circle, its stack)
         self.edges_html: Optional[Markup] = None  # the board's lines
+        self.zone_html: dict = {}  # a zone's markup, by (label, its cards): most zones stay as they were
+        self.kv_html: dict = {}  # a value's markup, by (name, kind, value)
 
     def who(self, seat: Optional[int]) -> str:
         if seat is None:
@@ -283,11 +286,47 @@ def _value(info: TableInfo, kind: str, v: Any) -> Markup:
     return tag("span", None, str(v))
 
 
+#: The most zones (and values) a table keeps drawn, then it starts again: what a position shows, several times.
+MOST_ZONES_KEPT = 128
+
+
 def _zone(info: TableInfo, name: str, cards: list, num: Optional[int] = None) -> Markup:
+    key = (name, num, tuple(cards))
+    m = info.zone_html.get(key)
+    if m is None:
+        m = _draw_zone(info, name, cards, num)
+        if len(info.zone_html) >= MOST_ZONES_KEPT:
+            info.zone_html.clear()
+        info.zone_html[key] = m
+    return m
+
+
+def _draw_zone(info: TableInfo, name: str, cards: list, num: Optional[int] = None) -> Markup:
     label = name if num is None else f"{name} {num}"
     return tag("div", {"class_": "zone", "data_zone": label, "data_pick": f"num:{num}" if num is not None else None},
                tag("div", {"class_": "zname"}, label, tag("small", None, f" {len(cards)}")),
                tag("div", {"class_": "cards"}, _cards(info, cards)))
+
+
+_SIMPLE = (int, str, bool, type(None))
+
+
+def _kv(info: TableInfo, name: str, kind: str, v: Any) -> Markup:
+    """A value and its name; kept drawn when the value is a plain one (most stay as they were)."""
+    if type(v) not in _SIMPLE:
+        return _draw_kv(info, name, kind, v)
+    key = (name, kind, type(v), v)  # the type too: True and 1 are equal keys
+    m = info.kv_html.get(key)
+    if m is None:
+        m = _draw_kv(info, name, kind, v)
+        if len(info.kv_html) >= MOST_ZONES_KEPT:
+            info.kv_html.clear()
+        info.kv_html[key] = m
+    return m
+
+
+def _draw_kv(info: TableInfo, name: str, kind: str, v: Any) -> Markup:
+    return tag("div", {"class_": "kv"}, tag("span", {"class_": "k"}, name), " ", _value(info, kind, v))
 
 
 def _values(info: TableInfo, scope: str, values: dict, skip: tuple = ()) -> tuple[list, list]:
@@ -302,7 +341,7 @@ def _values(info: TableInfo, scope: str, values: dict, skip: tuple = ()) -> tupl
         elif d["kind"] == "zone" and isinstance(v, list):
             zones.append(_zone(info, name, v))
         else:
-            others.append(tag("div", {"class_": "kv"}, tag("span", {"class_": "k"}, name), " ", _value(info, d["kind"], v)))
+            others.append(_kv(info, name, d["kind"], v))
     return zones, others
 
 
@@ -396,8 +435,7 @@ def table_html(view: dict, events: list, seat: Optional[int], info: TableInfo, m
     zones, others = _values(info, "game", view["values"], skip=(info.board_family,) if info.board_family else ())
     if zones:
         middle.append(tag("section", {"class_": "zones"}, *zones))
-    derived = [tag("div", {"class_": "kv"}, tag("span", {"class_": "k"}, k), " ", _value(info, "number", v))
-               for k, v in view.get("derived", {}).items()]
+    derived = [_kv(info, k, "number", v) for k, v in view.get("derived", {}).items()]
     if others or derived:
         middle.append(tag("section", {"class_": "values"}, *others, *derived))
     parts.append(tag("div", {"class_": "middle"}, *middle))
