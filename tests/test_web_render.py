@@ -99,6 +99,27 @@ def test_every_bundled_game_renders_at_every_seat():
         assert "Ranking" in frame(s, 0, info)["html"] or not s.is_over
 
 
+@pytest.mark.parametrize("name", ["fishfish", "fisherman", "fatfish", "fisheatfish"])
+def test_a_table_that_keeps_what_it_drew_draws_what_a_new_one_would(name, monkeypatch):
+    """A table keeps the zones and values it drew (render._kept): every frame of a game, drawn
+    through one table's kept pieces, is byte for byte the frame a table drawing afresh gives, also
+    when the kept pieces are dropped at every turn (a small bound)."""
+    import fishrules.web.render as render
+
+    game = fishrules.load(name)
+    n = 3 if name == "fisherman" else 2
+    for most in (128, 3):
+        monkeypatch.setattr(render, "MOST_ZONES_KEPT", most)
+        kept = _info(game, n)
+        state = game.start(players=n, seed=7)
+        frames = 0
+        for s in positions(state, random.Random(7), every=1, most=120):
+            for seat in [None] + list(range(n)):
+                assert frame_json(s, seat, kept) == frame_json(s, seat, _info(game, n))
+                frames += 1
+        assert frames > 60 and kept.zone_html and kept.kv_html
+
+
 def test_names_rules_and_labels_are_escaped():
     rules = 'extends "fishfry"\ngame "<script>alert(1)</script>"\n'
     game = fishrules.loads(rules, "x.fish")

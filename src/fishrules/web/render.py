@@ -21,7 +21,7 @@ import functools
 import json
 import math
 import zlib
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from .. import SIMULTANEOUS
 from .html import Markup, esc, join, tag
@@ -290,15 +290,23 @@ def _value(info: TableInfo, kind: str, v: Any) -> Markup:
 MOST_ZONES_KEPT = 128
 
 
-def _zone(info: TableInfo, name: str, cards: list, num: Optional[int] = None) -> Markup:
-    key = (name, num, tuple(cards))
-    m = info.zone_html.get(key)
+def _kept(cache: dict, key: tuple, draw: Callable[..., Markup], *args: Any) -> Markup:
+    """`draw(*args)`, kept in `cache` under `key`: most of a table stays as it was from one action to
+    the next, and drawing it again was most of a frame's cost (measured under load)."""
+    try:
+        m = cache.get(key)
+    except TypeError:  # something unhashable in it: drawn every time
+        return draw(*args)
     if m is None:
-        m = _draw_zone(info, name, cards, num)
-        if len(info.zone_html) >= MOST_ZONES_KEPT:
-            info.zone_html.clear()
-        info.zone_html[key] = m
+        m = draw(*args)
+        if len(cache) >= MOST_ZONES_KEPT:
+            cache.clear()
+        cache[key] = m
     return m
+
+
+def _zone(info: TableInfo, name: str, cards: list, num: Optional[int] = None) -> Markup:
+    return _kept(info.zone_html, (name, num, tuple(cards)), _draw_zone, info, name, cards, num)
 
 
 def _draw_zone(info: TableInfo, name: str, cards: list, num: Optional[int] = None) -> Markup:
@@ -308,21 +316,10 @@ def _draw_zone(info: TableInfo, name: str, cards: list, num: Optional[int] = Non
                tag("div", {"class_": "cards"}, _cards(info, cards)))
 
 
-_SIMPLE = (int, str, bool, type(None))
-
-
 def _kv(info: TableInfo, name: str, kind: str, v: Any) -> Markup:
-    """A value and its name; kept drawn when the value is a plain one (most stay as they were)."""
-    if type(v) not in _SIMPLE:
-        return _draw_kv(info, name, kind, v)
-    key = (name, kind, type(v), v)  # the type too: True and 1 are equal keys
-    m = info.kv_html.get(key)
-    if m is None:
-        m = _draw_kv(info, name, kind, v)
-        if len(info.kv_html) >= MOST_ZONES_KEPT:
-            info.kv_html.clear()
-        info.kv_html[key] = m
-    return m
+    """A value and its name."""
+    # the type is in the key: True and 1 are equal keys, and are drawn differently
+    return _kept(info.kv_html, (name, kind, type(v), v), _draw_kv, info, name, kind, v)
 
 
 def _draw_kv(info: TableInfo, name: str, kind: str, v: Any) -> Markup:
