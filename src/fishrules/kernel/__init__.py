@@ -158,7 +158,7 @@ class Kernel:
     def simulate(self, players: int, options: dict, seeds: list, limit: int = MAX_PLAYOUT_DECISIONS) -> Iterator[Played]:
         """One game per seed, in order."""
         if isinstance(self.backend, NativeBackend):
-            nrules = self.program.layout.nrules
+            nrules, tail = self.program.layout.nrules, self.backend.tail
             for at in range(0, len(seeds), CHUNK):
                 part = seeds[at:at + CHUNK]
                 scores, wins, dec, ch, faults, extra = self.backend.simulate(players, options, part, limit)
@@ -168,10 +168,10 @@ class Kernel:
                     if faults[i]:
                         yield self._fallback(players, options, seed, limit)
                         continue
-                    w = wins[i]
+                    w, e = wins[i], i * tail
                     yield Played(Outcome(list(scores[i * players:(i + 1) * players]),
                                          [p for p in range(players) if w >> p & 1], dec[i], ch[i]),
-                                 list(extra[i][:nrules]), self._empty(extra[i][nrules:]))
+                                 list(extra[e:e + nrules]), self._empty(extra[e + nrules:e + tail]))
             return
         for seed in seeds:
             yield self.playout(players, options, seed, limit)

@@ -33,7 +33,7 @@ from .pyruntime import KERNEL_BUDGET
 __all__ = ["emit_c", "frame_layout_c", "EMITTER_VERSION"]
 
 #: Changes whenever the C a program emits changes: part of a compiled library's cache key.
-EMITTER_VERSION = "9"
+EMITTER_VERSION = "10"
 
 _CMP = {"<": "k_lt", "<=": "k_le", ">": "k_gt", ">=": "k_ge"}
 
@@ -1018,7 +1018,7 @@ FK_EXPORT I fk_winners(void *ctx, I *S, I *out) {{
 /* many whole games: S0 is a set-up template (header, options); per game its seed and the seed of
    its choices; out per game: scores (players of them), a mask of the winners, decisions, chances,
    and 0 or the fault that stopped it */
-FK_EXPORT void fk_simulate(void *ctx, const I *S0, I *S, I games, const I *seeds, const I *dseeds,
+FK_EXPORT void fk_simulate(void *ctx, const I *S0, I *S, I games, const I *seeds,
                            I *scores, I *winmask, I *decisions, I *chances, I *faults, I *fires) {{
     K *k = (K *)ctx;
     I n = S0[{H_N}];
@@ -1028,7 +1028,8 @@ FK_EXPORT void fk_simulate(void *ctx, const I *S0, I *S, I games, const I *seeds
         for (I i = 0; i < {lay.nrules}; i++) S[{lay.fires} + i] = 0;
         for (I i = 0; i < {2 * len(lay.zones)}; i++) S[{lay.empty} + i] = 0;
         S[{H_SEED}] = seeds[g];
-        S[{H_DSEED}] = dseeds[g];
+        /* decision_seed (fishrules.kernel.pyruntime): the seed of the playout's random choices */
+        S[{H_DSEED}] = (I)(k_mix((U)seeds[g], ~(U)1) >> 1);
         int f = fk_new(ctx, S);
         if (!f) f = fk_run(ctx, S, 0, 1);
         if (!f) f = fk_scores(ctx, S, scores + g * n);

@@ -270,7 +270,7 @@ class NativeBackend:
             ("fk_new", ctypes.c_int, [_P, _P]), ("fk_run", ctypes.c_int, [_P, _P, ctypes.c_int, ctypes.c_int]),
             ("fk_moves", _I, [_P, _P, _I, _P, _I]), ("fk_scores", ctypes.c_int, [_P, _P, _P]),
             ("fk_winners", _I, [_P, _P, _P]),
-            ("fk_simulate", None, [_P, _P, _P, _I, _P, _P, _P, _P, _P, _P, _P, _P]),
+            ("fk_simulate", None, [_P, _P, _P, _I, _P, _P, _P, _P, _P, _P, _P]),
             ("fk_script", ctypes.c_int, [_P, _P, _I]), ("fk_step", _I, [_P, _P, _P, _P, _I]),
         ):
             f = getattr(lib, name)
@@ -286,6 +286,7 @@ class NativeBackend:
         self._templates: dict = {}  # (players, limit, options) -> a template state (`template`)
         self._step = lib.fk_step
         self.size = lay.size
+        self.tail = max(lay.nrules + 2 * len(lay.zones), 1)  # what `simulate` gives of a game after its outcome
         self.width = lay.move_width
         self._moves = array("q", bytes(8 * 256 * lay.move_width))
         self._asks: dict = {}  # (block, site, "who" or "chosen") -> where its list is in the frame  # grown when a decision lists more
@@ -498,18 +499,20 @@ class NativeBackend:
 
     def simulate(self, players: int, options: dict, seeds: list, limit: int = MAX_PLAYOUT_DECISIONS) -> tuple:
         """Whole games, one per seed, in one call: (scores per game, winner masks, decisions,
-        chances, faults, per game the rules fired then the empty draws of each zone, as in the
-        state) (a game with a fault: its entries mean nothing)."""
+        chances, faults, what each game leaves after them: the rules fired then the empty draws of
+        each zone, as in the state, `tail` numbers a game, one after the other) (a game with a
+        fault: its entries mean nothing).  The decisions' seeds are worked out in native code: in
+        Python they cost a short game (Fishfry's) half as much again as playing it."""
         g = len(seeds)
         S0 = self.template(players, options, limit)
         S = array("q", bytes(8 * self.size))
-        sd = array("q", [_signed(s) for s in seeds])
-        ds = array("q", [_signed(decision_seed(s)) for s in seeds])
+        try:
+            sd = array("q", array("Q", seeds).tobytes())  # the seeds' 64 bits, as the state holds them
+        except OverflowError:  # a seed beyond 64 bits, or negative: its low 64 bits
+            sd = array("q", [_signed(s) for s in seeds])
         scores = array("q", bytes(8 * g * players))
         wins, dec, ch, faults = (array("q", bytes(8 * g)) for _ in range(4))
-        lay = self.kp.layout
-        tail = max(lay.nrules + 2 * len(lay.zones), 1)
-        extra = array("q", bytes(8 * g * tail))
+        extra = array("q", bytes(8 * g * self.tail))
         p = self._ptr
-        self.lib.fk_simulate(self.ctx, p(S0), p(S), g, p(sd), p(ds), p(scores), p(wins), p(dec), p(ch), p(faults), p(extra))
-        return scores, wins, dec, ch, faults, [extra[i * tail:(i + 1) * tail] for i in range(g)]
+        self.lib.fk_simulate(self.ctx, p(S0), p(S), g, p(sd), p(scores), p(wins), p(dec), p(ch), p(faults), p(extra))
+        return scores, wins, dec, ch, faults, extra
