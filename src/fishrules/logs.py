@@ -63,10 +63,11 @@ _HASH = re.compile(r"[0-9a-f]{64}")
 # ---- the rules' identity ---------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=16)
 def _extends_of(text: str, name: str) -> Optional[str]:
     # Kept: a server reads the identity of the same few rule texts at every table it sets up, and
-    # parsing them again was a fifth of its work under load.  The answer depends on the text alone.
+    # parsing them again was a fifth of its work under load.  The answer depends on the text alone;
+    # 16 texts of at most MAX_SOURCE_BYTES each are what the cache can hold.
     from . import nodes as n
     from .syntax import parse
 

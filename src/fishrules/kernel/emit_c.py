@@ -1015,9 +1015,9 @@ FK_EXPORT I fk_winners(void *ctx, I *S, I *out) {{
     return winners(k, out, {lay.seats});
 }}
 
-/* many whole games: S0 is a set-up template (header, options); per game its seed and the seed of
-   its choices; out per game: scores (players of them), a mask of the winners, decisions, chances,
-   and 0 or the fault that stopped it */
+/* many whole games: S0 is a set-up template (header, options); per game its seed (the seed of
+   its choices is worked out from it); out per game: scores (players of them), a mask of the
+   winners, decisions, chances, and 0 or the fault that stopped it */
 FK_EXPORT void fk_simulate(void *ctx, const I *S0, I *S, I games, const I *seeds,
                            I *scores, I *winmask, I *decisions, I *chances, I *faults, I *fires) {{
     K *k = (K *)ctx;
