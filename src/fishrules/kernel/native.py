@@ -502,7 +502,7 @@ class NativeBackend:
         chances, faults, what each game leaves after them: the rules fired then the empty draws of
         each zone, as in the state, `tail` numbers a game, one after the other) (a game with a
         fault: its entries mean nothing).  The decisions' seeds are worked out in native code: in
-        Python they cost a short game (Fishfry's) half as much again as playing it."""
+        Python they cost a short game half as much again as playing it."""
         g = len(seeds)
         S0 = self.template(players, options, limit)
         S = array("q", bytes(8 * self.size))
