@@ -47,7 +47,7 @@ class Action:
         self._values = values
         self._text = text
         self._render = render  # the ActionProgram, to write the text only when somebody asks
-        self._origin = origin  # the legal list this came from: applying it needs no re-checking
+        self._origin = origin  # the token of the Legal this came from: applying it needs no re-checking
         self._prefix = prefix  # "p1: " at a simultaneous choice, where the text says who chooses
         self._prog = prog  # the compiled rules it belongs to: another game's action is refused
 
@@ -131,13 +131,17 @@ class Legal:
     legality key: the moves (action program, values, rule broken or None) in order, and the
     `Action` objects and their texts, made only when somebody asks for them."""
 
-    __slots__ = ("moves", "actor", "prefix", "prog", "_actions", "_by_text")
+    __slots__ = ("moves", "actor", "prefix", "prog", "token", "_actions", "_by_text")
 
     def __init__(self, moves: list, actor: int, prefix: str, prog):
         self.moves = moves
         self.actor = actor
         self.prefix = prefix
         self.prog = prog
+        # What its actions name as their origin: not the list that holds them (nor this object),
+        # which would make every listed action part of a reference cycle, freed only by the cycle
+        # collector (a server listing thousands a second paused for it: measured).
+        self.token = object()
         self._actions: Optional[list] = None
         self._by_text: Optional[dict] = None
 
@@ -145,12 +149,12 @@ class Legal:
         out = self._actions
         if out is None:
             out = self._actions = []
-            actor, prefix, prog = self.actor, self.prefix, self.prog
+            actor, prefix, prog, token = self.actor, self.prefix, self.prog, self.token
             for ap, values, breaks in self.moves:
                 if ap.params:
-                    out.append(Action(ap.name, None, actor, values, ap, out, prefix, prog, breaks))
+                    out.append(Action(ap.name, None, actor, values, ap, token, prefix, prog, breaks))
                 else:
-                    out.append(Action(ap.name, prefix + ap.name, actor, (), None, out, prefix, prog, breaks))
+                    out.append(Action(ap.name, prefix + ap.name, actor, (), None, token, prefix, prog, breaks))
         return out
 
     def by_text(self) -> dict:
@@ -317,7 +321,7 @@ class Decisions(Chance):
         and also leaves the state as it was.  Returns the state itself, so calls can be chained."""
         if isinstance(action, Action):
             legal = self._legal
-            if legal is not None and action._origin is legal._actions:
+            if legal is not None and action._origin is legal.token:
                 snap = self._snapshot()
                 self._work = 0
                 try:
