@@ -109,7 +109,7 @@ def test_a_table_that_keeps_what_it_drew_draws_what_a_new_one_would(name, monkey
     game = fishrules.load(name)
     n = 3 if name == "fisherman" else 2
     for most in (128, 3):
-        monkeypatch.setattr(render, "MOST_ZONES_KEPT", most)
+        monkeypatch.setattr(render, "MOST_PIECES_KEPT", most)
         kept = _info(game, n)
         state = game.start(players=n, seed=7)
         frames = 0

@@ -91,7 +91,7 @@ def tag(name: str, attrs: Optional[dict] = None, *children: Child) -> Markup:
         for k, v in attrs.items():
             if v is None or v is False:
                 continue
-            key = _KEYS.get(k) or _key(k)
+            key = _key(k)
             if v is True:
                 out += (" ", key)
             else:

@@ -42,8 +42,7 @@ class TableInfo:
     kinds (public to everybody at the table)."""
 
     __slots__ = ("desc", "names", "kinds", "variant", "decl", "board_family", "values", "card_hue", "card_html",
-                 "circle_html", "edges_html", "zone_html",
-                 "kv_html")
+                 "circle_html", "edges_html", "zone_html", "kv_html")
 
     def __init__(self, desc: dict, names: list[str], kinds: list[str], variant: Optional[str] = None):
         self.desc = desc
@@ -286,8 +285,9 @@ def _value(info: TableInfo, kind: str, v: Any) -> Markup:
     return tag("span", None, str(v))
 
 
-#: The most zones (and values) a table keeps drawn, then it starts again: what a position shows, several times.
-MOST_ZONES_KEPT = 128
+#: The most zones, and the most values, a table keeps drawn (then it starts again): what a position
+#: shows, several times over.
+MOST_PIECES_KEPT = 128
 
 
 def _kept(cache: dict, key: tuple, draw: Callable[..., Markup], *args: Any) -> Markup:
@@ -299,7 +299,7 @@ def _kept(cache: dict, key: tuple, draw: Callable[..., Markup], *args: Any) -> M
         return draw(*args)
     if m is None:
         m = draw(*args)
-        if len(cache) >= MOST_ZONES_KEPT:
+        if len(cache) >= MOST_PIECES_KEPT:
             cache.clear()
         cache[key] = m
     return m
