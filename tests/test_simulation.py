@@ -103,9 +103,14 @@ def test_one_worker_two_workers_and_a_local_cluster_give_identical_reports():
 
 
 def test_a_worker_that_dies_loses_no_game():
-    game = fishrules.load("fishfry")
+    # A game long enough that chunks are still to play when the first one comes back (the kernel
+    # plays 400 games of Fishfry in about a millisecond: all were played before the death was
+    # noticed), in chunks small enough that the worker is seldom killed while it sends one
+    # back (Python's process pool then waits for the rest of that message for ever)
+    game = fishrules.load("fisheatfish")
     job = {"players": 3, "options": {}, "seed": 9, "bots": "random", "iterations": 0}
-    expected = Runner(1).play(game, job, 400)
+    games = 400
+    expected = Runner(1).play(game, job, games)
     killed = []
 
     def kill_one(k):
@@ -115,7 +120,7 @@ def test_a_worker_that_dies_loses_no_game():
             killed.append(victim.pid)
 
     with Runner(2) as runner:
-        got = runner.play(game, job, 400, progress=kill_one)
+        got = runner.play(game, job, games, progress=kill_one)
         assert runner.deaths == 1
     assert killed and got == expected
 
