@@ -15,10 +15,12 @@ from starlette.websockets import WebSocketDisconnect
 
 import fishrules
 from fishrules.cli import main as cli_main
-from fishrules.web.app import CSP, create_app
+from fishrules.web.app import CSP, Hosts, create_app
 from fishrules.web.store import SQLiteStore
 
 ORIGIN = {"origin": "http://testserver"}
+#: Starlette's test client names the server `testserver`: the one name these apps answer to besides addresses.
+HOSTS = Hosts(allowed=["testserver"])
 HOSTILE_NAME = '"><img src=x onerror=alert(1)>'
 
 
@@ -26,7 +28,7 @@ HOSTILE_NAME = '"><img src=x onerror=alert(1)>'
 def client(tmp_path):
     store = SQLiteStore(str(tmp_path / "tables.sqlite"))
     seeds = iter(range(2, 10_000))  # table k is seeded 2 + k: the same games on every run
-    app = create_app(store, bot_delay=0, bot_iterations=5, seeds=lambda: next(seeds))
+    app = create_app(store, bot_delay=0, bot_iterations=5, seeds=lambda: next(seeds), hosts=HOSTS)
     with TestClient(app) as c:
         c.db = str(tmp_path / "tables.sqlite")
         yield c
@@ -243,7 +245,7 @@ def test_a_table_is_read_back_as_it_was_by_a_new_server(tmp_path):
     is the same position, and every seat's frame the same bytes."""
     path = str(tmp_path / "again.sqlite")
     seeds = iter(range(50, 60))
-    with TestClient(create_app(SQLiteStore(path), bot_delay=0, seeds=lambda: next(seeds))) as c:
+    with TestClient(create_app(SQLiteStore(path), bot_delay=0, seeds=lambda: next(seeds), hosts=HOSTS)) as c:
         _, links, _ = new_table(c, "fishfry-keeper", 2, ("human", "greedy"), options={"rounds": "2"})
         with c.websocket_connect(f"/ws/{links[0]}", headers=ORIGIN) as me:
             f = frame_of(me)
@@ -257,7 +259,7 @@ def test_a_table_is_read_back_as_it_was_by_a_new_server(tmp_path):
                         break
                 f = g
         before = {seat: c.get(f"/p/{t}").text for seat, t in links.items()}
-    with TestClient(create_app(SQLiteStore(path), bot_delay=0)) as c:
+    with TestClient(create_app(SQLiteStore(path), bot_delay=0, hosts=HOSTS)) as c:
         after = {seat: c.get(f"/p/{t}").text for seat, t in links.items()}
         with c.websocket_connect(f"/ws/{links[0]}", headers=ORIGIN) as me:
             assert frame_of(me)["at"] == f["at"]

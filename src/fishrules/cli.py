@@ -699,12 +699,18 @@ def cmd_serve(args) -> int:
         raise OptionError(f"--port {args.port}: a port is 0 to 65535")
     if not (0 <= args.bot_delay <= 60):
         raise OptionError(f"--bot-delay {args.bot_delay}: from 0 to 60 seconds")
+    if not (1 <= args.workers <= 64):
+        raise OptionError(f"--workers {args.workers}: from 1 to 64")
+    if args.public_url is not None and not re.fullmatch(r"https?://[^/\s?#]+/?", args.public_url):
+        raise OptionError(f"--public-url {args.public_url[:80]!r}: an address like https://games.example.org")
     if not args.quiet:
         where = f"http://{args.host}:{args.port}/" if ":" not in args.host else f"http://[{args.host}]:{args.port}/"
         _console(args, stderr=True).print(f"fishrules serve: the lobby is at {where} (tables kept in {_esc(_db_shown(args.db))}); "
                                           "Ctrl-C stops it")
     try:
-        serve(args.host, args.port, args.db, bot_delay=args.bot_delay, bot_iterations=args.bot_iterations, seed=args.seed)
+        serve(args.host, args.port, args.db, bot_delay=args.bot_delay, bot_iterations=args.bot_iterations, seed=args.seed,
+              allowed_hosts=tuple(args.allowed_host or ()), public_url=args.public_url, workers=args.workers,
+              most_connections=args.most_connections, most_per_address=args.most_per_address)
     except StoreError as e:
         _err(f"fishrules: {e}")
         return 1
@@ -840,6 +846,17 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"the search bots' budget per decision (default {PLAY_ITERATIONS})")
     sv.add_argument("--seed", type=int, help="seed new tables SEED, SEED+1, … (the same games again: for tests and "
                     "demonstrations; by default every table gets a random seed)")
+    sv.add_argument("--allowed-host", action="append", metavar="NAME",
+                    help="a name this server is reached by, besides its addresses and localhost (repeat for more); "
+                    "requests naming any other host are refused")
+    sv.add_argument("--public-url", metavar="URL",
+                    help="the address people reach this server at (https://games.example.org): its links are built on it")
+    sv.add_argument("--workers", type=int, default=2, metavar="N",
+                    help="worker processes for the rules' work, for each of the server's own games and house rules "
+                    "(default 2)")
+    sv.add_argument("--most-connections", type=_positive, metavar="N", help="connections at once, in all (default 1000)")
+    sv.add_argument("--most-per-address", type=_positive, metavar="N",
+                    help="connections at once from one address (default 256)")
     sv.set_defaults(func=cmd_serve)
     return p
 

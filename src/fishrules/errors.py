@@ -128,6 +128,9 @@ class RuleError(FishrulesError):
         self.diagnostics: list[Diagnostic] = sorted(diagnostics, key=Diagnostic.sort_key)
         super().__init__(self.render())
 
+    def __reduce__(self) -> tuple:  # pickled with its diagnostics (a server's workers send it whole)
+        return (type(self), (self.diagnostics,))
+
     @property
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.severity == "error"]
@@ -155,6 +158,9 @@ class IllegalAction(FishrulesError):
         if span is not None:
             msg += f" ({span})"
         super().__init__(msg)
+
+    def __reduce__(self) -> tuple:
+        return (type(self), (self.action, self.reason, self.rule, self.span))
 
 
 class OptionError(FishrulesError, ValueError):

@@ -7,6 +7,8 @@ per concern:
 - `tables`: the tables in memory, actions taken (stored before anybody is told), bots;
 - `render`: a position as one seat sees it, drawn from the rules (no game is known here);
 - `html`, `pages`: escaped HTML, the lobby and the other pages;
+- `workers`, `work`: the worker processes that do every piece of rule work, and what they run;
+- `quotas`, `connections`: how much one address may ask, and connections bounded;
 - `app`: the ASGI application (routes, WebSocket, security headers, errors);
 - `static/`: the page's script and style sheet (no inline script: the CSP forbids it).
 
@@ -41,13 +43,19 @@ def _tune_gc() -> None:
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str = "fishrules.sqlite", bot_delay: float = 0.4,
-          bot_iterations: int = 100, log_level: str = "warning", seed: "int | None" = None) -> None:
+          bot_iterations: int = 100, log_level: str = "warning", seed: "int | None" = None,
+          allowed_hosts: "tuple[str, ...]" = (), public_url: "str | None" = None, workers: int = 2,
+          most_connections: "int | None" = None, most_per_address: "int | None" = None) -> None:
     """Serve the tables kept in `db` (a SQLite file, or a postgresql:// URL) at http://host:port/
     until interrupted.  With `seed`, new tables are seeded seed, seed + 1, … (the same games again,
-    for tests and demonstrations); otherwise each gets 63 random bits."""
+    for tests and demonstrations); otherwise each gets 63 random bits.  The server answers to
+    addresses, `localhost`, `host`, `allowed_hosts` and the name of `public_url` (which its links
+    are built on); `workers` processes do the rule work of each lane (web/tables.py); connections
+    are bounded in all and per address (web/connections.py)."""
     import uvicorn
 
-    from .app import MOST_MESSAGE, create_app as make
+    from . import connections
+    from .app import MOST_MESSAGE, Hosts, create_app as make
     from .store import open_store
 
     store = open_store(db)
@@ -57,11 +65,15 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str = "fishrules.sqlite
 
         counter = itertools.count(seed)
         seeds = lambda: next(counter)  # noqa: E731
-    app = make(store, bot_delay=bot_delay, bot_iterations=bot_iterations, seeds=seeds)
+    app = make(store, bot_delay=bot_delay, bot_iterations=bot_iterations, seeds=seeds, workers=workers,
+               hosts=Hosts(host, allowed_hosts, public_url))
+    connections.configure(most=most_connections or connections.MOST_CONNECTIONS,
+                          per_address=most_per_address or connections.MOST_PER_ADDRESS)
     _tune_gc()
     # No per-message compression: a frame is a few kilobytes of HTML, and deflating each one cost
     # the server a tenth of its work under load (the `ws` library of Node servers leaves it off too).
     uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=MOST_MESSAGE * 2,
+                http=connections.GuardedH11, timeout_keep_alive=5,
                 ws_per_message_deflate=False,
                 ws_ping_interval=20, ws_ping_timeout=20, server_header=False, proxy_headers=False,
                 timeout_graceful_shutdown=3)

@@ -11,20 +11,25 @@ Routes:
 
 Guards, for every response: a Content-Security-Policy allowing scripts, styles and connections
 from this origin only (no inline script), no framing, no referrer (the links are secrets), no
-caching of pages; request bodies and WebSocket messages of bounded size; a WebSocket whose Origin
-is another site's is refused; and an error is a page saying what went wrong, never a traceback.
+caching of pages; request bodies and WebSocket messages of bounded size; and an error is a page
+saying what went wrong, never a traceback.  Against other sites (`Hosts`): a request must name
+this server by a name it answers to (an address, `localhost`, or a name it was told: DNS
+rebinding reaches nothing), a POST sent from another site's page is refused, and so is a WebSocket
+whose Origin is not this server.  Rule work never runs here (see tables.py, workers.py), and how
+much of it one address may start is bounded (quotas.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import json
 import logging
 import re
 from collections import deque
 from importlib import resources
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterable, Optional
 from urllib.parse import parse_qsl, urlsplit
 
 from starlette.applications import Starlette
@@ -39,10 +44,11 @@ import fishrules
 from fishrules import FishrulesError
 
 from . import pages
+from .quotas import Rate
 from .store import Store
 from .tables import SEAT_KINDS, Refusal, Tables, parse_options
 
-__all__ = ["create_app", "CSP", "MOST_BODY", "MOST_MESSAGE"]
+__all__ = ["create_app", "Hosts", "CSP", "MOST_BODY", "MOST_MESSAGE", "MOST_QUEUED"]
 
 log = logging.getLogger("fishrules.web")
 
@@ -52,6 +58,11 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' 
 MOST_BODY = 256 * 1024
 #: The largest WebSocket message taken from a browser.
 MOST_MESSAGE = 8 * 1024
+#: Messages waiting to be sent to one browser at most: one that does not read is let go.
+MOST_QUEUED = 64
+#: Checks of a house rule per second from one address (and at once), tables per hour.
+CHECKS_PER_SECOND, CHECKS_AT_ONCE = 2.0, 8
+TABLES_PER_HOUR = 60
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
 _HEADERS = [
     (b"content-security-policy", CSP.encode()),
@@ -62,14 +73,77 @@ _HEADERS = [
 ]
 
 
+class Hosts:
+    """The names this server answers to: any IP address (a page at an address is that address's
+    own origin: it cannot be rebound), `localhost`, the address it listens on, and the names it was
+    told (`--allowed-host`, `--public-url`).  A request naming another host is refused: that is how
+    DNS rebinding (a page of evil.example whose name now points here) is kept out."""
+
+    def __init__(self, listen: str = "127.0.0.1", allowed: Iterable[str] = (), public_url: Optional[str] = None):
+        self.names = {"localhost"} | {h.strip().lower().rstrip(".") for h in allowed if h.strip()}
+        if listen and listen not in ("0.0.0.0", "::"):
+            self.names.add(listen.lower())
+        self.public = public_url.rstrip("/") if public_url else None
+        if self.public:
+            self.names.add((urlsplit(self.public).hostname or "").lower())
+
+    @staticmethod
+    def _name(netloc: str) -> Optional[str]:
+        try:
+            name = urlsplit("//" + netloc).hostname
+        except ValueError:
+            return None
+        return name.rstrip(".") if name else None
+
+    def allows(self, netloc: str) -> bool:
+        """Whether a Host header (`name[:port]`) names this server."""
+        name = self._name(netloc)
+        if not name:
+            return False
+        try:
+            ipaddress.ip_address(name)
+            return True
+        except ValueError:
+            return name in self.names
+
+    def same_site(self, origin: Optional[str], host: str) -> bool:
+        """Whether an Origin header is this server's own pages: the page was served under the very
+        name and port the request names (or the public address)."""
+        if not origin:
+            return False
+        parts = urlsplit(origin)
+        if parts.scheme not in ("http", "https") or not self.allows(parts.netloc):
+            return False
+        if self.public and origin.rstrip("/") == self.public.split("/", 3)[0] + "//" + urlsplit(self.public).netloc:
+            return True
+        return parts.netloc.lower() == host.lower()
+
+    def base(self, scheme: str, host: str) -> str:
+        """The address links are built on: the public address, else the one the request named."""
+        return self.public or f"{scheme}://{host}"
+
+
+def _header(scope: dict, name: bytes) -> Optional[str]:
+    for k, v in scope.get("headers") or ():
+        if k == name:
+            return v.decode("latin-1")
+    return None
+
+
 class _Guard:
     """Pure ASGI middleware: security headers on every response, no caching of pages, bounded
-    request bodies (413 past MOST_BODY), and a plain page instead of anything that went wrong."""
+    request bodies (413 past MOST_BODY), requests for this server only (`Hosts`), no POST from
+    another site's page, and a plain page instead of anything that went wrong."""
 
-    def __init__(self, app: Any):
+    def __init__(self, app: Any, hosts: Hosts):
         self.app = app
+        self.hosts = hosts
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "websocket":
+            if not self.hosts.allows(_header(scope, b"host") or ""):
+                await send({"type": "websocket.close", "code": 1008})
+                return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -87,6 +161,15 @@ class _Guard:
                 message = dict(message, headers=headers)
             await send(message)
 
+        host = _header(scope, b"host") or ""
+        if not self.hosts.allows(host):
+            await _plain(send_guarded, 421, "Not this server",
+                         "This server does not answer to that name. Use the address you were given.")
+            return
+        if scope.get("method") not in ("GET", "HEAD") and not _from_here(scope, self.hosts, host):
+            await _plain(send_guarded, 403, "Not from here",
+                         "That form was sent from another site's page, so it was not taken.")
+            return
         length = dict(scope.get("headers") or []).get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > MOST_BODY):
             await _plain(send_guarded, 413, "Too large", "That is more than this server takes at once.")
@@ -116,6 +199,19 @@ class _Guard:
 
 class _TooLarge(Exception):
     pass
+
+
+def _from_here(scope: dict, hosts: Hosts, host: str) -> bool:
+    """Whether a request that changes something comes from this server's own pages.  A browser
+    says where a request comes from in Sec-Fetch-Site, and is held to it.  Without it, the Origin
+    header must be this server (the pages' no-referrer policy makes a browser's form send
+    `Origin: null`, so a browser too old for Sec-Fetch-Site is refused); a program that is not a
+    browser says neither, and has no visitor's session to abuse."""
+    site = _header(scope, b"sec-fetch-site")
+    if site is not None:
+        return site in ("same-origin", "none")
+    origin = _header(scope, b"origin")
+    return origin is None or hosts.same_site(origin, host)
 
 
 async def _plain(send: Any, status: int, title: str, message: str) -> None:
@@ -150,39 +246,67 @@ def _error(title: str, message: str, status: int) -> HTMLResponse:
 
 
 class Conn:
-    """One browser's WebSocket: what is to be sent waits in a queue, where a newer frame replaces
-    an older one not sent yet (a slow browser gets the latest table, not every table between)."""
+    """One browser's WebSocket: what is to be sent waits in a queue, where a newer frame takes the
+    place of an older one not sent yet (a slow browser gets the latest table, not every table
+    between), at the same cost however long the queue.  A browser that lets more than MOST_QUEUED
+    messages wait is not reading: it is let go (`overflowed`), and may connect again."""
 
     def __init__(self, ws: WebSocket):
         self.ws = ws
         self.queue: deque = deque()
+        self.frame: Optional[list] = None  # [text] of the frame waiting in the queue, if any
         self.ready = asyncio.Event()
         self.closed = False
+        self.overflowed = False
 
     def push_frame(self, text: str) -> None:
-        self.queue = deque(m for m in self.queue if not m.startswith('{"type":"frame"'))
-        self.queue.append(text)
-        self.ready.set()
+        if self.frame is not None:
+            self.frame[0] = text
+            return
+        self.frame = [text]
+        self._put(self.frame)
 
     def push(self, message: dict) -> None:
-        self.queue.append(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+        self._put(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+
+    def _put(self, item: Any) -> None:
+        if len(self.queue) >= MOST_QUEUED:
+            self.overflowed = True
+            self.closed = True
+        else:
+            self.queue.append(item)
         self.ready.set()
 
     async def writer(self) -> None:
         while not self.closed:
             await self.ready.wait()
             self.ready.clear()
-            while self.queue:
-                await self.ws.send_text(self.queue.popleft())
+            while self.queue and not self.closed:
+                item = self.queue.popleft()
+                if isinstance(item, list):
+                    self.frame = None
+                    item = item[0]
+                await self.ws.send_text(item)
+        if self.overflowed:
+            log.info("a browser that did not read its messages was let go")
+            with contextlib.suppress(Exception):
+                await self.ws.close(code=1008)
 
 
 def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
-               seeds: Optional[Callable[[], int]] = None) -> Starlette:
+               seeds: Optional[Callable[[], int]] = None, hosts: Optional[Hosts] = None, workers: int = 2) -> Starlette:
     """The application serving the tables kept in `store`.  Bots wait `bot_delay` seconds before
     they play and search `bot_iterations` per decision; `seeds()` gives each new table its seed
-    (by default 63 random bits).  (Long, and kept whole: each route is a short closure over
-    `tables`, in the order of the table of routes at the end.)"""
-    tables = Tables(store, bot_delay=bot_delay, bot_iterations=bot_iterations, seeds=seeds)
+    (by default 63 random bits); `hosts` the names it answers to (by default: addresses and
+    localhost); `workers` the worker processes of each lane (tables.py).  (Long, and kept whole:
+    each route is a short closure over `tables`, in the order of the table of routes at the end.)"""
+    tables = Tables(store, bot_delay=bot_delay, bot_iterations=bot_iterations, seeds=seeds, workers=workers)
+    hosts = hosts or Hosts()
+    checks = Rate(CHECKS_PER_SECOND, CHECKS_AT_ONCE)
+    creates = Rate(TABLES_PER_HOUR / 3600, TABLES_PER_HOUR)
+
+    def client_of(request: Any) -> str:
+        return request.client.host if request.client else "?"
 
     async def token_of(token: str) -> Optional[tuple]:
         if not _TOKEN.fullmatch(token):
@@ -195,20 +319,27 @@ def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
     # ---- the lobby ---------------------------------------------------------------------------
 
     async def lobby(request: Request) -> Response:
-        return _html(pages.lobby())
+        await tables.ready()
+        return _html(pages.lobby(tables.bundled))
 
-    async def rules_of(text: str, variant: Optional[str]) -> tuple[Optional[fishrules.Game], Optional[BaseException]]:
+    async def rules_of(request: Request, text: str, variant: Optional[str]) -> tuple[Any, Optional[BaseException]]:
+        """A pasted house rule, checked by a worker: (its RulesInfo, None) or (None, what is wrong)."""
         if len(text) > pages.MOST_RULE_TEXT:
             return None, FishrulesError(f"a house rule here is at most {pages.MOST_RULE_TEXT // 1024} KiB")
+        client = client_of(request)
+        if not checks.take(client):
+            return None, FishrulesError("Too many checks at once from here: wait a moment, then try again.")
         try:
-            return await tables.work(tables.game_of, None, text, variant or None), None
-        except FishrulesError as e:
+            return await tables.rules_of(None, text, variant or None, client=client), None
+        except (FishrulesError, Refusal) as e:
             return None, e
 
     async def check(request: Request) -> Response:
         form = await _form(request, 8)
         text = str(form.get("rules") or "")
-        game, err = await rules_of(text, None)
+        game, err = await rules_of(request, text, None)
+        if isinstance(err, Refusal) and "cancelled" in err.message:
+            return JSONResponse({"ok": False, "superseded": True, "title": None, "html": ""}, status_code=409)
         return JSONResponse({"ok": err is None, "title": game.title if game else None,
                              "html": str(pages.diagnostics_html(text, err))})
 
@@ -216,19 +347,21 @@ def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
         if request.method == "GET":
             ruleset = request.query_params.get("ruleset") or ""
             variant = request.query_params.get("variant") or None
-            if ruleset not in fishrules.bundled():
+            await tables.ready()
+            if (ruleset, None) not in tables.bundled:
                 return _error("No such game", "There is no bundled game of that name.", 404)
             try:
-                game = await tables.work(tables.game_of, ruleset, None, variant)
+                game = await tables.rules_of(ruleset, None, variant)
             except FishrulesError as e:
                 return _error("No such variant", str(e), 404)
-            return _html(pages.setup(game, ruleset, None, variant))
+            return _html(pages.setup(game, ruleset, None, variant, base=tables.bundled[(ruleset, None)]))
         form = await _form(request, 8)
         text = str(form.get("rules") or "")
         variant = str(form.get("variant") or "") or None
-        game, err = await rules_of(text, variant)
+        await tables.ready()
+        game, err = await rules_of(request, text, variant)
         if game is None:
-            return _html(pages.lobby(text, pages.diagnostics_html(text, err)), 400 if text else 200)
+            return _html(pages.lobby(tables.bundled, text, pages.diagnostics_html(text, err)), 400 if text else 200)
         return _html(pages.setup(game, None, text, variant))
 
     async def create(request: Request) -> Response:
@@ -237,12 +370,19 @@ def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
         text = data.get("rules")
         ruleset = data.get("ruleset") if text is None else None
         variant = data.get("variant") or None
-        try:
-            game = await tables.work(tables.game_of, ruleset, text, variant)
-        except FishrulesError as e:
-            if text is not None:
-                return _html(pages.lobby(text, pages.diagnostics_html(text, e)), 400)
-            return _error("Cannot set up this table", str(e), 400)
+        await tables.ready()
+        if not creates.take(client_of(request)):
+            return _error("Too many tables", f"At most {TABLES_PER_HOUR} new tables an hour are set up for one "
+                          "address. Try again later.", 429)
+        if text is not None:
+            game, err = await rules_of(request, text, variant)
+            if game is None:
+                return _html(pages.lobby(tables.bundled, text, pages.diagnostics_html(text, err)), 400)
+        else:
+            try:
+                game = await tables.rules_of(ruleset, None, variant)
+            except FishrulesError as e:
+                return _error("Cannot set up this table", str(e), 400)
         try:
             players = int(data.get("players", ""))
         except ValueError:
@@ -256,8 +396,9 @@ def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
             names = [data.get(f"name.{p}", "") for p in range(players)]
             options = parse_options(game, data)
             table, links = await tables.create(ruleset, text, variant, players, options, seats, names)
-        except FishrulesError as e:
-            return _html(pages.setup(game, ruleset, text, variant, error=str(e), form=data), 400)
+        except (FishrulesError, Refusal) as e:
+            return _html(pages.setup(game, ruleset, text, variant, error=str(e), form=data,
+                                     base=tables.bundled.get((ruleset, None))), 400)
         return RedirectResponse(f"/host/{links['host']}", status_code=303)
 
     async def host(request: Request) -> Response:
@@ -266,7 +407,7 @@ def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
             return _error("No such table", "This link is not a table's. Check that it was copied whole.", 404)
         table = found[0]
         links = await tables.db(tables.store.tokens_of, table.id)
-        base = f"{request.url.scheme}://{request.url.netloc}"
+        base = hosts.base(request.url.scheme, request.headers.get("host", ""))
         return _html(pages.links_page(base, table, links))
 
     # ---- a table -----------------------------------------------------------------------------
@@ -279,7 +420,7 @@ def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
         table, role, seat = found
         if role == "host":
             return RedirectResponse(f"/host/{token}", status_code=303)
-        text = table.frame(seat)
+        text = await tables.frame(table, seat)
         return _html(pages.table_page(table, token, seat, json.loads(text)["html"]))
 
     async def download(request: Request) -> Response:
@@ -287,7 +428,7 @@ def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
         if found is None:
             return _error("No such table", "This link is not a table's.", 404)
         table = found[0]
-        if not table.state.is_over:
+        if not table.over:
             return _error("Not yet", "The log can be downloaded once the game is over: it shows every hidden card.", 409)
         body = json.dumps(table.log(), indent=1, ensure_ascii=False) + "\n"
         return Response(body, media_type="application/json",
@@ -295,8 +436,7 @@ def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
 
     async def ws(websocket: WebSocket) -> None:
         origin = websocket.headers.get("origin")
-        host_header = websocket.headers.get("host", "")
-        if origin is not None and urlsplit(origin).netloc.lower() != host_header.lower():
+        if origin is not None and not hosts.same_site(origin, websocket.headers.get("host", "")):
             await websocket.close(code=1008)  # before accepting: the handshake is refused (403)
             return
         found = await token_of(websocket.path_params["token"])
@@ -307,11 +447,18 @@ def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
         await websocket.accept()
         conn = Conn(websocket)
         tables.join(table, seat, conn)
-        conn.push_frame(table.frame(seat))
         writer = asyncio.ensure_future(conn.writer())
         try:
-            while True:
-                text = await websocket.receive_text()
+            conn.push_frame(await tables.frame(table, seat))
+            while not conn.closed:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                text = message.get("text")
+                if text is None:  # a binary frame: the pages send none
+                    log.info("a WebSocket sent a binary message; it was closed")
+                    await websocket.close(code=1003)
+                    break
                 if len(text) > MOST_MESSAGE:
                     conn.push({"type": "refused", "message": "That message is too long."})
                     continue
@@ -323,7 +470,7 @@ def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
                 if not isinstance(msg, dict):
                     continue
                 if msg.get("type") == "hello":
-                    conn.push_frame(table.frame(seat))
+                    conn.push_frame(await tables.frame(table, seat))
                     continue
                 if msg.get("type") != "act":
                     continue
@@ -334,20 +481,20 @@ def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
                     taken = await tables.act(table, seat, msg.get("at"), msg.get("action"))
                     conn.push({"type": "ok", "duplicate": taken is None, "at": msg.get("at"), "taken_at": taken})
                     if taken is None:
-                        conn.push_frame(table.frame(seat))
+                        conn.push_frame(await tables.frame(table, seat))
                 except Refusal as r:
                     conn.push(r.to_json())
                     if r.moved_on:
-                        conn.push_frame(table.frame(seat))
+                        conn.push_frame(await tables.frame(table, seat))
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
             conn.closed = True
             conn.ready.set()
             tables.leave(table, seat, conn)
-            writer.cancel()
             with contextlib.suppress(BaseException):
-                await writer
+                await asyncio.wait_for(writer, 1)
+            writer.cancel()
 
     async def healthz(request: Request) -> Response:
         return PlainTextResponse("ok")
@@ -366,11 +513,11 @@ def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
-        resumed = await tables.resume_all()
-        if resumed:
-            log.info("%d unfinished table(s) read back", resumed)
+        # Tables are read back when a link is used, not here, and the workers start in the
+        # background: a restarted server answers at once.
+        tables.open()
         yield
-        await asyncio.get_running_loop().run_in_executor(None, tables.close)
+        tables.close()
 
     static = StaticFiles(directory=str(resources.files("fishrules.web") / "static"))
     app = Starlette(
@@ -391,5 +538,5 @@ def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
         lifespan=lifespan,
     )
     app.state.tables = tables
-    app.add_middleware(_Guard)
+    app.add_middleware(_Guard, hosts=hosts)
     return app

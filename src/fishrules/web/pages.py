@@ -11,7 +11,8 @@ from typing import Any, Optional
 import fishrules
 
 from .html import Markup, join, tag
-from .tables import BOT_KINDS, HOUSE_RULE_NAME, load_bundled
+from .tables import BOT_KINDS, HOUSE_RULE_NAME
+from .work import RulesInfo
 
 __all__ = ["page", "lobby", "setup", "links_page", "table_page", "error_page", "diagnostics_html"]
 
@@ -90,12 +91,13 @@ def diagnostics_html(text: str, error: Optional[BaseException], name: str = HOUS
                tag("ol", {"class_": "source"}, *rows))
 
 
-def lobby(text: str = "", diags: Optional[Markup] = None) -> str:
+def lobby(bundled: dict, text: str = "", diags: Optional[Markup] = None) -> str:
+    """The lobby: the bundled games (`bundled`: {(name, variant): RulesInfo}, read at start) and
+    the box for a house rule."""
     games = []
     for name in fishrules.bundled():
-        try:
-            g = load_bundled(name)
-        except fishrules.FishrulesError:  # pragma: no cover - the bundled rulesets load
+        g = bundled.get((name, None))
+        if g is None:  # pragma: no cover - the bundled rulesets load
             continue
         games.append(tag("li", None, tag("a", {"href": f"/new?ruleset={name}", "class_": "game"}, g.title),
                          " ", tag("small", None, f"{name}, {g.min_players}–{g.max_players} players")))
@@ -131,8 +133,8 @@ def _option_field(info: Any, value: Any) -> Markup:
                tag("small", None, f" {info.doc}") if info.doc else None)
 
 
-def setup(game: fishrules.Game, ruleset: Optional[str], text: Optional[str], variant: Optional[str],
-          error: Optional[str] = None, form: Optional[dict] = None) -> str:
+def setup(game: RulesInfo, ruleset: Optional[str], text: Optional[str], variant: Optional[str],
+          error: Optional[str] = None, form: Optional[dict] = None, base: Optional[RulesInfo] = None) -> str:
     """The form that creates a table of `game`: variant, players, options, who sits at each seat."""
     form = form or {}
     hidden: list = []
@@ -140,10 +142,9 @@ def setup(game: fishrules.Game, ruleset: Optional[str], text: Optional[str], var
         hidden.append(tag("textarea", {"name": "rules", "hidden": True}, text))
     else:
         hidden.append(tag("input", {"type": "hidden", "name": "ruleset", "value": ruleset}))
-    variants = game.variants if text is None else list(game._resolved.variants)
+    variants = game.variants
     variant_form = None
-    if text is None and load_bundled(ruleset).variants:
-        base = load_bundled(ruleset)
+    if text is None and base is not None and base.variants:
         variant_form = tag("form", {"method": "get", "action": "/new", "class_": "variant"},
                            tag("input", {"type": "hidden", "name": "ruleset", "value": ruleset}),
                            tag("label", None, "Variant ",
@@ -170,7 +171,7 @@ def setup(game: fishrules.Game, ruleset: Optional[str], text: Optional[str], var
                                                  *(tag("option", {"value": b, "selected": kind == b}, f"bot: {b}") for b in BOT_KINDS))),
                              tag("td", None, tag("input", {"name": f"name.{p}", "maxlength": 40, "placeholder": f"p{p}",
                                                            "value": form.get(f"name.{p}") or None}))))
-    opts = [_option_field(info, form.get(f"option.{info.name}", info.default)) for info in game.options.values()]
+    opts = [_option_field(info, form.get(f"option.{info.name}", info.default)) for info in game.options]
     return page(
         f"New table — {game.title}",
         tag("h1", None, "New table: ", game.title),
@@ -206,8 +207,8 @@ def links_page(base: str, table: Any, links: list[tuple[str, str, Optional[int]]
                         tag("a", {"href": f"/p/{token}", "class_": "seatlink", "data_seat": seat}, url)))
     bots = [f"{info.who(p)}: {k}" for p, k in enumerate(table.record.seats) if k != "human"]
     return page(
-        f"Table — {table.game.title}",
-        tag("h1", None, "Your table of ", table.game.title, " is ready"),
+        f"Table — {table.title}",
+        tag("h1", None, "Your table of ", table.title, " is ready"),
         tag("p", None, "Send each person the link of their seat, and nobody else: whoever has a seat's link plays that "
             "seat and sees its hidden cards. Keep this page's address to find the links again."),
         tag("ul", {"class_": "links"}, *rows),
@@ -217,7 +218,7 @@ def links_page(base: str, table: Any, links: list[tuple[str, str, Optional[int]]
 def table_page(table: Any, token: str, seat: Optional[int], frame_html: str) -> str:
     """A seat's (or a spectator's) page: the table as it is now; table.js keeps it live."""
     return page(
-        f"{table.game.title} — " + ("spectator" if seat is None else table.info.who(seat)),
+        f"{table.title} — " + ("spectator" if seat is None else table.info.who(seat)),
         tag("div", {"id": "conn", "class_": "conn"}, "connecting…"),
         tag("div", {"id": "table"}, Markup(frame_html)),
         tag("section", {"id": "controls", "class_": "controls", "hidden": seat is None},
@@ -227,7 +228,7 @@ def table_page(table: Any, token: str, seat: Optional[int], frame_html: str) -> 
                 tag("label", None, "Or write an action ", tag("input", {"id": "typed-text", "maxlength": 1000,
                                                                         "autocomplete": "off"})),
                 " ", tag("button", {"type": "submit"}, "Try it"))),
-        tag("p", {"class_": "download", "id": "download", "hidden": not table.state.is_over},
+        tag("p", {"class_": "download", "id": "download", "hidden": not table.over},
             tag("a", {"href": f"/p/{token}/log", "id": "log-link", "download": "table-log.json"}, "Download the game's log"),
             " (", tag("code", None, "fishrules replay"), " plays it back)"),
         scripts=("table.js",), main_attrs={"class_": "tablepage", "data_seat": "" if seat is None else seat})

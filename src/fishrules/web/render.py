@@ -1,7 +1,8 @@
 """The table as one seat sees it, drawn from the rules and not per game.
 
 `frame(state, seat, table)` is everything a browser at `seat` (None: a spectator) receives about a
-position, page or WebSocket message alike.  It is built from `state.view(seat)`,
+position, page or WebSocket message alike, in two halves: `frame_data`, the rule work (a worker of
+the server does it), and `frame_from`, the drawing (the server's event loop does it).  It is built from `state.view(seat)`,
 `state.events_for(seat)` and, when the seat is to choose, `state.legal_actions(...)` for that seat,
 and from nothing else of the state; the rest is the rules' declarations (`Game.describe()`) and
 the table's own public facts (the names at the seats).  So a frame holds nothing that seat may not
@@ -26,7 +27,7 @@ from typing import Any, Callable, Optional
 from .. import SIMULTANEOUS
 from .html import Markup, esc, join, tag
 
-__all__ = ["frame", "frame_json", "table_html", "board_layout", "TableInfo"]
+__all__ = ["frame", "frame_json", "frame_data", "frame_from", "frame_text", "table_html", "board_layout", "TableInfo"]
 
 #: How much of the record a frame carries: the latest entries of the history, events of the latest actions.
 HISTORY_SHOWN = 40
@@ -461,8 +462,10 @@ def table_html(view: dict, events: list, seat: Optional[int], info: TableInfo, m
     return tag("div", {"class_": "table", "data_at": len(hist)}, *parts)
 
 
-def frame(state: Any, seat: Optional[int], info: TableInfo) -> dict:
-    """Everything a browser at `seat` (None: spectator) receives about `state`: JSON-able."""
+def frame_data(state: Any, seat: Optional[int]) -> dict:
+    """What the rules say of `state` to a browser at `seat` (None: a spectator), as plain data:
+    the view, the latest events, and the legal actions when the seat is to choose.  This is rule
+    work (a worker does it, see work.py); `frame_from` draws it."""
     view = state.view(seat)
     at = len(view["history"])
     waiting = state.waiting
@@ -474,12 +477,28 @@ def frame(state: Any, seat: Optional[int], info: TableInfo) -> dict:
             args = {k: list(v) if isinstance(v, tuple) else v for k, v in a.args.items()}
             actions.append({"text": a.text, "name": a.name, "args": args, "breaks": a.breaks})
     events = state.events_for(seat, since=max(0, at - 8))
-    html = table_html(view, events, seat, info, mine)
-    out = {"type": "frame", "at": at, "over": view["over"], "mine": mine, "html": str(html), "actions": actions,
-           "prefix": f"p{seat}: " if mine and state.current == SIMULTANEOUS else "",
-           "decl": {n: info.decl[n] for n in dict.fromkeys(a["name"] for a in actions) if n in info.decl}}
-    return out
+    return {"view": view, "events": events, "actions": actions, "mine": mine,
+            "prefix": f"p{seat}: " if mine and state.current == SIMULTANEOUS else ""}
+
+
+def frame_from(data: dict, seat: Optional[int], info: TableInfo) -> dict:
+    """Everything a browser at `seat` receives, drawn from `frame_data`: JSON-able."""
+    view, actions, mine = data["view"], data["actions"], data["mine"]
+    html = table_html(view, data["events"], seat, info, mine)
+    return {"type": "frame", "at": len(view["history"]), "over": view["over"], "mine": mine, "html": str(html),
+            "actions": actions, "prefix": data["prefix"],
+            "decl": {n: info.decl[n] for n in dict.fromkeys(a["name"] for a in actions) if n in info.decl}}
+
+
+def frame_text(data: dict, seat: Optional[int], info: TableInfo) -> str:
+    """`frame_from` as the text of a WebSocket message."""
+    return json.dumps(frame_from(data, seat, info), ensure_ascii=False, separators=(",", ":"))
+
+
+def frame(state: Any, seat: Optional[int], info: TableInfo) -> dict:
+    """Everything a browser at `seat` (None: spectator) receives about `state`: JSON-able."""
+    return frame_from(frame_data(state, seat), seat, info)
 
 
 def frame_json(state: Any, seat: Optional[int], info: TableInfo) -> str:
-    return json.dumps(frame(state, seat, info), ensure_ascii=False, separators=(",", ":"))
+    return frame_text(frame_data(state, seat), seat, info)

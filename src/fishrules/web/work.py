@@ -1,0 +1,341 @@
+"""What the workers of `fishrules serve` run (see workers.py): every piece of rule work, as a
+function of plain data in and plain data out.
+
+A worker keeps two caches, both bounded, neither needed for being right:
+
+- games, by what identifies their rules (a bundled ruleset's name, or the hash of a pasted text,
+  with the variant): at most `MOST_GAME_BYTES` of rule text;
+- table positions, by table: the state a table is at, with the `nonce` the server gave that
+  position.  A job about a table names the position it wants; a worker that holds another (or
+  none) answers `Miss("position")`, and the server sends the table's history to be replayed.  So a
+  table can move from worker to worker, and a worker can be killed, without anything being lost:
+  the store's history is the truth, a worker's position only a copy of it.
+
+The bundled rulesets are read when this module is imported, once, by the fork server every worker
+is forked from.
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+from typing import Any, Optional
+
+import attrs
+
+import fishrules
+from fishrules import SIMULTANEOUS, FishrulesError, IllegalAction, OptionError, StateError
+
+from ..logs import rules_hash, rules_texts
+from .render import frame_data
+from .workers import Miss
+
+#: What a job may raise for the server to show: the library's own errors.
+EXPECTED = (FishrulesError,)
+#: Rule text of the games a worker keeps read (a house rule is at most 128 KiB).
+MOST_GAME_BYTES = 16 << 20
+#: Table positions a worker keeps.
+MOST_POSITIONS = 512
+#: The file name a house rule pasted in the lobby is read (and shown in diagnostics) under.
+HOUSE_RULE_NAME = "house-rule.fish"
+
+
+@attrs.frozen
+class RulesInfo:
+    """What the server shows of a game without playing it: the set-up page, a table's
+    declarations, and what a table's record keeps of its rules."""
+
+    key: tuple  # what identifies these rules to a worker
+    title: str
+    min_players: int
+    max_players: int
+    variants: tuple  # the variants these rules name
+    options: tuple  # fishrules.OptionInfo, in order
+    describe: dict  # Game.describe()
+    variant: Optional[str]  # the variant played (Game.variant)
+    rules_name: str
+    rules_text: str
+    rules_hash: str
+    warnings: tuple = ()  # the checker's warnings, rendered
+
+    @property
+    def option_map(self) -> dict:
+        return {o.name: o for o in self.options}
+
+
+@attrs.frozen
+class Source:
+    """Where a table's rules come from, as its record keeps them (see store.TableRecord)."""
+
+    ruleset: Optional[str]
+    variant: Optional[str]
+    rules_name: str
+    rules_text: str
+    rules_variant: Optional[str]
+    rules_hash: str
+
+
+@attrs.frozen
+class Position:
+    """A table's position as a job asks for it: which table, the nonce of the position, and how
+    to make it again when the worker does not hold it (`history`, `source`: sent after a Miss)."""
+
+    table: str
+    nonce: int
+    rules: tuple  # RulesInfo.key
+    players: int
+    options: dict
+    seed: int
+    history: Optional[tuple] = None
+    source: Optional[Source] = None
+
+
+@attrs.frozen
+class Meta:
+    """What the server needs to know of a position to take actions at it."""
+
+    at: int
+    over: bool
+    current: Any
+    waiting: tuple
+
+
+def plain_error(e: BaseException) -> FishrulesError:
+    """An error that could not be sent as it was, as one of the same family with its words."""
+    return (type(e) if type(e) in (OptionError, StateError) else FishrulesError)(str(e))
+
+
+# ---- games -------------------------------------------------------------------------------------
+
+_games: "collections.OrderedDict[tuple, tuple[fishrules.Game, int, str]]" = collections.OrderedDict()
+_game_bytes = 0
+
+
+def _keep_game(key: tuple, game: fishrules.Game, size: int, backend: str) -> fishrules.Game:
+    global _game_bytes
+    old = _games.pop(key, None)
+    if old is not None:
+        _game_bytes -= old[1]
+    _games[key] = (game, size, backend)
+    _game_bytes += size
+    while _game_bytes > MOST_GAME_BYTES and len(_games) > 1:
+        _, (_, n, _) = _games.popitem(last=False)
+        _game_bytes -= n
+    return game
+
+
+def _cached(key: tuple) -> Optional[fishrules.Game]:
+    found = _games.get(key)
+    if found is None:
+        return None
+    game, _, backend = found
+    if backend == "python" and _backend(game) == "auto":
+        return None  # its kernel was compiled since: read it again to play on it
+    _games.move_to_end(key)
+    return game
+
+
+def _backend(game: fishrules.Game) -> str:
+    """"auto" when the game's native kernel is built already, else "python": a worker never
+    compiles on the way (compiles are jobs of their own, `compile_kernel`)."""
+    from ..kernel import native_is_cached
+
+    return "auto" if native_is_cached(game) else "python"
+
+
+def _load(key: tuple, text: Optional[str] = None) -> fishrules.Game:
+    """The game of `key`: ("bundled", name, variant) or ("text", sha256, variant) with its `text`;
+    a text is checked against its hash.  Read with the backend the cache allows."""
+    game = _cached(key)
+    if game is not None:
+        return game
+    kind, ident, variant = key
+    if kind == "bundled":
+        if ident not in fishrules.bundled():
+            raise OptionError(f"there is no bundled ruleset {str(ident)[:60]!r}")
+        game = fishrules.load(ident, variant, backend="python")
+        size = len(rules_texts(game)[0][1])
+        backend = _backend(game)
+        if backend == "auto":
+            game = fishrules.load(ident, variant, backend="auto")
+        return _keep_game(key, game, size, backend)
+    if text is None:
+        raise Miss("rules")
+    if hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() != ident:
+        raise StateError("the rules sent do not match their hash")
+    game = fishrules.loads(text, HOUSE_RULE_NAME, variant=variant, base_dir=None, backend="python")
+    backend = _backend(game)
+    if backend == "auto":
+        game = fishrules.loads(text, HOUSE_RULE_NAME, variant=variant, base_dir=None, backend="auto")
+    return _keep_game(key, game, len(text), backend)
+
+
+def text_key(text: str, variant: Optional[str]) -> tuple:
+    """The key of a pasted rule text (see `_load`)."""
+    return ("text", hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), variant)
+
+
+def _info(key: tuple, game: fishrules.Game) -> RulesInfo:
+    texts = rules_texts(game)
+    variants = tuple(game.variants) if key[0] == "bundled" else tuple(game._resolved.variants)
+    return RulesInfo(
+        key=key, title=game.title, min_players=game.min_players, max_players=game.max_players,
+        variants=variants, options=tuple(game.options.values()), describe=game.describe(), variant=game.variant,
+        rules_name=texts[0][0].name if texts[0][0] is not None else HOUSE_RULE_NAME, rules_text=texts[0][1],
+        rules_hash=rules_hash(texts))
+
+
+def bundled_infos() -> dict:
+    """Every bundled ruleset and each of its variants: {(name, variant or None): RulesInfo}."""
+    out = {}
+    for name in fishrules.bundled():
+        key = ("bundled", name, None)
+        game = _load(key)
+        out[(name, None)] = _info(key, game)
+        for v in game.variants:
+            vkey = ("bundled", name, v)
+            out[(name, v)] = _info(vkey, _load(vkey))
+    return out
+
+
+def check(text: str, variant: Optional[str]) -> RulesInfo:
+    """Read and check a pasted rule text: what the set-up page needs, or the RuleError."""
+    key = text_key(text, variant)
+    return _info(key, _load(key, text))
+
+
+def compile_kernel(key: tuple, text: Optional[str]) -> str:
+    """Build the native kernel of the rules of `key` (into the kernel cache, where every worker
+    finds it): the backend they play on, "native" or "python" (no compiler, or rules the kernel
+    does not take)."""
+    kind, ident, variant = key
+    if kind == "bundled":
+        game = fishrules.load(ident, variant, backend="auto")
+    else:
+        if text is None:
+            raise Miss("rules")
+        game = fishrules.loads(text, HOUSE_RULE_NAME, variant=variant, base_dir=None, backend="auto")
+    try:
+        return game.backend
+    except FishrulesError:
+        return "python"
+
+
+# ---- positions ---------------------------------------------------------------------------------
+
+_positions: "collections.OrderedDict[str, tuple[int, fishrules.State]]" = collections.OrderedDict()
+
+
+def _game_of_source(key: tuple, src: Optional[Source]) -> fishrules.Game:
+    """The rules a stored table was played with: the bundled ruleset if it is unchanged, else the
+    text the table carries; refused if neither hashes as recorded."""
+    game = _cached(key)
+    if game is not None:
+        return _load(key)
+    if src is None:
+        raise Miss("rules")
+    if key[0] == "bundled":
+        try:
+            return _load(key)
+        except FishrulesError:
+            raise StateError(f"the bundled ruleset {src.ruleset!r} cannot be read") from None
+    game = _load(key, src.rules_text)
+    found = rules_hash(rules_texts(game))
+    if found != src.rules_hash:
+        raise StateError(f"this table was played with rules of hash {src.rules_hash[:12]}, but its rules now hash "
+                         f"to {found[:12]}: the rules it extends changed since")
+    return game
+
+
+def _state(pos: Position) -> fishrules.State:
+    held = _positions.get(pos.table)
+    if held is not None and held[0] == pos.nonce:
+        _positions.move_to_end(pos.table)
+        return held[1]
+    if pos.history is None:
+        raise Miss("position")
+    game = _game_of_source(pos.rules, pos.source)
+    state = game.replay(list(pos.history), players=pos.players, options=pos.options, seed=pos.seed)
+    _keep(pos.table, pos.nonce, state)
+    return state
+
+
+def _keep(table: str, nonce: int, state: fishrules.State) -> None:
+    _positions[table] = (nonce, state)
+    _positions.move_to_end(table)
+    while len(_positions) > MOST_POSITIONS:
+        _positions.popitem(last=False)
+
+
+def meta(state: fishrules.State) -> Meta:
+    return Meta(len(state.history), state.is_over, state.current, tuple(state.waiting))
+
+
+def _frames(state: fishrules.State, seats: tuple) -> dict:
+    return {seat: frame_data(state, seat) for seat in seats}
+
+
+def table_start(pos: Position, seats: tuple) -> tuple:
+    """A new table's first position: (its history, Meta, frames of `seats`)."""
+    game = _game_of_source(pos.rules, pos.source)
+    state = game.start(players=pos.players, seed=pos.seed, options=pos.options)
+    _keep(pos.table, pos.nonce, state)
+    return tuple(state.history), meta(state), _frames(state, seats)
+
+
+def table_restore(pos: Position, seats: tuple) -> tuple:
+    """A stored table read back (its history replayed): (Meta, frames of `seats`)."""
+    state = _state(pos)
+    return meta(state), _frames(state, seats)
+
+
+def table_frames(pos: Position, seats: tuple) -> dict:
+    """The frames of `seats` at the table's position."""
+    return _frames(_state(pos), seats)
+
+
+def table_act(pos: Position, text: str, nonce: int, seats: tuple) -> tuple:
+    """Try `text` at the table's position: ("refused", message, rule, line) when the rules do not
+    take it, else ("taken", the history entries it added, Meta, frames of `seats`).  The new
+    position is kept under `nonce`: the server names it once the action is stored."""
+    state = _state(pos)
+    trial = state.clone()
+    try:
+        trial.apply(text)
+    except IllegalAction as e:
+        return ("refused", str(e), e.rule, e.span.line if e.span is not None else None)
+    except FishrulesError as e:  # a house rule that goes wrong while playing: the rule says where
+        return ("refused", f"The rules went wrong on this action, so it was not taken: {e}", None, None)
+    entries = tuple(trial.history[len(state.history):])
+    _keep(pos.table, nonce, trial)
+    # the position before stays good until the server says which one it stored: kept under its
+    # own nonce beside the new one would double the cache; a refused commit is rare, and replays.
+    return ("taken", entries, meta(trial), _frames(trial, seats))
+
+
+def table_bot(pos: Position, p: int, kind: str, seed: int, at: int, iterations: int) -> str:
+    """The action (its text) the bot `kind` at seat `p` takes at the table's position."""
+    return bot_move(_state(pos).clone(), p, kind, seed, at, iterations)
+
+
+def bot_move(state: fishrules.State, p: int, kind: str, seed: int, at: int, iterations: int) -> str:
+    """The action (its text) the bot `kind` at seat `p` takes at position `at` of a table seeded
+    `seed`: the command line's bots (`fishrules play --bot`), with a generator derived from the seed
+    and the position, so that the same position always gets the same move."""
+    from ..bots import bot_choice, bot_rng, make_bot
+
+    rng = bot_rng(seed, at)
+    if kind in ("mcts", "ismcts"):
+        return make_bot(kind, seed=rng.getrandbits(63), iterations=iterations).choose(state, p).text
+    return bot_choice(kind, state, p, rng).text
+
+
+def preload() -> None:
+    """Read the bundled rulesets once, in the fork server, before any worker is forked."""
+    for name in fishrules.bundled():
+        try:
+            game = _load(("bundled", name, None))
+            for v in game.variants:
+                _load(("bundled", name, v))
+        except FishrulesError:  # pragma: no cover - the bundled rulesets load
+            pass
