@@ -699,6 +699,8 @@ def cmd_serve(args) -> int:
         raise OptionError(f"--port {args.port}: a port is 0 to 65535")
     if not (0 <= args.bot_delay <= 60):
         raise OptionError(f"--bot-delay {args.bot_delay}: from 0 to 60 seconds")
+    if not (0.1 <= args.header_timeout <= 600):
+        raise OptionError(f"--header-timeout {args.header_timeout}: from 0.1 to 600 seconds")
     if not (1 <= args.workers <= 64):
         raise OptionError(f"--workers {args.workers}: from 1 to 64")
     if args.public_url is not None and not re.fullmatch(r"https?://[^/\s?#]+/?", args.public_url):
@@ -710,7 +712,8 @@ def cmd_serve(args) -> int:
     try:
         serve(args.host, args.port, args.db, bot_delay=args.bot_delay, bot_iterations=args.bot_iterations, seed=args.seed,
               allowed_hosts=tuple(args.allowed_host or ()), public_url=args.public_url, workers=args.workers,
-              most_connections=args.most_connections, most_per_address=args.most_per_address)
+              most_connections=args.most_connections, most_per_address=args.most_per_address,
+              header_timeout=args.header_timeout)
     except StoreError as e:
         _err(f"fishrules: {e}")
         return 1
@@ -857,6 +860,9 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--most-connections", type=_positive, metavar="N", help="connections at once, in all (default 1000)")
     sv.add_argument("--most-per-address", type=_positive, metavar="N",
                     help="connections at once from one address (default 256)")
+    sv.add_argument("--header-timeout", type=float, default=10.0, metavar="SECONDS",
+                    help="a connection that has not sent a whole request's headers this long after it opened is "
+                    "closed (default 10)")
     sv.set_defaults(func=cmd_serve)
     return p
 

@@ -45,7 +45,8 @@ def _tune_gc() -> None:
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str = "fishrules.sqlite", bot_delay: float = 0.4,
           bot_iterations: int = 100, log_level: str = "warning", seed: "int | None" = None,
           allowed_hosts: "tuple[str, ...]" = (), public_url: "str | None" = None, workers: int = 2,
-          most_connections: "int | None" = None, most_per_address: "int | None" = None) -> None:
+          most_connections: "int | None" = None, most_per_address: "int | None" = None,
+          header_timeout: float = 10.0) -> None:
     """Serve the tables kept in `db` (a SQLite file, or a postgresql:// URL) at http://host:port/
     until interrupted.  With `seed`, new tables are seeded seed, seed + 1, … (the same games again,
     for tests and demonstrations); otherwise each gets 63 random bits.  The server answers to
@@ -68,7 +69,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str = "fishrules.sqlite
     app = make(store, bot_delay=bot_delay, bot_iterations=bot_iterations, seeds=seeds, workers=workers,
                hosts=Hosts(host, allowed_hosts, public_url))
     connections.configure(most=most_connections or connections.MOST_CONNECTIONS,
-                          per_address=most_per_address or connections.MOST_PER_ADDRESS)
+                          per_address=most_per_address or connections.MOST_PER_ADDRESS, header_timeout=header_timeout)
     _tune_gc()
     # No per-message compression: a frame is a few kilobytes of HTML, and deflating each one cost
     # the server a tenth of its work under load (the `ws` library of Node servers leaves it off too).

@@ -89,12 +89,14 @@ class Refusal(Exception):
     """An action not taken, with what to tell the person: `message`, and the rule it breaks with
     that rule's line when a rule forbids it."""
 
-    def __init__(self, message: str, rule: Optional[str] = None, line: Optional[int] = None, moved_on: bool = False):
+    def __init__(self, message: str, rule: Optional[str] = None, line: Optional[int] = None, moved_on: bool = False,
+                 limit: bool = False):
         super().__init__(message)
         self.message = message
         self.rule = rule
         self.line = line
         self.moved_on = moved_on
+        self.limit = limit  # the rules' work passed a limit (not the action's fault alone)
 
     def to_json(self) -> dict:
         return {"type": "refused", "message": self.message, "rule": self.rule, "line": self.line,
@@ -485,7 +487,8 @@ class Tables:
             try:
                 result = await self._job(table, "table_act", text, nonce, table.watched(), cpu=ACT_CPU)
             except Limit as e:
-                raise Refusal(limit_message(e.what, ACT_CPU, "work this action out") + " It was not taken.") from None
+                raise Refusal(limit_message(e.what, ACT_CPU, "work this action out") + " It was not taken.",
+                              limit=True) from None
             except (JobFailed, FishrulesError) as e:
                 log.error("table %s: an action could not be tried: %s", table.id, e)
                 raise Refusal("The server could not work this action out, so it was not taken.") from None
@@ -595,6 +598,13 @@ class Tables:
             if table.record.seats[p] != "human" and p not in table.bots:
                 table.bots[p] = asyncio.ensure_future(self._bot(table, p))
 
+    def _stop(self, table: Table, p: int, why: str) -> None:
+        """Stop a table whose bot at `p` cannot move within the limits, saying why."""
+        table.broken = "This game was stopped: " + why
+        log.warning("table %s: the bot at p%d passed a limit: %s", table.id, p, why)
+        table.bots.pop(p, None)
+        self.tell(table)
+
     async def _bot(self, table: Table, p: int) -> None:
         kind = table.record.seats[p]
         try:
@@ -609,16 +619,14 @@ class Tables:
                 try:
                     text = await self._job(table, "table_bot", p, kind, table.record.seed, at, self.bot_iterations,
                                            cpu=BOT_CPU)
-                except Limit as e:
-                    table.broken = ("This game was stopped: " +
-                                    limit_message(e.what, BOT_CPU, f"choose a move for {table.info.who(p)}"))
-                    log.warning("table %s: the %s bot at p%d passed a limit (%s)", table.id, kind, p, e.what)
-                    table.bots.pop(p, None)
-                    self.tell(table)
-                    return
-                try:
                     await self.act(table, p, at, text)
+                except Limit as e:
+                    self._stop(table, p, limit_message(e.what, BOT_CPU, f"choose a move for {table.info.who(p)}"))
+                    return
                 except Refusal as r:
+                    if r.limit:  # a bot cannot be told to try something cheaper: the game cannot go on
+                        self._stop(table, p, r.message)
+                        return
                     if not r.moved_on:
                         log.error("table %s: the %s bot at p%d was refused: %s", table.id, kind, p, r.message)
                         table.bots.pop(p, None)
