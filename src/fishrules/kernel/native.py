@@ -3,17 +3,24 @@
 `compiler()` finds a C compiler: `$FISHRULES_CC`, else `cc`, `gcc` or `clang` on PATH, else the
 `ziglang` package (the extra `fishrules[native]`) as `python -m ziglang cc`.  `build(kp)` writes the
 C (`emit_c`), compiles it into a shared library and caches it in the user's cache directory
-(`$FISHRULES_CACHE`, else `$XDG_CACHE_HOME/fishrules`, else `~/.cache/fishrules`), keyed by a hash
-of the C source (which holds the rules' layout and the emitter's version), the compiler and the
-platform.  A library is written under a temporary name and renamed into place only once the
-compiler has finished, with a checksum beside it; a cache entry whose checksum does not match
-(truncated, corrupted, written by somebody else) is never loaded: it is built again.  A cache
-directory that is not the user's own, or that others may write, is not used at all (the library
-is built in a private temporary directory instead): a library is code, and is only ever loaded
-from a place only its user can write.
+(`$FISHRULES_CACHE`, else `$XDG_CACHE_HOME/fishrules`, else `~/.cache/fishrules`, in `kernels/`),
+keyed by a hash of the C source (which holds the rules' layout and the emitter's version), the
+compiler and the platform.  A library is built in a folder of its own and renamed into place only
+once the compiler has finished, with a checksum beside it; a cache entry whose checksum does not
+match (truncated, corrupted, written by somebody else) is never loaded: it is built again.
 
-`NativeError` says why native code cannot be had (no compiler, a compiler that failed, nowhere
-to write); the caller (fishrules.kernel.Kernel) then uses the Python backend, with one warning.
+A library is code, and is only ever loaded from a place only its user (and root) can write: the
+cache folder and every folder above it are checked as they are opened, the folder is then used
+through its descriptor only, and a library is hashed and loaded through one descriptor (see "the
+cache" below); with no such place, the library is built in a private temporary folder, removed
+once loaded.  The cache keeps to a size bound (`cache_size`), evicting what was used least
+recently.  The compiler runs in a process group of its own, killed whole at COMPILE_TIMEOUT; a
+text it failed on is not compiled again for FAILURE_MEMORY seconds; a build cut short leaves
+nothing that the next build does not remove.
+
+`NativeError` says why native code cannot be had (no compiler, a compiler that failed, a library
+that is no kernel); the caller (fishrules.kernel.Kernel) then uses the Python backend, with one
+warning.
 """
 
 from __future__ import annotations
@@ -285,10 +292,13 @@ def _open_cache() -> Optional[_Folder]:
         except OSError:
             return None
         return _Folder(None, path) if os.access(path, os.W_OK) else None
-    fd = os.open("/", os.O_RDONLY | _O_DIR | _O_CLOEXEC)
+    try:
+        fd = os.open("/", os.O_RDONLY | _O_DIR | _O_CLOEXEC)
+    except OSError:
+        return None
     try:
         parts = [p for p in path.split(os.sep) if p]
-        for i, name in enumerate(parts):
+        for name in parts:
             if not _trusted(os.fstat(fd), last=False):
                 raise OSError("not a safe place")
             flags = os.O_RDONLY | _O_DIR | _O_NOFOLLOW | _O_CLOEXEC
@@ -476,7 +486,10 @@ def _check_failed(folder: Optional[_Folder], entry: str) -> None:
 
 def _remember_failure(folder: Optional[_Folder], entry: str, message: str) -> None:
     if len(_failed) >= 1024:
-        _failed.pop(next(iter(_failed)))
+        try:
+            _failed.pop(next(iter(_failed)))
+        except (KeyError, RuntimeError, StopIteration):  # (another thread's, meanwhile)
+            pass
     _failed[entry] = (time.monotonic(), message)
     if folder is not None:
         try:
