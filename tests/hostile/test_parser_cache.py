@@ -124,6 +124,14 @@ def test_a_private_cache_is_written_then_read(tmp_path):
     plant(cache, marker)
     use(folder)
     assert marker.exists()
+    # a file of the user's that holds no tables (cut short, or another version's layout) is
+    # written over, and then read
+    cache.write_bytes(b"0" * 64 + b"\n" + b"not a pickle")
+    assert use(folder)["chosen"] == str(cache)
+    stamp = cache.stat().st_mtime_ns
+    assert b"not a pickle" not in cache.read_bytes()
+    use(folder)
+    assert cache.stat().st_mtime_ns == stamp
 
 
 def swap_after_the_check(folder: str, evil: str) -> dict:

@@ -64,8 +64,8 @@ def lalr_parser() -> Lark:
                 loaded = Lark.__new__(Lark)
                 kept = {k: v for k, v in options.items() if k in _LOAD_ALLOWED_OPTIONS}
                 return loaded._load(pickle.loads(cache.tables), **kept)
-            except Exception:  # tables of another Lark (checked by the name, but): built afresh
-                pass
+            except Exception:  # tables this Lark cannot read (the name should have told): built afresh
+                cache.writable = True
         parser = Lark(grammar, **options)
         if cache.writable:
             buf = io.BytesIO()
@@ -130,12 +130,12 @@ class _Cache:
             fd = _open_private(folder)
             if fd is None:
                 continue
-            got = _read_private(fd, name)
-            if got is not None:
+            mine, tables = _read_private(fd, name)
+            if tables is not None:
                 if writable is not None:
                     os.close(writable.fd)
-                return cls(fd, folder, name, got, writable=False)
-            if writable is None and _absent(fd, name) and os.access(folder, os.W_OK):
+                return cls(fd, folder, name, tables, writable=False)
+            if writable is None and mine and os.access(folder, os.W_OK):
                 writable = cls(fd, folder, name, None, writable=True)
             else:
                 os.close(fd)
@@ -179,32 +179,27 @@ def _open_private(folder: Path) -> Optional[int]:
     return None
 
 
-def _read_private(folder: int, name: str) -> Optional[bytes]:
-    """The tables in the file `name` of the opened folder, if it is a private file (`_private`,
-    checked on the opened descriptor) that holds this module's header and a checksum of them."""
+def _read_private(folder: int, name: str) -> tuple[bool, Optional[bytes]]:
+    """(whether the file `name` of the opened folder is this process's to write: absent, or a
+    private file (`_private`, checked on the opened descriptor); the tables it holds, if it holds
+    this module's header and their checksum).  A private file that holds anything else (Lark's own
+    layout, a write cut short) is written over; a link, or a file anybody else could have written,
+    is left alone."""
     try:
         fd = os.open(name, os.O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC, dir_fd=folder)
+    except FileNotFoundError:
+        return True, None
     except OSError:
-        return None
+        return False, None
     with os.fdopen(fd, "rb") as f:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or not _private(st):
-            return None
+            return False, None
         data = f.read(MAX_CACHE_BYTES + 1)
     if len(data) > MAX_CACHE_BYTES or not data.startswith(_MAGIC):
-        return None
+        return True, None
     digest, _, tables = data[len(_MAGIC):].partition(b"\n")
-    return tables if hashlib.sha256(tables).hexdigest().encode() == digest else None
-
-
-def _absent(folder: int, name: str) -> bool:
-    try:
-        os.stat(name, dir_fd=folder, follow_symlinks=False)
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
-    return False  # (a file that is not private, or a link: left alone, and nothing written there)
+    return True, (tables if hashlib.sha256(tables).hexdigest().encode() == digest else None)
 
 
 def _cache_file(grammar: str) -> Optional[str]:
