@@ -31,7 +31,7 @@ import pytest
 from fishrules.kernel import native
 from fishrules.kernel.native import NativeBackend, NativeError
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+SRC = str(Path(native.__file__).resolve().parents[2])  # (the sources under test, for the processes started)
 CC = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
 needs_cc = pytest.mark.skipif(CC is None, reason="no C compiler here")
 needs_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
@@ -326,6 +326,40 @@ def test_a_compiler_error_is_remembered_too_and_forgotten_after_a_while(cache, t
     assert log.read_text().count("run") == 2
 
 
+INTERRUPTED_BUILD = """
+from fishrules.kernel import native
+native.emit_c = lambda kp: "int interrupted;\\n"
+native.build("interrupted")
+"""
+
+
+@needs_linux
+def test_an_interrupted_build_takes_its_compiler_with_it(cache, tmp_path):
+    """Ctrl-C (SIGINT to the building process alone: the compiler, in a group of its own, no longer
+    hears the terminal's) ends the compiler and everything it started."""
+    pids = tmp_path / "pids"
+    slow = compiler(tmp_path, "slow", f"sleep 60 & a=$!\nsleep 60 & b=$!\necho $$ $a $b >> {pids}\nwait\n")
+    env = {**os.environ, "FISHRULES_CC": slow, "PYTHONPATH": SRC}
+    proc = subprocess.Popen([sys.executable, "-c", INTERRUPTED_BUILD], env=env, stderr=subprocess.PIPE, text=True)
+    started: list = []
+    try:
+        deadline = time.monotonic() + 30
+        while not started and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+            started = [int(p) for p in pids.read_text().split()] if pids.exists() else []
+        assert len(started) == 3, "the compiler never started"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        assert "KeyboardInterrupt" in err
+        deadline = time.monotonic() + 5
+        while _running(started) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _running(started) == [], "compiler processes run on"
+    finally:
+        proc.kill()
+        _kill(started)
+
+
 KILLED_BUILD = """
 import sys
 from fishrules.kernel import native
@@ -348,7 +382,7 @@ def test_a_build_killed_midway_leaves_nothing_after_the_next(cache, tmp_path, mo
         monkeypatch.setenv("FISHRULES_CACHE", str(blocker))
     log, pids = tmp_path / "runs", tmp_path / "pids"
     slow = compiler(tmp_path, "slow", f"echo $$ > {pids}\necho run >> {log}\nexec sleep 60\n")
-    env = {**os.environ, "FISHRULES_CC": slow, "PYTHONPATH": str(ROOT / "src")}
+    env = {**os.environ, "FISHRULES_CC": slow, "PYTHONPATH": SRC}
     proc = subprocess.Popen([sys.executable, "-c", KILLED_BUILD], env=env)
     try:
         deadline = time.monotonic() + 30
