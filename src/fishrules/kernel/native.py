@@ -3,17 +3,24 @@
 `compiler()` finds a C compiler: `$FISHRULES_CC`, else `cc`, `gcc` or `clang` on PATH, else the
 `ziglang` package (the extra `fishrules[native]`) as `python -m ziglang cc`.  `build(kp)` writes the
 C (`emit_c`), compiles it into a shared library and caches it in the user's cache directory
-(`$FISHRULES_CACHE`, else `$XDG_CACHE_HOME/fishrules`, else `~/.cache/fishrules`), keyed by a hash
-of the C source (which holds the rules' layout and the emitter's version), the compiler and the
-platform.  A library is written under a temporary name and renamed into place only once the
-compiler has finished, with a checksum beside it; a cache entry whose checksum does not match
-(truncated, corrupted, written by somebody else) is never loaded: it is built again.  A cache
-directory that is not the user's own, or that others may write, is not used at all (the library
-is built in a private temporary directory instead): a library is code, and is only ever loaded
-from a place only its user can write.
+(`$FISHRULES_CACHE`, else `$XDG_CACHE_HOME/fishrules`, else `~/.cache/fishrules`, in `kernels/`),
+keyed by a hash of the C source (which holds the rules' layout and the emitter's version), the
+compiler and the platform.  A library is built in a folder of its own and renamed into place only
+once the compiler has finished, with a checksum beside it; a cache entry whose checksum does not
+match (truncated, corrupted, written by somebody else) is never loaded: it is built again.
 
-`NativeError` says why native code cannot be had (no compiler, a compiler that failed, nowhere
-to write); the caller (fishrules.kernel.Kernel) then uses the Python backend, with one warning.
+A library is code, and is only ever loaded from a place only its user (and root) can write: the
+cache folder and every folder above it are checked as they are opened, the folder is then used
+through its descriptor only, and a library is hashed and loaded through one descriptor (see "the
+cache" below); with no such place, the library is built in a private temporary folder, removed
+once loaded.  The cache keeps to a size bound (`cache_size`), evicting what was used least
+recently.  The compiler runs in a process group of its own, killed whole at COMPILE_TIMEOUT; a
+text it failed on is not compiled again for FAILURE_MEMORY seconds; a build cut short leaves
+nothing that the next build does not remove.
+
+`NativeError` says why native code cannot be had (no compiler, a compiler that failed, a library
+that is no kernel); the caller (fishrules.kernel.Kernel) then uses the Python backend, with one
+warning.
 """
 
 from __future__ import annotations
@@ -23,11 +30,15 @@ import hashlib
 import os
 import platform
 import re
+import secrets
 import shutil
+import signal
 import stat
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from array import array
 from pathlib import Path
 from typing import Optional
@@ -114,25 +125,218 @@ def _find_compiler() -> tuple[list[str], str]:
     raise NativeError("no C compiler was found (cc, gcc or clang on PATH, or `pip install fishrules[native]`)")
 
 
-def cache_dir() -> Optional[Path]:
-    """Where compiled kernels are kept, or None if there is no safe place (see the module's text)."""
+# ---- the cache ---------------------------------------------------------------------------------
+#
+# A library is code that runs as whoever loads it, so a cache entry may be believed only if nobody
+# else can have changed it, nor the folders that lead to it, between the check and the load.  So
+# every folder from the root down is checked (`_trusted`) as it is opened, each through the one
+# above it and never through a link, and the cache folder is then held open: reading a checksum,
+# hashing a library, storing one, evicting, all go through that descriptor and never the path
+# again.  A library is hashed through its own descriptor and loaded from that descriptor
+# (`/proc/self/fd/N`): the bytes that run are the bytes whose checksum was checked.  Where the
+# platform cannot load from a descriptor (not Linux), the library is loaded by the path just
+# checked from the root down, which only this user and root can change.
+
+#: The most the kernel cache keeps, in bytes (`FISHRULES_CACHE_SIZE`, e.g. "64M", says otherwise):
+#: past it, the libraries used least recently are removed (a library is "used" when built or loaded).
+CACHE_SIZE = 256 << 20
+#: Seconds for which a text the compiler failed on (an error, or more than COMPILE_TIMEOUT) is not
+#: compiled again: it fails at once, with the same message.
+FAILURE_MEMORY = 600
+#: Seconds after which a half-built entry (`.build-*`, `.tmp-*`) is removed even if the process that
+#: made it may still run (on another machine sharing the cache): no build takes that long.
+STALE_AFTER = 3600
+
+_O_DIR = getattr(os, "O_DIRECTORY", 0)
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+#: Whether folders can be opened and worked in through descriptors (POSIX; not Windows, where the
+#: cache is used by its path, with no owner to check).
+_BY_FD = (bool(_O_DIR and _O_NOFOLLOW) and hasattr(os, "getuid")
+          and {os.open, os.mkdir, os.rename, os.unlink, os.stat, os.utime} <= os.supports_dir_fd
+          and os.listdir in os.supports_fd and os.utime in os.supports_fd)
+_SUFFIX = ".dll" if sys.platform == "win32" else (".dylib" if sys.platform == "darwin" else ".so")
+_LIB_NAME = re.compile(r"k[0-9a-f]{32}\.(?:so|dylib|dll)")
+#: Every file the cache keeps: a library, its checksum, a note (`remember`), a failure (`_failed`).
+_ENTRY = re.compile(r"(k[0-9a-f]{32})\.(?:so|dylib|dll)(?:\.sha256)?|([rf][0-9a-f]{32})")
+#: Half-made things, named after the machine and process making them (`_owner`).
+_PART = re.compile(r"(?:\.build-|\.tmp-|fishrules-kernel-)([0-9a-f]{8})-([0-9]+)-.*", re.S)
+
+
+class _Failed(NativeError):
+    """The compiler failed on a text (an error, or too long): remembered, not tried again at once."""
+
+
+class _Folder:
+    """A folder opened once: every name is reached through its descriptor `fd` (None where the
+    platform has no such calls: then through `path`, the path it was opened by, which is also what
+    the compiler is given and what messages name)."""
+
+    def __init__(self, fd: Optional[int], path: str):
+        self.fd, self.path = fd, path
+
+    def __enter__(self) -> "_Folder":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = -1  # (closed: any later use fails, and never reaches some other path)
+
+    def at(self, name: str) -> str:
+        return name if self.fd is not None else os.path.join(self.path, name)
+
+    def open(self, name: str, flags: int, mode: int = 0o600) -> int:
+        return os.open(self.at(name), flags | _O_NOFOLLOW | _O_CLOEXEC, mode, dir_fd=self.fd)
+
+    def sub(self, name: str) -> "_Folder":
+        """The folder `name` in this one, opened (never through a link)."""
+        if self.fd is None:
+            return _Folder(None, os.path.join(self.path, name))
+        return _Folder(self.open(name, os.O_RDONLY | _O_DIR), os.path.join(self.path, name))
+
+    def stat(self, name: str) -> os.stat_result:
+        return os.stat(self.at(name), dir_fd=self.fd, follow_symlinks=False)
+
+    def names(self) -> list[str]:
+        return os.listdir(self.fd if self.fd is not None else self.path)
+
+    def move(self, name: str, to: "_Folder", new: str) -> None:
+        os.rename(self.at(name), to.at(new), src_dir_fd=self.fd, dst_dir_fd=to.fd)
+
+    def remove(self, name: str) -> None:
+        """Remove a file or a whole folder (never following a link), whatever is left of it."""
+        try:
+            if stat.S_ISDIR(self.stat(name).st_mode):
+                shutil.rmtree(self.at(name), dir_fd=self.fd)
+            else:
+                os.unlink(self.at(name), dir_fd=self.fd)
+        except OSError:
+            pass
+
+    def write(self, name: str, data: bytes) -> None:
+        """`data` as the file `name`, whole or not at all (written aside, then renamed)."""
+        tmp = f".tmp-{_owner()}-{secrets.token_hex(6)}"
+        fd = self.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            self.move(tmp, self, name)
+        except BaseException:
+            self.remove(tmp)
+            raise
+
+    def read(self, name: str, most: int) -> Optional[tuple[bytes, os.stat_result]]:
+        """The bytes of the file `name` and its status, if it is a file of this user's that nobody
+        else may write (`_own_file`) and holds at most `most` bytes; else None."""
+        try:
+            fd = self.open(name, os.O_RDONLY)
+        except OSError:
+            return None
+        with os.fdopen(fd, "rb") as f:
+            st = os.fstat(fd)
+            data = f.read(most + 1)
+        return (data, st) if _own_file(st) and len(data) <= most else None
+
+
+def _owner() -> str:
+    """This machine (a hash of its name) and process, as half-made things are named."""
+    host = hashlib.sha256(platform.node().encode("utf-8", "replace")).hexdigest()[:8]
+    return f"{host}-{os.getpid()}"
+
+
+def _own_file(st: os.stat_result) -> bool:
+    """A regular file of this user's that neither its group nor others may write."""
+    if not stat.S_ISREG(st.st_mode):
+        return False
+    getuid = getattr(os, "getuid", None)
+    return getuid is None or (st.st_uid == getuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+
+
+def _trusted(st: os.stat_result, last: bool) -> bool:
+    """Whether a folder on the way to the cache is safe: nobody but this user (and root) can
+    rename, replace or add what it holds.  The cache folder itself is this user's own and nobody
+    else's to write; a folder above it belongs to this user or root, and neither its group nor
+    others may write it, unless it is root's and sticky, like /tmp (there others may add names,
+    but may not rename or remove what they do not own).  A folder writable by a group is refused
+    even when the group is the user's alone: nothing here can tell."""
+    uid = os.getuid()
+    writable = st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    if last:
+        return st.st_uid == uid and not writable and st.st_mode & stat.S_IRWXU == stat.S_IRWXU
+    if st.st_uid not in (uid, 0):
+        return False
+    return not writable or bool(st.st_mode & stat.S_ISVTX and st.st_uid == 0)
+
+
+def _cache_path() -> str:
     base = os.environ.get("FISHRULES_CACHE")
-    if base:
-        root = Path(base)
-    else:
+    if not base:
         xdg = os.environ.get("XDG_CACHE_HOME")
-        root = (Path(xdg) if xdg else Path.home() / ".cache") / "fishrules"
-    path = root / "kernels"
+        base = os.path.join(xdg if xdg else os.path.join(os.path.expanduser("~"), ".cache"), "fishrules")
+    # The links on the way (a home reached through one, /tmp on macOS) are resolved once, here;
+    # what they lead to is then checked folder by folder, and no link is followed after.
+    return os.path.join(os.path.realpath(base), "kernels")
+
+
+def _open_cache() -> Optional[_Folder]:
+    """The cache folder, made if missing, checked from the root down and opened; or None (no
+    safe place: see `_trusted`)."""
     try:
-        path.mkdir(parents=True, exist_ok=True, mode=0o700)
-        st = path.stat()
+        path = _cache_path()
+    except (OSError, ValueError, RuntimeError):
+        return None
+    if not _BY_FD:
+        try:
+            os.makedirs(path, mode=0o700, exist_ok=True)
+        except OSError:
+            return None
+        return _Folder(None, path) if os.access(path, os.W_OK) else None
+    try:
+        fd = os.open("/", os.O_RDONLY | _O_DIR | _O_CLOEXEC)
     except OSError:
         return None
-    if hasattr(os, "getuid") and (st.st_uid != os.getuid() or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
+    try:
+        parts = [p for p in path.split(os.sep) if p]
+        for name in parts:
+            if not _trusted(os.fstat(fd), last=False):
+                raise OSError("not a safe place")
+            flags = os.O_RDONLY | _O_DIR | _O_NOFOLLOW | _O_CLOEXEC
+            try:
+                inner = os.open(name, flags, dir_fd=fd)
+            except FileNotFoundError:
+                try:
+                    os.mkdir(name, 0o700, dir_fd=fd)
+                except FileExistsError:  # made by another process meanwhile: checked like any other
+                    pass
+                inner = os.open(name, flags, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        if not _trusted(os.fstat(fd), last=True):
+            raise OSError("not a safe place")
+    except OSError:
+        os.close(fd)
         return None
-    if not os.access(path, os.W_OK):
+    return _Folder(fd, path)
+
+
+def cache_dir() -> Optional[Path]:
+    """Where compiled kernels are kept, or None if there is no safe place (see `_trusted`): then
+    each process builds its kernels in a private temporary folder, removed once they are loaded."""
+    folder = _open_cache()
+    if folder is None:
         return None
-    return path
+    with folder:
+        return Path(folder.path)
+
+
+def cache_size() -> int:
+    """The bound of the kernel cache in bytes: `$FISHRULES_CACHE_SIZE` (a number of bytes, or of
+    K, M or G: KiB, MiB, GiB), else CACHE_SIZE."""
+    got = re.fullmatch(r"\s*([0-9]{1,15})\s*([kmg]?)(?:i?b)?\s*", os.environ.get("FISHRULES_CACHE_SIZE", ""), re.I)
+    if got is None:
+        return CACHE_SIZE
+    return int(got[1]) << {"": 0, "k": 10, "m": 20, "g": 30}[got[2].lower()]
 
 
 def _flags(sanitize: bool) -> list[str]:
@@ -146,7 +350,7 @@ def _entry(source: str, who: str, sanitize: bool) -> str:
     """A cache entry's file name: rules (as C), emitter, compiler, flags and platform."""
     key = hashlib.sha256("\0".join([source, EMITTER_VERSION, who, " ".join(_flags(sanitize)), platform.platform(),
                                     platform.machine(), sys.implementation.cache_tag or ""]).encode()).hexdigest()[:32]
-    return f"k{key}" + (".dll" if sys.platform == "win32" else (".dylib" if sys.platform == "darwin" else ".so"))
+    return f"k{key}{_SUFFIX}"
 
 
 # A library is found by the hash of its C, which takes lowering the rules to know.  The API asks
@@ -154,8 +358,6 @@ def _entry(source: str, who: str, sanitize: bool) -> str:
 # too, at every table) is work nobody asked for: a note by the rules' own hash, written when the
 # library is built, answers without it.  A stale note (another version of the lowering) costs one
 # compile at that start, never a wrong library: the library is always found by its C.
-
-_LIB_NAME = re.compile(r"k[0-9a-f]{32}\.(?:so|dylib|dll)")
 
 
 def _note(rules: str, who: str) -> str:
@@ -166,83 +368,387 @@ def _note(rules: str, who: str) -> str:
     return f"r{key}"  # (a title may hold any code point a file held, lone surrogates included)
 
 
-def remember(rules: str, lib: Path) -> None:
-    """Note that the rules hashed `rules` have their library `lib` (in the cache)."""
-    where = cache_dir()
-    if where is None or lib.parent != where:
+class _Library:
+    """A compiled library, opened and checked: `fd` is the very file whose bytes hash to `digest`;
+    `path` names it (for people, and for loading where a descriptor cannot be loaded from);
+    `name` is its cache entry's; `cached`: it is in the cache; `cleanup`: a temporary folder to
+    remove once it is loaded."""
+
+    def __init__(self, fd: int, digest: str, path: str, name: str, cached: bool, cleanup: Optional[str] = None):
+        self.fd, self.digest, self.path, self.name, self.cached, self.cleanup = fd, digest, path, name, cached, cleanup
+
+
+def remember(rules: str, lib: _Library) -> None:
+    """Note that the rules hashed `rules` have the library `lib` (if it is in the cache)."""
+    if not lib.cached:
         return
-    try:
-        note = where / _note(rules, compiler()[1])
-        fd, tmp = tempfile.mkstemp(prefix=".note-", dir=where)
-        with os.fdopen(fd, "w") as f:
-            f.write(lib.name)
-        os.replace(tmp, note)  # whole or not at all
-    except (OSError, NativeError):
-        pass
+    folder = _open_cache()
+    if folder is None:
+        return
+    with folder:
+        try:
+            note = _note(rules, compiler()[1])
+            got = folder.read(note, 64)
+            if got is not None and got[0] == lib.name.encode():
+                _touch(folder, note)
+                return
+            folder.write(note, lib.name.encode())
+            _tidy(folder, keep={note, lib.name, lib.name + ".sha256"})
+        except (OSError, NativeError):
+            pass
 
 
 def is_known(rules: str) -> bool:
     """Whether the rules hashed `rules` have a whole library in the cache, by the note that
     `remember` wrote (nothing is lowered, nothing compiled)."""
-    where = cache_dir()
-    if where is None:
+    folder = _open_cache()
+    if folder is None:
         return False
+    with folder:
+        try:
+            got = folder.read(_note(rules, compiler()[1]), 64)
+        except NativeError:
+            return False
+        if got is None:
+            return False
+        name = got[0].decode("ascii", "replace")
+        if _LIB_NAME.fullmatch(name) is None:
+            return False
+        lib = _open_library(folder, name)
+        if lib is None:
+            return False
+        os.close(lib.fd)
+        return True
+
+
+def _hash(fd: int) -> str:
+    h = hashlib.sha256()
+    os.lseek(fd, 0, os.SEEK_SET)
+    while chunk := os.read(fd, 1 << 20):
+        h.update(chunk)
+    return h.hexdigest()
+
+
+def _open_library(folder: _Folder, name: str) -> Optional[_Library]:
+    """The cached library `name`, opened, if it is whole: a file of this user's that nobody else
+    may write, whose bytes, read through the descriptor that will load them, match the checksum
+    written beside it after it (truncated, corrupted, half-written: None, and it is built again)."""
+    got = folder.read(name + ".sha256", 128)
+    if got is None:
+        return None
+    want = got[0].decode("ascii", "replace").strip()
     try:
-        with open(where / _note(rules, compiler()[1]), "rb") as f:
-            name = f.read(64).decode("ascii")
-    except (OSError, UnicodeDecodeError, NativeError):
+        fd = folder.open(name, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        if _own_file(os.fstat(fd)) and _hash(fd) == want:
+            return _Library(fd, want, os.path.join(folder.path, name), name, cached=True)
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
+def _touch(folder: _Folder, name: str, fd: Optional[int] = None) -> None:
+    """Mark an entry used now (the cache evicts what was used least recently)."""
+    now = time.time_ns()
+    try:
+        if fd is not None and os.utime in os.supports_fd:
+            os.utime(fd, ns=(now, now))
+        else:
+            os.utime(folder.at(name), ns=(now, now), dir_fd=folder.fd, follow_symlinks=False)
+    except (OSError, NotImplementedError):
+        pass
+
+
+# ---- failures, half-made things, the size bound ----------------------------------------------
+
+_failed: dict[str, tuple[float, str]] = {}  # entry -> (time.monotonic() of the failure, message)
+
+
+def _failure_name(entry: str) -> str:
+    return "f" + entry[1:33]
+
+
+def _check_failed(folder: Optional[_Folder], entry: str) -> None:
+    """NativeError if the compiler failed on this entry's text less than FAILURE_MEMORY seconds ago,
+    in this process or (by the note `_remember_failure` left in the cache) in another."""
+    got = _failed.get(entry)
+    if got is not None and time.monotonic() - got[0] < FAILURE_MEMORY:
+        raise _Failed(got[1])
+    if folder is None:
+        return
+    read = folder.read(_failure_name(entry), 1024)
+    if read is not None and 0 <= time.time() - read[1].st_mtime < FAILURE_MEMORY:
+        raise _Failed(read[0].decode("utf-8", "replace"))
+
+
+def _remember_failure(folder: Optional[_Folder], entry: str, message: str) -> None:
+    if len(_failed) >= 1024:
+        try:
+            _failed.pop(next(iter(_failed)))
+        except (KeyError, RuntimeError, StopIteration):  # (another thread's, meanwhile)
+            pass
+    _failed[entry] = (time.monotonic(), message)
+    if folder is not None:
+        try:
+            folder.write(_failure_name(entry), message.encode("utf-8", "replace")[:1024])
+        except OSError:
+            pass
+
+
+def _alive(host: str, pid: int) -> bool:
+    """Whether the process that made a half-made thing may still be making it."""
+    here, _, me = _owner().partition("-")
+    if host != here:
+        return True  # another machine's: only its age tells
+    if str(pid) == me:
+        return True  # this process's (another thread's build)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
         return False
-    return _LIB_NAME.fullmatch(name) is not None and _intact(where / name)
+    except OSError:
+        pass
+    return True
 
 
-def build(kp: KernelProgram, sanitize: bool = False) -> Path:
-    """The shared library of a program, compiled now or found in the cache."""
+def _sweep_parts(folder: _Folder, names: list[str]) -> None:
+    """Remove what builds cut short left behind (the process was killed): half-made entries of this
+    user's whose process is gone, or that are older than STALE_AFTER."""
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    for name in names:
+        m = _PART.fullmatch(name)
+        if m is None:
+            continue
+        try:
+            st = folder.stat(name)
+        except OSError:
+            continue
+        if uid is not None and st.st_uid != uid:
+            continue  # (in a shared folder such as /tmp: somebody else's)
+        if not _alive(m[1], int(m[2][:12])) or time.time() - st.st_mtime > STALE_AFTER:
+            folder.remove(name)
+
+
+def _tidy(folder: _Folder, keep: set) -> None:
+    """Keep the cache under its bound (`cache_size`): remove what builds cut short left behind,
+    then the entries used least recently (by the time `_touch` left on them) until what is left
+    fits; the entries in `keep` (just built or used) stay whatever they weigh."""
+    try:
+        names = folder.names()
+    except OSError:
+        return
+    _sweep_parts(folder, names)
+    groups: dict[str, list] = {}  # an entry (a library with its checksum, a note) -> [bytes, last use, names]
+    for name in names:
+        m = _ENTRY.fullmatch(name)
+        if m is None:
+            continue
+        try:
+            st = folder.stat(name)
+        except OSError:
+            continue
+        g = groups.setdefault(m[1] or m[2], [0, 0, []])
+        g[0] += max(getattr(st, "st_blocks", 0) * 512, st.st_size)
+        g[1] = max(g[1], st.st_mtime_ns)
+        g[2].append(name)
+    total, bound = sum(g[0] for g in groups.values()), cache_size()
+    for key, (size, _, members) in sorted(groups.items(), key=lambda kv: (kv[1][1], kv[0])):
+        if total <= bound:
+            break
+        if keep.intersection(members):
+            continue
+        for name in sorted(members):  # the library before its checksum: never a checksum alone
+            folder.remove(name)
+        total -= size
+
+
+# ---- building ----------------------------------------------------------------------------------
+
+
+def build(kp: KernelProgram, sanitize: bool = False) -> _Library:
+    """The shared library of a program, compiled now or found in the cache, opened and checked."""
     source = emit_c(kp)
     if len(source) > MAX_C_SOURCE:
         raise NativeError(f"the rules make {len(source) >> 20} MiB of C, more than the {MAX_C_SOURCE >> 20} MiB "
                           "the kernel compiles")
     cmd, who = compiler()
-    suffix = ".dll" if sys.platform == "win32" else (".dylib" if sys.platform == "darwin" else ".so")
-    where = cache_dir()
-    if where is None:
-        where = Path(tempfile.mkdtemp(prefix="fishrules-kernel-"))
-    lib = where / _entry(source, who, sanitize)
-    if _intact(lib):
-        return lib
-    tmp_dir = Path(tempfile.mkdtemp(prefix=".build-", dir=where))
-    try:
-        src = tmp_dir / "kernel.c"
-        src.write_text(source)
-        out = tmp_dir / f"kernel{suffix}"
+    entry = _entry(source, who, sanitize)
+    folder = _open_cache()
+    if folder is None:
+        return _build_privately(source, cmd, sanitize, entry)
+    with folder:
+        lib = _open_library(folder, entry)
+        if lib is not None:
+            _touch(folder, entry, lib.fd)
+            return lib
+        _check_failed(folder, entry)
+        part = f".build-{_owner()}-{secrets.token_hex(6)}"
         try:
-            done = subprocess.run(cmd + _flags(sanitize) + ["-o", str(out), str(src)], capture_output=True, text=True,
-                                  timeout=COMPILE_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            raise NativeError(f"the C compiler took more than {COMPILE_TIMEOUT} s") from None
+            os.mkdir(folder.at(part), 0o700, dir_fd=folder.fd)
+            with folder.sub(part) as inside:
+                fd, digest = _compile(inside, source, cmd, sanitize)
+                try:
+                    inside.move(f"kernel{_SUFFIX}", folder, entry)  # whole or not at all
+                    inside.write("sum", digest.encode())
+                    inside.move("sum", folder, entry + ".sha256")  # after the library: never a checksum alone
+                    _touch(folder, entry, fd)
+                except BaseException:
+                    os.close(fd)
+                    raise
+        except _Failed as exc:
+            _remember_failure(folder, entry, str(exc))
+            raise
         except OSError as exc:
-            raise NativeError(f"the C compiler could not be run ({exc})") from None
-        if done.returncode != 0 or not out.exists():
-            first = (done.stderr or done.stdout).strip().splitlines()[:3]
-            raise NativeError("the C compiler failed: " + " / ".join(first))
-        digest = hashlib.sha256(out.read_bytes()).hexdigest()
-        os.replace(out, lib)  # atomic: the library appears whole or not at all
-        tmp_sum = tmp_dir / "sum"
-        tmp_sum.write_text(digest)
-        os.replace(tmp_sum, lib.with_name(lib.name + ".sha256"))
-    finally:
-        shutil.rmtree(tmp_dir, ignore_errors=True)
-    if not _intact(lib):
-        raise NativeError("the compiled kernel could not be stored intact")
-    return lib
+            raise NativeError(f"the compiled kernel could not be stored ({exc.strerror or exc})") from None
+        finally:
+            folder.remove(part)
+        _tidy(folder, keep={entry, entry + ".sha256"})
+        return _Library(fd, digest, os.path.join(folder.path, entry), entry, cached=True)
 
 
-def _intact(lib: Path) -> bool:
-    """Whether a cached library is whole: its checksum, written after it, matches."""
+def _build_privately(source: str, cmd: list[str], sanitize: bool, entry: str) -> _Library:
+    """With no safe cache: build in a private temporary folder, removed at once where the library
+    is loaded from its descriptor, else as soon as it is loaded (`_Library.cleanup`)."""
+    _check_failed(None, entry)
+    tmp = tempfile.gettempdir()
+    if _BY_FD:  # what builds cut short left there (their process was killed)
+        try:
+            with _Folder(os.open(tmp, os.O_RDONLY | _O_DIR | _O_CLOEXEC), tmp) as shared:
+                _sweep_parts(shared, [n for n in shared.names() if n.startswith("fishrules-kernel-")])
+        except OSError:
+            pass
     try:
-        want = lib.with_name(lib.name + ".sha256").read_text().strip()
-        return hashlib.sha256(lib.read_bytes()).hexdigest() == want
-    except (OSError, UnicodeDecodeError):
-        return False
+        path = tempfile.mkdtemp(prefix=f"fishrules-kernel-{_owner()}-")
+    except OSError as exc:
+        raise NativeError(f"there is nowhere to build the kernel ({exc.strerror or exc})") from None
+    try:
+        with (_Folder(os.open(path, os.O_RDONLY | _O_DIR | _O_NOFOLLOW | _O_CLOEXEC), path) if _BY_FD
+              else _Folder(None, path)) as inside:
+            try:
+                fd, digest = _compile(inside, source, cmd, sanitize)
+            except _Failed as exc:
+                _remember_failure(None, entry, str(exc))
+                raise
+    except OSError as exc:
+        shutil.rmtree(path, ignore_errors=True)
+        raise NativeError(f"the kernel could not be built ({exc.strerror or exc})") from None
+    except BaseException:
+        shutil.rmtree(path, ignore_errors=True)
+        raise
+    if _proc_fd():
+        shutil.rmtree(path, ignore_errors=True)
+        return _Library(fd, digest, os.path.join(path, f"kernel{_SUFFIX}"), entry, cached=False)
+    return _Library(fd, digest, os.path.join(path, f"kernel{_SUFFIX}"), entry, cached=False, cleanup=path)
+
+
+def _compile(inside: _Folder, source: str, cmd: list[str], sanitize: bool) -> tuple[int, str]:
+    """Compile `source` in the folder `inside`: (the library, opened, and its checksum)."""
+    fd = inside.open("kernel.c", os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(source)
+    # The compiler works in the opened folder itself (Linux: the child's own view of the
+    # descriptor), with names relative to it: nothing it reads or writes goes by a path that
+    # could be changed under it.
+    here = inside.path
+    if inside.fd is not None and _proc_fd():
+        here = f"/proc/self/fd/{inside.fd}"
+    _run_compiler(cmd + _flags(sanitize) + ["-o", f"kernel{_SUFFIX}", "kernel.c"], here,
+                  () if inside.fd is None else (inside.fd,))
+    try:
+        out = inside.open(f"kernel{_SUFFIX}", os.O_RDONLY)
+    except OSError:
+        raise _Failed("the C compiler wrote no library") from None
+    try:
+        if not _own_file(os.fstat(out)) and hasattr(os, "fchmod"):
+            os.fchmod(out, 0o600)  # (a umask that lets others write: not in the cache)
+        if not _own_file(os.fstat(out)):
+            raise NativeError("the compiled kernel is not a file of this user's")
+        return out, _hash(out)
+    except BaseException:
+        os.close(out)
+        raise
+
+
+def _run_compiler(args: list[str], cwd: str, pass_fds: tuple) -> None:
+    """Run the compiler in a process group of its own, killed whole at COMPILE_TIMEOUT or when this
+    process is interrupted: the driver's children (cc1, as, ld) go with it, none runs on orphaned.
+    Each is also limited to about COMPILE_TIMEOUT seconds of CPU, which holds even if this
+    process is killed first (Linux)."""
+    try:
+        p = subprocess.Popen(args, cwd=cwd, pass_fds=pass_fds, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
+    except (OSError, ValueError) as exc:
+        raise NativeError(f"the C compiler could not be run ({exc})") from None
+    try:
+        import resource
+
+        limit = int(COMPILE_TIMEOUT) + 5
+        resource.prlimit(p.pid, resource.RLIMIT_CPU, (limit, limit))
+    except (ImportError, AttributeError, OSError, ValueError):
+        pass
+    try:
+        out, err = p.communicate(timeout=COMPILE_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        _kill_group(p)
+        raise _Failed(f"the C compiler took more than {COMPILE_TIMEOUT} s (these rules are not compiled again "
+                      f"for {FAILURE_MEMORY // 60} minutes)") from None
+    except BaseException:
+        _kill_group(p)
+        raise
+    if p.returncode != 0:
+        first = [line[:200] for line in (err or out).strip().splitlines()[:3]]
+        raise _Failed("the C compiler failed: " + " / ".join(first))
+
+
+def _kill_group(p: subprocess.Popen) -> None:
+    """Kill the compiler and every process it started (its group: the driver is not waited for
+    yet, so the group's number is still its own), then reap the driver."""
+    try:
+        killpg = getattr(os, "killpg", None)
+        if killpg is not None:
+            killpg(p.pid, signal.SIGKILL)
+        else:
+            p.kill()
+    except OSError:
+        pass
+    p.wait()
+    for pipe in (p.stdout, p.stderr):
+        if pipe is not None:
+            pipe.close()
+
+
+# ---- loading -----------------------------------------------------------------------------------
+
+_loaded: dict[str, tuple[int, ctypes.CDLL]] = {}  # checksum -> (its descriptor, kept open; the library)
+_loading = threading.Lock()
+
+
+def _proc_fd() -> bool:
+    """Whether a library can be loaded from a descriptor (Linux, with /proc)."""
+    return sys.platform.startswith("linux") and os.path.isdir("/proc/self/fd")
+
+
+def _load(lib: _Library) -> ctypes.CDLL:
+    """Load a checked library from its descriptor.  The dynamic loader knows a library by the name
+    it was loaded by, and never unloads one that ctypes loaded, so `/proc/self/fd/N` names the first
+    library loaded by it for as long as the process lives: its descriptor stays open (one per
+    library a process loads, like the library's own memory), and a library already loaded (by its
+    checksum) is not loaded again."""
+    with _loading:
+        got = _loaded.get(lib.digest)
+        if got is not None:
+            os.close(lib.fd)
+            return got[1]
+        try:
+            dll = ctypes.CDLL(f"/proc/self/fd/{lib.fd}" if _proc_fd() else lib.path)
+        except OSError as exc:
+            os.close(lib.fd)
+            raise NativeError(f"the compiled kernel could not be loaded ({exc})") from None
+        _loaded[lib.digest] = (lib.fd, dll)
+        return dll
 
 
 # ---- the backend -------------------------------------------------------------------------------
@@ -258,13 +764,13 @@ class NativeBackend:
 
     def __init__(self, kp: KernelProgram, sanitize: bool = False, rules: Optional[str] = None):
         self.kp = kp
-        self.path = build(kp, sanitize)
-        if rules is not None and not sanitize:
-            remember(rules, self.path)
+        got = build(kp, sanitize)
+        self.path = Path(got.path)
         try:
-            lib = self.lib = ctypes.CDLL(str(self.path))
-        except OSError as exc:
-            raise NativeError(f"the compiled kernel could not be loaded ({exc})") from None
+            lib = self.lib = _load(got)
+        finally:
+            if got.cleanup:
+                shutil.rmtree(got.cleanup, ignore_errors=True)
         for name, res, args in (
             ("fk_size", _I, []), ("fk_move_width", _I, []), ("fk_context", _P, [_I, _I]), ("fk_free", None, [_P]),
             ("fk_new", ctypes.c_int, [_P, _P]), ("fk_run", ctypes.c_int, [_P, _P, ctypes.c_int, ctypes.c_int]),
@@ -273,12 +779,17 @@ class NativeBackend:
             ("fk_simulate", None, [_P, _P, _P, _I, _P, _P, _P, _P, _P, _P, _P]),
             ("fk_script", ctypes.c_int, [_P, _P, _I]), ("fk_step", _I, [_P, _P, _P, _P, _I]),
         ):
-            f = getattr(lib, name)
+            try:
+                f = getattr(lib, name)
+            except AttributeError:  # a library that is not a kernel of this version's
+                raise NativeError(f"the compiled kernel has no entry point {name}") from None
             f.restype = res
             f.argtypes = args
         lay = kp.layout
         if lib.fk_size() != lay.size or lib.fk_move_width() != lay.move_width:
             raise NativeError("the compiled kernel does not match its rules")  # pragma: no cover
+        if rules is not None and not sanitize:
+            remember(rules, got)
         self.ctx = lib.fk_context(ARENA, MOVES_CAP)
         if not self.ctx:
             raise NativeError("no memory for the kernel's scratch space")
