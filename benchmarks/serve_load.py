@@ -3,6 +3,7 @@ server.  A script, not a test: it prints figures and passes or fails nothing.
 
     .venv/bin/python benchmarks/serve_load.py                      # 200 tables, 60 s
     .venv/bin/python benchmarks/serve_load.py --tables 50 --seconds 20 --json out.json
+    .venv/bin/python benchmarks/serve_load.py --tables 50 --hostile   # and a hostile visitor
 
 The server runs in a process of its own (`fishrules serve` on a free port of 127.0.0.1, a SQLite
 file in a temporary folder, synchronous=FULL: every action on disk before anybody is told).  This
@@ -11,6 +12,12 @@ process plays the people: each table has a person at seat 0 (a WebSocket client 
 as a double click does), a spectator, and bots at the other seats (random, waiting `--bot-delay`
 seconds as the server's default).  When a table's game ends, the person sets up a new one, so that
 `--tables` games are always under way.  The five base games take turns.
+
+With `--hostile`, a stranger does the worst the limits allow all the while: pastes about 128 KiB
+of mistakes (a "did you mean" each) and checks it again and again, and sets up tables of a house
+rule whose every move works as long as a move may, played by bots.  `/healthz` is asked every 50 ms
+throughout (its latency is reported), and what the people at the honest tables see is measured as
+ever.
 
 Measured: actions per second (everything the server committed: people's and bots'), the latency
 from a person sending an action to every connection at that table (the person and the spectator)
@@ -40,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 import websockets  # noqa: E402
 
-from tests._web import Server  # noqa: E402
+from tests._web import SLOW_RULES, Server, unknown_names  # noqa: E402
 
 GAMES = [("fishfry", 2), ("fishfish", 3), ("fisherman", 3), ("fatfish", 2), ("fisheatfish", 2)]
 
@@ -53,9 +60,56 @@ def rss_mib(pid: int) -> float:
 
 
 def cpu_seconds(pid: int) -> float:
-    """The user and system CPU time a process used so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """The user and system CPU time a process and its live descendants (the server's workers) used
+    so far (a worker replaced after a limit takes its time with it)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    stats = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            stats[int(entry.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        total += stats.get(p, (0, 0.0))[1]
+        todo += [c for c, (parent, _) in stats.items() if parent == p]
+    return total
+
+
+def post(url: str, form: dict) -> int:
+    req = urllib.request.Request(url, data=urllib.parse.urlencode(form).encode(), method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=120) as r:
+            r.read()
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+async def hostile(url: str, deadline: float, out: dict) -> None:
+    """The stranger of `--hostile` (see the module's doc)."""
+    worst = unknown_names(3600)
+    slow = {"rules": SLOW_RULES, "players": "2", "seat.0": "random", "seat.1": "random", "variant": ""}
+    for _ in range(2):
+        out["tables"] += await asyncio.to_thread(post, url + "/tables", slow) == 200
+    while time.monotonic() < deadline:
+        await asyncio.to_thread(post, url + "/check", {"rules": worst + f"# {out['checks']}\n"})
+        out["checks"] += 1
+
+
+async def health(url: str, deadline: float, out: list) -> None:
+    def get() -> float:
+        t = time.perf_counter()
+        with urllib.request.urlopen(url + "/healthz", timeout=60) as r:
+            r.read()
+        return time.perf_counter() - t
+
+    while time.monotonic() < deadline:
+        out.append(await asyncio.to_thread(get) * 1000)
+        await asyncio.sleep(0.05)
 
 
 def create_table(url: str, game: str, players: int) -> tuple[str, str]:
@@ -195,7 +249,8 @@ def pct(xs: list[float], q: float) -> float:
 async def run(args) -> dict:
     folder = tempfile.mkdtemp(prefix="fishrules-load-")
     db = os.path.join(folder, "tables.sqlite")
-    server = Server(db, "--bot-delay", str(args.bot_delay), "--quiet").start()
+    server = Server(db, "--bot-delay", str(args.bot_delay), "--quiet", "--most-connections", "100000",
+                    "--most-per-address", "100000").start()
     try:
         start_rss = rss_mib(server.proc.pid)
         start_cpu = cpu_seconds(server.proc.pid)
@@ -217,7 +272,13 @@ async def run(args) -> dict:
                 samples.append(round(rss_mib(server.proc.pid), 1))
 
         sampler = asyncio.ensure_future(sample())
+        stranger = {"checks": 0, "tables": 0}
+        healthz: list = []
+        extra = [asyncio.ensure_future(health(server.url, t_start + args.seconds, healthz))]
+        if args.hostile:
+            extra.append(asyncio.ensure_future(hostile(server.url, t_start + args.seconds, stranger)))
         await asyncio.gather(*tasks)
+        await asyncio.gather(*extra)
         sampler.cancel()
         elapsed = time.monotonic() - t_start
         client_cpu = time.process_time() - c_start
@@ -244,8 +305,11 @@ async def run(args) -> dict:
                        "mean": round(statistics.fmean(lat), 1) if lat else None},
         "server_rss_mib": {"start": round(start_rss, 1), "tables_up": round(up_rss, 1), "end": round(end_rss, 1),
                            "every_10s": samples},
+        "healthz_ms": {"n": len(healthz), "p50": round(pct(healthz, 0.5), 1), "p99": round(pct(healthz, 0.99), 1),
+                       "max": round(max(healthz), 1) if healthz else None},
+        "hostile": {"checks": stranger["checks"], "slow_tables": stranger["tables"]} if args.hostile else None,
         "actions_lost": lost, "actions_applied_twice": twice, "answers_missing": load.unanswered,
-        "server_cpu_s": round(cpu, 1), "server_cpu_share_of_one_core": round(cpu / elapsed, 2),
+        "server_cpu_s": round(cpu, 1),  # the server and its workers "server_cpu_share_of_one_core": round(cpu / elapsed, 2),
         "server_cpu_ms_per_action": round(cpu * 1000 / max(1, total), 2),
         "errors": load.errors[:10],
         "client_cpu_share_of_one_core": round(client_cpu / elapsed, 2),
@@ -260,6 +324,7 @@ def main() -> None:
     ap.add_argument("--think", type=float, default=1.0, help="a person's mean time to choose, in seconds")
     ap.add_argument("--bot-delay", type=float, default=0.4)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--hostile", action="store_true", help="and a stranger doing the worst the limits allow")
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()
     out = asyncio.run(run(args))

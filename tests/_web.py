@@ -66,6 +66,32 @@ def postgres_server() -> Iterator[Optional[str]]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+# ---- what a hostile visitor pastes (tests/test_web_hostile.py, test_web_stall.py, benchmarks/serve_load.py) ----
+
+#: A house rule every action of which works for a long while (a loop just under the work budget).
+SLOW_RULES = """\
+game "Slow"
+players 2 to 2
+the game has x: number
+each player has pokes: number
+score "pokes": your pokes
+phase game:
+  repeat 3 times:
+    for each player:
+      player chooses poke
+
+action poke:
+  add 1 to your pokes
+  repeat 100000 times:
+    add 1 to x
+"""
+
+
+def unknown_names(n: int) -> str:
+    """A file of `n` mistakes, each an unknown name (a "did you mean" each)."""
+    return 'game "Many"\nplayers 2 to 2\n' + "".join(f"define d{i}: nosuch{i} + 1\n" for i in range(n))
+
+
 class Server:
     """`fishrules serve` in a process of its own, on a free port of 127.0.0.1."""
 

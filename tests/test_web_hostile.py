@@ -19,31 +19,8 @@ import fishrules.web.tables as tables_module
 from fishrules.web.app import Conn, Hosts, create_app
 from fishrules.web.store import SQLiteStore
 
+from ._web import SLOW_RULES, unknown_names
 from .test_web_app import HOSTS, ORIGIN, frame_of, new_table
-
-#: A house rule every action of which works for a long while (a loop just under the work budget).
-SLOW_RULES = """\
-game "Slow"
-players 2 to 2
-the game has x: number
-each player has pokes: number
-score "pokes": your pokes
-phase game:
-  repeat 3 times:
-    for each player:
-      player chooses poke
-
-action poke:
-  add 1 to your pokes
-  repeat 100000 times:
-    add 1 to x
-"""
-
-
-def unknown_names(n: int) -> str:
-    """A file of `n` mistakes, each an unknown name (a "did you mean" each)."""
-    return 'game "Many"\nplayers 2 to 2\n' + "".join(f"define d{i}: nosuch{i} + 1\n" for i in range(n))
-
 
 @pytest.fixture
 def client(tmp_path):

@@ -22,8 +22,7 @@ import pytest
 
 websockets = pytest.importorskip("websockets")
 
-from ._web import Server  # noqa: E402
-from .test_web_hostile import SLOW_RULES, unknown_names  # noqa: E402
+from ._web import SLOW_RULES, Server, unknown_names  # noqa: E402
 
 
 def _post(url: str, form: dict, timeout: float = 60) -> tuple[int, str]:
