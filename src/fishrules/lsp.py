@@ -11,23 +11,32 @@ The analysis (`Analysis`) is plain Python; pygls and lsprotocol (the `fishrules[
 imported only when the server starts, so the rest of fishrules never loads them.
 
 An editor's messages are untrusted input too (a server may be reached through a remote editor, a
-file may be opened from anywhere), so the server bounds what it takes: a header line of at most
-`MAX_HEADER` bytes and a message of at most `MAX_MESSAGE` (larger ones are skipped, read and thrown
-away a piece at a time, and said on standard error in one line); whole documents are synchronised
-(`Full`: applying a change is replacing the text, whatever a flood of changes holds), at most
-`MAX_DOCUMENTS` open at once and each at most `MAX_DOCUMENT` characters (a larger one is dropped,
-with a diagnostic saying so); diagnostics are worked out once a burst of changes has stopped
-(`SETTLE` seconds), and only the last `MAX_ANALYSES` analyses are kept.  A request about a document
-the editor has not opened gets an empty answer: the server never reads a document from disk on its
-own (pygls would).  A document's `extends` follows the rule it follows everywhere (the document's
-own folder or below, else a bundled ruleset; a document that is no file, the bundled rulesets
-only), and the server reads no other file.  No handler's exception reaches the
-editor with a traceback (pygls would send one): a failed request is answered with nothing, and said
-on standard error in one line.
+file may be opened from anywhere), so the server bounds what it takes, and reads its messages
+itself rather than with pygls's loop (which a `Content-Length` of 5,000 digits stopped, and which
+answered no request whose parameters it could not read).  A header is read strictly (`_Frames`):
+a malformed one is a protocol error, said on standard error in one line, and the server reads on
+from the next `Content-Length:`.  A header line is at most `MAX_HEADER` bytes and a message at most
+`MAX_MESSAGE` (a larger one is read and thrown away a piece at a time, its beginning kept to
+answer it: a request gets an error, a document it opens or changes is dropped with a diagnostic
+saying so).  Every request is answered (`_dispatch`): a message that is no JSON-RPC, parameters
+that cannot be read (a position of -1 or 2**40), a request after `shutdown` get a JSON-RPC error.
+Whole documents are synchronised (`Full`: applying a change is replacing the text, whatever a
+flood of changes holds), at most `MAX_DOCUMENTS` open at once and each at most `MAX_DOCUMENT`
+characters (a larger one is dropped at once, unread, with a diagnostic saying so); diagnostics are
+worked out once a burst of changes has stopped (`SETTLE` seconds), and only the last
+`MAX_ANALYSES` analyses are kept.  A request about a document the editor has not opened gets an
+empty answer: the server never reads a document from disk on its own (pygls would).  A
+document's `extends` follows the rule it follows everywhere (the document's own folder or below,
+else a bundled ruleset; a document that is no file, the bundled rulesets only), and the server
+reads no other file: the files of the chain are the ones `extends` found (`Resolved.bases`),
+never a name of a message taken for a path.  No handler's exception reaches the editor with a
+traceback (pygls would send one): a failed request is answered with nothing, and said on
+standard error in one line.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Iterable, Optional
@@ -43,6 +52,9 @@ __all__ = ["Analysis", "Declaration", "analyze", "main", "KEYWORDS", "MAX_MESSAG
 #: and JSON may write a character in six).
 MAX_HEADER = 8 * 1024
 MAX_MESSAGE = 4 * 1024 * 1024
+#: A declared length past which a message is not even skipped: a protocol error, as a malformed
+#: header is (whoever declares it would take minutes to send it, or stall the server for ever).
+MAX_SKIP = 1 << 30
 #: The most documents open at once, the largest one (in characters; a rule file is at most 512 KiB,
 #: so anything larger cannot be checked anyway), and the analyses kept.
 MAX_DOCUMENTS = 64
@@ -157,7 +169,8 @@ class Analysis:
         self.diagnostics: list[Diagnostic] = []
         self.own: list[Declaration] = []
         self.effective: list[Declaration] = []
-        self.files: list[Path] = []
+        #: The files of the `extends` chain, by the name messages and spans give them.
+        self.bases: dict[str, Path] = {}
         self.module: Optional[n.Module] = None
         if run:
             self._run()
@@ -181,8 +194,9 @@ class Analysis:
             self.effective = list(self.own)
             return
         self.effective = _declarations(resolved.items) + [d for d in self.own if d.kind == "variant"]
-        files = [Path(f).resolve() for f in resolved.files] + ([self.path.resolve()] if self.path is not None else [])
-        self.files = list(dict.fromkeys(files))
+        # the files `extends` read, as it found them: a name in a span is no path (a bundled
+        # ruleset's is its bare name, which the current folder may hold as well)
+        self.bases = {name: Path(path).resolve() for name, path in resolved.bases}
         try:
             model = _check(resolved)
             self.diagnostics = list(model.warnings)
@@ -190,6 +204,19 @@ class Analysis:
             self.diagnostics = exc.diagnostics
 
     # ---- what is where ----------------------------------------------------------------------------
+
+    def file_of(self, name: str) -> Optional[Path]:
+        """The file a span's file name stands for: this document's, or a file of its `extends`
+        chain; None for the document when it is no file, or for a name of neither."""
+        if name == self.name:
+            return self.path
+        return self.bases.get(name)
+
+    def is_mine(self, name: str) -> bool:
+        """Whether a span's file name is this document."""
+        if name == self.name:
+            return True
+        return self.path is not None and self.bases.get(name) == _resolved(self.path)
 
     def word_at(self, line: int, character: int) -> Optional[tuple[str, int, int]]:
         """The name at a 0-based position: (name, start, end) on that line."""
@@ -229,24 +256,35 @@ class Analysis:
         comment = d.comment()
         if comment:
             parts.append(comment)
-        if d.span is not None and self.path is not None and Path(d.span.file).resolve() != self.path.resolve():
+        if d.span is not None and not self.is_mine(d.span.file):
             parts.append(f"from `{d.span.file}`, line {d.span.line}")
         return "\n\n".join(parts)
 
-    def references(self, name: str) -> list[tuple[Path, int, int, int]]:
+    def references(self, name: str) -> list[tuple[Optional[Path], int, int, int]]:
         """Every use of a name as a word (not in a comment or a text) in the files of the chain:
-        (file, 0-based line, start, end)."""
-        out = []
-        for path in self.files or ([self.path] if self.path else []):
-            text = self.text if self.path is not None and path == self.path.resolve() else _read(path)
+        (file, 0-based line, start, end), the file None for this document."""
+        texts: dict[Optional[Path], Optional[str]] = {}
+        for base, file in self.bases.items():
+            if not self.is_mine(base):
+                texts.setdefault(file, self._text_of(base, file))
+        texts[None] = self.text
+        out: list[tuple[Optional[Path], int, int, int]] = []
+        for where, text in texts.items():
             if text is None:
                 continue
             for i, line in enumerate(text.splitlines()):
                 code = _code_part(line)
                 for m in _WORD.finditer(code):
                     if m.group() == name and not _in_string(code, m.start()):
-                        out.append((path, i, m.start(), m.end()))
+                        out.append((where, i, m.start(), m.end()))
         return out
+
+    def _text_of(self, name: str, path: Path) -> Optional[str]:
+        """A base's text as the analysis read it (read again only if no declaration of it is left)."""
+        for d in self.effective:
+            if d.span is not None and d.span.file == name:
+                return d.span.source.text
+        return _read(path)
 
     def completions(self) -> list[tuple[str, str]]:
         """(label, kind) of everything that may be written: keywords, names, functions."""
@@ -273,6 +311,13 @@ def _read(path: Path) -> Optional[str]:
     try:
         return read_rules(path)
     except RuleError:
+        return None
+
+
+def _resolved(path: Path) -> Optional[Path]:
+    try:
+        return path.resolve()
+    except (OSError, ValueError, RuntimeError):
         return None
 
 
@@ -335,47 +380,163 @@ def _uri_of(path: Path) -> str:
     return path.resolve().as_uri()
 
 
-class _Reader:
-    """What pygls reads messages with, bounded: a header line longer than `MAX_HEADER` and a body
-    longer than `MAX_MESSAGE` are read and thrown away, a piece at a time, in their place the
-    server sees a header it ignores or a notification it ignores."""
+#: What of a message too large to read is kept: its beginning, to say which document or request it was.
+_HEAD = 64 * 1024
+_LENGTH = b"content-length:"
+_LENGTH_VALUE = re.compile(rb"[ \t]*([0-9]+)[ \t]*\r?\n")
+_HEADER_LINE = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+:[\x20-\x7e\t]*\r?\n")
 
-    SKIPPED = b'{"jsonrpc": "2.0", "method": "$/fishrules/skipped"}'
 
-    def __init__(self, stdin, executor):
+#: What `_Frames._line` gives for a line longer than `MAX_HEADER` (skipped to its end).
+_LONG = b"<a line too long>"
+
+
+class _TooLarge:
+    """A message longer than `MAX_MESSAGE`, thrown away: its length and its first `_HEAD` bytes."""
+
+    def __init__(self, length: int, head: bytes):
+        self.length = length
+        self.head = head
+
+
+class _Frames:
+    """The messages of the base protocol (headers of ASCII lines, a blank line, `Content-Length`
+    bytes of body), read strictly and bounded.  A malformed header (no `Content-Length` or two, a
+    length that is no plain number or larger than `MAX_SKIP`, a line longer than `MAX_HEADER`,
+    bytes that are no header, non-ASCII) is a protocol error: said in one line, the message is
+    dropped without reading a body, and reading starts again at the next `Content-Length:` line
+    (found inside a line too, so that a body left unread or a header cut short costs only its
+    own message).  A line may end in LF alone (pygls took those too).  A body longer than
+    `MAX_MESSAGE` is read a piece at a time and thrown away, its beginning kept."""
+
+    def __init__(self, stdin):
         self.stdin = stdin
-        self.executor = executor
+        self.carry = b""  # the rest of a line, from a `Content-Length:` found inside it
 
-    def _readline(self) -> bytes:
+    def _line(self) -> Optional[bytes]:
+        """The next header line, None at the end of the input, `_LONG` for a line too long."""
+        if self.carry:
+            line, self.carry = self.carry, b""
+            return line
         line = self.stdin.readline(MAX_HEADER + 1)
+        if not line:
+            return None
         if len(line) <= MAX_HEADER or line.endswith(b"\n"):
             return line
-        while line and not line.endswith(b"\n"):  # the rest of a line too long
+        tail = line[-len(_LENGTH):]
+        while line and not line.endswith(b"\n"):  # the rest of a line too long, a piece at a time
             line = self.stdin.readline(MAX_HEADER)
-        _say(f"a header line longer than {MAX_HEADER:,} bytes was skipped")
-        return b"X-Skipped: too long\r\n"
+            tail = (tail + line)[-(MAX_HEADER + len(_LENGTH)):]
+        at = tail.lower().rfind(_LENGTH)
+        if at >= 0 and tail.endswith(b"\n"):
+            self.carry = tail[at:]
+        return _LONG
 
-    def _read(self, n: int) -> bytes:
+    def next(self):
+        """The next message's body (bytes), a `_TooLarge`, or None at the end of the input."""
+        length: Optional[int] = None
+        problem: Optional[str] = None
+        lines = 0
+        while True:
+            line = self._line()
+            if line is None:
+                if lines:
+                    _say("the input ended in the middle of a message's headers")
+                return None
+            at = -1 if line is _LONG else line.lower().rfind(_LENGTH)
+            if at > 0 or (at == 0 and problem is not None):
+                # a new message starts here: what came before it was no message
+                _say(f"protocol error: {problem or 'bytes that are no message'}; they were skipped")
+                line, at, length, problem, lines = line[at:], 0, None, None, 0
+            if line in (b"\r\n", b"\n"):
+                if not lines:
+                    continue  # a blank line between messages
+                problem = problem or (None if length is not None else "a message without Content-Length")
+                if problem is None and length is not None:
+                    return self._body(length)
+                _say(f"protocol error: {problem}; the message was skipped")
+                length, problem, lines = None, None, 0
+                continue
+            lines += 1
+            if problem is not None:
+                continue
+            if line is _LONG:
+                problem = f"a header line longer than {MAX_HEADER:,} bytes"
+            elif not line.isascii():
+                problem = "a header line that is not ASCII"
+            elif not _HEADER_LINE.fullmatch(line):
+                problem = "a header line that is no `Name: value` line"
+            elif at == 0:
+                value = _LENGTH_VALUE.fullmatch(line, len(_LENGTH))
+                if length is not None:
+                    problem = "two Content-Length headers"
+                elif value is None:
+                    problem = "a Content-Length that is no number"
+                elif len(value.group(1)) > len(str(MAX_SKIP)):
+                    problem = f"a Content-Length of {len(value.group(1)):,} digits"
+                elif int(value.group(1)) > MAX_SKIP:
+                    problem = f"a Content-Length larger than {MAX_SKIP:,}"
+                else:
+                    length = int(value.group(1))
+
+    def _body(self, n: int):
         if n <= MAX_MESSAGE:
-            return self.stdin.read(n)
-        left = n
+            body = self.stdin.read(n)
+            return body if len(body) == n else None
+        head = self.stdin.read(_HEAD)
+        left = n - len(head)
         while left > 0:
             chunk = self.stdin.read(min(left, 1 << 16))
             if not chunk:
-                return b""
+                return None
             left -= len(chunk)
-        _say(f"a message of {n:,} bytes was skipped: the server reads messages of at most {MAX_MESSAGE:,} bytes")
-        return self.SKIPPED
+        return _TooLarge(n, head)
 
-    def readline(self):
-        import asyncio
 
-        return asyncio.get_running_loop().run_in_executor(self.executor, self._readline)
+_TOKEN = re.compile(r'\s*(?:("(?:[^"\\]|\\.)*")|([{}\[\]:,])|([^\s{}\[\]:,"]+))')
 
-    def readexactly(self, n: int):
-        import asyncio
 
-        return asyncio.get_running_loop().run_in_executor(self.executor, self._read, n)
+def _head_fields(head: bytes) -> dict:
+    """What the beginning of a JSON-RPC message says of its `method`, `id` and
+    `params.textDocument.uri`, when they come before its long part (editors write a document's
+    URI before its text)."""
+    text = head.decode("utf-8", "ignore")
+    wanted = {("method",): "method", ("id",): "id", ("params", "textDocument", "uri"): "uri"}
+    out: dict = {}
+    stack: list[list] = []  # [kind, the key being read] of each object and array we are in
+    want_key = False
+    pos = 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            break  # the cut, inside a string most likely
+        pos = m.end()
+        string, punct, scalar = m.groups()
+        if punct in ("{", "["):
+            stack.append([punct, None])
+            want_key = punct == "{"
+        elif punct in ("}", "]"):
+            if not stack:
+                break
+            stack.pop()
+            want_key = False
+        elif punct == ",":
+            want_key = bool(stack) and stack[-1][0] == "{"
+        elif punct == ":":
+            pass
+        else:
+            try:
+                value = json.loads(string if string is not None else scalar)
+            except ValueError:
+                break
+            if want_key and stack:
+                stack[-1][1] = value
+                want_key = False
+                continue
+            key = wanted.get(tuple(f[1] for f in stack))
+            if key is not None and key not in out:
+                out[key] = value
+    return out
 
 
 def _say(text: str) -> None:
@@ -460,8 +621,7 @@ def build_server():
         sev = t.DiagnosticSeverity.Warning if d.severity == "warning" else t.DiagnosticSeverity.Error
         message = d.message + (f"\nhint: {d.hint}" if d.hint else "")
         sp = d.span
-        mine = sp is not None and (a.path is None or sp.file == a.name or _same(sp.file, a.path))
-        if not mine:
+        if sp is None or not a.is_mine(sp.file):
             where = f"{sp}: " if sp is not None else ""
             return t.Diagnostic(range=rng(0, 0, 0), message=where + message, severity=sev, source="fishrules", code=d.code)
         end_line = sp.end_line if sp.end_line >= sp.line else sp.line
@@ -503,7 +663,7 @@ def build_server():
             return False
         why = None
         if len(doc.source) > MAX_DOCUMENT:
-            why = (f"this document is larger than {MAX_DOCUMENT // 1024} KiB (a rule file is at most 512 KiB): "
+            why = (f"this document is larger than {MAX_DOCUMENT // (1 << 20)} MiB (a rule file is at most 512 KiB): "
                    "fishrules does not read it; close it and open it again once it is smaller")
         elif len(docs) > MAX_DOCUMENTS:
             why = (f"more than {MAX_DOCUMENTS} documents are open: fishrules does not read this one; "
@@ -511,26 +671,36 @@ def build_server():
         if why is None:
             too_large.pop(uri, None)
             return True
-        docs.pop(unquote(uri), None)
+        refuse(uri, why)
+        return False
+
+    def refuse(uri: str, why: str) -> None:
+        """Drop a document, and say why at once (its text is not looked at)."""
+        server.workspace.text_documents.pop(unquote(uri), None)
         cache.pop(uri, None)
+        handle = pending.pop(uri, None)
+        if handle is not None:
+            handle.cancel()
         too_large[uri] = why
         while len(too_large) > MAX_DOCUMENTS:
             del too_large[next(iter(too_large))]
-        return False
+        _guarded(None)(publish)(uri)
+
+    server.fishrules_refuse = refuse  # for a message too large to read (`_refuse`)
 
     @server.feature(t.TEXT_DOCUMENT_DID_OPEN)
     @_guarded(None)
     def did_open(ls, params: t.DidOpenTextDocumentParams):
         uri = params.text_document.uri
-        admit(uri)
-        settle(uri)
+        if admit(uri):
+            settle(uri)
 
     @server.feature(t.TEXT_DOCUMENT_DID_CHANGE)
     @_guarded(None)
     def did_change(ls, params: t.DidChangeTextDocumentParams):
         uri = params.text_document.uri
-        admit(uri)
-        settle(uri)
+        if admit(uri):
+            settle(uri)
 
     @server.feature(t.TEXT_DOCUMENT_DID_SAVE)
     @_guarded(None)
@@ -570,13 +740,14 @@ def build_server():
         d = a.lookup(w[0], params.position.line)
         if d is None or d.span is None:
             return None
-        path = a.path if (a.path is not None and (d.span.file == a.name or _same(d.span.file, a.path))) else Path(d.span.file)
         line_text = d.span.source.line(d.span.line)
         col = line_text.find(d.name, max(d.span.column - 1, 0))
         col = col if col >= 0 else max(d.span.column - 1, 0)
-        if a.path is None and path == Path(d.span.file) and d.span.file == a.name:
-            return t.Location(uri=params.text_document.uri, range=rng(d.span.line - 1, col, col + len(d.name)))
-        return t.Location(uri=_uri_of(path), range=rng(d.span.line - 1, col, col + len(d.name)))
+        where = rng(d.span.line - 1, col, col + len(d.name))
+        if a.is_mine(d.span.file):
+            return t.Location(uri=params.text_document.uri, range=where)
+        path = a.file_of(d.span.file)
+        return t.Location(uri=_uri_of(path), range=where) if path is not None else None
 
     @server.feature(t.TEXT_DOCUMENT_REFERENCES)
     @_guarded([])
@@ -585,7 +756,7 @@ def build_server():
         w = a.word_at(params.position.line, params.position.character)
         if w is None:
             return []
-        return [t.Location(uri=params.text_document.uri if a.path is None else _uri_of(p), range=rng(line, s, e))
+        return [t.Location(uri=params.text_document.uri if p is None else _uri_of(p), range=rng(line, s, e))
                 for p, line, s, e in a.references(w[0])]
 
     kinds = {
@@ -662,13 +833,6 @@ def build_server():
     return server
 
 
-def _same(name: str, path: Path) -> bool:
-    try:
-        return Path(name).resolve() == path.resolve()
-    except (OSError, ValueError):
-        return False
-
-
 def main() -> int:
     """Run the server over standard input and output until the client says exit."""
     import sys
@@ -683,13 +847,14 @@ def main() -> int:
 
 
 def serve(server, stdin, stdout) -> int:
-    """pygls's own loop over standard input and output (`start_io`), reading through `_Reader`;
-    the exit status (1 after an `exit` that came without `shutdown`, as the protocol says)."""
+    """The server's loop over standard input and output (pygls's `start_io`, with `_Frames` for
+    its reader and `_dispatch` for its handling of a message); the exit status (1 after an `exit`
+    that came without `shutdown`, as the protocol says)."""
     import asyncio
     import threading
 
     try:
-        from pygls.io_ import StdoutWriter, run_async
+        from pygls.io_ import StdoutWriter
     except ImportError:  # pragma: no cover - a pygls other than 2.x: its own loop, unbounded
         server.start_io(stdin, stdout)
         return 0
@@ -697,8 +862,7 @@ def serve(server, stdin, stdout) -> int:
     server._stop_event = threading.Event()
     server.protocol.set_writer(StdoutWriter(stdout))
     try:
-        asyncio.run(run_async(stop_event=server._stop_event, reader=_Reader(stdin, server.thread_pool),
-                              protocol=server.protocol, error_handler=server.report_server_error))
+        asyncio.run(_loop(server, _Frames(stdin)))
     except BrokenPipeError:
         _say("the editor is gone; the server stops")
     except KeyboardInterrupt:
@@ -708,6 +872,122 @@ def serve(server, stdin, stdout) -> int:
     finally:
         server.shutdown()
     return 0
+
+
+async def _loop(server, frames: _Frames) -> None:
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    while not server._stop_event.is_set():
+        try:
+            got = await loop.run_in_executor(server.thread_pool, frames.next)
+        except OSError as exc:
+            _say(f"the input cannot be read ({exc.strerror or type(exc).__name__}); the server stops")
+            return
+        if got is None:
+            return
+        try:
+            if isinstance(got, _TooLarge):
+                _refuse(server, got)
+            else:
+                _dispatch(server, got)
+        except BrokenPipeError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - one message's failure never stops the server
+            _say(f"a message could not be handled ({type(exc).__name__}); the server goes on")
+
+
+def _reply(protocol, rid, code: int, message: str) -> None:
+    """A JSON-RPC error answer (`rid` None when the request's id could not be read)."""
+    protocol._send_data({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}})
+
+
+def _id_of(data: dict):
+    rid = data.get("id")
+    return rid if isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)) else None
+
+
+def _shown(method) -> str:
+    """A method's name for a message: only when it looks like one (the log is read on a terminal too)."""
+    return method if isinstance(method, str) and re.fullmatch(r"[A-Za-z0-9_$/.-]{1,80}", method) else "a method"
+
+
+_AT_A_POSITION = ("textDocument/hover", "textDocument/definition", "textDocument/references", "textDocument/completion")
+
+
+def _what_is_wrong(method, params) -> str:
+    """Why pygls could not read a request's parameters, as far as it can be said in a line."""
+    if isinstance(params, dict) and ("position" in params or method in _AT_A_POSITION):
+        position = params.get("position")
+        if not (isinstance(position, dict) and all(
+                isinstance(position.get(k), (int, float)) and not isinstance(position.get(k), bool)
+                and 0 <= position[k] < 1 << 31 for k in ("line", "character"))):
+            return 'a position is {"line": L, "character": C}, two whole numbers from 0 to 2147483647'
+    return f"these are not the parameters of {_shown(method)}"
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is no JSON")
+
+
+def _dispatch(server, body: bytes) -> None:
+    """Handle one message as pygls would, except that every request is answered: a message that
+    is no JSON gets a parse error, one that is no JSON-RPC request an invalid request, a request
+    whose parameters pygls cannot read (a position of -1, 2**40, "a" or none) invalid params, and a
+    request after `shutdown` an invalid request (pygls would answer none of them)."""
+    protocol = server.protocol
+    try:
+        data = json.loads(body.decode("utf-8"), parse_constant=_no_constant)
+    except (ValueError, RecursionError):  # a UnicodeDecodeError is a ValueError
+        _say("a message that is no JSON was answered with a parse error")
+        _reply(protocol, None, -32700, "Parse error: the message is no JSON")
+        return
+    if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
+        _say("a message that is no JSON-RPC 2.0 object was answered with an error")
+        _reply(protocol, None, -32600, "Invalid Request: a message is a JSON-RPC 2.0 object")
+        return
+    method = data.get("method")
+    request = "method" in data and "id" in data
+    if request and not isinstance(method, str):
+        _reply(protocol, _id_of(data), -32600, "Invalid Request: a method is a string")
+        return
+    if request and protocol._shutdown and method != "exit":
+        _reply(protocol, _id_of(data), -32600, "Invalid Request: the server is shutting down")
+        return
+    try:
+        message = protocol.structure_message(data)
+    except Exception:  # noqa: BLE001 - whatever the parameters are, the request is answered
+        if request:
+            _reply(protocol, _id_of(data), -32602, "Invalid params: " + _what_is_wrong(method, data.get("params")))
+        else:
+            _say(f"a message ({_shown(method)}) with parameters it does not take was skipped")
+        return
+    try:
+        protocol.handle_message(message)
+    except BrokenPipeError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - pygls answers a handler's failure; this is its own
+        _say(f"{_shown(method)} failed ({type(exc).__name__})")
+        if request:
+            _reply(protocol, _id_of(data), -32603, "Internal error")
+
+
+def _refuse(server, big: _TooLarge) -> None:
+    """A message too large to read: said in one line; a request is answered with an error, and a
+    document it opens or changes is dropped, with a diagnostic saying why (from what the beginning
+    of the message says, as the rest was not kept)."""
+    fields = _head_fields(big.head)
+    method = fields.get("method")
+    _say(f"a message of {big.length:,} bytes ({_shown(method)}) was skipped: "
+         f"the server reads messages of at most {MAX_MESSAGE:,} bytes")
+    if method in ("textDocument/didOpen", "textDocument/didChange") and isinstance(fields.get("uri"), str):
+        server.fishrules_refuse(fields["uri"], (
+            f"this document came in a message of {big.length:,} bytes, more than the {MAX_MESSAGE // (1 << 20)} MiB "
+            f"fishrules reads (a document is at most {MAX_DOCUMENT // (1 << 20)} MiB, a rule file 512 KiB): "
+            "fishrules does not read it; close it and open it again once it is smaller"))
+    elif isinstance(method, str) and "id" in fields:
+        _reply(server.protocol, _id_of(fields), -32600,
+               f"Invalid Request: a message of {big.length:,} bytes, more than the {MAX_MESSAGE:,} this server reads")
 
 
 if __name__ == "__main__":  # pragma: no cover

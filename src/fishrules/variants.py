@@ -144,6 +144,9 @@ class Resolved:
     warnings: tuple = ()
     #: Where `extends` of rules read from a string look (`loads(..., base_dir=…)`); None: bundled only.
     base_dir: Optional[Path] = None
+    #: The files `extends` read, in the order of `files`, each as (its name there and in spans,
+    #: the file): a name in messages is no path (a bundled ruleset's is its bare name).
+    bases: tuple[tuple[str, Path], ...] = ()
 
 
 _KEYED = (n.OptionDecl, n.DiceDecl, n.CardsDecl, n.BoardDecl, n.VarDecl, n.Define, n.Phase, n.Action, n.Score, n.Winners)
@@ -638,7 +641,8 @@ def read_rules(path: Path, shown: Optional[str] = None) -> str:
         raise RuleError(Diagnostic(where, "the file is not UTF-8 text, so it is not a rule file")) from None
 
 
-def _build(module: n.Module, path: Optional[Path], diags: list, chain: tuple[str, ...], files: list) -> _Rules:
+def _build(module: n.Module, path: Optional[Path], diags: list, chain: tuple[str, ...], files: list,
+           bases: Optional[list] = None) -> _Rules:
     extends = [it for it in module.items if isinstance(it, n.Extends)]
     if len(extends) > 1:
         diags.append(Diagnostic(extends[1].span, "a file can extend only one ruleset"))
@@ -667,7 +671,9 @@ def _build(module: n.Module, path: Optional[Path], diags: list, chain: tuple[str
             rules = _Rules(diags)
         else:
             base = _parse(read_rules(target), _display_name(target), diags)
-            rules = _build(base, target, diags, chain + (str(target.resolve()),), files)
+            rules = _build(base, target, diags, chain + (str(target.resolve()),), files, bases)
+            if bases is not None:
+                bases.append((_display_name(target), target))
         # the base's variants are not inherited: an overlay is its own game
         rules.variants = {}
         rules.base = shown
@@ -790,8 +796,9 @@ def resolve_file(path: Path | str, variant: Optional[str] = None) -> Resolved:
     diags = _Diagnostics()
     files: list[str] = []
     module = _parse(read_rules(path), _display_name(path), diags)
-    rules = _build(module, path, diags, (str(path.resolve()),), files)
-    return _finish(rules, variant, diags, files, path, module.source)
+    bases: list[tuple[str, Path]] = []
+    rules = _build(module, path, diags, (str(path.resolve()),), files, bases)
+    return attrs.evolve(_finish(rules, variant, diags, files, path, module.source), bases=tuple(bases))
 
 
 def resolve_text(text: str, name: str = "<rules>", variant: Optional[str] = None, base_dir: Optional[Path] = None) -> Resolved:
@@ -799,8 +806,9 @@ def resolve_text(text: str, name: str = "<rules>", variant: Optional[str] = None
     files: list[str] = []
     module = _parse(text, name, diags)
     fake = (base_dir / name) if base_dir is not None else None
-    rules = _build(module, fake, diags, (), files)
+    bases: list[tuple[str, Path]] = []
+    rules = _build(module, fake, diags, (), files, bases)
     if fake is None:
         files.append(name)
     resolved = _finish(rules, variant, diags, files, None, module.source)
-    return attrs.evolve(resolved, base_dir=base_dir) if base_dir is not None else resolved
+    return attrs.evolve(resolved, base_dir=base_dir, bases=tuple(bases))
