@@ -172,7 +172,10 @@ class KState(State):
         kernel, records, actor = where[0], where[1], where[2]
         legal = ks[_LEGAL]
         got = legal.get(actor)
-        if kernel is not ks[_KERNEL] or got is None or got[3] is not where:
+        if kernel is not ks[_KERNEL] or got is None or got[3] is not where or actor in ks[_PENDING]:
+            # Not a legal action of a player the game waits for: the engine refuses it (its own
+            # words: "p0 has chosen already", say) or plays it.  A simultaneous choice keeps its
+            # chooser's list listed, but a player chooses once.
             return self._as_state().apply(action)
         S = ks[_S]
         be = kernel.backend
