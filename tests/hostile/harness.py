@@ -4,8 +4,13 @@ A hostile rule file, state or action may hang the engine, blow up its memory, or
 interpreter.  None of that may happen in the pytest process itself, and no test here times anything
 in the pytest process: each input runs in a *worker*, a child Python process that has imported
 fishrules once and then serves many requests over a pipe.  The worker has an address-space limit
-(`MEMORY_LIMIT`, RLIMIT_AS) and every request a wall-clock timeout; a worker that times out, runs out
+(`MEMORY_LIMIT`, RLIMIT_AS) and every request a timeout; a worker that times out, runs out
 of memory or dies is killed and a fresh one starts for the next request.
+
+A timeout is counted in the worker's CPU time, with a wall-clock backstop of `LOADED` times as long:
+the same input times out alike on an idle machine and on one whose cores the other tests share
+(`make test` runs them in parallel), and a worker blocked without working (a read that never ends)
+is still caught, later.
 
     from tests.hostile import harness, scenarios
     out = harness.run(scenarios.load_text, 'game "G"\\n', timeout=5)
@@ -45,6 +50,8 @@ MEMORY_LIMIT = 1536 * 1024 * 1024
 DEFAULT_TIMEOUT = 20.0
 #: A worker that does not answer "ready" within this long is broken.
 START_TIMEOUT = 60.0
+#: A request's wall-clock backstop, in multiples of its timeout (the timeout itself is CPU time).
+LOADED = 4.0
 #: Messages and tracebacks longer than this are cut (a hostile input can make them huge).
 MAX_TEXT = 20_000
 
@@ -302,6 +309,30 @@ class Worker:
             return None
         return pickle.loads(body)
 
+    def _cpu(self) -> float:
+        """The worker's CPU time so far (its children's not counted: the worker runs none)."""
+        try:
+            with open(f"/proc/{self.proc.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError, AttributeError):
+            return float("inf")  # no /proc: the timeout is wall clock
+
+    def _answer_within(self, timeout: float):
+        """The answer, if the worker gives it before it has used `timeout` seconds of CPU (or
+        LOADED times that of wall clock); None otherwise."""
+        fd = self.proc.stdout.fileno()
+        start, cpu0 = time.monotonic(), self._cpu()
+        backstop = start + timeout * LOADED
+        while True:
+            used = self._cpu() - cpu0
+            left = min(backstop - time.monotonic(), max(0.05, timeout - used))
+            if used >= timeout or left <= 0:
+                return None
+            ready, _, _ = select.select([fd], [], [], left)
+            if ready:
+                return self._receive(30)
+
     def call(self, ref: str, args: tuple, kwargs: dict, timeout: float, cwd: Optional[str]) -> Outcome:
         if self.proc is None or self.proc.poll() is not None:
             self.kill()
@@ -311,7 +342,7 @@ class Worker:
         try:
             self.proc.stdin.write(_HEADER.pack(len(payload)) + payload)
             self.proc.stdin.flush()
-            answer = self._receive(timeout)
+            answer = self._answer_within(timeout)
         except (EOFError, BrokenPipeError, OSError):
             answer = "died"
         elapsed = time.monotonic() - started

@@ -30,8 +30,6 @@ from ..logs import rules_hash, rules_texts
 from .render import frame_data
 from .workers import Miss
 
-#: What a job may raise for the server to show: the library's own errors.
-EXPECTED = (FishrulesError,)
 #: Rule text of the games a worker keeps read (a house rule is at most 128 KiB).
 MOST_GAME_BYTES = 16 << 20
 #: Table positions a worker keeps.
@@ -98,11 +96,6 @@ class Meta:
     over: bool
     current: Any
     waiting: tuple
-
-
-def plain_error(e: BaseException) -> FishrulesError:
-    """An error that could not be sent as it was, as one of the same family with its words."""
-    return (type(e) if type(e) in (OptionError, StateError) else FishrulesError)(str(e))
 
 
 # ---- games -------------------------------------------------------------------------------------

@@ -102,7 +102,7 @@ def _worker_main(conn: Any, nice: int, headroom: int, module: str) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if nice:
         os.nice(nice)
-    from . import work
+    from ..errors import FishrulesError
 
     jobs = importlib.import_module(module)
 
@@ -131,7 +131,7 @@ def _worker_main(conn: Any, nice: int, headroom: int, module: str) -> None:
             reply, fresh = ("limit", "memory"), True
         except Miss as m:
             reply = ("miss", m.what)
-        except work.EXPECTED as e:
+        except FishrulesError as e:  # the library's own error: the visitor is told
             reply = ("error", e)
         except RecursionError:
             reply, fresh = ("limit", "memory"), True
@@ -141,10 +141,17 @@ def _worker_main(conn: Any, nice: int, headroom: int, module: str) -> None:
             conn.send((job_id,) + reply)
         except Exception:  # an error that cannot be pickled: its words still can
             err = reply[1]
-            conn.send((job_id, "error", work.plain_error(err)) if reply[0] == "error"
+            conn.send((job_id, "error", _plain_error(err)) if reply[0] == "error"
                       else (job_id, "bug", f"could not send the answer of {fn}"))
         if fresh:  # what a job cut short left behind (half-built caches) goes with the process
             return
+
+
+def _plain_error(e: BaseException) -> Exception:
+    """An error that could not be sent as it was, as one of the same family with its words."""
+    from ..errors import FishrulesError, OptionError, StateError
+
+    return (type(e) if type(e) in (OptionError, StateError) else FishrulesError)(str(e))
 
 
 class _Job:
