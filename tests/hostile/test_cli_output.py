@@ -208,3 +208,109 @@ def test_a_name_is_shown_cut_and_escaped(text):
     got = shown(text)
     assert len(got) <= 60 and not unsafe(got) and got.endswith("…")
     assert text.startswith(got[:10].replace("\\x1b", "\x1b").replace("\\u2028", "\u2028")[:1])
+
+
+# ---- no name floods a message ---------------------------------------------------------------------------
+
+#: A name 100,000 characters long (a letter name: it passes for an option's or a variant's name).
+LONG = "n" * 100_000
+
+#: Command lines and logs that name something LONG: each is refused (or printed) in well under 1 KB.
+LONG_COMMANDS = {
+    "an option's name": ["simulate", "fishfry-keeper", "--games", "1", "--option", f"{LONG}=1"],
+    "an option's value": ["simulate", "fishfry-keeper", "--games", "1", "--option", f"rounds={LONG}"],
+    "an option without a value": ["simulate", "fishfry-keeper", "--games", "1", "--option", LONG],
+    "a variant": ["simulate", "fishfry", "--variant", LONG],
+    "a ruleset": ["simulate", LONG],
+    "an option as a ruleset": ["compare", "fishfry", f"{LONG}=1"],
+    "an option of a ruleset": ["compare", "fishfry", f"fishfry,{LONG}=1"],
+    "a value of a ruleset's option": ["compare", "fishfry", f"fishfry-keeper,rounds={LONG}"],
+    "a bot": ["play", "fishfry", "--bot", LONG],
+    "a bot's seat": ["play", "fishfry", "--bot", "9" * 100_000 + "=random"],
+    "a seed": ["play", "fishfry", "--seed", "9" * 5000],
+    "the number of workers": ["simulate", "fishfry", "--workers", "9" * 100_000],
+    "a title": ["check", "long.fish"],
+    "a title in a refusal": ["simulate", "long.fish", "--players", "99"],
+    "a title in a game": ["play", "long.fish", "--seed", "1"],
+}
+LONG_LOGS = {
+    "an option's name": _log(options={LONG: 1}),
+    "an option's value": _log(options={"o": LONG}),
+    "a variant": _log(rules=None, ruleset="fishfry", variant=LONG),
+    "a ruleset": _log(rules=None, ruleset=LONG),
+    "a ruleset beside the log": _log(rules=None, ruleset=LONG + ".fish"),
+    "a history entry": _log(history=[*_history(2), LONG]),
+    "an action's word": _log(history=[*_history(2), "reroll " + LONG]),
+    "a simultaneous seat": _log(history=[*_history(2), "p" + "1" * 100_000 + ": stay"]),
+    "a seat": _log(seats=["human", LONG]),
+    "the format": _log(format=LONG),
+    "the rules' name": _log(rules={"name": LONG, "text": RULES, "variant": None}),
+    "the rules' variant": _log(rules={"name": "evil.fish", "text": RULES, "variant": LONG}),
+    "a title": _log(rules={"name": "long.fish", "text": RULES.replace("game \"Evil ", f"game \"{LONG}"),
+                           "variant": None}, players=9),
+}
+
+
+@pytest.fixture(scope="module")
+def longs(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("long")
+    (d / "long.fish").write_text(RULES.replace('game "Evil ', f'game "{LONG}'), encoding="utf-8", newline="")
+    for k, data in enumerate(LONG_LOGS.values()):
+        (d / f"log{k}.json").write_text(json.dumps(data), encoding="utf-8")
+    return d
+
+
+@pytest.mark.parametrize("name", LONG_COMMANDS)
+def test_a_long_name_on_the_command_line_is_cut_in_every_message(longs, name):
+    value = cli(LONG_COMMANDS[name], longs, stdin="q\n")
+    assert "Traceback" not in value["err"] and "internal error" not in value["err"], value["err"][:3000]
+    if name in ("a title", "a title in a game"):  # printed as a result: its lines are cut
+        assert value["status"] == 0, value["err"][:3000]
+        assert max(len(line) for line in (value["out"] + value["err"]).splitlines()) < 1024, value["out"][:3000]
+    else:
+        assert value["status"] in (1, 2), value["err"][:3000]
+        err = value["err"]
+        if err.startswith("usage:"):  # argparse's refusal: the usage, then one line
+            err = err[err.index("\nfishrules "):]
+        assert len(err) < 1024, value["err"][:3000]
+        assert len([ln for ln in err.splitlines() if ln.strip()]) <= 2, value["err"][:3000]
+
+
+@pytest.mark.parametrize("command", ["replay", "play --resume"])
+@pytest.mark.parametrize("name", LONG_LOGS)
+def test_a_long_name_in_a_log_is_cut_in_every_message(longs, name, command):
+    k = list(LONG_LOGS).index(name)
+    args = ["replay"] if command == "replay" else ["play", "--resume"]
+    value = cli([*args, f"log{k}.json"], longs, stdin="q\n")
+    assert value["status"] == 1, value["err"][:3000]
+    assert len(value["err"]) < 1024 and len(value["out"]) < 1024, (value["out"] + value["err"])[:3000]
+    assert len([ln for ln in value["err"].splitlines() if ln.strip()]) <= 2, value["err"][:3000]
+
+
+#: Calls of the library that name something LONG.
+LONG_CALLS = {
+    "an option's name": lambda g: g.start(options={LONG: 1}),
+    "an option's value": lambda g: g.start(options={"rounds": LONG}),
+    "a number of a thousand digits": lambda g: g.start(options={"rounds": 10**1000}),
+    "a number too long to write": lambda g: g.start(options={"rounds": 10**5000}),
+    "a list of them": lambda g: g.start(options={"rounds": [LONG] * 1000}),
+    "a name that is no text": lambda g: g.start(options={(LONG,): 1}),
+    "players": lambda g: g.start(players=LONG),
+    "many players": lambda g: g.start(players=10**5000),
+    "a seed": lambda g: g.start(seed=LONG),
+    "chance": lambda g: g.start(chance=LONG),
+    "playouts": lambda g: g.simulate(3, players=LONG),
+    "games": lambda g: g.simulate(LONG),
+    "a replay's options": lambda g: g.replay([], options={LONG: 1}),
+    "a replayed entry": lambda g: g.replay([LONG]),
+    "a variant": lambda g: fishrules.load("fishfry-keeper", variant=LONG),
+    "a ruleset": lambda g: fishrules.load(LONG),
+}
+
+
+@pytest.mark.parametrize("name", LONG_CALLS)
+def test_a_long_name_is_cut_in_the_library_s_messages(name):
+    game = fishrules.load("fishfry-keeper")
+    with pytest.raises(fishrules.FishrulesError) as caught:
+        LONG_CALLS[name](game)
+    assert len(str(caught.value)) < 1024, str(caught.value)[:3000]
