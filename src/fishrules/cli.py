@@ -490,7 +490,7 @@ class _Table:
             if low in ("?", "help", "h"):
                 from .terminal import HELP
 
-                console.print(_esc(HELP))
+                console.print(HELP, markup=False)  # fishrules' own text, several lines
                 continue
             if low in ("t", "table"):
                 self.show_table(me, acts, together)
