@@ -16,9 +16,10 @@ Logs travel, so a log is untrusted input, as a rule file is (docs/security.md): 
 checked before use, every count and size in it bounded before anything is built from it (players
 by `MAX_PLAYERS`, then by the game's own range; the history by `MAX_HISTORY` entries; options by
 `MAX_LOG_OPTIONS` names and values of `MAX_LOG_NAME` characters; a seed within ±2**64), messages
-quote what a log holds cut to a line (`terminal.shown`), a ruleset named by a path is looked for only beside the log under the rule
-`extends` follows, and carried rule text is read as `fishrules.loads(text, base_dir=None)` reads
-it, so that its own `extends` reaches the bundled rulesets only, never a file on this machine.
+quote what a log holds cut to a line (`terminal.shown`), a ruleset named by a path is looked for
+only beside the log under the rule `extends` follows, and carried rule text is read as
+`fishrules.loads(text, base_dir=None)` reads it, so that its own `extends` reaches the bundled
+rulesets only, never a file on this machine.
 
 A log is saved by writing a temporary file beside it and renaming it over the old one, so a process
 killed while writing leaves the previous version whole.  A new log never replaces a file that is
