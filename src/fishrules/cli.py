@@ -724,7 +724,7 @@ def cmd_serve(args) -> int:
         raise OptionError(f"--bot-delay {args.bot_delay}: from 0 to 60 seconds")
     if not args.quiet:
         where = f"http://{args.host}:{args.port}/" if ":" not in args.host else f"http://[{args.host}]:{args.port}/"
-        _console(args, stderr=True).print(f"fishrules serve: the lobby is at {where} (tables kept in {_esc(_db_shown(args.db))}); "
+        _console(args, stderr=True).print(f"fishrules serve: the lobby is at {_esc(where)} (tables kept in {_esc(_db_shown(args.db))}); "
                                           "Ctrl-C stops it")
     try:
         serve(args.host, args.port, args.db, bot_delay=args.bot_delay, bot_iterations=args.bot_iterations, seed=args.seed)
