@@ -105,8 +105,8 @@ def test_one_worker_two_workers_and_a_local_cluster_give_identical_reports():
 def test_a_worker_that_dies_loses_no_game():
     # A game long enough that chunks are still to play when the first one comes back (the kernel
     # plays 400 games of Fishfry in about a millisecond: all were played before the death was
-    # noticed), in chunks small enough that the worker is seldom killed while it sends one
-    # back (Python's process pool then waits for the rest of that message for ever)
+    # noticed).  A worker killed at each stage of a chunk, sending its results included, is
+    # tests/hostile/test_simulation.py's
     game = fishrules.load("fisheatfish")
     job = {"players": 3, "options": {}, "seed": 9, "bots": "random", "iterations": 0}
     games = 400

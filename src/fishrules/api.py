@@ -22,6 +22,7 @@ from .compiler import compile_model
 from .errors import Diagnostic, OptionError, RuleError, StateError, did_you_mean
 from .limits import MAX_NUMBER, MAX_STATE_BYTES
 from .runtime import Playout, State
+from .runtime.text import _short
 
 if TYPE_CHECKING:
     from .spaces import ActionSpace, ObservationSpec
@@ -238,32 +239,36 @@ class Game:
             options = {}
         if not isinstance(options, Mapping):
             raise OptionError(f"options are given as a dict of names and values, not {type(options).__name__}")
+        # Names and values come from anybody (a log, a web form): messages quote them cut (`_said`)
         bad_keys = [k for k in options if not isinstance(k, str)]
         if bad_keys:
-            raise OptionError(f"an option is named by a text, not {bad_keys[0]!r:.40}")
+            raise OptionError(f"an option is named by a text, not {_said(bad_keys[0])}")
         given = dict(options)
         out = {}
         for name, info in self.options.items():
             v = given.pop(name, info.default)
             if info.kind == "number":
                 if isinstance(v, bool) or not isinstance(v, int):
-                    raise OptionError(f"option {name!r} takes a whole number, not {v!r}")
+                    raise OptionError(f"option {_said(name)} takes a whole number, not {_said(v)}")
                 if (info.low is not None and v < info.low) or (info.high is not None and v > info.high):
-                    raise OptionError(f"option {name!r} must be from {info.low} to {info.high}, not {v}")
+                    raise OptionError(f"option {_said(name)} must be from {info.low} to {info.high}, not {_said(v)}")
                 if not (-MAX_NUMBER <= v <= MAX_NUMBER):
-                    raise OptionError(f"option {name!r} must lie within ±{MAX_NUMBER:,}")
+                    raise OptionError(f"option {_said(name)} must lie within ±{MAX_NUMBER:,}")
             elif info.kind == "yes or no":
                 if not isinstance(v, bool):
-                    raise OptionError(f"option {name!r} takes True or False, not {v!r}")
+                    raise OptionError(f"option {_said(name)} takes True or False, not {_said(v)}")
             else:
                 if v not in info.choices:
-                    raise OptionError(f"option {name!r} must be one of {', '.join(info.choices)}, not {v!r}")
+                    raise OptionError(f"option {_said(name)} must be one of {_cut(', '.join(info.choices), 200)}, "
+                                      f"not {_said(v)}")
             out[name] = v
         if given:
             bad = next(iter(given))
-            hint = did_you_mean(bad, self.options)
-            known = ", ".join(self.options) or "none"
-            raise OptionError(f"{self.title} has no option {bad!r}" + (f"; {hint}" if hint else f" (its options: {known})"))
+            # a name far longer than any declared one is like none of them
+            hint = did_you_mean(bad, self.options) if len(bad) <= 100 else None
+            known = _cut(", ".join(self.options) or "none", 200)
+            raise OptionError(f"{_cut(self.title)} has no option {_said(bad)}"
+                              + (f"; {hint}" if hint else f" (its options: {known})"))
         return out
 
     def start(
@@ -279,16 +284,17 @@ class Game:
         caller (`state.chance_outcomes()`, then `state.apply(outcome)`).  `count_rules=True` counts
         how often each named rule fires (`state.rules_fired`)."""
         if isinstance(players, bool) or not isinstance(players, int):
-            raise OptionError(f"players must be a whole number, not {players!r}")
+            raise OptionError(f"players must be a whole number, not {_said(players)}")
         if not (self.min_players <= players <= self.max_players):
-            raise OptionError(f"{self.title} is for {self.min_players} to {self.max_players} players, not {players}")
+            raise OptionError(f"{_cut(self.title)} is for {self.min_players} to {self.max_players} players, "
+                              f"not {_said(players)}")
         if chance not in ("seeded", "manual"):
-            raise OptionError(f"chance must be 'seeded' or 'manual', not {chance!r}")
+            raise OptionError(f"chance must be 'seeded' or 'manual', not {_said(chance)}")
         opts = self._options(options)
         if seed is None:
             seed = secrets.randbits(63)
         elif isinstance(seed, bool) or not isinstance(seed, int):
-            raise OptionError(f"seed must be a whole number, not {seed!r}")
+            raise OptionError(f"seed must be a whole number, not {_said(seed)}")
         if chance == "seeded" and self._states_on_kernel():
             from .kernel.apistate import start
 
@@ -322,13 +328,14 @@ class Game:
                  options: Optional[Mapping[str, Any]] = None) -> Iterator[Playout]:
         """`simulate`, one `Playout` at a time (for a progress bar, or to stop early)."""
         if isinstance(games, bool) or not isinstance(games, int) or games < 0:
-            raise OptionError(f"games must be a whole number, 0 or more, not {games!r}")
+            raise OptionError(f"games must be a whole number, 0 or more, not {_said(games)}")
         if isinstance(seed, bool) or not isinstance(seed, int):
-            raise OptionError(f"seed must be a whole number, not {seed!r}")
+            raise OptionError(f"seed must be a whole number, not {_said(seed)}")
         if isinstance(players, bool) or not isinstance(players, int):
-            raise OptionError(f"players must be a whole number, not {players!r}")
+            raise OptionError(f"players must be a whole number, not {_said(players)}")
         if not (self.min_players <= players <= self.max_players):
-            raise OptionError(f"{self.title} is for {self.min_players} to {self.max_players} players, not {players}")
+            raise OptionError(f"{_cut(self.title)} is for {self.min_players} to {self.max_players} players, "
+                              f"not {_said(players)}")
         opts = self._options(options)
         return self._playouts(games, players, seed, opts)
 
@@ -347,9 +354,10 @@ class Game:
         from .spaces import ActionSpace, ObservationSpec
 
         if isinstance(players, bool) or not isinstance(players, int):
-            raise OptionError(f"players must be a whole number, not {players!r}")
+            raise OptionError(f"players must be a whole number, not {_said(players)}")
         if not (self.min_players <= players <= self.max_players):
-            raise OptionError(f"{self.title} is for {self.min_players} to {self.max_players} players, not {players}")
+            raise OptionError(f"{_cut(self.title)} is for {self.min_players} to {self.max_players} players, "
+                              f"not {_said(players)}")
         opts = self._options(options)
         cache = self.__dict__.setdefault("_space_cache", {})
         key = (kind, players, tuple(sorted(opts.items())))
@@ -393,6 +401,20 @@ class Game:
 _cache: dict[tuple, Game] = {}
 #: What a variant's name may be (a `variant NAME:` block, or the NAME of a bundled NAME-VARIANT.fish).
 _VARIANT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,99}")
+
+
+def _said(x: Any) -> str:
+    """A value from outside (an option's name or value, a number of players), as a message quotes
+    it: cut to a line however long or deep it is, a whole number of 5,000 digits included."""
+    try:
+        return _short(x)
+    except ValueError:  # repr() of an int past sys.get_int_max_str_digits()
+        return "a number too large to write" if isinstance(x, int) else f"a {type(x).__name__} too large to write"
+
+
+def _cut(text: str, most: int = 60) -> str:
+    """A name (a game's title, a list of names) cut to `most` characters for a message."""
+    return text if len(text) <= most else text[:most - 1] + "…"
 
 
 def load(ruleset: str | os.PathLike, variant: Optional[str] = None, backend: str = "auto") -> Game:

@@ -1,7 +1,9 @@
 """The `fishrules` command: check, play, simulate, explain, replay.
 
 Only this module prints.  Bad rule files and bad arguments end with a readable message and exit
-status 1 or 2, never a traceback.
+status 1 or 2, never a traceback.  Whatever it prints from data (a rule file, a log, a command
+line) goes through `terminal.printable`, so no control character of theirs reaches the terminal,
+and names are cut (`terminal.shown`) so that no message floods it.
 """
 
 from __future__ import annotations
@@ -19,22 +21,39 @@ from typing import Optional, Sequence
 from . import api
 from .bots import PLAY_ITERATIONS, bot_choice, bot_rng
 from .errors import FishrulesError, IllegalAction, OptionError, RuleError, StateError
-from .logs import FORMAT, LogWriter, log_game, new_log, read_log
+from .logs import FORMAT, SEED_BOUND, LogWriter, log_game, new_log, read_log
 from .runtime import SIMULTANEOUS, State
+from .terminal import printable, shown
 from .variants import bundled_names
 
 __all__ = ["main"]
 
 
 def _esc(text: str) -> str:
-    """Text from the rules or the player, to print through rich as it is, never read as markup."""
+    """Text from the rules or the player, to print through rich as it is (`printable`), never
+    read as markup."""
     from rich.markup import escape
 
-    return escape(text)
+    return escape(printable(text))
 
 
 def _err(msg: str) -> None:
-    print(msg, file=sys.stderr)
+    """A message on standard error: several lines only where it is written so (a rule error and its
+    source line); a control character from data in it is shown escaped."""
+    print(printable(msg, lines=True), file=sys.stderr)
+
+
+def _out(text: str) -> None:
+    """A line of results on standard output, from data: shown escaped where it would not be text."""
+    print(printable(text))
+
+
+#: The most characters of a game's title a line shows.
+SHOWN_TITLE = 80
+
+
+def _title(game: api.Game) -> str:
+    return shown(game.title, SHOWN_TITLE)
 
 
 def _no_color(args) -> bool:
@@ -60,7 +79,7 @@ def _parse_options(game: api.Game, pairs: Sequence[str]) -> dict:
     out = {}
     for pair in pairs or ():
         if "=" not in pair:
-            raise OptionError(f"write options as NAME=VALUE, not {pair!r}")
+            raise OptionError(f"write options as NAME=VALUE, not '{shown(pair)}'")
         name, value = pair.split("=", 1)
         name = name.strip()
         info = game.options.get(name)
@@ -70,11 +89,11 @@ def _parse_options(game: api.Game, pairs: Sequence[str]) -> dict:
             try:
                 out[name] = int(value)
             except ValueError:
-                raise OptionError(f"option {name!r} takes a whole number, not {value!r}") from None
+                raise OptionError(f"option '{shown(name)}' takes a whole number, not '{shown(value)}'") from None
         elif info.kind == "yes or no":
             low = value.strip().lower()
             if low not in ("yes", "no", "true", "false"):
-                raise OptionError(f"option {name!r} takes yes or no, not {value!r}")
+                raise OptionError(f"option '{shown(name)}' takes yes or no, not '{shown(value)}'")
             out[name] = low in ("yes", "true")
         else:
             out[name] = value.strip()
@@ -98,9 +117,9 @@ def cmd_check(args) -> int:
         warnings = list(dict.fromkeys(d for g in games for d in g.warnings))
         for w in warnings:
             _err(w.render())
-        extra = f", variants: {', '.join(game._resolved.variants)}" if game._resolved.variants else ""
+        extra = f", variants: {', '.join(map(shown, game._resolved.variants))}" if game._resolved.variants else ""
         if not args.quiet:
-            print(f"{ref}: ok — {game.title}, {game.min_players} to {game.max_players} players{extra}")
+            _out(f"{ref}: ok — {_title(game)}, {game.min_players} to {game.max_players} players{extra}")
     if bad:
         print(f"{bad} of {len(args.files)} file(s) have errors", file=sys.stderr)
     return 1 if bad else 0
@@ -114,7 +133,7 @@ def cmd_explain(args) -> int:
     if args.python:
         from .compiler import source_of
 
-        sys.stdout.write(source_of(game.model))
+        sys.stdout.write(printable(source_of(game.model), lines=True))
         return 0
     if args.c or args.kernel_python:
         from .kernel.emit_c import emit_c
@@ -126,9 +145,9 @@ def cmd_explain(args) -> int:
             kp = lower(game.model, game.program)
         except TooLarge as exc:
             raise OptionError(f"these rules are too large for the game kernel ({exc}): the engine plays them") from None
-        sys.stdout.write(emit_c(kp) if args.c else emit_python(kp))
+        sys.stdout.write(printable(emit_c(kp) if args.c else emit_python(kp), lines=True))
         return 0
-    sys.stdout.write(game.explain())
+    sys.stdout.write(printable(game.explain(), lines=True))
     return 0
 
 
@@ -154,7 +173,7 @@ def _players(game: api.Game, given: Optional[int]) -> int:
     if given is None:
         return game.min_players
     if not (game.min_players <= given <= game.max_players):
-        raise OptionError(f"--players {given}: {game.title} is for {game.min_players} to {game.max_players} players")
+        raise OptionError(f"--players {given}: {_title(game)} is for {game.min_players} to {game.max_players} players")
     return given
 
 
@@ -173,7 +192,7 @@ def cmd_simulate(args) -> int:
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
         console=err, transient=True, disable=args.quiet or not err.is_terminal,
     ) as bar:
-        task = bar.add_task(f"{_esc(game.title)}, {players} players", total=args.games)
+        task = bar.add_task(f"{_esc(_title(game))}, {players} players", total=args.games)
         result = simulate(game, players, args.games, args.seed, options, progress=lambda: bar.advance(task),
                           workers=args.workers, dask=args.dask)
     timing = result.pop("timing")
@@ -183,7 +202,7 @@ def cmd_simulate(args) -> int:
             result["timing"] = timing
         print(json.dumps(result, indent=2))
         return 0
-    t = Table(title=f"{_esc(game.title)} — {args.games} random games, {players} players, seed {args.seed}")
+    t = Table(title=f"{_esc(_title(game))} — {args.games} random games, {players} players, seed {args.seed}")
     for col in ("seat", "win rate", "mean score", "spread", "min", "max"):
         t.add_column(col, justify="right")
     for s in result["seats"]:
@@ -201,7 +220,7 @@ def cmd_simulate(args) -> int:
     ties = result["ties"]
     console.print(f"ties: {ties['rate']:.1%} of the games ({ties['games']} of {args.games}) ended with a shared win")
     _print_empty_draws(console, result["empty_draws"], args.games)
-    console.print(_played_by(timing["backends"], game))
+    console.print(_esc(_played_by(timing["backends"], game)))
     return 0
 
 
@@ -222,11 +241,11 @@ def _print_empty_draws(console, empty: dict, games: int) -> None:
     for name, row in empty.items():
         if row["setup_games"]:
             k = row["setup_games"]
-            console.print(f"  [bold]`{_esc(name)}` ran out during the set-up in {k} of {games} games ({k / games:.0%}):"
+            console.print(f"  [bold]`{_esc(shown(name))}` ran out during the set-up in {k} of {games} games ({k / games:.0%}):"
                           " some players were dealt fewer cards[/]")
         if row["later_games"]:
             k = row["later_games"]
-            console.print(f"  `{_esc(name)}` was empty when drawn from later in {k} of {games} games ({k / games:.0%})")
+            console.print(f"  `{_esc(shown(name))}` was empty when drawn from later in {k} of {games} games ({k / games:.0%})")
 
 
 _NAME_VALUE = re.compile(r"[A-Za-z_]\w*=\S*")
@@ -240,8 +259,8 @@ def _joined_options(texts: Sequence[str]) -> list[str]:
     for i, text in enumerate(texts):
         if _NAME_VALUE.fullmatch(text) and find_ruleset(text) is None:
             before = texts[i - 1] if i else "RULESET"
-            raise OptionError(f"`{text}` is an option, not a ruleset: an option goes after its ruleset, joined by a comma "
-                              f"with no space, as in `fishrules compare {before},{text} …`")
+            raise OptionError(f"`{shown(text)}` is an option, not a ruleset: an option goes after its ruleset, joined by a "
+                              f"comma with no space, as in `fishrules compare {shown(before)},{shown(text)} …`")
     return list(texts)
 
 
@@ -261,7 +280,7 @@ def cmd_compare(args) -> int:
         players = max(c.game.min_players for c in contenders)
         if any(players > c.game.max_players for c in contenders):
             raise OptionError("these rulesets allow no player count in common: " + "; ".join(
-                f"{c.label} is for {c.game.min_players} to {c.game.max_players}" for c in contenders))
+                f"{shown(c.label)} is for {c.game.min_players} to {c.game.max_players}" for c in contenders))
     err = _console(args, stderr=True)
     # the progress bar goes to standard error, and only to a terminal: standard output is the results
     with Progress(TextColumn("[bold]playing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err,
@@ -269,7 +288,8 @@ def cmd_compare(args) -> int:
         task = bar.add_task("playing", total=args.games * len(contenders))
         report = cmp.compare(contenders, players, args.games, args.seed, args.bots, args.iterations,
                              progress=lambda k: bar.advance(task, k), workers=args.workers, dask=args.dask)
-    print(json.dumps(report, indent=2) if args.json else cmp.render_text(report))
+    # JSON escapes every character that is not ASCII; the text's cells are shown escaped
+    print(json.dumps(report, indent=2) if args.json else printable(cmp.render_text(report), lines=True))
     if args.report is not None:
         from .plots import write_report
 
@@ -328,11 +348,11 @@ def _bot_spec(text: str):
     """`random`, `greedy`, or `SEAT=KIND` for one seat."""
     seat, _, kind = text.rpartition("=")
     if kind not in BOTS:
-        raise argparse.ArgumentTypeError(f"{text!r}: a bot is {' or '.join(BOTS)}, or SEAT=KIND for one seat")
+        raise argparse.ArgumentTypeError(f"'{shown(text)}': a bot is {' or '.join(BOTS)}, or SEAT=KIND for one seat")
     if not seat:
         return (None, kind)
     if not (seat.isascii() and seat.isdigit() and len(seat) <= 6):
-        raise argparse.ArgumentTypeError(f"{text!r}: write SEAT=KIND with a seat number, such as 1=greedy")
+        raise argparse.ArgumentTypeError(f"'{shown(text)}': write SEAT=KIND with a seat number, such as 1=greedy")
     return (int(seat), kind)
 
 
@@ -470,7 +490,7 @@ class _Table:
             if low in ("?", "help", "h"):
                 from .terminal import HELP
 
-                console.print(_esc(HELP))
+                console.print(HELP, markup=False)  # fishrules' own text, several lines
                 continue
             if low in ("t", "table"):
                 self.show_table(me, acts, together)
@@ -589,6 +609,8 @@ def _play(args, writers: list) -> int:
         players = _players(game, args.players)
         options = _parse_options(game, args.option)
         seats = _seats_of(args, players)
+        if args.seed is not None and not -SEED_BOUND < args.seed < SEED_BOUND:  # as a log may hold it
+            raise OptionError("--seed: a whole number within ±2**64")
         seed = args.seed if args.seed is not None else random.randrange(1 << 30)
         state = game.start(players=players, seed=seed, options=options)
         log_path, log_data = args.log, None
@@ -598,7 +620,7 @@ def _play(args, writers: list) -> int:
             log_data, note = new_log(game, args.game, args.variant, log_path, players, options, seed, seats,
                                      args.embed_rules)
             if note and not args.quiet:
-                _err(f"fishrules: note: {note}")
+                _err(f"fishrules: note: {printable(note)}")
     table = _Table(console, state, seats, seed, log_path, log_data, shown=len(state.history) if args.resume else 0,
                    writer=writer)
     table.save()  # at once: a log that cannot be written is said before anything is played
@@ -611,7 +633,7 @@ def _play(args, writers: list) -> int:
     if any(k != "random" for k in bots.values()):
         who += "; bots: " + ", ".join(f"p{p} {k}" for p, k in bots.items())
     resumed = f", resumed after {len(state.history)} actions" if args.resume else ""
-    console.print(f"[bold]{_esc(game.title)}[/] — {players} players, {who} (seed {seed}{resumed}). "
+    console.print(f"[bold]{_esc(_title(game))}[/] — {players} players, {who} (seed {seed}{resumed}). "
                   "Type a number, an action, ? for help, or q to quit.")
     try:
         table.play()
@@ -646,15 +668,15 @@ def cmd_replay(args) -> int:
     history = data["history"]
     game, warning = log_game(data, args.log, strict=False)
     if warning:
-        _err(f"fishrules: warning: {warning}")
+        _err(f"fishrules: warning: {printable(warning)}")
     try:
         state = game.replay(history, players=data["players"], options=data.get("options") or {})
     except StateError as e:
         raise StateError(f"{args.log}: {e}") from None
     if args.verbose:
         for i, text in enumerate(history, 1):
-            print(f"{i:>5}  {text}")
-    print(f"{game.title}: {len(history)} actions replayed; scores {state.scores()}", end="")
+            _out(f"{i:>5}  {text}")  # as the log has it: an entry need not be written as the rules write it
+    print(f"{printable(_title(game))}: {len(history)} actions replayed; scores {state.scores()}", end="")
     print(f"; winners {['p%d' % p for p in state.winners()]}" if state.is_over else "; not over")
     return 0
 
@@ -665,7 +687,8 @@ def cmd_replay(args) -> int:
 def cmd_fmt(args) -> int:
     from .fmt import format_files
 
-    return format_files(args.files, check=args.check, write=print, error=_err, quiet=args.quiet)
+    # (the text laid out, written to standard output for `fmt -`, is the rule file itself: not escaped)
+    return format_files(args.files, check=args.check, write=_out, error=_err, quiet=args.quiet)
 
 
 def cmd_lsp(args) -> int:
@@ -707,7 +730,7 @@ def cmd_serve(args) -> int:
         raise OptionError(f"--public-url {args.public_url[:80]!r}: an address like https://games.example.org")
     if not args.quiet:
         where = f"http://{args.host}:{args.port}/" if ":" not in args.host else f"http://[{args.host}]:{args.port}/"
-        _console(args, stderr=True).print(f"fishrules serve: the lobby is at {where} (tables kept in {_esc(_db_shown(args.db))}); "
+        _console(args, stderr=True).print(f"fishrules serve: the lobby is at {_esc(where)} (tables kept in {_esc(_db_shown(args.db))}); "
                                           "Ctrl-C stops it")
     try:
         serve(args.host, args.port, args.db, bot_delay=args.bot_delay, bot_iterations=args.bot_iterations, seed=args.seed,
@@ -728,26 +751,41 @@ def _db_shown(db: str) -> str:
 
 
 def _positive(text: str) -> int:
-    shown = text if len(text) <= 40 else text[:37] + "…"
+    said = shown(text, 40)
     try:
         n = int(text)
     except ValueError:  # also a number of more than 4,300 digits
-        raise argparse.ArgumentTypeError(f"{shown!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(f"'{said}' is not a whole number") from None
     if n < 1:
-        raise argparse.ArgumentTypeError(f"{shown}: at least 1")
+        raise argparse.ArgumentTypeError(f"{said}: at least 1")
     return n
+
+
+#: The longest line of argparse's own messages shown whole (they quote the arguments given).
+_ARGPARSE_LINE = 300
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, its messages (which quote the arguments given, `--seed 999…` of 5,000 digits
+    included) shown `printable`, each line cut to `_ARGPARSE_LINE` characters."""
+
+    def _print_message(self, message, file=None):
+        if message:
+            message = "\n".join(line if len(line) <= _ARGPARSE_LINE else line[:_ARGPARSE_LINE - 1] + "…"
+                                 for line in printable(message, lines=True).split("\n"))
+        super()._print_message(message, file)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line's parser.  (Long, and kept whole: it is a flat list of declarations, each
     command's flags beside its name, in the order `fishrules --help` shows them.)"""
     # the flags every command takes, before or after its name (`fishrules -q check …`, `fishrules check -q …`)
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS,
                         help="print only results, warnings and errors: no progress, no notes")
     common.add_argument("--no-color", action="store_true", default=argparse.SUPPRESS,
                         help="no colour or styles (also when NO_COLOR is set)")
-    p = argparse.ArgumentParser(prog="fishrules", description="Play, check and simulate games written as .fish rule files.",
+    p = _Parser(prog="fishrules", description="Play, check and simulate games written as .fish rule files.",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter, parents=[common])
     sub = p.add_subparsers(dest="command", required=True)
     names = ", ".join(bundled_names())
@@ -906,16 +944,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 return args.func(args)
         return args.func(args)
     except RuleError as e:
-        print(e.render(), file=sys.stderr)
+        _err(e.render())
         return 1
-    except StateError as e:
-        _err(f"fishrules: {e}")
+    except StateError as e:  # these are one line: a new line from data in one is shown escaped
+        _err(f"fishrules: {printable(e)}")
         return 1
     except (OptionError, IllegalAction) as e:
-        _err(f"fishrules: {e}")
+        _err(f"fishrules: {printable(e)}")
         return 2
     except FishrulesError as e:  # pragma: no cover - every kind is handled above
-        _err(f"fishrules: {e}")
+        _err(f"fishrules: {printable(e)}")
         return 1
     except Terminated:
         _err("fishrules: terminated")
@@ -929,9 +967,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from .kernel import NativeError
 
         if isinstance(e, NativeError):  # --backend native, and no native code can be built here
-            _err(f"fishrules: --backend native: {e}")
+            _err(f"fishrules: --backend native: {printable(e)}")
             return 2
-        _err(f"fishrules: internal error ({type(e).__name__}: {str(e)[:200]}); this is a bug in fishrules, please report it")
+        _err(f"fishrules: internal error ({type(e).__name__}: {printable(str(e)[:200])}); this is a bug in fishrules, please report it")
         return 70
 
 

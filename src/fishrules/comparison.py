@@ -26,6 +26,8 @@ import math
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from .errors import OptionError
+from .runtime.text import _short
+from .terminal import shown
 
 __all__ = ["compare", "compare_rulesets", "Contender", "wilson", "welch", "chi_square", "MAX_COMPARE_GAMES"]
 
@@ -370,20 +372,20 @@ def compare(contenders: Sequence[Contender | str], players: int, games: int, see
     from .simulation import Runner, seat_bots
 
     if isinstance(games, bool) or not isinstance(games, int) or games < 2:
-        raise OptionError(f"compare needs at least 2 games of each, not {games!r}")
+        raise OptionError(f"compare needs at least 2 games of each, not {_short(games)}")
     if bots not in BOT_CHOICES:
-        raise OptionError(f"there is no bot {bots!r} (choose {', '.join(BOT_CHOICES)})")
+        raise OptionError(f"there is no bot {_short(bots)} (choose {', '.join(BOT_CHOICES)})")
     cs = [c if isinstance(c, Contender) else Contender(c) for c in contenders]
     if not cs:
         raise OptionError("name at least one ruleset to compare")
     if games * len(cs) > MAX_COMPARE_GAMES:
-        shown = f"{games:,}" if len(str(games)) <= 40 else str(games)[:40] + "…"
+        said = f"{games:,}" if games.bit_length() <= 128 else "more than 10**38"  # str() of 5,000 digits fails
         raise OptionError(f"compare plays at most {MAX_COMPARE_GAMES:,} games in all, keeping each one's record: "
-                          f"{shown} games of {len(cs)} ruleset{'s' if len(cs) > 1 else ''} is more (`fishrules simulate` "
+                          f"{said} games of {len(cs)} ruleset{'s' if len(cs) > 1 else ''} is more (`fishrules simulate` "
                           "plays any number)")
     for c in cs:
         if not (c.game.min_players <= players <= c.game.max_players):
-            raise OptionError(f"{c.label} is for {c.game.min_players} to {c.game.max_players} players, not {players}")
+            raise OptionError(f"{shown(c.label)} is for {c.game.min_players} to {c.game.max_players} players, not {players}")
     runs = []
     with Runner(workers, dask) as runner:
         played = [runner.play(c.game, {"players": players, "options": c.options, "seed": seed, "bots": bots,
@@ -437,7 +439,7 @@ def parse_contender(text: str, players_option: Sequence[str] = (), backend: str 
     options: dict = {}
     for pair in pairs:
         if "=" not in pair:
-            raise OptionError(f"write options as NAME=VALUE, not {pair!r}")
+            raise OptionError(f"write options as NAME=VALUE, not '{shown(pair)}'")
         name, value = (x.strip() for x in pair.split("=", 1))
         info = game.options.get(name)
         if info is None:
@@ -446,10 +448,10 @@ def parse_contender(text: str, players_option: Sequence[str] = (), backend: str 
             try:
                 options[name] = int(value)
             except ValueError:
-                raise OptionError(f"option {name!r} takes a whole number, not {value!r}") from None
+                raise OptionError(f"option '{shown(name)}' takes a whole number, not '{shown(value)}'") from None
         elif info.kind == "yes or no":
             if value.lower() not in ("yes", "no", "true", "false"):
-                raise OptionError(f"option {name!r} takes yes or no, not {value!r}")
+                raise OptionError(f"option '{shown(name)}' takes yes or no, not '{shown(value)}'")
             options[name] = value.lower() in ("yes", "true")
         else:
             options[name] = value
@@ -505,7 +507,8 @@ def render_text(report: dict) -> str:
     it, for every ruleset after the first, `vs first`: the difference, its interval, the p-value of
     the test and a * when it is significant at 5%."""
     cs = report["contenders"]
-    rows: list[list[str]] = [["", *[c["label"] for c in cs]]]
+    # labels and names as written in the rules, cut and escaped: a terminal shows the table
+    rows: list[list[str]] = [["", *[shown(c["label"], 80) for c in cs]]]
     later = cs[1:]
 
     def row(name, cells):
@@ -532,7 +535,7 @@ def render_text(report: dict) -> str:
         versus([_diff(c["versus_first"]["score"][p]) for c in later])
     zones = list(dict.fromkeys(name for c in cs for name in c.get("empty_draws", {})))
     for name in zones:
-        for when, words in (("setup", f"`{name}` ran out, set-up"), ("later", f"`{name}` empty, later")):
+        for when, words in (("setup", f"`{shown(name)}` ran out, set-up"), ("later", f"`{shown(name)}` empty, later")):
             if not any(when in c.get("empty_draws", {}).get(name, {}) for c in cs):
                 continue
             row(words, [_rate(c["empty_draws"][name][when]) if when in c.get("empty_draws", {}).get(name, {})
@@ -541,7 +544,7 @@ def render_text(report: dict) -> str:
                     if when in c["versus_first"].get("empty_draws", {}).get(name, {}) else "" for c in later])
     names = list(dict.fromkeys(name for c in cs for name in c["rules"]))
     for name in names:
-        row(f'rule "{name}"', [_fired(c["rules"][name]) if name in c["rules"] else "(none)" for c in cs])
+        row(f'rule "{shown(name)}"', [_fired(c["rules"][name]) if name in c["rules"] else "(none)" for c in cs])
         vs = [c["versus_first"]["rules"].get(name) for c in later]
         if any(vs):
             versus([_diff(d, 2) if d else "" for d in vs])

@@ -13,9 +13,13 @@ one, are still read):
   `over`, and `history`: every action, chance included.
 
 Logs travel, so a log is untrusted input, as a rule file is (docs/security.md): every field is
-checked before use, a ruleset named by a path is looked for only beside the log under the rule
-`extends` follows, and carried rule text is read as `fishrules.loads(text, base_dir=None)` reads
-it, so that its own `extends` reaches the bundled rulesets only, never a file on this machine.
+checked before use, every count and size in it bounded before anything is built from it (players
+by `MAX_PLAYERS`, then by the game's own range; the history by `MAX_HISTORY` entries; options by
+`MAX_LOG_OPTIONS` names and values of `MAX_LOG_NAME` characters; a seed within ±2**64), messages
+quote what a log holds cut to a line (`terminal.shown`), a ruleset named by a path is looked for
+only beside the log under the rule `extends` follows, and carried rule text is read as
+`fishrules.loads(text, base_dir=None)` reads it, so that its own `extends` reaches the bundled
+rulesets only, never a file on this machine.
 
 A log is saved by writing a temporary file beside it and renaming it over the old one, so a process
 killed while writing leaves the previous version whole.  A new log never replaces a file that is
@@ -39,13 +43,14 @@ from pathlib import Path
 from typing import Any, Optional
 
 from . import api
-from .errors import StateError
+from .errors import OptionError, StateError
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: no advisory locks, the version check alone
     fcntl = None  # type: ignore[assignment]
-from .limits import MAX_SOURCE_BYTES, MAX_STATE_BYTES
+from .limits import MAX_HISTORY, MAX_NUMBER, MAX_PLAYERS, MAX_SOURCE_BYTES, MAX_STATE_BYTES
+from .terminal import shown
 from .variants import bundled_names, find_extended, read_rules, rulesets_dir
 
 __all__ = ["FORMAT", "SEAT_KINDS", "new_log", "save_log", "LogWriter", "read_log", "log_identity", "log_game",
@@ -58,6 +63,11 @@ SEAT_KINDS = ("human", "random", "greedy", "mcts", "ismcts")
 #: The name carried rule text is shown under in messages: a plain file name.
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
 _HASH = re.compile(r"[0-9a-f]{64}")
+#: The most options a log may set (a game declares a few), and the longest name or text value of one.
+MAX_LOG_OPTIONS = 256
+MAX_LOG_NAME = 200
+#: A log's seed lies strictly within ±SEED_BOUND (as a saved state's does).
+SEED_BOUND = 1 << 64
 
 
 # ---- the rules' identity ---------------------------------------------------------------------------
@@ -322,20 +332,26 @@ def read_log(path: str) -> dict:
         raise StateError(f"cannot read the log {path}: it is not JSON text ({e})") from None
     if not isinstance(data, dict) or data.get("format") not in _FORMATS:
         raise StateError(f"{path} is not a fishrules log (format {FORMAT})")
+    # Every count is bounded here, before anything is built from it (a list of seats, a game).
     problems = []
-    if not isinstance(data.get("ruleset"), str) or not data.get("ruleset"):
+    ruleset = data.get("ruleset")
+    if not isinstance(ruleset, str) or not ruleset or len(ruleset) > 4096:
         problems.append("a ruleset (a name or a path)")
     players = data.get("players")
-    if type(players) is not int:
-        problems.append("a whole number of players")
-    if data.get("variant") is not None and not isinstance(data.get("variant"), str):
+    if type(players) is not int or not 1 <= players <= MAX_PLAYERS:
+        problems.append(f"a whole number of players from 1 to {MAX_PLAYERS}")
+    variant = data.get("variant")
+    if variant is not None and not (isinstance(variant, str) and len(variant) <= MAX_LOG_NAME):
         problems.append("a variant that is a name")
-    if not isinstance(data.get("options") or {}, dict):
-        problems.append("options as names and values")
-    if not isinstance(data.get("history"), list):
-        problems.append("a history (a list of actions)")
-    if data.get("seed") is not None and type(data.get("seed")) is not int:
-        problems.append("a seed that is a whole number")
+    if not _options_ok(data.get("options") or {}):
+        problems.append(f"options as at most {MAX_LOG_OPTIONS} names and values (whole numbers within "
+                        f"±{MAX_NUMBER:,}, yes or no, names of at most {MAX_LOG_NAME} characters)")
+    history = data.get("history")
+    if not isinstance(history, list) or len(history) > MAX_HISTORY:
+        problems.append(f"a history (a list of at most {MAX_HISTORY:,} actions)")
+    seed = data.get("seed")
+    if seed is not None and not (type(seed) is int and -SEED_BOUND < seed < SEED_BOUND):
+        problems.append("a seed that is a whole number within ±2**64")
     seats = data.get("seats")
     if seats is not None and not (isinstance(seats, list) and type(players) is int and len(seats) == players
                                   and all(isinstance(s, str) and s in SEAT_KINDS for s in seats)
@@ -359,6 +375,19 @@ def read_log(path: str) -> dict:
     return data
 
 
+def _options_ok(options: Any) -> bool:
+    """Options as a log may hold them: a few names, each set to a bounded number, yes or no, or a name."""
+    if not isinstance(options, dict) or len(options) > MAX_LOG_OPTIONS:
+        return False
+    for name, value in options.items():
+        if not (isinstance(name, str) and len(name) <= MAX_LOG_NAME):
+            return False
+        if not (type(value) is bool or (type(value) is int and -MAX_NUMBER <= value <= MAX_NUMBER)
+                or (isinstance(value, str) and len(value) <= MAX_LOG_NAME)):
+            return False
+    return True
+
+
 def _log_rules(ref: str, log: str, expected: Optional[str]) -> str:
     """The rules a log names, under the rule `extends` follows: a bundled ruleset, or a .fish file
     beside the log (or in a folder below it).  A log may come from anybody: it must not make
@@ -369,7 +398,7 @@ def _log_rules(ref: str, log: str, expected: Optional[str]) -> str:
     if target is None:
         why = f": {refused}" if refused else ""
         h = f" (rules hash {expected[:12]})" if expected else ""
-        raise StateError(f"{log} names the rules {ref[:80]!r}{h}, which is neither a bundled ruleset nor a .fish file "
+        raise StateError(f"{log} names the rules '{shown(ref, 80)}'{h}, which is neither a bundled ruleset nor a .fish file "
                          f"beside the log{why}")
     return str(target)
 
@@ -391,8 +420,9 @@ def log_game(data: dict, log: str, strict: bool) -> tuple[api.Game, Optional[str
     else:
         game = api.load(_log_rules(ref, log, expected), data.get("variant"))
         bundled = ref in bundled_names()
-        what = f"the bundled ruleset {ref}" if bundled else f"{ref} beside {log}"
+        what = f"the bundled ruleset {ref}" if bundled else f"{shown(ref, 80)} beside {log}"
         refuse = strict or not bundled
+    _fits(game, data, log)
     if expected is None:
         return game, None
     found = rules_hash(rules_texts(game))
@@ -403,3 +433,15 @@ def log_game(data: dict, log: str, strict: bool) -> tuple[api.Game, Optional[str
     if refuse:
         raise StateError(msg)
     return game, msg + "; replaying under the rules as they are now"
+
+
+def _fits(game: api.Game, data: dict, log: str) -> None:
+    """The log's players and options are ones its game takes: said before anything is built from them."""
+    players = data["players"]
+    if not game.min_players <= players <= game.max_players:
+        raise StateError(f"{log}: {shown(game.title)} is for {game.min_players} to {game.max_players} players, "
+                         f"not {players}")
+    try:
+        game._options(data.get("options") or {})
+    except OptionError as e:
+        raise StateError(f"{log}: {e}") from None

@@ -15,8 +15,18 @@ the file asked for and each file it extends that is not bundled, with the hash o
 chain), never a path on the client's disk; it writes them to a private temporary folder, loads them
 there, and refuses them if their hash is not the client's (a worker whose fishrules bundles other
 versions of the rulesets).  A worker process that dies loses no games: the chunks it had not
-returned are played again, by a new pool (local processes) or by the cluster (Dask reschedules the
-tasks of a worker it lost).
+returned are played again, by a new process (local processes) or by the cluster (Dask reschedules
+the tasks of a worker it lost).  Past `MAX_WORKER_DEATHS` deaths in a run, the run ends with a
+`StateError` saying so.
+
+Local processes are a small pool of fishrules' own (`_Pool`), not Python's
+`concurrent.futures.ProcessPoolExecutor`: that one reads every worker's results from one shared
+pipe, so a worker killed while it sent a large result left half a message there, and the pool
+waited for the rest of it for ever.  Here each worker has a pipe of its own for its results, and
+sends them in pieces each written whole (at most `PIPE_BUF` bytes: the system writes them at once
+or not at all), so a worker that dies leaves no piece half written: what it had sent of a chunk is
+thrown away and the chunk played again.  A worker that stops halfway through sending a chunk and
+sends nothing more for `SEND_DEADLINE` seconds is killed, and its chunks played again.
 """
 
 from __future__ import annotations
@@ -25,11 +35,13 @@ import contextlib
 import logging
 import math
 import os
+import pickle
 import re
 import random
 import shutil
 import tempfile
 import threading
+import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Optional
@@ -188,6 +200,7 @@ def play_chunk(job: dict, start: int, stop: int, game=None) -> list[dict]:
             if _STOP is not None and _STOP.is_set():  # the run was stopped (Ctrl-C): nobody waits for these
                 return []
             out.append(record)
+            _maybe_die("playing")
         return out
     except RuleError as e:
         text = e.render()
@@ -385,30 +398,229 @@ def _held_back() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-def _stop_processes(pool, stop) -> None:
-    """Stop a pool's worker processes soon, whatever they are playing, and wait for them: each
-    returns after the game it is playing; one that has not within `STOP_GRACE` (or at once, at a
-    second Ctrl-C) is terminated."""
-    import time
+#: A piece of a chunk's results: at most this many bytes, so that with its 4-byte length and its
+#: 1-byte mark it is written to a pipe at once or not at all (POSIX's PIPE_BUF: 4096 on Linux, 512
+#: on macOS; a Windows pipe writes a message whole).
+_PIECE = max(64, getattr(__import__("select"), "PIPE_BUF", 4096) - 5)
+#: Seconds a worker may leave a chunk's results half sent (the run waiting for the rest) before it
+#: is taken for hung, killed, and its chunks played again.
+SEND_DEADLINE = 60.0
+#: For tests: `(stage, marker)` makes a worker kill itself (SIGKILL) when it reaches `stage`: "start"
+#: (before it reads anything), "job" (a job read), "chunk" (a chunk read, not begun), "playing" (a
+#: game of it played), "sending" (part of its results sent), "torn" (part of one piece of them
+#: written, as a write that is not atomic would leave it), "sent" (all of them sent); or stop
+#: there for ever at "hang" (part of its results sent).  Only the first worker that reaches it, if
+#: `marker` is a file name (made then); every one, if None.  Read
+#: when a worker starts; in the worker, `_dying`.
+_DIE_AT: Optional[tuple] = None
+_dying: Optional[tuple] = None
 
-    if stop is not None:
-        stop.set()
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    end = time.monotonic() + STOP_GRACE
+
+def _maybe_die(stage: str, results: Any = None) -> None:
+    if _dying is None or _dying[0] != stage:
+        return
+    marker = _dying[1]
+    if marker is not None:
+        try:
+            os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return
+    if stage == "hang":
+        time.sleep(3600)
+    if stage == "torn" and results is not None:  # a piece's length, and less than that of it
+        import struct
+
+        os.write(results.fileno(), struct.pack("!i", _PIECE) + b"\x80" * (_PIECE // 3))
+    import signal
+
+    os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))
+
+
+def _serve(jobs, results, stop, die_at, inherited: list) -> None:  # pragma: no cover - runs in each worker
+    """A worker: reads a job (`("job", job)`), then chunks of it (`("chunk", k, first, past)`),
+    and sends each chunk's records back in pieces (`_send`), until it reads None or its pipe ends."""
+    global _dying
+    _dying = die_at
+    for conn in inherited:
+        conn.close()
+    _start_worker(stop)
+    _maybe_die("start")
+    job = None
     try:
-        for proc in processes:
-            proc.join(max(0.0, end - time.monotonic()))
-    finally:  # also when a second Ctrl-C cuts the wait short
-        stubborn = [proc for proc in processes if proc.is_alive()]
-        for proc in stubborn:
-            proc.terminate()
-        for proc in stubborn:
-            proc.join(2)
-            if proc.is_alive():  # pragma: no cover - a process that ignores SIGTERM
-                proc.kill()
+        while True:
+            message = jobs.recv()
+            if message is None:
+                return
+            if message[0] == "job":
+                job = message[1]
+                _maybe_die("job")
+                continue
+            _, k, a, b = message
+            _maybe_die("chunk")
+            _send(results, (k, play_chunk(job, a, b)))
+            _maybe_die("sent")
+    except (EOFError, OSError):  # the runner closed the pipes: stopped, or gone
+        return
+
+
+def _send(results, value) -> None:  # pragma: no cover - runs in each worker process
+    """`value`, pickled, in pieces of at most `_PIECE` bytes, each marked `+` (more follow) or `.`."""
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    n = len(data)
+    for at in range(0, max(n, 1), _PIECE):
+        last = at + _PIECE >= n
+        if at and _dying is not None:
+            _maybe_die("sending")
+            _maybe_die("hang")
+            if last:
+                _maybe_die("torn", results)
+        results.send_bytes((b"." if last else b"+") + data[at:at + _PIECE])
+
+
+class _Worker:
+    """One worker process of a `_Pool`, and its two pipes: jobs and chunks go out on one, its
+    results come back on the other, which nobody but it writes (so its death ends that pipe)."""
+
+    def __init__(self, ctx, stop, number: int, others: list["_Worker"]):
+        jobs_in, self.jobs = ctx.Pipe(duplex=False)
+        self.results, results_out = ctx.Pipe(duplex=False)
+        # A forked worker closes its copies of this side's ends of its own pipes and of the other
+        # workers': else it would never see the end of its jobs, nor a worker started before it
+        # until it had ended
+        inherited = [conn for w in others for conn in (w.jobs, w.results)] + [self.jobs, self.results] \
+            if ctx.get_start_method() == "fork" else []
+        self.process = ctx.Process(target=_serve, args=(jobs_in, results_out, stop, _DIE_AT, inherited),
+                                   name=f"fishrules-worker-{number}", daemon=True)
+        with _held_back():
+            self.process.start()
+        # The worker's own ends, closed here: a worker that dies leaves no writer of its results
+        # (the reader sees the end of the pipe, never waits for the rest of a piece)
+        jobs_in.close()
+        results_out.close()
+        self.job: Any = None  # the job it has been sent
+        self.chunks: list[int] = []  # the chunks given to it, in order, not yet sent back
+        self.pieces: list[bytes] = []  # the part of the first of them received so far
+        self.waited = 0.0  # seconds waited since the last piece, while a chunk is half received
+        self.dead = False
+
+    def give(self, job_id: int, job: dict, k: int, a: int, b: int) -> None:
+        if self.job != job_id:
+            self.jobs.send(("job", job))
+            self.job = job_id
+        self.jobs.send(("chunk", k, a, b))
+        self.chunks.append(k)
+
+    def take(self) -> list[tuple[int, list]]:
+        """The chunks whose results have come back whole since the last look, as (k, records).
+        Reads only what is there: a piece is written whole, so none is read half.  A pipe that
+        ends inside a piece (a worker killed while writing one, where writes are not whole) is
+        the worker's death (`dead`)."""
+        out = []
+        while True:
+            try:
+                if not self.results.poll():
+                    break
+                piece = self.results.recv_bytes()
+            except (EOFError, OSError):
+                self.dead = True
+                break
+            self.waited = 0.0
+            self.pieces.append(piece[1:])
+            if piece[:1] == b".":
+                k, records = pickle.loads(b"".join(self.pieces))
+                self.pieces = []
+                if not self.chunks or self.chunks[0] != k:  # pragma: no cover - a bug, not a death
+                    raise RuntimeError(f"a worker sent chunk {k}, not the one it was given first")
+                self.chunks.pop(0)
+                out.append((k, records))
+        return out
+
+    def close(self) -> None:
+        for conn in (self.jobs, self.results):
+            try:
+                conn.close()
+            except OSError:  # pragma: no cover
+                pass
+
+
+class _Pool:
+    """`workers` local worker processes (`_Worker`), started as they are needed and again when one
+    dies; `stop` is the event that tells them to stop between two games."""
+
+    def __init__(self, workers: int):
+        import multiprocessing
+
+        self.ctx = multiprocessing.get_context()  # the platform's way: fork on Linux, spawn on macOS and Windows
+        self.size = workers
+        self.stop = self.ctx.Event()
+        self.workers: list[_Worker] = []
+        self.started = 0
+        self.job_id = 0
+
+    def fill(self, wanted: int) -> None:
+        """Worker processes up to `wanted` (at most the pool's size)."""
+        while len(self.workers) < min(self.size, wanted):
+            self.workers.append(_Worker(self.ctx, self.stop, self.started, self.workers))
+            self.started += 1
+
+    def replace(self, dead: _Worker) -> None:
+        dead.close()
+        dead.process.join(5)
+        self.workers.remove(dead)
+
+    @property
+    def busy(self) -> bool:
+        return any(w.chunks for w in self.workers)
+
+    def close(self) -> None:
+        """The workers are idle: each is told to end, and waited for."""
+        for w in self.workers:
+            try:
+                w.jobs.send(None)
+            except OSError:
+                pass
+        self._end(grace=5.0)
+
+    def halt(self) -> None:
+        """Ctrl-C, or an error: the workers stop now, not after the chunks they are playing.  Each
+        returns after the game it is playing; one that has not within `STOP_GRACE` (or at once, at
+        a second Ctrl-C) is terminated."""
+        self.stop.set()
+        self._end(grace=STOP_GRACE)
+
+    def _end(self, grace: float) -> None:
+        workers, self.workers = self.workers, []
+        for w in workers:  # a worker sending results finds no reader now, and ends
+            w.close()
+        end = time.monotonic() + grace
+        try:
+            for w in workers:
+                w.process.join(max(0.0, end - time.monotonic()))
+        finally:  # also when a second Ctrl-C cuts the wait short
+            stubborn = [w.process for w in workers if w.process.is_alive()]
+            for proc in stubborn:
+                proc.terminate()
+            for proc in stubborn:
                 proc.join(2)
-    pool.shutdown(wait=True)
+                if proc.is_alive():  # pragma: no cover - a process that ignores SIGTERM
+                    proc.kill()
+                    proc.join(2)
+
+
+def _death(proc) -> str:
+    """How a worker process ended, in words."""
+    code = proc.exitcode
+    if code is None:  # pragma: no cover - only asked of a process that has ended
+        return "still running"
+    if code < 0:
+        import signal
+
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"killed by {name}"
+    return f"ended with status {code}"
 
 
 #: What `--dask` may be: "local", or a scheduler's address, tcp:// (the default) or tls://.
@@ -482,10 +694,9 @@ class Runner:
         if workers > MAX_WORKERS:
             raise OptionError(f"workers must be 1 to {MAX_WORKERS}, not {workers:,}")
         self.workers, self.dask = workers, _dask_address(dask)
-        self._pool: Any = None
+        self._pool: Optional[_Pool] = None
         self._client: Any = None
         self._cluster: Any = None
-        self._stop: Any = None
         self.deaths = 0
 
     def __enter__(self) -> "Runner":
@@ -496,10 +707,10 @@ class Runner:
     def __exit__(self, exc_type, *exc) -> None:
         pool, self._pool = self._pool, None
         if pool is not None:
-            if exc_type is None:
-                pool.shutdown(wait=True, cancel_futures=True)
+            if exc_type is None and not pool.busy:
+                pool.close()
             else:  # Ctrl-C, or an error: the workers stop now, not after the chunks they are playing
-                _stop_processes(pool, self._stop)
+                pool.halt()
         client, self._client = self._client, None
         cluster, self._cluster = self._cluster, None
         if client is not None:
@@ -531,53 +742,85 @@ class Runner:
             yield from self._on_processes(job, chunks, done)
 
     def _on_processes(self, job: dict, chunks: _Chunks, done) -> Iterator[dict]:
-        import multiprocessing
-        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-        from concurrent.futures.process import BrokenProcessPool
+        from multiprocessing.connection import wait
 
         order = _Order(chunks, self.workers * IN_FLIGHT, self.workers * AHEAD)
-        futures: dict = {}
-        with _Deferred() as signals:
-            while not order.finished:
-                if self._pool is None:  # the platform's way: fork on Linux, spawn on macOS and Windows
-                    ctx = multiprocessing.get_context()
-                    self._stop = ctx.Event()
-                    self._pool = ProcessPoolExecutor(min(self.workers, len(chunks)), mp_context=ctx,
-                                                     initializer=_start_worker, initargs=(self._stop,))
-                try:
-                    while not order.finished:
-                        k = order.take()
-                        while k is not None:
-                            a, b = chunks[k]
-                            with _held_back():
-                                futures[self._pool.submit(play_chunk, job, a, b)] = k
-                            k = order.take()
-                        if not futures:  # pragma: no cover - a chunk not played and none in flight: a bug
-                            raise RuntimeError("no chunk of games in flight, and some not played")
-                        finished: Any = ()
-                        while not finished:
-                            signals.act()  # Ctrl-C here, between two looks, not inside the pool's own code
-                            finished, _ = wait(set(futures), timeout=0.2, return_when=FIRST_COMPLETED)
-                        for f in finished:
-                            records = _checked(f.result())
-                            k = futures.pop(f)
+        if self._pool is None:
+            self._pool = _Pool(self.workers)
+        pool = self._pool
+        pool.job_id += 1
+        finished = False
+        try:
+            with _Deferred() as signals:
+                while not order.finished:
+                    self._give_out(pool, order, job, chunks)
+                    signals.act()  # Ctrl-C here, between two looks
+                    busy = [w for w in pool.workers if w.chunks]
+                    if not busy:  # pragma: no cover - a chunk not played and none in flight: a bug
+                        raise RuntimeError("no chunk of games in flight, and some not played")
+                    looked = time.monotonic()
+                    wait([w.results for w in busy] + [w.process.sentinel for w in busy], timeout=0.2)
+                    waited = time.monotonic() - looked
+                    for w in busy:
+                        alive = w.process.is_alive()  # before reading: all a dead worker sent is read now
+                        came = w.take()
+                        for k, records in came:
+                            records = _checked(records)
                             done(chunks[k][1] - chunks[k][0])
                             yield from order.back(k, records)
-                except BrokenProcessPool:  # a worker died: keep what came back, play the rest again
-                    self._pool.shutdown(wait=True, cancel_futures=True)
-                    self._pool = None
-                    self.deaths += 1
-                    if self.deaths > MAX_WORKER_DEATHS:
-                        raise StateError(f"worker processes died {self.deaths} times; the games they were playing "
-                                         "were played again each time, but not once more") from None
-                    lost, futures = futures, {}
-                    for f, k in sorted(lost.items(), key=lambda fk: fk[1]):
-                        if f.done() and not f.cancelled() and f.exception() is None:
-                            records = _checked(f.result())
-                            done(chunks[k][1] - chunks[k][0])
-                            yield from order.back(k, records)
-                        else:
-                            order.lost(k)
+                        if w.pieces and not came:
+                            w.waited += waited
+                        if not alive or w.waited > SEND_DEADLINE:
+                            w.dead = True
+                    for w in [w for w in busy if w.dead]:
+                        self._lost(pool, w, order, chunks)
+                finished = True
+        finally:
+            if not finished or pool.busy:  # stopped halfway (an error, Ctrl-C, a caller that stopped
+                # reading): chunks still in flight would come back to the next run
+                self._pool = None
+                pool.halt()
+
+    def _give_out(self, pool: _Pool, order: _Order, job: dict, chunks: _Chunks) -> None:
+        """Chunks to the workers with fewest in hand, up to `IN_FLIGHT` each, starting workers as
+        they are needed (no more than there are chunks)."""
+        pool.fill(len(chunks))
+        while True:
+            w = min(pool.workers, key=lambda w: len(w.chunks))
+            if len(w.chunks) >= IN_FLIGHT:
+                return
+            k = order.take()
+            if k is None:
+                return
+            a, b = chunks[k]
+            try:
+                w.give(pool.job_id, job, k, a, b)
+            except OSError:  # it died before it could be given the chunk: played by another
+                w.chunks.append(k)
+                w.dead = True
+                self._lost(pool, w, order, chunks)
+                pool.fill(len(chunks))
+
+    def _lost(self, pool: _Pool, w: _Worker, order: _Order, chunks: _Chunks) -> None:
+        """A worker died: its chunks are played again, by the others and a new one in its place."""
+        hung = w.waited > SEND_DEADLINE
+        if hung:  # halfway through sending for `SEND_DEADLINE`: stopped now
+            w.process.kill()
+        w.process.join(5)  # (one whose pipe ended inside a piece is dying: a moment)
+        if w.process.is_alive():  # pragma: no cover - its pipe ended, and it lives on
+            w.process.kill()
+            w.process.join(5)
+        how = f"stopped after sending nothing for {SEND_DEADLINE:g} s" if hung else _death(w.process)
+        lost = list(w.chunks)
+        pool.replace(w)
+        self.deaths += 1
+        for k in lost:
+            order.lost(k)
+        if self.deaths > MAX_WORKER_DEATHS:
+            first, past = chunks[min(lost)] if lost else (0, 0)
+            where = f" (the last, {how}, while playing games {first} to {past - 1})" if lost else f" (the last {how})"
+            raise StateError(f"worker processes died {self.deaths} times{where}; the games they were playing were "
+                              "played again each time, but not once more")
 
     def _connect(self) -> None:
         try:

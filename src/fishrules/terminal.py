@@ -13,14 +13,81 @@ Nothing here knows a game: everything is read from a state's public surface — 
   secret cards sorted; a number no rule has changed yet reads `–`, not 0.
 - `choice_notes` marks the choices the rules accept only by breaking a rule: which rule, what the
   rules do instead, and what it costs the chooser's score.
+
+And what every command prints from data goes through `printable` (or `shown`, which also cuts a
+name to a length that fits a line): rule texts, logs and command lines come from strangers, and a
+terminal reads control characters in them as commands (a title that sets the window's title,
+clears the screen or hides what follows; a history entry that moves the cursor back over a line
+already printed; bidirectional overrides that show a line other than it is).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any, Optional
 
-__all__ = ["narrate", "tables", "choice_notes", "breaking_note", "natural_key", "HELP"]
+__all__ = ["narrate", "tables", "choice_notes", "breaking_note", "natural_key", "HELP", "printable", "shown"]
+
+# ---- text from data, made safe for a terminal ----------------------------------------------------
+
+#: The kinds of characters (Unicode general categories) shown escaped: controls (C0, DEL, C1:
+#: escape sequences, carriage returns, backspaces), format characters (bidirectional overrides and
+#: isolates, zero-width characters, tags: they change how the rest of a line is shown), line and
+#: paragraph separators (U+2028, U+2029: a new line a terminal or an editor may start), lone
+#: surrogates (no terminal encoding can carry them), and characters unassigned here (a later
+#: Unicode may make them any of these).
+_UNSAFE_KINDS = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp", "Cn"})
+_NAMED = {"\t": "\\t", "\r": "\\r", "\n": "\\n"}
+
+
+def _escaped(ch: str) -> str:
+    named = _NAMED.get(ch)
+    if named is not None:
+        return named
+    o = ord(ch)
+    return f"\\x{o:02x}" if o <= 0xFF else f"\\u{o:04x}" if o <= 0xFFFF else f"\\U{o:08x}"
+
+
+def _unsafe(ch: str) -> bool:
+    return not ch.isprintable() and unicodedata.category(ch) in _UNSAFE_KINDS
+
+
+def printable(text: Any, lines: bool = False) -> str:
+    """`text` with every character a terminal could take for a command shown escaped, as Python
+    writes it in a string (`\\x1b`, `\\r`, `\\u2028`, `\\u202e`): the one way any text that came from
+    data (a title, an action, a name, a line of a rule file, a message quoting any of these) reaches
+    the screen.  `lines`: the text is several lines by design (a rule error with its source
+    line, `explain`'s rules), so its new lines stay; elsewhere they are shown escaped too."""
+    text = str(text)
+    if text.isprintable():  # the usual case, at C speed: no control, format or separator character
+        return text
+    if lines and "\n" in text:
+        return "\n".join(printable(line) for line in text.split("\n"))
+    return "".join(_escaped(ch) if _unsafe(ch) else ch for ch in text)
+
+
+#: The most characters of a name (an option, a variant, a ruleset, a title, an action) a message shows.
+SHOWN_NAME = 60
+
+
+def shown(name: Any, most: int = SHOWN_NAME) -> str:
+    """A name from data as a message shows it: `printable`, and cut to `most` characters with an
+    ellipsis (a name 100,000 characters long must not flood the screen, nor a log's error line).
+    An escape is kept whole or left out, never cut in two."""
+    text = str(name)
+    if len(text) <= most and text.isprintable():
+        return text
+    out: list[str] = []
+    length = 0
+    for k, ch in enumerate(text):
+        piece = _escaped(ch) if _unsafe(ch) else ch
+        if length + len(piece) > most - 1 and (length + len(piece) > most or k + 1 < len(text)):
+            return "".join(out) + "…"
+        out.append(piece)
+        length += len(piece)
+    return "".join(out)
+
 
 #: What can be typed at the prompt of `fishrules play`.
 HELP = """\
@@ -162,8 +229,8 @@ def narrate(state, viewer: Optional[int], start: int, typed: frozenset = frozens
         if i not in typed:
             if i in actor:
                 who = f"p{actor[i]}"
-                shown = text[len(who) + 2:] if text.startswith(who + ": ") else text
-                out.append(f"{who} chooses [bold]{_esc(shown)}[/]")
+                said = text[len(who) + 2:] if text.startswith(who + ": ") else text
+                out.append(f"{who} chooses [bold]{_esc(said)}[/]")
             else:
                 out.append(f"[dim]  · {_esc(text)}[/]")
         if i in notes:
@@ -205,9 +272,10 @@ def scores_line(old: list, new: list, viewer: Optional[int]) -> str:
 
 
 def _esc(text: str) -> str:
+    """Text from the rules or a log, for rich: `printable`, and never read as markup."""
     from rich.markup import escape
 
-    return escape(text)
+    return escape(printable(text))
 
 
 def _flush(run: _Run, viewer: Optional[int], kinds) -> list[str]:
@@ -396,7 +464,7 @@ def tables(state, viewer: Optional[int]):
     t = Table(show_header=True, header_style="bold", title=None)
     t.add_column("player")
     for name in names:
-        t.add_column(_words(name), justify="left" if kinds[name].type.kind in ("zone", "list") else "right")
+        t.add_column(_esc(_words(name)), justify="left" if kinds[name].type.kind in ("zone", "list") else "right")
     t.add_column("score", justify="right")
     for row in seats:
         p = row["player"]

@@ -162,6 +162,55 @@ def test_a_tampered_log_is_refused(saved, name, command, tmp_path):
     assert json.loads(path.read_text()) == json.loads(json.dumps(data)), "a refused log was changed"
 
 
+# ---- every count in a log ------------------------------------------------------------------------------------
+
+#: What a number in a log may be made: huge, negative, or of every wrong type.
+ODD_NUMBERS = {
+    "a billion": 10**9, "10**30": 10**30, "2**64": 2**64, "4,000 digits": int("9" * 4000), "-1": -1,
+    "minus a billion": -(10**9), "0": 0, "1.5": 1.5, "1e308": 1e308, "a text": "3", "true": True, "null": None,
+    "a list": [3], "an object": {"n": 3}, "nested": [[[[[[3]]]]]],
+}
+#: Where each goes: (field, how it is put in the log).
+NUMBER_FIELDS = {
+    "players": lambda d, v: {**{k: x for k, x in d.items() if k != "seats"}, "players": v},
+    "players beside seats": lambda d, v: {**d, "players": v},
+    "seed": lambda d, v: {**d, "seed": v},
+    "an option's value": lambda d, v: {**d, "options": {"rounds": v}},
+    "over": lambda d, v: {**d, "over": v},
+    "the history": lambda d, v: {**d, "history": v},
+    "a history entry": lambda d, v: {**d, "history": [*d["history"], v]},
+    "the seats": lambda d, v: {**d, "seats": v},
+}
+#: The values a field may take (everything else is refused).
+ALLOWED = {("seed", "-1"), ("seed", "minus a billion"), ("seed", "0"), ("seed", "a billion"), ("seed", "null"),
+           ("over", "null"), ("the seats", "null")}
+
+
+@pytest.mark.parametrize("value", ODD_NUMBERS)
+@pytest.mark.parametrize("field", NUMBER_FIELDS)
+@pytest.mark.parametrize("command", ["replay", "resume"])
+def test_every_count_in_a_log_is_bounded_before_anything_is_built(saved, field, value, command, tmp_path):
+    """`players` 10**9 in a 300-byte log built a list of a billion seats (MemoryError, exit 70):
+    every number of a log, at any size and of any type, is checked before it is used."""
+    data = NUMBER_FIELDS[field](game_log(saved), ODD_NUMBERS[value])
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(data))
+    args = ["replay", path] if command == "replay" else ["play", "--resume", path]
+    got = cli(args, tmp_path, stdin="q\n", timeout=FAST)  # in the harness: within FAST, in 1.5 GiB
+    if (field, value) in ALLOWED or (command, field, value) == ("replay", "over", "true"):  # replay reads a game over
+        assert got["status"] == 0, got
+    else:
+        refused(got)
+    assert len(got["err"]) < 1024, got
+
+
+def test_a_log_of_a_million_seats_is_refused_at_once(saved, tmp_path):
+    data = {**game_log(saved), "seats": ["human"] * 1_000_000, "players": 1_000_000}
+    (tmp_path / "t.json").write_text(json.dumps(data))
+    for args in (["replay", "t.json"], ["play", "--resume", "t.json"]):
+        refused(cli(args, tmp_path, stdin="q\n", timeout=FAST), "players")
+
+
 # ---- rule text carried in a log -------------------------------------------------------------------------------
 
 #: Carried rule text that tries to reach files of this machine.

@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 import fishrules
-from fishrules.simulation import CONNECT_TIMEOUT, MAX_GAMES, MAX_WORKERS, STOP_GRACE
+from fishrules.simulation import CONNECT_TIMEOUT, MAX_GAMES, MAX_WORKER_DEATHS, MAX_WORKERS, STOP_GRACE
 
 from . import scenarios as sc
 from .contract import FAST, SLOW, readable, run
@@ -97,6 +97,130 @@ def test_the_most_workers_start_no_more_processes_than_there_are_chunks():
     value = cli(["simulate", "fishfry", "--games", "3", "--workers", str(MAX_WORKERS), "--json"], timeout=SLOW)
     assert value["status"] == 0, value
     assert '"games": 3' in value["out"]
+
+
+# ---- a worker killed at any stage ----------------------------------------------------------------------
+
+#: A game whose every record is large (it counts 400 named rules, which never fire: a game is
+#: quick): a chunk's results take several pieces, and more than a pipe holds, so a worker is often
+#: caught sending them.
+MANY_RULES = 'game "Many rules"\nplayers 2 to 2\neach player has points: number\nphase game:\n  repeat 3 times:\n' \
+             "    for each player:\n      player chooses poke\naction poke:\n  add 1 to your points\n" \
+             "  if your points > 100:\n" \
+             + "".join(f'    rule "r{i}":\n      add 1 to your points\n' for i in range(400)) + 'score "points": your points\n'
+#: Where a worker may be when it is killed (`simulation._DIE_AT`).
+STAGES = ["start", "job", "chunk", "playing", "sending", "torn", "sent"]
+
+
+def _many_rules():
+    from fishrules.simulation import game_of_spec, rules_spec
+
+    # the Python kernel: no C compiler run for a test of processes
+    game = fishrules.loads(MANY_RULES, "many.fish", backend="python")
+    game_of_spec(rules_spec(game), "python")  # loaded once here: each worker started by fork has it
+    return game, {"players": 2, "options": {}, "seed": 9, "bots": "random", "iterations": 0}
+
+
+def killed_at(stage: str, once: bool, games: int, deadline: float = 60.0) -> dict:
+    """In the harness's worker: `games` games on two worker processes, a worker killing itself at
+    `stage` (the first to reach it, or every one); what came back, beside what one process plays.
+    `deadline`: `SEND_DEADLINE`."""
+    import tempfile
+
+    from fishrules import simulation as sim
+    from fishrules.simulation import Runner
+
+    game, job = _many_rules()
+    expected = Runner(1).play(game, job, games)
+    sim._DIE_AT = (stage, os.path.join(tempfile.mkdtemp(), "died") if once else None)
+    sim.SEND_DEADLINE = deadline
+    runner = Runner(2)
+    try:
+        with runner:
+            got = runner.play(game, job, games)
+        return {"same": got == expected, "deaths": runner.deaths, "error": None}
+    except fishrules.FishrulesError as e:
+        return {"same": None, "deaths": runner.deaths, "error": str(e)}
+    finally:
+        sim._DIE_AT, sim.SEND_DEADLINE = None, 60.0
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_a_worker_killed_at_any_stage_loses_no_game(stage):
+    """A worker killed before it reads anything, with a job but no chunk, with a chunk not begun,
+    while playing, halfway through sending its results, in the middle of a piece of them, or once
+    it has sent them all: the run ends (Python's process pool waited for the rest of a message
+    half sent for ever), the chunks it held are played again, and the records are those of one
+    process."""
+    out = run(killed_at, stage, True, 200, timeout=60)
+    assert out.status == "ok", out
+    assert out.value == {"same": True, "deaths": 1, "error": None}, out.value
+
+
+def test_a_worker_that_stops_halfway_through_sending_is_replaced():
+    """A worker that sends part of a chunk's results and then nothing (stopped, or stuck) is
+    killed after `SEND_DEADLINE` seconds of silence, and its chunks are played again."""
+    out = run(killed_at, "hang", True, 200, 1.0, timeout=60)
+    assert out.status == "ok", out
+    assert out.value == {"same": True, "deaths": 1, "error": None}, out.value
+    out = run(killed_at, "hang", False, 200, 0.5, timeout=60)
+    assert out.status == "ok", out
+    assert "stopped after sending nothing for 0.5 s" in out.value["error"], out.value
+
+
+@pytest.mark.parametrize("stage", ["start", "chunk", "sending", "torn"])
+def test_workers_that_die_again_and_again_end_the_run_saying_so(stage):
+    out = run(killed_at, stage, False, 200, timeout=60)
+    assert out.status == "ok", out
+    error = out.value["error"]
+    assert error is not None and out.value["deaths"] == MAX_WORKER_DEATHS + 1, out.value
+    assert f"died {MAX_WORKER_DEATHS + 1} times" in error and "killed by SIGKILL" in error and "\n" not in error, error
+    readable(error)
+
+
+def killed_while_sending(games: int) -> dict:
+    """In the harness's worker: a run on two processes in which, once the first chunk is back, a
+    worker caught writing its results to a full pipe is killed (SIGKILL) from outside."""
+    import multiprocessing
+
+    from fishrules.simulation import Runner
+
+    game, job = _many_rules()
+    expected = Runner(1).play(game, job, games)
+    killed: list = []
+
+    def kill_one(k):
+        deadline = time.monotonic() + 10
+        while not killed and time.monotonic() < deadline:
+            for proc in multiprocessing.active_children():
+                try:
+                    wchan = Path(f"/proc/{proc.pid}/wchan").read_text()
+                except OSError:
+                    continue
+                if wchan.endswith("pipe_write"):
+                    os.kill(proc.pid, signal.SIGKILL)
+                    killed.append(proc.pid)
+                    return
+            time.sleep(0.005)
+
+    with Runner(2) as runner:
+        got = runner.play(game, job, games, progress=kill_one)
+    return {"killed": bool(killed), "same": got == expected, "deaths": runner.deaths}
+
+
+@needs_proc
+def test_a_worker_killed_while_it_sends_a_large_result_loses_no_game():
+    sleeper = subprocess.Popen(["sleep", "10"])
+    try:
+        time.sleep(0.2)
+        if Path(f"/proc/{sleeper.pid}/wchan").read_text() in ("", "0"):
+            pytest.skip("this system does not say where a process waits")
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    out = run(killed_while_sending, 1600, timeout=90)
+    assert out.status == "ok", out  # a hang is a timeout here
+    assert out.value == {"killed": True, "same": True, "deaths": 1}, out.value
 
 
 # ---- --dask: malformed --------------------------------------------------------------------------------
