@@ -19,6 +19,7 @@ Errors in the overlay itself that only make sense against the base (`fisher` is 
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Callable, Optional
 
@@ -30,6 +31,10 @@ __all__ = ["attribute"]
 #: Overlays longer than this are not taken apart item by item (each step is a whole check); their
 #: base problems are then reported at the `extends` line.
 MAX_STEPS = 60
+
+#: An overlay with more items of its own than this gets no hint about unknown names its base declares
+#: (`_own_hint`), which would cost the square of its items.
+MOST_HINTED_ITEMS = 240
 
 
 def _key(d: Diagnostic) -> tuple:
@@ -50,14 +55,21 @@ def attribute(resolved, diagnostics: list[Diagnostic], check: Callable[[list], l
                   and d.message.startswith("unknown name `")]
     if not foreign and not own_errors:
         return diagnostics
+    if not foreign and sum(getattr(getattr(it, "span", None), "file", None) == top for it in resolved.items) > MOST_HINTED_ITEMS:
+        # The hint of `_own_hint` takes every step of the overlay, and the steps cost the square of
+        # its items: an overlay this long keeps its errors without it.
+        return diagnostics
     from .variants import overlay_steps
 
     steps = overlay_steps(resolved)
     if not steps:
         return diagnostics
     base_items = steps[0][1]
-    out = [d for d in diagnostics if d not in foreign]
-    out = [_own_hint(d, steps) if d in own_errors else d for d in out]
+    # (by identity: comparing diagnostics field by field made this quadratic in a file's mistakes)
+    foreign_ids, own_ids = {id(d) for d in foreign}, {id(d) for d in own_errors}
+    holders = _holders(steps, top)
+    out = [d for d in diagnostics if id(d) not in foreign_ids]
+    out = [_own_hint(d, steps, holders) if id(d) in own_ids else d for d in out]
     if not foreign:
         return out
     cache: dict[int, set] = {}
@@ -258,16 +270,24 @@ def _top_items(resolved):
     return parse_partial(resolved.source.text, resolved.source.name).module.items
 
 
-def _own_hint(d: Diagnostic, steps) -> Diagnostic:
-    """`unknown name `fisher`` in a replaced phase or action whose base version named it."""
-    name = d.message.split("`")[1]
-    holder = None  # the replaced phase or action whose lines hold the error
+def _holders(steps, file: str) -> tuple[list[int], list]:
+    """The items of the overlay `file` by the line they start at (sorted; of items starting at the
+    same line, the last), for `_own_hint` to find the one holding a line by bisection."""
+    by_line: dict[int, object] = {}
     for item, _ in steps[1:]:
         sp = getattr(item, "span", None)
-        if sp is None or sp.file != d.span.file or sp.line > d.span.line:
-            continue
-        if holder is None or sp.line >= holder.span.line:
-            holder = item
+        if sp is not None and sp.file == file:
+            by_line[sp.line] = item
+    lines = sorted(by_line)
+    return lines, [by_line[k] for k in lines]
+
+
+def _own_hint(d: Diagnostic, steps, holders: tuple[list[int], list]) -> Diagnostic:
+    """`unknown name `fisher`` in a replaced phase or action whose base version named it."""
+    name = d.message.split("`")[1]
+    lines, items = holders
+    k = bisect.bisect_right(lines, d.span.line)
+    holder = items[k - 1] if k else None  # the replaced phase or action whose lines hold the error
     if not isinstance(holder, n.Replace) or not isinstance(holder.item, (n.Phase, n.Action)):
         return d
     old = _find(steps[0][1], _decl_key(holder.item))

@@ -8,6 +8,8 @@ diagnostics and raise a single `RuleError` holding all of them, sorted by positi
 from __future__ import annotations
 
 import difflib
+import heapq
+import itertools
 from typing import Iterable, Sequence
 
 import attrs
@@ -23,6 +25,7 @@ __all__ = [
     "StateError",
     "did_you_mean",
     "follows_from",
+    "MAX_SHOWN_DIAGNOSTICS",
 ]
 
 
@@ -32,9 +35,17 @@ class Source:
 
     name: str
     text: str
+    #: The lines of `text`, split once, when a line is first asked for: a file with thousands of
+    #: problems quotes thousands of lines, and each is then found (and shown) without reading the file.
+    _lines: list[str] | None = attrs.field(default=None, init=False, repr=False)
 
     def line(self, number: int) -> str:
-        lines = self.text.splitlines()
+        """Line `number` (from 1) without its line break, or "" past the end.  Lines are counted
+        at each "\\n", as the parser counts them."""
+        lines = self._lines
+        if lines is None:
+            lines = [ln[:-1] if ln.endswith("\r") else ln for ln in self.text.split("\n")]
+            object.__setattr__(self, "_lines", lines)
         if 1 <= number <= len(lines):
             return lines[number - 1]
         return ""
@@ -135,11 +146,31 @@ class RuleError(FishrulesError):
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.severity == "error"]
 
+    @property
+    def shown(self) -> list[Diagnostic]:
+        """The diagnostics a person is shown, in order: all of them, or when there are more than
+        `MAX_SHOWN_DIAGNOSTICS`, the first errors and (if there is room) the first warnings."""
+        if len(self.diagnostics) <= MAX_SHOWN_DIAGNOSTICS:
+            return self.diagnostics
+        errors = [d for d in self.diagnostics if d.severity == "error"][:MAX_SHOWN_DIAGNOSTICS]
+        room = MAX_SHOWN_DIAGNOSTICS - len(errors)
+        kept = {id(d) for d in errors} | {id(d) for d in [d for d in self.diagnostics if d.severity != "error"][:room]}
+        return [d for d in self.diagnostics if id(d) in kept]
+
+    @property
+    def left_out(self) -> int:
+        """How many diagnostics `render` leaves out (those not `shown`)."""
+        return max(0, len(self.diagnostics) - MAX_SHOWN_DIAGNOSTICS)
+
     def render(self) -> str:
-        errors = [d for d in self.diagnostics if d.severity == "error"]
-        body = "\n\n".join(d.render() for d in self.diagnostics)
-        if len(errors) > 1:
-            body += f"\n\n{len(errors)} errors"
+        errors = sum(d.severity == "error" for d in self.diagnostics)
+        body = "\n\n".join(d.render() for d in self.shown)
+        if self.left_out:
+            # A file of thousands of mistakes is not printed whole: its first ones are what to fix.
+            body += (f"\n\n… and {self.left_out:,} more not shown: fishrules shows the first "
+                     f"{MAX_SHOWN_DIAGNOSTICS} problems of a file; fix these first")
+        if errors > 1:
+            body += f"\n\n{errors:,} errors"
         return body
 
 
@@ -172,9 +203,72 @@ class StateError(FishrulesError, ValueError):
     not a position these rules can reach.  The message says which field or which entry is wrong."""
 
 
+#: The most problems `RuleError.render` shows (and `fishrules check` prints); the count of those
+#: left out follows them.
+MAX_SHOWN_DIAGNOSTICS = 200
+
+#: A name longer than this gets no "did you mean": comparing two names costs the product of their
+#: lengths, and no misspelling of a name this long is worth that.
+_HINT_LONGEST = 40
+
+#: The most known names one "did you mean" looks through (the first it is given), and the most it
+#: compares with the name in full.  Rules have hundreds of names; only a file of thousands (a
+#: hostile one) reaches these bounds, and its hints may then miss.
+MAX_HINT_SCANNED = 1024
+MAX_HINT_CANDIDATES = 200
+
+#: The most work one "did you mean" spends on difflib's full comparisons (the sum, over the names
+#: compared, of the product of the two lengths): a few dozen names of ordinary length, and always
+#: more than the few an ordinary name needs.
+_HINT_CELLS = 6_000
+
+#: How close a known name must be (difflib's ratio) to be named, and how many are named at most.
+_CUTOFF = 0.6
+_CLOSEST = 3
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
-    """A hint naming the closest known names, or None."""
-    close = difflib.get_close_matches(name, sorted(set(candidates)), n=3, cutoff=0.6)
+    """A hint naming the known names closest to `name`, or None: those of `candidates` that
+    `difflib.get_close_matches(name, candidates, 3, 0.6)` names, the closest first.
+
+    Its work is bounded whatever it is given: a long name gets no hint; it looks through the first
+    `MAX_HINT_SCANNED` candidates, giving each an upper bound of its ratio in time linear in its
+    length (the characters the two have in common, as difflib's `quick_ratio`), and compares in
+    full (quadratic) only the names whose bound could still place them among the closest three,
+    most promising first, at most `MAX_HINT_CANDIDATES` of them and within `_HINT_CELLS`."""
+    if not name or len(name) > _HINT_LONGEST:
+        return None
+    size = len(name)
+    # A ratio of 0.6 needs 2 * min(len) / (sum of len) >= 0.6: a name from 3/7 to 7/3 of the
+    # length (widened by one, so that rounding never drops a name difflib would take).
+    lo, hi = (3 * size) // 7 - 1, (7 * size) // 3 + 1
+    counts: dict[str, int] = {}
+    for ch in name:
+        counts[ch] = counts.get(ch, 0) + 1
+    chars, times = tuple(counts), tuple(counts.values())
+    bounded = []
+    for c in set(itertools.islice(candidates, MAX_HINT_SCANNED)):
+        if lo <= len(c) <= hi:
+            common = sum(map(min, times, map(c.count, chars)))  # the characters the two have in common
+            bound = 2.0 * common / (len(c) + size)  # as difflib works out its ratios
+            if bound >= _CUTOFF:
+                bounded.append((bound, c))
+    bounded.sort(reverse=True)
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(name)  # as get_close_matches does: the known name first, `name` second
+    found: list[tuple[float, str]] = []
+    cells = 0
+    for bound, c in bounded[:MAX_HINT_CANDIDATES]:
+        if len(found) >= _CLOSEST and bound < found[_CLOSEST - 1][0]:
+            break  # no name left can be closer than the closest three found
+        cells += len(c) * size
+        if cells > _HINT_CELLS:
+            break
+        matcher.set_seq1(c)
+        score = matcher.ratio()
+        if score >= _CUTOFF:
+            found = heapq.nlargest(_CLOSEST, found + [(score, c)])
+    close = [c for _, c in found]
     if not close:
         return None
     if len(close) == 1:
@@ -191,15 +285,26 @@ _LOST_WHOLE = {
 }
 
 
+#: More quote marks than this in one message, and `follows_from` looks for each lost name instead.
+_MOST_QUOTES = 24
+
+
 def follows_from(message: str, lost: Iterable[str]) -> bool:
     """Whether a problem only follows from lines that could not be read: it names something one
-    of them declared (`lost`: names, `KIND NAME`s and rule names, as the parser notes them)."""
+    of them declared (`lost`: names, `KIND NAME`s and rule names, as the parser notes them).  The
+    names the message quotes are looked up in `lost`, so a file of many lost lines and many
+    problems costs no more than their sum."""
     if not lost:
         return False
-    for name in lost:
-        if f"`{name}`" in message or f'"{name}"' in message:
-            return True
-        whole = _LOST_WHOLE.get(name)
-        if whole is not None and whole in message:
-            return True
-    return False
+    names = lost if isinstance(lost, (set, frozenset)) else set(lost)
+    for quote in ("`", '"'):
+        at = [i for i, ch in enumerate(message) if ch == quote]
+        if len(at) > _MOST_QUOTES:  # a message quoting a name full of quote marks: name by name
+            return any(f"`{name}`" in message or f'"{name}"' in message for name in names) or \
+                any(name in names and whole in message for name, whole in _LOST_WHOLE.items())
+        # every text between two of the message's quote marks, as `NAME` in message would find it
+        for k, i in enumerate(at):
+            for j in at[k + 1:]:
+                if message[i + 1:j] in names:
+                    return True
+    return any(name in names and whole in message for name, whole in _LOST_WHOLE.items())

@@ -8,11 +8,11 @@ bounds of `fishrules.limits`).
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional, Union
 
 from .. import model as m
 from .. import nodes as n
-from ..errors import Diagnostic, RuleError, Span, follows_from
+from ..errors import Diagnostic, RuleError, Span, did_you_mean, follows_from
 from ..limits import MAX_ALL_ZONES, MAX_PLAYERS
 
 ERR = m.Type("error")
@@ -40,6 +40,23 @@ _PARAM_TYPES = {"number": "number", "player": "player", "card": "card", "die": "
 _PLURAL = {"die": "dice", "player": "players"}
 _DIRECTION_CHOICES = ("clockwise", "counterclockwise")
 _DIE_ATTRS = {"face": m.FACE, "value": m.NUMBER, "number": m.NUMBER}
+
+
+#: The most "did you mean" hints one check works out.  Each compares a name with the names the
+#: rules know, so a file of thousands of unknown names would cost thousands times thousands: past
+#: this many, a name already hinted keeps its hint and any other gets none (its error is still
+#: reported).  Ordinary files have far fewer mistakes.
+MAX_HINTS = 100
+
+#: The most names a hint lists when it lists what there is (`its attributes: …`).
+MAX_LISTED = 12
+
+
+def listed(names: Iterable[str], most: int = MAX_LISTED) -> str:
+    """Names, comma-separated, at most `most` of them and then how many more there are."""
+    names = list(dict.fromkeys(names))
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 def _domain_key(choices: Iterable[str]) -> str:
@@ -75,6 +92,8 @@ class Core:
         self.variants = variants
         self.source_names = source_names
         self.diags: list[Diagnostic] = []
+        self.hints_left = MAX_HINTS
+        self.hints: dict[tuple, Optional[str]] = {}  # (what, name) -> its hint, worked out once
         self.title = None
         self.players = None
         self.option_nodes: list[n.OptionDecl] = []
@@ -120,6 +139,23 @@ class Core:
         if silenced(span, code):
             return
         self.diags.append(Diagnostic(span, msg, hint, severity="warning", code=code))
+
+    def suggest(self, name: str, candidates: Union[Iterable[str], Callable[[], Iterable[str]]],
+                what: Optional[str] = None) -> Optional[str]:
+        """`did_you_mean` of `name` among `candidates` (or a function giving them, called only
+        when a hint is worked out), for the first `MAX_HINTS` names of a check; `what` names the
+        kind of `candidates` when they are the same wherever it is asked, so that a name hinted
+        once keeps its hint wherever it is used again."""
+        key = (what, name)
+        if what is not None and key in self.hints:
+            return self.hints[key]
+        if self.hints_left <= 0:
+            return None
+        self.hints_left -= 1
+        hint = did_you_mean(name, candidates() if callable(candidates) else candidates)
+        if what is not None:
+            self.hints[key] = hint
+        return hint
 
     def bad(self, span) -> m.Const:
         return m.Const(None, ERR, span=span)
@@ -312,6 +348,11 @@ class Core:
             if u.elems:
                 names += self.elem_attr_names(u.elems[-1].type)
         return names
+
+    def zone_names(self) -> list[str]:
+        """The zones of the game and of each player (not the families: their zones have numbers)."""
+        return [v for v, var in self.gvars.items() if var.type.kind == "zone"] + \
+            [v for v, var in self.pvars.items() if var.type.kind == "zone"]
 
     def elem_attr_names(self, t: m.Type) -> list[str]:
         if t.kind == "player":

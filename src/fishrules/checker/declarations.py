@@ -7,7 +7,6 @@ from typing import Optional
 
 from .. import model as m
 from .. import nodes as n
-from ..errors import did_you_mean
 from ..limits import (
     MAX_BOARD_LINE_CIRCLES, MAX_CARDS, MAX_CIRCLES, MAX_DICE, MAX_FACES, MAX_LINE_CIRCLES, MAX_ZONES,
 )
@@ -34,7 +33,7 @@ class Declarations:
             e2 = e
         elif isinstance(e, n.Name) and t.kind == "symbol":
             if e.name not in choices:
-                self.error(e.span, f"`{e.name}` is not one of the choices of {what}", did_you_mean(e.name, choices))
+                self.error(e.span, f"`{e.name}` is not one of the choices of {what}", self.suggest(e.name, choices))
                 return None
             return e.name
         else:
@@ -59,7 +58,7 @@ class Declarations:
             return m.LIST, ()
         if isinstance(spec, n.ZoneType):
             if spec.of is not None and spec.of not in self.card_sets:
-                self.error(spec.span, f"there are no cards `{spec.of}`", did_you_mean(spec.of, self.card_sets))
+                self.error(spec.span, f"there are no cards `{spec.of}`", self.suggest(spec.of, self.card_sets, "cards"))
                 return m.zone_type(None), ()
             return m.zone_type(spec.of), ()
         if isinstance(spec, n.EnumType):
@@ -234,7 +233,7 @@ class Declarations:
             if v.initial is not None:
                 self.error(v.initial.span, "zones start empty; put cards in them with `move`")
             if v.type.of is not None and v.type.of not in self.card_sets:
-                self.error(v.type.span, f"there are no cards `{v.type.of}`", did_you_mean(v.type.of, self.card_sets))
+                self.error(v.type.span, f"there are no cards `{v.type.of}`", self.suggest(v.type.of, self.card_sets, "cards"))
             t = m.zone_type(v.type.of if v.type.of in self.card_sets else None)
             if v.visibility == "secret":
                 self.error(v.span, "a game-wide value has no owner to keep a secret for")

@@ -10,7 +10,6 @@ from typing import Optional
 
 from .. import model as m
 from .. import nodes as n
-from ..errors import did_you_mean
 from .core import (
     _DIE_ATTRS,
     _DIRECTION_CHOICES,
@@ -20,6 +19,7 @@ from .core import (
     _as_coll,
     _domain_key,
     _Unit,
+    listed,
 )
 
 
@@ -261,7 +261,7 @@ class Expressions:
         if self.dice_node is None:
             self.error(span, "the rules have no dice", "declare them, as in `dice: 2 with faces 1, 2, 3, 4, 5, 6`")
         elif name not in self.face_kinds:
-            self.error(span, f"no die has a face `{name}`", did_you_mean(name, self.face_kinds))
+            self.error(span, f"no die has a face `{name}`", self.suggest(name, self.face_kinds, "face"))
 
     def visit_Name(self, e: n.Name, u: _Unit, expected: Optional[m.Type]) -> m.Expr:
         nm, sp = e.name, e.span
@@ -334,7 +334,7 @@ class Expressions:
             self.error(sp, f"`{nm}` is {kind}, not a value")
             return self.bad(sp)
         other = _OTHER_LANGUAGES.get(nm.lower())
-        hint = other or did_you_mean(nm, self.all_names(u))
+        hint = other or self.suggest(nm, lambda: self.all_names(u), None if any(u.scopes) or u.elems else "name")
         if hint is None and u.elems and u.elems[-1].type == m.NUMBER and nm in _DIE_ATTRS:
             hint = "this filters numbers, which have no attributes; filter the things first, as in `value of (dice where …)`"
         self.error(sp, f"unknown name `{nm}`", hint)
@@ -361,7 +361,7 @@ class Expressions:
             return self.player_attr(nm, target, sp)
         if t == m.DIE:
             if nm not in _DIE_ATTRS:
-                self.error(sp, f"a die has no `{nm}`", did_you_mean(nm, _DIE_ATTRS) or "a die has a face, a value and a number")
+                self.error(sp, f"a die has no `{nm}`", self.suggest(nm, _DIE_ATTRS, "die") or "a die has a face, a value and a number")
                 return self.bad(sp)
             return m.DieAttr(target, nm, _DIE_ATTRS[nm], span=sp)
         if t.kind == "card":
@@ -388,7 +388,7 @@ class Expressions:
         if not types:
             cands = [a for s_ in sets for a, _ in self.card_sets[s_].attrs]
             what = f"a {c.type.domain} card" if c.type.domain else "a card"
-            self.error(sp, f"{what} has no `{nm}`", did_you_mean(nm, cands) or ("its attributes: " + ", ".join(dict.fromkeys(cands))))
+            self.error(sp, f"{what} has no `{nm}`", self.suggest(nm, cands, f"{what} attribute") or ("its attributes: " + listed(cands)))
             return self.bad(sp)
         return m.CardAttr(c, nm, types.pop(), span=sp)
 
@@ -408,8 +408,7 @@ class Expressions:
             if d is None:
                 return self.bad(sp)
             return m.DefineRef(nm, p, d.type, span=sp)
-        cands = list(self.pvars) + ["score", "seat"] + [d for d in self.define_nodes if self.is_per_player(d)]
-        self.error(sp, f"a player has no `{nm}`", did_you_mean(nm, cands))
+        self.error(sp, f"a player has no `{nm}`", self.suggest(nm, lambda: self.elem_attr_names(m.PLAYER), "player attribute"))
         return self.bad(sp)
 
     def zone_at(self, e: n.Call, u: _Unit) -> m.Expr:
@@ -431,7 +430,7 @@ class Expressions:
         if f in self.define_nodes and self.define_nodes[f].params:
             return self.define_call(e, u)
         if f not in BUILTINS:
-            hint = did_you_mean(f, BUILTINS) or ("the functions are " + ", ".join(BUILTINS))
+            hint = self.suggest(f, BUILTINS, "function") or ("the functions are " + ", ".join(BUILTINS))
             self.error(sp, f"unknown function `{f}`", hint)
             for a in e.args:
                 self.expr(a, u)

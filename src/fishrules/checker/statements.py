@@ -10,7 +10,6 @@ from typing import Optional
 
 from .. import model as m
 from .. import nodes as n
-from ..errors import did_you_mean
 from .core import (
     _PLURAL,
     ERR,
@@ -95,7 +94,7 @@ class Statements:
         handlers = []
         for w in broken:
             if w.rule not in names:
-                self.error(w.span, f'action `{a.name}` has no rule "{w.rule}"', did_you_mean(w.rule, names))
+                self.error(w.span, f'action `{a.name}` has no rule "{w.rule}"', self.suggest(w.rule, names))
                 continue
             cond = None
             if w.condition is not None:
@@ -268,7 +267,7 @@ class Statements:
         sp = s.span
         p = self.phase_nodes.get(s.phase)
         if p is None:
-            hint = did_you_mean(s.phase, self.phase_nodes)
+            hint = self.suggest(s.phase, self.phase_nodes, "phase")
             if s.phase in self.action_nodes:
                 hint = f"`{s.phase}` is an action: offer it with `PLAYER chooses {s.phase}`"
             self.error(sp, f"there is no phase `{s.phase}`", hint)
@@ -289,7 +288,7 @@ class Statements:
 
     def visit_End(self, s: n.End, u: _Unit) -> Optional[m.Stmt]:
         if s.name != "game" and s.name not in self.phase_nodes:
-            self.error(s.span, f"there is no phase `{s.name}` to end", did_you_mean(s.name, list(self.phase_nodes) + ["game"]))
+            self.error(s.span, f"there is no phase `{s.name}` to end", self.suggest(s.name, lambda: list(self.phase_nodes) + ["game"], "phase or game"))
             return None
         return m.EndPhase(s.name, span=s.span)
 
@@ -300,7 +299,7 @@ class Statements:
         ok = True
         for name, asp in zip(s.actions, s.action_spans or [sp] * len(s.actions)):
             if name not in self.action_nodes:
-                hint = did_you_mean(name, self.action_nodes)
+                hint = self.suggest(name, self.action_nodes, "action")
                 if name in self.phase_nodes:
                     hint = f"`{name}` is a phase: write `play {name}`"
                 self.error(asp, f"there is no action `{name}`", hint)
@@ -323,7 +322,7 @@ class Statements:
         ok = True
         for name, asp in zip(s.actions, s.action_spans or [sp] * len(s.actions)):
             if name not in self.action_nodes:
-                self.error(asp, f"there is no action `{name}`", did_you_mean(name, self.action_nodes))
+                self.error(asp, f"there is no action `{name}`", self.suggest(name, self.action_nodes, "action"))
                 ok = False
             else:
                 self.calls[self.current_key].add(("action", name))
@@ -428,11 +427,9 @@ class Statements:
         if isinstance(e, n.Name) and e.name in self.pvars:
             self.error(e.span, f"`{e.name}` belongs to each player", f"write `your {e.name}` or `PLAYER's {e.name}`")
             return None
-        zones = [v for v, var in list(self.gvars.items()) if var.type.kind == "zone"]
-        zones += [v for v, var in self.pvars.items() if var.type.kind == "zone"]
         name = getattr(e, "name", None)
         self.error(e.span, "cards go into a zone, such as `discard` or `your hand`",
-                   did_you_mean(name, zones) if isinstance(name, str) else None)
+                   self.suggest(name, self.zone_names, "zone") if isinstance(name, str) else None)
         return None
 
     def describe_target(self, e: n.Expr) -> str:
@@ -462,7 +459,7 @@ class Statements:
                 if e.name in sc:
                     self.error(e.span, f"`{e.name}` names a player or a thing here and cannot be changed")
                     return None
-            self.error(e.span, f"there is no variable `{e.name}`", did_you_mean(e.name, list(self.gvars) + list(self.pvars)))
+            self.error(e.span, f"there is no variable `{e.name}`", self.suggest(e.name, lambda: list(self.gvars) + list(self.pvars), "variable"))
             return None
         if isinstance(e, (n.Your, n.Possessive)):
             r = self.expr(e, u)

@@ -161,7 +161,7 @@ def _file_ends(exc: UnexpectedInput, source: Source, since: int) -> Diagnostic:
     text = source.text
     expected = getattr(exc, "accepts", None) or getattr(exc, "expected", None) or set()
     open_at = _open_paren_before(text, len(text), since)
-    last = max(1, len(text.rstrip("\n").splitlines()))
+    last = max(1, text.rstrip("\n").count("\n") + 1)
     span = Span(source, last, 1, last, 1)
     hint = None
     if "_INDENT" in expected:
@@ -219,7 +219,7 @@ def _unexpected_token(exc: UnexpectedToken, source: Source, since: int) -> Diagn
     elif "_INDENT" in expected and tok.type != "_DEDENT":
         # A block header followed by a line at the same indentation: point at the header.
         prev = (getattr(exc, "token_history", None) or [None])[-1]
-        hline = prev.line if prev is not None and prev.line else _previous_code_line(text, tline)
+        hline = prev.line if prev is not None and prev.line else _previous_code_line(source, tline)
         hend = _code_end(source.line(hline))
         span = Span(source, hline, hend + 1, hline, hend + 2)
         msg = "nothing is indented under this line"
@@ -356,12 +356,10 @@ def habits(errors: list[Diagnostic], source: Source) -> list[Diagnostic]:
     return out
 
 
-def _previous_code_line(text: str, before: int) -> int:
+def _previous_code_line(source: Source, before: int) -> int:
     """The last line before line `before` that holds more than blanks and a comment."""
-    lines = text.splitlines()
-    for i in range(min(before - 1, len(lines)), 0, -1):
-        stripped = lines[i - 1].strip()
+    for i in range(before - 1, 0, -1):
+        stripped = source.line(i).strip()
         if stripped and not stripped.startswith("#"):
             return i
     return max(1, before - 1)
-
