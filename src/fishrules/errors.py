@@ -203,6 +203,12 @@ class StateError(FishrulesError, ValueError):
     not a position these rules can reach.  The message says which field or which entry is wrong."""
 
 
+#: The most "did you mean" hints one check works out (the checker's, and an overlay's list of the
+#: names there are).  Each compares a name with the names the rules know, so a file of thousands of
+#: unknown names would cost thousands times thousands: past this many, a name gets no hint (its
+#: error is still reported).  Ordinary files have far fewer mistakes.
+MAX_HINTS = 100
+
 #: The most problems `RuleError.render` shows (and `fishrules check` prints); the count of those
 #: left out follows them.
 MAX_SHOWN_DIAGNOSTICS = 200

@@ -15,6 +15,7 @@ named `NAME-VARIANT.fish` beside it and its own `variant` blocks.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import stat
@@ -24,7 +25,7 @@ from typing import Optional
 import attrs
 
 from . import nodes as n
-from .errors import Diagnostic, RuleError, Source, Span, did_you_mean, follows_from
+from .errors import MAX_HINT_SCANNED, MAX_HINTS, Diagnostic, RuleError, Source, Span, did_you_mean, follows_from
 from .limits import MAX_EXTENDS_DEPTH, MAX_EXTENDS_NAME, MAX_SOURCE_BYTES, MAX_VARIANTS
 from .syntax import parse_partial
 
@@ -270,6 +271,7 @@ class _Rules:
         self.too_many_variants = False
         self.index: dict[str, tuple] = {}
         self.base: Optional[str] = None  # the name of the ruleset an overlay extends, for messages
+        self.hints_given = 0  # hints of `absent` so far (bounded by MAX_HINTS)
 
     def error(self, span, msg, hint=None):
         self.diags.append(Diagnostic(span, msg, hint))
@@ -292,8 +294,13 @@ class _Rules:
     def absent(self, kind: str, name: str, verb: str) -> str:
         """The hint for an overlay naming a `kind` called `name` that the rules do not have: what
         `name` is, if it is something of another kind, and what an overlay can do with that; else
-        the names of that kind there are, nearest first."""
+        the names of that kind there are, nearest first.  Past `MAX_HINTS` of them in one resolve,
+        only what to write (each looks through the rules: thousands would cost thousands times
+        the rules)."""
         base = self.base or "the rules it extends"
+        self.hints_given += 1
+        if self.hints_given > MAX_HINTS:
+            return f"{base} has no {kind} of that name (hints are given for the first {MAX_HINTS} such names)"
         found = self._other_kind(kind, name)
         if found is not None:
             return found
@@ -571,12 +578,21 @@ def _option_whole(d: Diagnostic, rules: _Rules, source) -> Diagnostic:
 
 
 def _nearest(name: str, names, most: int = 8) -> list[str]:
-    """Up to `most` of `names`, the most like `name` first (then in the order they were declared)."""
+    """Up to `most` of `names`, the most like `name` first (then in the order they were declared),
+    among the first MAX_HINT_SCANNED names (a hint's work is bounded: see errors.did_you_mean)."""
     import difflib
 
-    order = {x: i for i, x in enumerate(dict.fromkeys(names))}
-    ranked = sorted(order, key=lambda x: (-difflib.SequenceMatcher(None, name.lower(), x.lower()).ratio(), order[x]))
-    return ranked[:most]
+    order = {x: i for i, x in enumerate(itertools.islice(dict.fromkeys(names), MAX_HINT_SCANNED))}
+    if len(name) > 40:
+        return list(order)[:most]
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(name.lower())
+
+    def likeness(x: str) -> tuple:
+        matcher.set_seq1(x.lower()[:40])
+        return (-matcher.ratio(), order[x])
+
+    return sorted(order, key=likeness)[:most]
 
 
 def _silenced(span) -> bool:

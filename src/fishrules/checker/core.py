@@ -12,7 +12,7 @@ from typing import Callable, Iterable, Optional, Union
 
 from .. import model as m
 from .. import nodes as n
-from ..errors import Diagnostic, RuleError, Span, did_you_mean, follows_from
+from ..errors import MAX_HINTS as ERRORS_MAX_HINTS, Diagnostic, RuleError, Span, did_you_mean, follows_from
 from ..limits import MAX_ALL_ZONES, MAX_PLAYERS
 
 ERR = m.Type("error")
@@ -42,11 +42,9 @@ _DIRECTION_CHOICES = ("clockwise", "counterclockwise")
 _DIE_ATTRS = {"face": m.FACE, "value": m.NUMBER, "number": m.NUMBER}
 
 
-#: The most "did you mean" hints one check works out.  Each compares a name with the names the
-#: rules know, so a file of thousands of unknown names would cost thousands times thousands: past
-#: this many, a name already hinted keeps its hint and any other gets none (its error is still
-#: reported).  Ordinary files have far fewer mistakes.
-MAX_HINTS = 100
+#: The most "did you mean" hints one check works out (errors.MAX_HINTS): past it, a name already
+#: hinted keeps its hint and any other gets none.
+MAX_HINTS = ERRORS_MAX_HINTS
 
 #: The most names a hint lists when it lists what there is (`its attributes: …`).
 MAX_LISTED = 12

@@ -59,7 +59,7 @@ def diagnostics_html(text: str, error: Optional[BaseException], name: str = HOUS
     lines = text.splitlines() or [""]
     at: dict[int, list] = {}
     elsewhere = []
-    for d in error.diagnostics:
+    for d in error.shown:  # the first problems of a file of thousands, as `fishrules check` shows them
         sp = d.span
         if sp is not None and sp.file == name and 1 <= sp.line <= len(lines):
             at.setdefault(sp.line, []).append(d)
@@ -84,9 +84,10 @@ def diagnostics_html(text: str, error: Optional[BaseException], name: str = HOUS
     if skipped:
         rows.append(tag("li", {"class_": "fold"}, f"… {skipped} line{'s' if skipped > 1 else ''}"))
     errors = len(error.errors)
-    head = f"{errors} error{'s' if errors != 1 else ''}" if errors else "warnings only"
+    head = f"{errors:,} error{'s' if errors != 1 else ''}" if errors else "warnings only"
+    more = (f" (the first {len(error.shown):,} problems are shown: fix these first)" if error.left_out else "")
     return tag("div", {"class_": "diags bad", "data_errors": errors},
-               tag("p", {"class_": "count"}, head, " in ", name),
+               tag("p", {"class_": "count"}, head, " in ", name, more),
                *(tag("pre", {"class_": "diag " + d.severity}, d.render()) for d in elsewhere),
                tag("ol", {"class_": "source"}, *rows))
 
