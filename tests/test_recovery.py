@@ -205,17 +205,44 @@ def _code_lines(text: str) -> list[int]:
     return out
 
 
+def _under_board(lines: list[str], header: int, line: int) -> bool:
+    """Whether line `line` (1-based) is one of the `line …` rows of a `board:` at line `header`:
+    indented deeper, as is every line with code between them.  (The body of any other broken
+    header is read under a stand-in and its errors reported: `Recovering.hold`; a board's rows are
+    no statements, and go with it.)"""
+    if not re.match(r"\s*(?:replace\s+)?board\b", lines[header - 1]):
+        return False
+    def indent(k: int) -> int:
+        return len(lines[k - 1]) - len(lines[k - 1].lstrip())
+
+    if line <= header or indent(line) <= indent(header):
+        return False
+    return all(indent(k) > indent(header) for k in range(header + 1, line) if lines[k - 1].strip())
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(sorted(RULESETS.glob("*.fish"))), st.data())
 def test_breaking_lines_gives_one_error_each(path, data):
     """Break a few lines of a bundled ruleset (a stray `)` at the end): each broken line, and only
-    those, gets one syntax error, in order."""
+    those, gets one syntax error, in order — but for a row of a broken `board:`, which is left out
+    with it (Hypothesis found that the property as first written said otherwise)."""
     text = path.read_text(encoding="utf-8")
     candidates = _code_lines(text)
     chosen = sorted(data.draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=8, unique=True)))
     lines = text.splitlines()
+    expected = [i for i in chosen if not any(_under_board(lines, j, i) for j in chosen)]
     for i in chosen:
         lines[i - 1] += " )"
     broken = "\n".join(lines) + "\n"
     parsed = parse_partial(broken, path.name)
-    assert [d.span.line for d in parsed.errors] == chosen, [d.render() for d in parsed.errors]
+    assert [d.span.line for d in parsed.errors] == expected, [d.render() for d in parsed.errors]
+
+
+def test_a_broken_row_of_a_broken_board_is_left_out_with_it():
+    text = (RULESETS / "fisheatfish.fish").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    board = next(i for i, x in enumerate(lines, 1) if x.startswith("board:"))
+    for i in (board, board + 1):
+        lines[i - 1] += " )"
+    parsed = parse_partial("\n".join(lines) + "\n", "fisheatfish.fish")
+    assert [d.span.line for d in parsed.errors] == [board]
