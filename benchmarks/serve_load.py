@@ -250,7 +250,7 @@ async def run(args) -> dict:
     folder = tempfile.mkdtemp(prefix="fishrules-load-")
     db = os.path.join(folder, "tables.sqlite")
     server = Server(db, "--bot-delay", str(args.bot_delay), "--quiet", "--most-connections", "100000",
-                    "--most-per-address", "100000").start()
+                    "--most-per-address", "100000", "--tables-per-hour", "1000000").start()
     try:
         start_rss = rss_mib(server.proc.pid)
         start_cpu = cpu_seconds(server.proc.pid)

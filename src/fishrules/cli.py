@@ -736,7 +736,7 @@ def cmd_serve(args) -> int:
         serve(args.host, args.port, args.db, bot_delay=args.bot_delay, bot_iterations=args.bot_iterations, seed=args.seed,
               allowed_hosts=tuple(args.allowed_host or ()), public_url=args.public_url, workers=args.workers,
               most_connections=args.most_connections, most_per_address=args.most_per_address,
-              header_timeout=args.header_timeout)
+              header_timeout=args.header_timeout, tables_per_hour=args.tables_per_hour)
     except StoreError as e:
         _err(f"fishrules: {e}")
         return 1
@@ -898,6 +898,8 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--most-connections", type=_positive, metavar="N", help="connections at once, in all (default 1000)")
     sv.add_argument("--most-per-address", type=_positive, metavar="N",
                     help="connections at once from one address (default 256)")
+    sv.add_argument("--tables-per-hour", type=_positive, metavar="N",
+                    help="new tables one address may set up in an hour (default 60)")
     sv.add_argument("--header-timeout", type=float, default=10.0, metavar="SECONDS",
                     help="a connection that has not sent a whole request's headers this long after it opened is "
                     "closed (default 10)")

@@ -294,16 +294,19 @@ class Conn:
 
 
 def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
-               seeds: Optional[Callable[[], int]] = None, hosts: Optional[Hosts] = None, workers: int = 2) -> Starlette:
+               seeds: Optional[Callable[[], int]] = None, hosts: Optional[Hosts] = None, workers: int = 2,
+               tables_per_hour: Optional[int] = None) -> Starlette:
     """The application serving the tables kept in `store`.  Bots wait `bot_delay` seconds before
     they play and search `bot_iterations` per decision; `seeds()` gives each new table its seed
     (by default 63 random bits); `hosts` the names it answers to (by default: addresses and
-    localhost); `workers` the worker processes of each lane (tables.py).  (Long, and kept whole:
+    localhost); `workers` the worker processes of each lane (tables.py); `tables_per_hour` how many
+    tables one address may set up (TABLES_PER_HOUR).  (Long, and kept whole:
     each route is a short closure over `tables`, in the order of the table of routes at the end.)"""
     tables = Tables(store, bot_delay=bot_delay, bot_iterations=bot_iterations, seeds=seeds, workers=workers)
     hosts = hosts or Hosts()
     checks = Rate(CHECKS_PER_SECOND, CHECKS_AT_ONCE)
-    creates = Rate(TABLES_PER_HOUR / 3600, TABLES_PER_HOUR)
+    per_hour = TABLES_PER_HOUR if tables_per_hour is None else tables_per_hour
+    creates = Rate(per_hour / 3600, per_hour)
 
     def client_of(request: Any) -> str:
         return request.client.host if request.client else "?"
@@ -372,7 +375,7 @@ def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
         variant = data.get("variant") or None
         await tables.ready()
         if not creates.take(client_of(request)):
-            return _error("Too many tables", f"At most {TABLES_PER_HOUR} new tables an hour are set up for one "
+            return _error("Too many tables", f"At most {per_hour} new tables an hour are set up for one "
                           "address. Try again later.", 429)
         if text is not None:
             game, err = await rules_of(request, text, variant)

@@ -10,8 +10,9 @@ from typing import Any, Optional
 
 import fishrules
 
+from .diagnostics import diagnostics_html
 from .html import Markup, join, tag
-from .tables import BOT_KINDS, HOUSE_RULE_NAME
+from .tables import BOT_KINDS
 from .work import RulesInfo
 
 __all__ = ["page", "lobby", "setup", "links_page", "table_page", "error_page", "diagnostics_html"]
@@ -46,50 +47,6 @@ def error_page(title: str, message: str) -> str:
 
 
 # ---- the lobby -----------------------------------------------------------------------------------
-
-
-def diagnostics_html(text: str, error: Optional[BaseException], name: str = HOUSE_RULE_NAME) -> Markup:
-    """Every diagnostic of the rules at its line, as `fishrules check` gives it: the source with
-    numbered lines, and under each line that has a problem, the problem (its header, the line with
-    a caret, the hint).  Lines far from any problem are folded."""
-    if error is None:
-        return tag("div", {"class_": "diags ok", "data_ok": "1"}, "No problems: these rules can be played.")
-    if not isinstance(error, fishrules.RuleError):
-        return tag("div", {"class_": "diags bad"}, tag("p", {"class_": "diag"}, str(error)))
-    lines = text.splitlines() or [""]
-    at: dict[int, list] = {}
-    elsewhere = []
-    for d in error.shown:  # the first problems of a file of thousands, as `fishrules check` shows them
-        sp = d.span
-        if sp is not None and sp.file == name and 1 <= sp.line <= len(lines):
-            at.setdefault(sp.line, []).append(d)
-        else:
-            elsewhere.append(d)
-    keep = set()
-    for n in at:
-        keep.update(range(max(1, n - 2), min(len(lines), n + 2) + 1))
-    rows: list = []
-    skipped = 0
-    for n, line in enumerate(lines, 1):
-        if n not in keep:
-            skipped += 1
-            continue
-        if skipped:
-            rows.append(tag("li", {"class_": "fold", "value": n - skipped}, f"… {skipped} line{'s' if skipped > 1 else ''}"))
-            skipped = 0
-        rows.append(tag("li", {"value": n, "class_": "bad" if n in at else None}, tag("code", None, line or " ")))
-        for d in at.get(n, []):
-            rows.append(tag("li", {"class_": "diag " + d.severity, "value": n, "data_line": n},
-                            tag("pre", None, d.render())))
-    if skipped:
-        rows.append(tag("li", {"class_": "fold"}, f"… {skipped} line{'s' if skipped > 1 else ''}"))
-    errors = len(error.errors)
-    head = f"{errors:,} error{'s' if errors != 1 else ''}" if errors else "warnings only"
-    more = (f" (the first {len(error.shown):,} problems are shown: fix these first)" if error.left_out else "")
-    return tag("div", {"class_": "diags bad", "data_errors": errors},
-               tag("p", {"class_": "count"}, head, " in ", name, more),
-               *(tag("pre", {"class_": "diag " + d.severity}, d.render()) for d in elsewhere),
-               tag("ol", {"class_": "source"}, *rows))
 
 
 def lobby(bundled: dict, text: str = "", diags: Optional[Markup] = None) -> str:

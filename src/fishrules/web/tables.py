@@ -43,7 +43,8 @@ from fishrules import SIMULTANEOUS, FishrulesError, OptionError, StateError
 
 from .render import TableInfo, frame_text
 from .store import ActionRecord, Conflict, Store, TableRecord
-from .work import HOUSE_RULE_NAME, Meta, Position, RulesInfo, Source, bot_move, text_key
+from .diagnostics import HOUSE_RULE_NAME
+from .work import Meta, Position, RulesInfo, Source, bot_move, text_key
 from .workers import JobFailed, Lane, Limit, Miss
 
 __all__ = ["Tables", "Table", "Refusal", "BOT_KINDS", "SEAT_KINDS", "HOUSE_RULE_NAME", "bot_move", "limit_message",

@@ -26,7 +26,9 @@ import attrs
 import fishrules
 from fishrules import SIMULTANEOUS, FishrulesError, IllegalAction, OptionError, StateError
 
+from ..errors import RuleError
 from ..logs import rules_hash, rules_texts
+from .diagnostics import HOUSE_RULE_NAME, Rejected, diagnostics_html
 from .render import frame_data
 from .workers import Miss
 
@@ -34,8 +36,6 @@ from .workers import Miss
 MOST_GAME_BYTES = 16 << 20
 #: Table positions a worker keeps.
 MOST_POSITIONS = 512
-#: The file name a house rule pasted in the lobby is read (and shown in diagnostics) under.
-HOUSE_RULE_NAME = "house-rule.fish"
 
 
 @attrs.frozen
@@ -192,9 +192,13 @@ def bundled_infos() -> dict:
 
 
 def check(text: str, variant: Optional[str]) -> RulesInfo:
-    """Read and check a pasted rule text: what the set-up page needs, or the RuleError."""
+    """Read and check a pasted rule text: what the set-up page needs; or `Rejected`, its problems
+    drawn here (their drawing costs as the text does: not for the server's loop)."""
     key = text_key(text, variant)
-    return _info(key, _load(key, text))
+    try:
+        return _info(key, _load(key, text))
+    except RuleError as e:
+        raise Rejected(str(e).split("\n", 1)[0][:500], str(diagnostics_html(text, e))) from None
 
 
 def compile_kernel(key: tuple, text: Optional[str]) -> str:
