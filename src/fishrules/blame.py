@@ -61,15 +61,17 @@ def attribute(resolved, diagnostics: list[Diagnostic], check: Callable[[list], l
         return diagnostics
     from .variants import overlay_steps
 
-    steps = overlay_steps(resolved)
+    steps = overlay_steps(resolved, most=max(MAX_STEPS, MOST_HINTED_ITEMS))
     if not steps:
         return diagnostics
+    ends_only = len(steps) > 1 and steps[-1][0] is None  # a long overlay: its two ends only (see overlay_steps)
     base_items = steps[0][1]
     # (by identity: comparing diagnostics field by field made this quadratic in a file's mistakes)
     foreign_ids, own_ids = {id(d) for d in foreign}, {id(d) for d in own_errors}
-    holders = _holders(steps, top)
     out = [d for d in diagnostics if id(d) not in foreign_ids]
-    out = [_own_hint(d, steps, holders) if id(d) in own_ids else d for d in out]
+    if not ends_only:
+        holders = _holders(steps, top)
+        out = [_own_hint(d, steps, holders) if id(d) in own_ids else d for d in out]
     if not foreign:
         return out
     cache: dict[int, set] = {}
@@ -88,7 +90,7 @@ def attribute(resolved, diagnostics: list[Diagnostic], check: Callable[[list], l
             continue  # the base's own warnings are not the house rule's business
         pending.append(d)
     causes: dict[int, list[Diagnostic]] = {}
-    if len(steps) - 1 > MAX_STEPS:
+    if ends_only or len(steps) - 1 > MAX_STEPS:
         for d in pending:
             causes.setdefault(-1, []).append(d)
     else:

@@ -741,12 +741,14 @@ def _finish(rules: _Rules, variant: Optional[str], diags: list, files: list, pat
                     syntax, lost, tuple(diags))
 
 
-def overlay_steps(resolved: Resolved) -> Optional[list[tuple[object, list]]]:
+def overlay_steps(resolved: Resolved, most: Optional[int] = None) -> Optional[list[tuple[object, list]]]:
     """For rules whose file `extends` another: the declarations of the rules it extends (as
     `(None, items)`), then, after each item of the file (and of its variant, if one was asked for)
     is applied in turn, `(that item, the declarations then)`.  None for a file that extends
     nothing.  `fishrules.blame` finds with it which line of an overlay a problem of its base
-    comes from."""
+    comes from.  With `most`, an overlay of more items than that gives only its two ends (the base,
+    then `(None, the declarations at the end)`): each step copies every declaration, so all the
+    steps of a long overlay cost the square of its length."""
     src = resolved.source
     if src is None:
         return None
@@ -767,12 +769,13 @@ def overlay_steps(resolved: Resolved) -> Optional[list[tuple[object, list]]]:
     variant = next((it for it in module.items if isinstance(it, n.Variant) and it.name == resolved.variant), None)
     if variant is not None:
         own += [it for it in variant.items if not isinstance(it, n.Variant)]
+    every = most is None or len(own) <= most
     for it in own:
-        if isinstance(it, n.GameDecl):
-            rules.apply(it, True)
-            continue
         rules.apply(it, True)
-        steps.append((it, rules.items()))
+        if every and not isinstance(it, n.GameDecl):
+            steps.append((it, rules.items()))
+    if not every:
+        steps.append((None, rules.items()))
     return steps
 
 
