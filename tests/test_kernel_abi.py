@@ -135,6 +135,12 @@ def test_the_kernels_python_binds_nothing_by_hand():
                 assert literal not in text, f"{path.relative_to(SRC)} writes the generator's constant {literal}"
 
 
+def test_the_generator_is_splitmix64():
+    """(Its published outputs for seed 0: every golden history hangs on these.)"""
+    assert [mix(0, n) for n in range(4)] == [0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4, 0x06C45D188009454F,
+                                              0xF88BB8A8724C81EC]
+
+
 def test_the_engines_states_draw_from_the_same_generator():
     """(A seeded engine state draws exactly what `below` gives: one generator for both machines.)"""
     state = fishrules.load("fishfry", backend="python").start(players=3, seed=2**64 + 77)
