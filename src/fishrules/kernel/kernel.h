@@ -304,19 +304,3 @@ static I k_same(B a, B b) {
     for (I i = 0; i < a.n; i++) if (a.p[i] != b.p[i]) return 0;
     return 1;
 }
-static I k_sum(K *k, B v) {
-    k_charge(k, v.n);
-    I s = 0;
-    for (I i = 0; i < v.n; i++) s = k_add(k, s, v.p[i]);
-    return s;
-}
-static I k_extreme(K *k, B v, I highest) {
-    k_charge(k, v.n);
-    if (v.n == 0) return 0;
-    I best = k_num(k, v.p[0]);
-    for (I i = 1; i < v.n; i++) {
-        I x = k_num(k, v.p[i]);
-        if (highest ? x > best : x < best) best = x;
-    }
-    return best;
-}

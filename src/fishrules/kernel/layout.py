@@ -61,7 +61,6 @@ class Layout:
             for p in a.params:
                 w += 1 + max_subset if p.kind == "some" else 1
             width = max(width, w)
-        self.param_width = width
         self.move_width = 2 + width
         if self.move_width > MAX_MOVE_WIDTH:
             raise TooLarge(f"an action's parameters take {self.move_width - 2} numbers; the kernel records at most "
