@@ -107,11 +107,12 @@ def c_prelude() -> str:
     """The ABI as C `#define`s: the first lines of every program `emit_c` writes, before the
     headers (which define none of these names themselves)."""
     g = globals()
-    names = [n for n in __all__ if n.startswith(("H_", "CUR_", "FAULT_"))]
-    names += ["NIL", "KERNEL_BUDGET", "MAX_STACK", "LIST_CAPACITY", "MAX_NUMBER", "MAX_LIST_LENGTH", "MAX_CHOICES",
-              "MAX_DICE"]
+    values = {n: g[n] for n in __all__ if n.startswith(("H_", "CUR_", "FAULT_"))}
+    values.update(NIL=NIL, KERNEL_BUDGET=KERNEL_BUDGET, MAX_STACK=MAX_STACK, LIST_CAPACITY=LIST_CAPACITY)
+    # the engine's limits (fishrules.limits) that the kernel's helpers enforce as the engine does
+    values.update(MAX_NUMBER=MAX_NUMBER, MAX_LIST_LENGTH=MAX_LIST_LENGTH, MAX_CHOICES=MAX_CHOICES, MAX_DICE=MAX_DICE)
     out = ["/* the kernel's ABI, written from fishrules.kernel.abi */"]
-    out += [f"#define {n} {_c_int(g[n])}" for n in names]
+    out += [f"#define {n} {_c_int(v)}" for n, v in values.items()]
     # the generator (fishrules.splitmix), in unsigned 64-bit arithmetic
     out += [f"#define {n} 0x{v:016X}ULL" for n, v in
             (("MIX_GAMMA", GAMMA), ("MIX_MUL1", MUL1), ("MIX_MUL2", MUL2), ("DECISION_DRAW", _DECISION_DRAW))]
