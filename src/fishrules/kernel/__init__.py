@@ -24,13 +24,14 @@ from typing import Any, Iterator, NamedTuple, Optional
 from ..errors import OptionError
 from ..runtime import CHANCE
 from ..limits import MAX_PLAYOUT_DECISIONS
+from . import abi as A
 from . import layout as L
+from .abi import FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, decision_seed
 from .boundary import Boundary
 from .lower import KernelProgram, lower
 from .machine import PyBackend
 from .native import NativeBackend, NativeError, is_known
-from .pyruntime import KFault, decision_seed
-from .lower_blocks import FAULT_ENDLESS
+from .pyruntime import KFault
 from .reference import Outcome, endless, reference_playout
 
 __all__ = ["Kernel", "Played", "NativeError", "TooLargeForKernel", "NativeUnavailable", "KFault", "Outcome", "BACKENDS", "decision_seed"]
@@ -178,7 +179,7 @@ class Kernel:
 
     def _outcome(self, S) -> Outcome:
         be = self.backend
-        return Outcome(be.scores(S), be.winners(S), S[L.H_DECISIONS], S[L.H_CHANCES])
+        return Outcome(be.scores(S), be.winners(S), S[A.H_DECISIONS], S[A.H_CHANCES])
 
     def _empty(self, counts) -> dict:
         """Draws that found their zone empty, by the zone's name: {name: [set-up, later]}."""
@@ -221,50 +222,50 @@ class Kernel:
         outcome the kernel resolves is one entry of the history, skipped).  Raises KFault if the
         kernel cannot play it."""
         if state._history is None or state.cur == CHANCE or isinstance(self.backend, _Engine):
-            raise KFault(3)  # no whole record to replay, waiting for chance, or no kernel: the engine's machine
+            raise KFault(FAULT_CAPACITY)  # no whole record to replay, waiting for chance, or no kernel: the engine's machine
         origin = getattr(state, "_kernel_origin", None)
         if origin is not None and origin[2] == len(state._history):  # a determinization, as drawn
             det, orders, _ = origin
             S = det.kernel_state(self, orders)
-            S[L.H_SEED], S[L.H_DRAWS] = state.seed, 0
+            S[A.H_SEED], S[A.H_DRAWS] = state.seed, 0
             return S
         be, bd = self.backend, self.boundary
         texts = state._history.list()
         be.script([self._chance_item(t, state) for t in texts])
         S = be.new(state.n, {o.name: state.g[o.slot] for o in self.program.model.options}, state.seed)
-        S[L.H_SCRIPT] = 0
+        S[A.H_SCRIPT] = 0
         be.start(S, False)
         pending: dict = {}
-        while S[L.H_SCRIPT] < len(texts):
-            i = S[L.H_SCRIPT]
-            cur = S[L.H_CUR]
+        while S[A.H_SCRIPT] < len(texts):
+            i = S[A.H_SCRIPT]
+            cur = S[A.H_CUR]
             text = texts[i]
-            if cur == L.CUR_SIMUL:
+            if cur == A.CUR_SIMUL:
                 who = be.who_together(S)
                 head, _, _ = text.partition(": ")
                 p = int(head[1:]) if head[1:].isdigit() else -1
                 mv = next((m for m in be.moves(S, p) if bd.text(m, True) == text), None) if p in who else None
                 if mv is None:
-                    raise KFault(1)
+                    raise KFault(FAULT_RULE)
                 pending[p] = mv
-                S[L.H_SCRIPT] = i + 1
+                S[A.H_SCRIPT] = i + 1
                 if len(pending) == len(who):
                     be.play_together(S, tuple(pending[q] for q in who))
                     pending = {}
                 continue
             if cur < 0:
-                raise KFault(1)
+                raise KFault(FAULT_RULE)
             mv = next((m for m in be.moves(S, cur) if bd.text(m) == text), None)
             if mv is None:
-                raise KFault(1)
-            S[L.H_SCRIPT] = i + 1
+                raise KFault(FAULT_RULE)
+            S[A.H_SCRIPT] = i + 1
             be.play(S, mv)
         if pending:
-            raise KFault(3)  # some players chose at a simultaneous decision, not all: the API keeps that
-        if S[L.H_CUR] == L.CUR_RUN or (S[L.H_CUR] == L.CUR_OVER) != state.is_over:
-            raise KFault(3)
-        S[L.H_SCRIPT] = -1  # from here on, chance from the state's own generator
-        S[L.H_SEED], S[L.H_DRAWS] = _signed(state.seed), state.draws
+            raise KFault(FAULT_CAPACITY)  # some players chose at a simultaneous decision, not all: the API keeps that
+        if S[A.H_CUR] == A.CUR_RUN or (S[A.H_CUR] == A.CUR_OVER) != state.is_over:
+            raise KFault(FAULT_CAPACITY)
+        S[A.H_SCRIPT] = -1  # from here on, chance from the state's own generator
+        S[A.H_SEED], S[A.H_DRAWS] = _signed(state.seed), state.draws
         return S
 
     def _chance_item(self, text: str, state: Any) -> tuple:

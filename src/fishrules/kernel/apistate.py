@@ -22,10 +22,8 @@ from typing import Any, Optional, Union
 
 from ..runtime import SIMULTANEOUS, Action, State
 from ..runtime.fields import Fields
-from . import layout as L
+from .abi import CUR_OVER as _CUR_OVER, CUR_SIMUL as _CUR_SIMUL, FAULT_STUCK, H_CUR as _H_CUR
 from .pyruntime import KFault
-
-_H_CUR, _CUR_OVER, _CUR_SIMUL = L.H_CUR, L.CUR_OVER, L.CUR_SIMUL
 
 __all__ = ["KState", "KAction", "start"]
 
@@ -94,7 +92,7 @@ class KState(State):
         if got is None:
             n, records = ks[_KERNEL].backend.moves_raw(ks[_S], actor)
             if not n:
-                raise KFault(5)  # a player who must act may do nothing: the engine's error
+                raise KFault(FAULT_STUCK)  # a player who must act may do nothing: the engine's error
             got = ks[_LEGAL][actor] = [n, records, None, None]
         return got
 
@@ -200,7 +198,7 @@ class KState(State):
                 cur = S[_H_CUR]
                 if cur >= 0:
                     if not n:
-                        raise KFault(5)  # a player who must act may do nothing: the engine's error
+                        raise KFault(FAULT_STUCK)  # a player who must act may do nothing: the engine's error
                     ks[_LEGAL][cur] = [n, listed, None, None]
                 elif cur == _CUR_SIMUL:
                     self._check_can_act()

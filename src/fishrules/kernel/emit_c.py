@@ -19,21 +19,18 @@ from typing import Callable
 
 import attrs
 
-from . import arms as A
 from . import ir
-from . import layout as L
-from .layout import (
-    CUR_RUN, CUR_SIMUL, H_CHANCES, H_CUR, H_DECISIONS, H_DEPTH, H_DSEED, H_LIMIT, H_MODE, H_MOVE, H_N, H_NDICE, H_SEED, H_SITE, H_UNWIND, H_WORK,
+from .abi import (
+    CUR_OVER, CUR_RUN, CUR_SIMUL, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_STUCK, GAMMA, H_CHANCES, H_CUR, H_DECISIONS,
+    H_DEPTH, H_DSEED, H_LIMIT, H_MODE, H_MOVE, H_N, H_NDICE, H_SEED, H_SITE, H_UNWIND, H_WORK, RESTART_WORK, c_prelude,
 )
 from .lower import KernelProgram
-from .lower_blocks import DONE, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, PAUSE, RESTART, UNWIND
-from ..limits import MAX_PHASE_DEPTH
-from .pyruntime import KERNEL_BUDGET
+from .lower_blocks import DONE, PAUSE, RESTART, UNWIND
 
 __all__ = ["emit_c", "frame_layout_c", "EMITTER_VERSION"]
 
 #: Changes whenever the C a program emits changes: part of a compiled library's cache key.
-EMITTER_VERSION = "10"
+EMITTER_VERSION = "11"
 
 _CMP = {"<": "k_lt", "<=": "k_le", ">": "k_gt", ">=": "k_ge"}
 
@@ -66,6 +63,9 @@ class _Fn:
 
 #: Entries a kept define has (by a hash of its arguments), and the most a program keeps in all.
 KEPT_BITS = 7
+#: The multipliers of the hash that picks a kept entry by its arguments (odd, well mixed): the
+#: generator's golden step and xxHash64's second prime, alternately.
+_KEPT_HASH = (GAMMA, 0xC2B2AE3D27D4EB4F)
 KEPT_SLOTS = 1 << KEPT_BITS
 MAX_KEPT = 1 << 20
 
@@ -175,7 +175,7 @@ class _Writer:
         b = self.tmp("_b")
         i = self.tmp("_i")
         return (f"({{ B {b} = {self.b(e.buf)}; I {i} = {self.x(e.index)}; "
-                f"if ((U){i} >= (U){b}.n) k_fault(k, F_RULE); {b}.p[{i}]; }})")
+                f"if ((U){i} >= (U){b}.n) k_fault(k, FAULT_RULE); {b}.p[{i}]; }})")
 
     def x_Help(self, e):
         a = [self.x(x) for x in e.args]
@@ -420,7 +420,7 @@ class _Writer:
             self.put(depth, f"{{ I _r = {self.x(s.value)}; k->top = _m0; return _r; }}")
 
     def s_ReturnBuf(self, s, depth):
-        self.put(depth, f"{{ B _r = {self.b(s.value)}; if (_r.n > out_cap) k_fault(k, F_CAPACITY);")
+        self.put(depth, f"{{ B _r = {self.b(s.value)}; if (_r.n > out_cap) k_fault(k, FAULT_CAPACITY);")
         self.put(depth, "  memmove(out, _r.p, (size_t)_r.n * sizeof(I)); k->top = _m0; return _r.n; }")
 
     def s_Do(self, s, depth):
@@ -431,7 +431,7 @@ class _Writer:
         elif n == "fire":
             self.put(depth, f"S[{self.lay.fires} + {a[0]}] += 1;")
         elif n == "moves_room":
-            self.put(depth, "if ((k->nok - k->act_ok) + (k->nbad - k->act_bad) >= 65536) k_fault(k, F_RULE);")
+            self.put(depth, "if ((k->nok - k->act_ok) + (k->nbad - k->act_bad) >= MAX_CHOICES) k_fault(k, FAULT_RULE);")
         elif n == "stale":
             self.put(depth, " ".join(f"k->dv[{a_}]++;" for a_ in a))
         elif n == "moves_action":
@@ -448,14 +448,14 @@ class _Writer:
     def s_Emit(self, s, depth):
         which = "bad" if s.broken else "ok"
         w = self.lay.move_width
-        self.put(depth, f"{{ if (k->n{which} >= k->moves_cap) k_fault(k, F_CAPACITY);")
+        self.put(depth, f"{{ if (k->n{which} >= k->moves_cap) k_fault(k, FAULT_CAPACITY);")
         self.put(depth, f"  I *_r = k->{which} + k->n{which}++ * {w};")
         self.put(depth, f"  for (I _j = 0; _j < {w}; _j++) _r[_j] = 0;")
         at = 0
         for v in s.values:
             if isinstance(v, ir.BufExpr):
                 b = self.b(v)
-                self.put(depth, f"  {{ B _q = {b}; if (_q.n > {self.lay.max_subset}) k_fault(k, F_CAPACITY); "
+                self.put(depth, f"  {{ B _q = {b}; if (_q.n > {self.lay.max_subset}) k_fault(k, FAULT_CAPACITY); "
                                 f"_r[{at}] = _q.n; for (I _j = 0; _j < _q.n; _j++) _r[{at} + 1 + _j] = _q.p[_j]; }}")
                 at += 1 + self.lay.max_subset
             else:
@@ -469,7 +469,7 @@ class _Writer:
             self.epilogue(depth)
             self.put(depth, "k->top = _m0; return 0;")
         elif s.code == UNWIND:
-            self.put(depth, f"if (!S[{self.lay.active + s.target}]) k_fault(k, F_RULE);")
+            self.put(depth, f"if (!S[{self.lay.active + s.target}]) k_fault(k, FAULT_RULE);")
             self.put(depth, f"S[{H_UNWIND}] = {s.target};")
             self.epilogue(depth)
             self.put(depth, f"k->top = _m0; return {UNWIND};")
@@ -489,13 +489,13 @@ class _Writer:
 
     def spill(self, depth: int, back: int) -> None:
         fn = self.fn
-        self.put(depth, f"if (fp + {fn.frame} > FRAMES_END) k_fault(k, F_CAPACITY);")
+        self.put(depth, f"if (fp + {fn.frame} > FRAMES_END) k_fault(k, FAULT_CAPACITY);")
         self.put(depth, f"S[fp] = {fn.fn.block}; S[fp + 1] = {back};")
         for name, (off, cap) in fn.layout.items():
             if cap is None:
                 self.put(depth, f"S[fp + {off}] = {name};")
             else:
-                self.put(depth, f"if ({name}.n > {cap}) k_fault(k, F_CAPACITY);")
+                self.put(depth, f"if ({name}.n > {cap}) k_fault(k, FAULT_CAPACITY);")
                 self.put(depth, f"S[fp + {off}] = {name}.n; memmove(S + fp + {off + 1}, {name}.p, (size_t){name}.n * sizeof(I));")
 
     def s_Invoke(self, s, depth):
@@ -533,7 +533,7 @@ class _Writer:
 
     def s_Ask(self, s, depth):
         w = self.lay.move_width
-        self.put(depth, f"if ({s.who} == NIL) k_fault(k, F_RULE);")
+        self.put(depth, f"if ({s.who} == NIL) k_fault(k, FAULT_RULE);")
         self.put(depth, f"if (S[{H_MODE}]) {{")
         self.put(depth + 1, f"S[{H_WORK}] = 0;")
         self.put(depth + 1, f"I _n = site{s.site}(k, {s.who});")
@@ -558,7 +558,7 @@ class _Writer:
         self.put(depth + 2, f"I _n = site{s.site}(k, {s.who}.p[_j]);")
         self.put(depth + 2, f"if (!_n) k_fault(k, {FAULT_STUCK});")
         self.put(depth + 2, "I _i = k_choose(k, _n);")
-        self.put(depth + 2, f"if ({s.chosen}.n + {w} > {cap}) k_fault(k, F_CAPACITY);")
+        self.put(depth + 2, f"if ({s.chosen}.n + {w} > {cap}) k_fault(k, FAULT_CAPACITY);")
         self.put(depth + 2, f"memmove({s.chosen}.p + {s.chosen}.n, k->ok + _i * {w}, {w} * sizeof(I));")
         self.put(depth + 2, f"{s.chosen}.n += {w};")
         self.put(depth + 1, "}")
@@ -573,7 +573,7 @@ class _Writer:
 
     def s_PlayChosen(self, s, depth):
         w = self.lay.move_width
-        self.put(depth, f"if (({s.index} + 1) * {w} > {s.chosen}.n) k_fault(k, F_CAPACITY);")
+        self.put(depth, f"if (({s.index} + 1) * {w} > {s.chosen}.n) k_fault(k, FAULT_CAPACITY);")
         self.put(depth, f"memmove(S + {H_MOVE}, {s.chosen}.p + {s.index} * {w}, {w} * sizeof(I));")
 
     # ---- functions ---------------------------------------------------------------------------------
@@ -636,7 +636,7 @@ class _Writer:
         keep = self.kp.keep
         d = keep.index[f.name]
         if n:
-            mix = " ^ ".join(f"(U){a} * {0x9E3779B97F4A7C15 if i % 2 == 0 else 0xC2B2AE3D27D4EB4F}ULL" for i, a in enumerate(args))
+            mix = " ^ ".join(f"(U){a} * {_KEPT_HASH[i % 2]}ULL" for i, a in enumerate(args))
             slot = f"(I)(({mix}) >> {64 - KEPT_BITS})"
         else:
             slot = "0"
@@ -658,7 +658,7 @@ class _Writer:
         self.put(1, f"I *e = k->dcache + {offset} + {slot} * {width};")
         if f.kind == "buffer":
             self.put(1, f"if ({same}) {{")
-            self.put(2, f"I n = e[{4 + n}]; if (n > out_cap) k_fault(k, F_CAPACITY);")
+            self.put(2, f"I n = e[{4 + n}]; if (n > out_cap) k_fault(k, FAULT_CAPACITY);")
             self.put(2, f"k_charge(k, e[3]); memmove(out, e + {5 + n}, (size_t)n * sizeof(I)); return n;")
             self.put(1, "}")
             self.put(1, f"I w0 = k->S[{H_WORK}];")
@@ -685,7 +685,7 @@ class _Writer:
                 if cap is None:
                     self.put(2, f"{name} = S[fp + {off}];")
                 else:
-                    self.put(2, f"{name}.n = S[fp + {off}]; if ((U){name}.n > (U){cap}) k_fault(k, F_CAPACITY);")
+                    self.put(2, f"{name}.n = S[fp + {off}]; if ((U){name}.n > (U){cap}) k_fault(k, FAULT_CAPACITY);")
                     self.put(2, f"memmove({name}.p, S + fp + {off + 1}, (size_t){name}.n * sizeof(I));")
             self.put(1, "} else {")
             self.prologue(2, f, fn)
@@ -697,7 +697,7 @@ class _Writer:
                 self.put(2, f"case {label}: {{")
                 self.stmts(arms.code[label], 3)
                 self.put(2, "}")
-            self.put(2, "default: k_fault(k, F_RULE);")
+            self.put(2, "default: k_fault(k, FAULT_RULE);")
             self.put(2, "}")
             self.put(1, "}")
         else:
@@ -710,11 +710,11 @@ class _Writer:
             at = H_MOVE + 1 + offset
             if is_buf:
                 cap = fn.buffers[name]
-                self.put(depth, f"{name}.n = S[{at}]; if ((U){name}.n > (U){cap}) k_fault(k, F_RULE);")
+                self.put(depth, f"{name}.n = S[{at}]; if ((U){name}.n > (U){cap}) k_fault(k, FAULT_RULE);")
                 self.put(depth, f"memmove({name}.p, S + {at + 1}, (size_t){name}.n * sizeof(I));")
             else:
                 self.put(depth, f"{name} = S[{at}];")
-        self.put(depth, f"S[{H_DEPTH}] += 1; if (S[{H_DEPTH}] > MAX_STACK) k_fault(k, F_RULE);")
+        self.put(depth, f"S[{H_DEPTH}] += 1; if (S[{H_DEPTH}] > MAX_STACK) k_fault(k, FAULT_RULE);")
         if f.is_phase:
             self.put(depth, f"S[{self.lay.active + f.block}] += 1;")
         self.put(depth, "k_charge(k, 1);")
@@ -728,7 +728,7 @@ class _Writer:
             self.put(1, f"{kp.action_enum[a]}(k, w);")
         if not site.together:
             self.put(1, "if (k->nbad) {")
-            self.put(2, "if (k->nok + k->nbad > k->moves_cap) k_fault(k, F_CAPACITY);")
+            self.put(2, "if (k->nok + k->nbad > k->moves_cap) k_fault(k, FAULT_CAPACITY);")
             self.put(2, f"memmove(k->ok + k->nok * {w}, k->bad, (size_t)(k->nbad * {w}) * sizeof(I));")
             self.put(2, "k->nok += k->nbad;")
             self.put(1, "}")
@@ -748,14 +748,14 @@ def _table(name: str, values) -> str:
 
 
 def emit_c(kp: KernelProgram) -> str:
-    """The whole program as one C translation unit, with the exported entry points of
-    fishrules/kernel/kernel_api.h."""
+    """The whole program as one C translation unit: the ABI's #defines (`abi.c_prelude`), the
+    runtime (kernel.h), this program's layout and tables, the runtime that knows the layout
+    (kernel_state.h), the program's functions, and the exported entry points (`_api`)."""
     lay = kp.layout
     w = _Writer(kp)
     head = resources.files("fishrules.kernel")
     out = ["/* The fishrules kernel of one ruleset, as C (fishrules.kernel.emit_c). */",
-           f"#define KERNEL_BUDGET {KERNEL_BUDGET}LL",
-           f"#define MAX_STACK {MAX_PHASE_DEPTH}",
+           c_prelude(),
            head.joinpath("kernel.h").read_text()]
     # the layout
     zb = [start for start, _ in lay.zones] or [0]
@@ -775,9 +775,7 @@ def emit_c(kp: KernelProgram) -> str:
         first.setdefault(f.label, i)
     out.append(f"#define NFACES {max(len(faces), 1)}\n#define UNROLLED {len(faces)}")
     out.append(_table("CANON", [first[f.label] for f in faces]))
-    from .layout import LIST_CAPACITY
-
-    out.append(f"#define LIST_CAP {LIST_CAPACITY}\n#define MAX_SUBSET {lay.max_subset}")
+    out.append(f"#define MAX_SUBSET {lay.max_subset}")
     out.append(_board(kp))
     out.append(f"#define FRAMES_END {lay.frames + lay.frames_size}")
     out.append(_stale_tables(kp))
@@ -800,7 +798,7 @@ def emit_c(kp: KernelProgram) -> str:
     for b in sorted(kp.block_fn):
         w.put(1, f"case {b}: return {kp.block_fn[b]}(k, fp, resume, 0);")
     w.put(1, "}")
-    w.put(1, "k_fault(k, F_RULE);")
+    w.put(1, "k_fault(k, FAULT_RULE);")
     w.put(1, "return 0;")
     w.put(0, "}")
     w.put(0, "static I k_site(K *k, I site, I w) {")
@@ -808,7 +806,7 @@ def emit_c(kp: KernelProgram) -> str:
     for site in kp.sites:
         w.put(1, f"case {site.number}: return site{site.number}(k, w);")
     w.put(1, "}")
-    w.put(1, "k_fault(k, F_RULE);")
+    w.put(1, "k_fault(k, FAULT_RULE);")
     w.put(1, "return 0;")
     w.put(0, "}")
     out.append("\n".join(w.lines))
@@ -868,10 +866,10 @@ def _api(kp: KernelProgram, w: "_Writer") -> str:
     lay = kp.layout
     game = kp.block_fn[kp.game_block]
     nplayer_vars = len(kp.model.player_vars)
-    restart = 16 + kp.model.n_game_slots + len(kp.model.cards)
+    restart = RESTART_WORK + kp.model.n_game_slots + len(kp.model.cards)
     zones_from = lay.zones[0][0] if lay.zones else 0
     zones_to = (lay.zones[-1][0] + 1 + lay.zones[-1][1]) if lay.zones else 0
-    prefix = max([L.H_MOVE + lay.move_width] + [lay.g_index[o.slot] + 1 for o in kp.model.options])
+    prefix = max([H_MOVE + lay.move_width] + [lay.g_index[o.slot] + 1 for o in kp.model.options])
     tail = max(lay.nrules + 2 * len(lay.zones), 1)
     return f"""
 /* ---- entry points ---------------------------------------------------------------------------- */
@@ -907,7 +905,7 @@ static void k_run(K *k, int resume) {{
             continue;
         }}
         if (r == {PAUSE}) return;
-        S[{H_CUR}] = -1;
+        S[{H_CUR}] = {CUR_OVER};
         S[{H_DEPTH}] = 0;
         return;
     }}
@@ -943,7 +941,7 @@ FK_EXPORT int fk_script(void *ctx, I *items, I n) {{
     K *k = (K *)ctx;
     free(k->script);
     k->script = n ? (I *)malloc((size_t)(3 * n) * sizeof(I)) : 0;
-    if (n && !k->script) {{ k->nscript = 0; return F_CAPACITY; }}
+    if (n && !k->script) {{ k->nscript = 0; return FAULT_CAPACITY; }}
     if (n) memcpy(k->script, items, (size_t)(3 * n) * sizeof(I));
     k->nscript = n;
     return 0;
@@ -955,8 +953,8 @@ FK_EXPORT int fk_new(void *ctx, I *S) {{
     k->S = S; k->size = {lay.size}; k->top = 0; k->epoch++;
     if (setjmp(k->jb)) return k->fault;
     I n = dice_count(k);
-    if (n == NIL || n < 0 || n > 1000) k_fault(k, F_RULE);
-    if (n > {lay.dice_cap}) k_fault(k, F_CAPACITY);
+    if (n == NIL || n < 0 || n > MAX_DICE) k_fault(k, FAULT_RULE);
+    if (n > {lay.dice_cap}) k_fault(k, FAULT_CAPACITY);
     S[{H_NDICE}] = n;
     k_reset(k);
     return 0;
@@ -969,7 +967,7 @@ FK_EXPORT int fk_run(void *ctx, I *S, int resume, int playout) {{
     if (setjmp(k->jb)) return k->fault;
     S[{H_MODE}] = playout;
     S[{H_WORK}] = 0;
-    if (S[{H_CUR}] == -1) return 0;
+    if (S[{H_CUR}] == {CUR_OVER}) return 0;
     k_run(k, resume);
     return 0;
 }}
@@ -1029,7 +1027,7 @@ FK_EXPORT void fk_simulate(void *ctx, const I *S0, I *S, I games, const I *seeds
         for (I i = 0; i < {2 * len(lay.zones)}; i++) S[{lay.empty} + i] = 0;
         S[{H_SEED}] = seeds[g];
         /* decision_seed (fishrules.kernel.pyruntime): the seed of the playout's random choices */
-        S[{H_DSEED}] = (I)(k_mix((U)seeds[g], ~(U)1) >> 1);
+        S[{H_DSEED}] = (I)(k_mix((U)seeds[g], DECISION_DRAW) >> 1);
         int f = fk_new(ctx, S);
         if (!f) f = fk_run(ctx, S, 0, 1);
         if (!f) f = fk_scores(ctx, S, scores + g * n);

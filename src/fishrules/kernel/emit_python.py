@@ -15,11 +15,12 @@ from __future__ import annotations
 import attrs
 
 from . import ir
-from .layout import (
-    CUR_SIMUL, H_CUR, H_DECISIONS, H_DEPTH, H_LIMIT, H_MODE, H_MOVE, H_SITE, H_UNWIND, H_WORK,
+from .abi import (
+    CUR_SIMUL, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, H_CUR, H_DECISIONS, H_DEPTH, H_LIMIT, H_MODE, H_MOVE,
+    H_N, H_SITE, H_UNWIND, H_WORK,
 )
 from .lower import KernelProgram
-from .lower_blocks import DONE, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, PAUSE, UNWIND
+from .lower_blocks import DONE, PAUSE, UNWIND
 
 __all__ = ["emit_python", "frame_slots_python"]
 
@@ -130,7 +131,7 @@ class _Writer:
 
     def x_Count(self, e):
         if isinstance(e.stream, ir.SeatsS):
-            return "S[1]"
+            return f"S[{H_N}]"
         return f"len({self.items(e.stream)})"
 
     def x_Sum(self, e):
@@ -165,7 +166,7 @@ class _Writer:
         return getattr(self, "i_" + type(s).__name__)(s)
 
     def i_SeatsS(self, s):
-        return "range(S[1])"
+        return f"range(S[{H_N}])"
 
     def i_RangeS(self, s):
         return f"range({self.x(s.low)}, {self.x(s.high)})"

@@ -8,6 +8,10 @@
  *
  * Each helper does what its namesake in fishrules/kernel/pyruntime.py does, in the same order,
  * counting the same work, drawing the same random numbers.
+ *
+ * The ABI (the header's slots H_*, CUR_*, the fault codes FAULT_*, NIL, the limits, the generator's
+ * constants) is defined in fishrules/kernel/abi.py and comes first in the generated C, as #defines
+ * written from it: nothing of it is written here.
  */
 #include <stdint.h>
 #include <string.h>
@@ -16,8 +20,6 @@
 
 typedef int64_t I;
 typedef uint64_t U;
-#define NIL INT64_MIN
-#define MAX_NUMBER 1000000000000000LL
 
 typedef struct { I *p; I n; } B;
 
@@ -38,128 +40,121 @@ typedef struct K {
     int fault;
 } K;
 
-#define F_RULE 1
-#define F_BUDGET 2
-#define F_CAPACITY 3
-#define F_UNPLAYABLE 4
-#define F_STUCK 5
-
 static void k_fault(K *k, int code) { k->fault = code; longjmp(k->jb, 1); }
 
 /* ---- checked arithmetic -------------------------------------------------------------------- */
 
 static inline I k_add(K *k, I a, I b) {
     I r;
-    if (a == NIL || b == NIL || __builtin_add_overflow(a, b, &r)) k_fault(k, F_RULE);
+    if (a == NIL || b == NIL || __builtin_add_overflow(a, b, &r)) k_fault(k, FAULT_RULE);
     return r;
 }
 static inline I k_sub(K *k, I a, I b) {
     I r;
-    if (a == NIL || b == NIL || __builtin_sub_overflow(a, b, &r)) k_fault(k, F_RULE);
+    if (a == NIL || b == NIL || __builtin_sub_overflow(a, b, &r)) k_fault(k, FAULT_RULE);
     return r;
 }
 static inline I k_mul(K *k, I a, I b) {
     I r;
-    if (a == NIL || b == NIL || __builtin_mul_overflow(a, b, &r)) k_fault(k, F_RULE);
+    if (a == NIL || b == NIL || __builtin_mul_overflow(a, b, &r)) k_fault(k, FAULT_RULE);
     return r;
 }
 static inline I k_neg(K *k, I a) {
-    if (a == NIL) k_fault(k, F_RULE);
+    if (a == NIL) k_fault(k, FAULT_RULE);
     return -a;
 }
 static inline I k_div(K *k, I a, I b) {
-    if (a == NIL || b == NIL || b == 0 || (a == INT64_MIN + 1 && b == -1)) k_fault(k, F_RULE);
+    if (a == NIL || b == NIL || b == 0 || (a == INT64_MIN + 1 && b == -1)) k_fault(k, FAULT_RULE);
     I q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
     return q;
 }
 static inline I k_mod(K *k, I a, I b) {
-    if (a == NIL || b == NIL || b == 0) k_fault(k, F_RULE);
+    if (a == NIL || b == NIL || b == 0) k_fault(k, FAULT_RULE);
     I r = a % b;
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
 }
-static inline I k_num(K *k, I a) { if (a == NIL) k_fault(k, F_RULE); return a; }
-static inline I k_lt(K *k, I a, I b) { if (a == NIL || b == NIL) k_fault(k, F_RULE); return a < b; }
-static inline I k_le(K *k, I a, I b) { if (a == NIL || b == NIL) k_fault(k, F_RULE); return a <= b; }
-static inline I k_gt(K *k, I a, I b) { if (a == NIL || b == NIL) k_fault(k, F_RULE); return a > b; }
-static inline I k_ge(K *k, I a, I b) { if (a == NIL || b == NIL) k_fault(k, F_RULE); return a >= b; }
+static inline I k_num(K *k, I a) { if (a == NIL) k_fault(k, FAULT_RULE); return a; }
+static inline I k_lt(K *k, I a, I b) { if (a == NIL || b == NIL) k_fault(k, FAULT_RULE); return a < b; }
+static inline I k_le(K *k, I a, I b) { if (a == NIL || b == NIL) k_fault(k, FAULT_RULE); return a <= b; }
+static inline I k_gt(K *k, I a, I b) { if (a == NIL || b == NIL) k_fault(k, FAULT_RULE); return a > b; }
+static inline I k_ge(K *k, I a, I b) { if (a == NIL || b == NIL) k_fault(k, FAULT_RULE); return a >= b; }
 static inline I k_checked(K *k, I v) {
-    if (v != NIL && (v > MAX_NUMBER || v < -MAX_NUMBER)) k_fault(k, F_RULE);
+    if (v != NIL && (v > MAX_NUMBER || v < -MAX_NUMBER)) k_fault(k, FAULT_RULE);
     return v;
 }
-static inline I k_abs(K *k, I a) { if (a == NIL) k_fault(k, F_RULE); return a < 0 ? -a : a; }
-static inline I k_min2(K *k, I a, I b) { if (a == NIL || b == NIL) k_fault(k, F_RULE); return b < a ? b : a; }
-static inline I k_max2(K *k, I a, I b) { if (a == NIL || b == NIL) k_fault(k, F_RULE); return b > a ? b : a; }
+static inline I k_abs(K *k, I a) { if (a == NIL) k_fault(k, FAULT_RULE); return a < 0 ? -a : a; }
+static inline I k_min2(K *k, I a, I b) { if (a == NIL || b == NIL) k_fault(k, FAULT_RULE); return b < a ? b : a; }
+static inline I k_max2(K *k, I a, I b) { if (a == NIL || b == NIL) k_fault(k, FAULT_RULE); return b > a ? b : a; }
 
 /* ---- where things are ---------------------------------------------------------------------- */
 
 static inline I k_idx(K *k, I i) {
-    if ((U)i >= (U)k->size) k_fault(k, F_CAPACITY);
+    if ((U)i >= (U)k->size) k_fault(k, FAULT_CAPACITY);
     return i;
 }
 static inline I k_tab(K *k, const I *t, I len, I i) {
-    if ((U)i >= (U)len) k_fault(k, F_RULE);
+    if ((U)i >= (U)len) k_fault(k, FAULT_RULE);
     return t[i];
 }
 static inline I k_attr(K *k, const I *t, I len, I c) {
     if (c == NIL) return NIL;
-    if ((U)c >= (U)len) k_fault(k, F_RULE);
+    if ((U)c >= (U)len) k_fault(k, FAULT_RULE);
     return t[c];
 }
 static inline I k_seat(K *k, I p) {
-    if (p == NIL || p < 0 || p >= k->S[1]) k_fault(k, F_RULE);
+    if (p == NIL || p < 0 || p >= k->S[H_N]) k_fault(k, FAULT_RULE);
     return p;
 }
 static inline I k_die(K *k, I d) {
-    if (d == NIL || d < 0 || d >= k->S[13]) k_fault(k, F_RULE);
+    if (d == NIL || d < 0 || d >= k->S[H_NDICE]) k_fault(k, FAULT_RULE);
     return d;
 }
 static inline I k_fam(K *k, I first, I i, I low, I count) {
-    if (i == NIL || i < low || i >= low + count) k_fault(k, F_RULE);
+    if (i == NIL || i < low || i >= low + count) k_fault(k, FAULT_RULE);
     return first + i - low;
 }
 static inline I k_famstart(K *k, I start, I i, I low, I count, I stride) {
-    if (i == NIL || i < low || i >= low + count) k_fault(k, F_RULE);
+    if (i == NIL || i < low || i >= low + count) k_fault(k, FAULT_RULE);
     return start + (i - low) * stride;
 }
 
 /* ---- work ---------------------------------------------------------------------------------- */
 
-#define H_WORK 6
 static inline void k_charge(K *k, I n) {
     I *S = k->S;
     S[H_WORK] += n;
-    if (S[H_WORK] > KERNEL_BUDGET) k_fault(k, F_BUDGET);
+    if (S[H_WORK] > KERNEL_BUDGET) k_fault(k, FAULT_BUDGET);
 }
 
 /* ---- the arena: collections worked out while a step runs ----------------------------------- */
 
 static inline B k_alloc(K *k, I cap) {
     B b;
-    if (cap < 0 || cap > k->arena_cap - k->top) k_fault(k, F_CAPACITY);
+    if (cap < 0 || cap > k->arena_cap - k->top) k_fault(k, FAULT_CAPACITY);
     b.p = k->arena + k->top;
     b.n = 0;
     k->top += cap;
     return b;
 }
 static inline void k_push(K *k, B *b, I cap, I v) {
-    if (b->n >= cap) k_fault(k, F_CAPACITY);
+    if (b->n >= cap) k_fault(k, FAULT_CAPACITY);
     b->p[b->n++] = v;
 }
 static inline B k_copy(K *k, B into, I cap, B from) {
-    if (from.n > cap) k_fault(k, F_CAPACITY);
+    if (from.n > cap) k_fault(k, FAULT_CAPACITY);
     memmove(into.p, from.p, (size_t)from.n * sizeof(I));
     into.n = from.n;
     return into;
 }
 
-/* ---- the random generators (fishrules.kernel.pyruntime.mix, below) ------------------------- */
+/* ---- the random generators (fishrules.splitmix: mix, below) -------------------------------- */
 
 static inline U k_mix(U seed, U n) {
-    U z = seed + (n + 1) * 0x9E3779B97F4A7C15ULL;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    U z = seed + (n + 1) * MIX_GAMMA;
+    z = (z ^ (z >> 30)) * MIX_MUL1;
+    z = (z ^ (z >> 27)) * MIX_MUL2;
     return z ^ (z >> 31);
 }
 /* a number 0 <= r < bound (bound >= 1), exactly uniform: draws r below 2**64 - (2**64 mod bound) */
@@ -171,17 +166,13 @@ static inline I k_below(I *S, int at_seed, int at_draws, U bound) {
         if (rem == 0 || r < (U)0 - rem) return (I)(r % bound);
     }
 }
-#define H_SEED 2
-#define H_DRAWS 3
-#define H_DSEED 4
-#define H_DDRAWS 5
 static inline I k_choose(K *k, I n) { return k_below(k->S, H_DSEED, H_DDRAWS, (U)n); }
 static inline I k_randbelow(K *k, I n) { return k_below(k->S, H_SEED, H_DRAWS, (U)n); }
 
 /* ---- collections ----------------------------------------------------------------------------- */
 
 static B k_top(K *k, I cap, I count, B v) {
-    if (count == NIL) k_fault(k, F_RULE);
+    if (count == NIL) k_fault(k, FAULT_RULE);
     B out = k_alloc(k, cap);
     if (count <= 0) return out;
     I from = v.n - count;
@@ -217,11 +208,11 @@ static int k_cmp_asc(const void *a, const void *b) {
 }
 static int k_cmp_desc(const void *a, const void *b) { return k_cmp_asc(b, a); }
 static B k_largest(K *k, I cap, I count, B v, I desc) {
-    if (count == NIL) k_fault(k, F_RULE);
+    if (count == NIL) k_fault(k, FAULT_RULE);
     B out = k_alloc(k, cap);
     if (count <= 0) return out;
     k_charge(k, v.n);
-    for (I i = 0; i < v.n; i++) { if (v.p[i] == NIL) k_fault(k, F_RULE); out.p[i] = v.p[i]; }
+    for (I i = 0; i < v.n; i++) { if (v.p[i] == NIL) k_fault(k, FAULT_RULE); out.p[i] = v.p[i]; }
     out.n = v.n;
     qsort(out.p, (size_t)out.n, sizeof(I), desc ? k_cmp_desc : k_cmp_asc);
     if (out.n > count) out.n = count;
@@ -233,7 +224,7 @@ static B k_best(K *k, I cap, B items, B keys, I highest) {
     I have = 0, best = 0;
     for (I i = 0; i < items.n; i++) {
         I v = keys.p[i];
-        if (v == NIL) k_fault(k, F_RULE);
+        if (v == NIL) k_fault(k, FAULT_RULE);
         if (!have || (highest ? v > best : v < best)) { have = 1; best = v; out.n = 0; out.p[out.n++] = items.p[i]; }
         else if (v == best) out.p[out.n++] = items.p[i];
     }
@@ -258,18 +249,18 @@ static B k_without_all(K *k, I cap, B items, B xs) {
 }
 /* players in turn order from `first` (keys (p - first) mod n; a stable sort) */
 static B k_order(K *k, I cap, B items, I first, I backwards) {
-    I n = k->S[1];
+    I n = k->S[H_N];
     B out = k_alloc(k, cap);
     if (items.n == 0) return out;
-    if (first == NIL) k_fault(k, F_RULE);
+    if (first == NIL) k_fault(k, FAULT_RULE);
     for (I step = 0; step < n; step++) {
         I p = backwards ? (((first - step) % n) + n) % n : (first + step) % n;
         for (I i = 0; i < items.n; i++) {
-            if (items.p[i] == NIL) k_fault(k, F_RULE);
+            if (items.p[i] == NIL) k_fault(k, FAULT_RULE);
             if (items.p[i] == p) out.p[out.n++] = p;
         }
     }
-    if (out.n != items.n) k_fault(k, F_RULE);  /* a value that is not a seat */
+    if (out.n != items.n) k_fault(k, FAULT_RULE);  /* a value that is not a seat */
     return out;
 }
 static B k_rotate(K *k, I cap, B items, I first) {
@@ -282,8 +273,8 @@ static B k_direction(K *k, I cap, B items, I d, I ccw) {
     return k_order(k, cap, items, items.p[0], d == ccw);
 }
 static B k_numbers(K *k, I cap, I low, I high) {
-    if (low == NIL || high == NIL) k_fault(k, F_RULE);
-    if (high - low + 1 > 65536) k_fault(k, F_RULE);
+    if (low == NIL || high == NIL) k_fault(k, FAULT_RULE);
+    if (high - low + 1 > MAX_CHOICES) k_fault(k, FAULT_RULE);
     B out = k_alloc(k, cap);
     for (I v = low; v <= high; v++) out.p[out.n++] = v;
     return out;
@@ -300,7 +291,7 @@ static B k_distinct_seats(K *k, I cap, B items) {
 }
 static B k_sorted_set(K *k, I cap, B items) {
     B out = k_alloc(k, cap > items.n ? cap : items.n);
-    for (I i = 0; i < items.n; i++) { if (items.p[i] == NIL) k_fault(k, F_RULE); out.p[i] = items.p[i]; }
+    for (I i = 0; i < items.n; i++) { if (items.p[i] == NIL) k_fault(k, FAULT_RULE); out.p[i] = items.p[i]; }
     out.n = items.n;
     qsort(out.p, (size_t)out.n, sizeof(I), k_cmp_asc);
     I m = 0;
@@ -312,20 +303,4 @@ static I k_same(B a, B b) {
     if (a.n != b.n) return 0;
     for (I i = 0; i < a.n; i++) if (a.p[i] != b.p[i]) return 0;
     return 1;
-}
-static I k_sum(K *k, B v) {
-    k_charge(k, v.n);
-    I s = 0;
-    for (I i = 0; i < v.n; i++) s = k_add(k, s, v.p[i]);
-    return s;
-}
-static I k_extreme(K *k, B v, I highest) {
-    k_charge(k, v.n);
-    if (v.n == 0) return 0;
-    I best = k_num(k, v.p[0]);
-    for (I i = 1; i < v.n; i++) {
-        I x = k_num(k, v.p[i]);
-        if (highest ? x > best : x < best) best = x;
-    }
-    return best;
 }

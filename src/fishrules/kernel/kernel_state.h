@@ -1,19 +1,18 @@
 /* The runtime of the fishrules kernel in C, second part: the helpers that know the state's layout.
  *
  * Generated code defines, before including this: the zones (ZB: where each starts, ZC: how many
- * cards it holds; NZONES), WHERE, UP, MIXED, DICE (where cards' zones, faces, shuffled zones and
- * dice are in S), NCARDS and LABEL (a number per card label), NFACES, UNROLLED and CANON (the
- * faces), LIST_CAP, MAX_SUBSET, and the board (BOARD_LOW, BOARD_HIGH, ADJ_AT/ADJ, RUN_AT/RUN_LEN/RUNS).
+ * cards it holds; NZONES), WHERE, UP, MIXED, DICE, EMPTY (where cards' zones, faces, shuffled zones,
+ * dice and the counts of empty draws are in S), NCARDS, LABEL (a number per card label) and
+ * SAME_LABELS, NFACES, UNROLLED and CANON (the faces), MAX_SUBSET, and the board (BOARD_LOW,
+ * BOARD_HIGH, ADJ_AT/ADJ, RUN_AT/RUN_OFF/RUNS); the ABI (fishrules/kernel/abi.py: the header,
+ * the fault codes, LIST_CAPACITY, MAX_LIST_LENGTH, ...) comes first of all.
  * Each helper mirrors its namesake in fishrules/kernel/pyruntime.py.
  */
-
-#define H_CHANCES 12
-#define H_SCRIPT 17
 
 /* replaying a record: its next chance outcome (kind 1: a card by label; 2: a die and its face) */
 static I *k_scripted(K *k) {
     I i = k->S[H_SCRIPT];
-    if (i < 0 || i >= k->nscript) k_fault(k, F_CAPACITY);
+    if (i < 0 || i >= k->nscript) k_fault(k, FAULT_CAPACITY);
     k->S[H_SCRIPT] = i + 1;
     return k->script + 3 * i;
 }
@@ -21,12 +20,11 @@ static I *k_scripted(K *k) {
 /* a zone's cards, the dice's faces changed: the kept defines that read them are stale (generated) */
 static void k_zstale(K *k, I zid);
 static void k_dstale(K *k);
-#define MAX_LIST_LENGTH 10000
 
 /* ---- zones ------------------------------------------------------------------------------------ */
 
 static inline I k_zone_ok(K *k, I z) {
-    if ((U)z >= (U)NZONES) k_fault(k, F_RULE);
+    if ((U)z >= (U)NZONES) k_fault(k, FAULT_RULE);
     return z;
 }
 
@@ -46,21 +44,21 @@ static I k_take(K *k, I c, I *src_out) {
             return n;
         }
     }
-    k_fault(k, F_RULE);  /* a card not where it is said to be: never */
+    k_fault(k, FAULT_RULE);  /* a card not where it is said to be: never */
     return 0;
 }
 
 static void k_move_one(K *k, I c, I dest, I facing) {
     I *S = k->S;
     if (c == NIL) return;
-    if ((U)c >= (U)NCARDS) k_fault(k, F_RULE);
+    if ((U)c >= (U)NCARDS) k_fault(k, FAULT_RULE);
     k_zone_ok(k, dest);
     k_zstale(k, dest);
     I src;
     I n = k_take(k, c, &src);
     if (src >= 0) k_charge(k, 1 + n);
     I d = ZB[dest], m = S[d];
-    if (m >= ZC[dest]) k_fault(k, F_CAPACITY);
+    if (m >= ZC[dest]) k_fault(k, FAULT_CAPACITY);
     S[d + 1 + m] = c;
     S[d] = m + 1;
     S[WHERE + c] = dest;
@@ -78,7 +76,7 @@ static void k_move(K *k, B cards, I dest, I facing) {
     B uniq = k_alloc(k, cards.n);
     for (I i = 0; i < cards.n; i++) {
         I c = cards.p[i];
-        if (c == NIL || (U)c >= (U)NCARDS) k_fault(k, F_RULE);
+        if (c == NIL || (U)c >= (U)NCARDS) k_fault(k, FAULT_RULE);
         if (!moving.p[c]) { moving.p[c] = 1; uniq.p[uniq.n++] = c; }
     }
     if (uniq.n == 1) { k_move_one(k, uniq.p[0], dest, facing); return; }
@@ -102,7 +100,7 @@ static void k_move(K *k, B cards, I dest, I facing) {
         S[b] = m;
     }
     I d = ZB[dest], m = S[d];
-    if (m + uniq.n > ZC[dest]) k_fault(k, F_CAPACITY);
+    if (m + uniq.n > ZC[dest]) k_fault(k, FAULT_CAPACITY);
     for (I i = 0; i < uniq.n; i++) {
         I c = uniq.p[i];
         S[d + 1 + m + i] = c;
@@ -116,21 +114,21 @@ static void k_draw(K *k, I count, I src, I dest, I facing) {
     I *S = k->S;
     k_zone_ok(k, src);
     k_zone_ok(k, dest);
-    if (count == NIL) k_fault(k, F_RULE);
+    if (count == NIL) k_fault(k, FAULT_RULE);
     I b = ZB[src];
     while (count > 0) {
         I n = S[b];
         if (n == 0) {  /* counted for simulations: a deal that ran out of cards */
-            S[EMPTY + 2 * src + (S[11] ? 1 : 0)] += 1;
+            S[EMPTY + 2 * src + (S[H_DECISIONS] ? 1 : 0)] += 1;
             break;
         }
         I at;
         if (S[MIXED + src] && S[H_SCRIPT] >= 0) {  /* replaying a record: the card it names */
             I *item = k_scripted(k);
-            if (item[0] != 1) k_fault(k, F_CAPACITY);
+            if (item[0] != 1) k_fault(k, FAULT_CAPACITY);
             at = -1;
             for (I i = 0; i < n; i++) if (LABEL[S[b + 1 + i]] == item[1]) { at = i; break; }
-            if (at < 0) k_fault(k, F_CAPACITY);
+            if (at < 0) k_fault(k, FAULT_CAPACITY);
             S[H_CHANCES] += 1;
         } else if (S[MIXED + src]) {
             at = k_randbelow(k, n);
@@ -164,7 +162,7 @@ static void k_reveal(K *k, B cards) {
     I *S = k->S;
     for (I i = 0; i < cards.n; i++) {
         I c = cards.p[i];
-        if (c == NIL || (U)c >= (U)NCARDS) k_fault(k, F_RULE);
+        if (c == NIL || (U)c >= (U)NCARDS) k_fault(k, FAULT_RULE);
         S[UP + c] = 1;
     }
 }
@@ -180,7 +178,7 @@ static void k_roll(K *k, B dice) {
     if (S[H_SCRIPT] >= 0) {  /* replaying a record: the faces it names, die by die */
         for (I i = 0; i < n; i++) {
             I *item = k_scripted(k);
-            if (item[0] != 2 || item[1] != dice.p[i] || item[2] < 0 || item[2] >= NFACES) k_fault(k, F_CAPACITY);
+            if (item[0] != 2 || item[1] != dice.p[i] || item[2] < 0 || item[2] >= NFACES) k_fault(k, FAULT_CAPACITY);
             S[DICE + dice.p[i]] = item[2];
         }
         S[H_CHANCES] += n;
@@ -219,25 +217,25 @@ static void k_roll_one(K *k, I d) {
 
 static void k_set_list(K *k, I at, B items) {
     I *S = k->S;
-    if (items.n > MAX_LIST_LENGTH) k_fault(k, F_RULE);
-    if (items.n > LIST_CAP) k_fault(k, F_CAPACITY);
+    if (items.n > MAX_LIST_LENGTH) k_fault(k, FAULT_RULE);
+    if (items.n > LIST_CAPACITY) k_fault(k, FAULT_CAPACITY);
     S[at] = items.n;
-    for (I i = 0; i < LIST_CAP; i++) S[at + 1 + i] = i < items.n ? items.p[i] : 0;
+    for (I i = 0; i < LIST_CAPACITY; i++) S[at + 1 + i] = i < items.n ? items.p[i] : 0;
 }
 static void k_list_append(K *k, I at, I v) {
     I *S = k->S;
     v = k_checked(k, v);
     I n = S[at];
-    if (n >= LIST_CAP) k_fault(k, F_CAPACITY);
+    if (n >= LIST_CAPACITY) k_fault(k, FAULT_CAPACITY);
     S[at + 1 + n] = v;
     S[at] = n + 1;
 }
 static void k_list_extend(K *k, I at, B items) {
     I *S = k->S;
     I n = S[at];
-    if (n + items.n > MAX_LIST_LENGTH) k_fault(k, F_RULE);
+    if (n + items.n > MAX_LIST_LENGTH) k_fault(k, FAULT_RULE);
     for (I i = 0; i < items.n; i++) k_checked(k, items.p[i]);
-    if (n + items.n > LIST_CAP) k_fault(k, F_CAPACITY);
+    if (n + items.n > LIST_CAPACITY) k_fault(k, FAULT_CAPACITY);
     for (I i = 0; i < items.n; i++) S[at + 1 + n + i] = items.p[i];
     S[at] = n + items.n;
 }
@@ -252,7 +250,7 @@ static void k_list_remove(K *k, I at, I v) {
             return;
         }
     }
-    k_fault(k, F_RULE);
+    k_fault(k, FAULT_RULE);
 }
 
 /* ---- what a parameter may be ----------------------------------------------------------------- */
@@ -265,14 +263,14 @@ static B k_card_choices(K *k, I cap, B items) {
     if (!SAME_LABELS) {  /* no two cards look alike: every card is a choice of its own */
         for (I i = 0; i < items.n; i++) {
             I v = items.p[i];
-            if (v == NIL || (U)v >= (U)NCARDS) k_fault(k, F_RULE);
+            if (v == NIL || (U)v >= (U)NCARDS) k_fault(k, FAULT_RULE);
             k_push(k, &out, cap, v);
         }
         return out;
     }
     for (I i = 0; i < items.n; i++) {
         I v = items.p[i], at = -1;
-        if (v == NIL || (U)v >= (U)NCARDS) k_fault(k, F_RULE);
+        if (v == NIL || (U)v >= (U)NCARDS) k_fault(k, FAULT_RULE);
         for (I j = 0; j < out.n; j++) if (LABEL[out.p[j]] == LABEL[v]) { at = j; break; }
         if (at < 0) k_push(k, &out, cap, v);
         else if (S[UP + v] && !S[UP + out.p[at]]) out.p[at] = v;
@@ -291,7 +289,7 @@ static void k_sort_small(I *a, I n) {
 }
 static B k_subsets(K *k, I cap, B pool, I cards) {
     I n = pool.n;
-    if (n > MAX_SUBSET) k_fault(k, F_RULE);
+    if (n > MAX_SUBSET) k_fault(k, FAULT_RULE);
     k_charge(k, (I)1 << n);
     B out = k_alloc(k, ((I)1 << n));
     /* for cards: the sorted labels of each subset kept of the current size, to keep one per set */

@@ -22,13 +22,13 @@ from typing import Optional
 
 from .. import model as m
 from ..limits import MAX_DICE, MAX_PLAYERS
+# The header, what S[H_CUR] holds and the lists' capacity are the ABI's (abi.py); the names the
+# lowering and the tests still read here are re-exported.
+from .abi import CUR_OVER, CUR_RUN, CUR_SIMUL, H_CUR, H_DDRAWS, H_DSEED, H_MOVE, H_N, H_NDICE, LIST_CAPACITY
 
-__all__ = ["Layout", "TooLarge", "LIST_CAPACITY", "NO_PLAYER", "CUR_OVER", "CUR_SIMUL", "CUR_RUN", "MAX_STATE_SLOTS",
-           "MAX_MOVE_WIDTH"]
+__all__ = ["Layout", "TooLarge", "MAX_STATE_SLOTS", "MAX_MOVE_WIDTH", "MAX_FRAME_SLOTS",
+           "LIST_CAPACITY", "CUR_OVER", "CUR_SIMUL", "CUR_RUN", "H_CUR", "H_DDRAWS", "H_DSEED", "H_N", "H_NDICE"]
 
-#: The most numbers a list keeps in the kernel; a longer list hands the game back to the engine's
-#: own machine (which allows MAX_LIST_LENGTH).
-LIST_CAPACITY = 128
 #: Frames: slots for the locals of waiting phases, at most.
 MAX_FRAME_SLOTS = 1 << 12
 #: The most integers a position may take in the kernel (16 MiB: every zone holds room for every
@@ -41,33 +41,6 @@ MAX_MOVE_WIDTH = 64
 
 class TooLarge(Exception):
     """The rules would make a kernel position, or a move, larger than the kernel keeps."""
-
-# `S[H_CUR]`: a seat (0 first) or one of these.
-CUR_OVER = -1
-CUR_SIMUL = -3
-CUR_RUN = -4
-NO_PLAYER = -1
-
-# header slots
-H_CUR = 0
-H_N = 1
-H_SEED = 2  # the chance generator: seed and draws (splitmix64 of the draw's number)
-H_DRAWS = 3
-H_DSEED = 4  # the playout's generator of choices
-H_DDRAWS = 5
-H_WORK = 6
-H_DEPTH = 7
-H_MODE = 8  # 1: a playout (choices made at once); 0: wait for the caller
-H_UNWIND = 9
-H_SITE = 10
-H_DECISIONS = 11
-H_CHANCES = 12
-H_NDICE = 13
-H_FAULT = 14
-H_FAULT_AT = 15
-H_LIMIT = 16  # the most decisions a playout may make before the game is declared endless
-H_SCRIPT = 17  # replaying a record: where in it chance reads its next outcome (-1: from the generator)
-H_MOVE = 18  # the move being played: its function, the actor, its parameters
 
 
 class Layout:
@@ -88,7 +61,6 @@ class Layout:
             for p in a.params:
                 w += 1 + max_subset if p.kind == "some" else 1
             width = max(width, w)
-        self.param_width = width
         self.move_width = 2 + width
         if self.move_width > MAX_MOVE_WIDTH:
             raise TooLarge(f"an action's parameters take {self.move_width - 2} numbers; the kernel records at most "
@@ -209,7 +181,3 @@ class Layout:
         k = key - G
         slot, seat = k // max_seats, k % max_seats
         return self.p_zone[slot] + seat
-
-    def key_of_zone(self, zid: int, G: int, max_seats: int) -> int:
-        is_game, slot, seat = self.zone_names[zid]
-        return slot if is_game else G + slot * max_seats + seat

@@ -16,23 +16,15 @@ from .. import model as m
 from ..compiler import actions as act
 from ..limits import MAX_CHOICES
 from . import ir
+from .abi import FAULT_RULE, FAULT_UNPLAYABLE
 from .hoist import Hoister
 from .layout import LIST_CAPACITY, Layout
 from .lower_expr import ExprLowering, is_many
 
-__all__ = ["BlockLowering", "Site", "DONE", "PAUSE", "UNWIND", "RESTART", "OVER",
-           "FAULT_RULE", "FAULT_BUDGET", "FAULT_CAPACITY", "FAULT_UNPLAYABLE", "FAULT_STUCK", "FAULT_ENDLESS", "FACING"]
+__all__ = ["BlockLowering", "Site", "DONE", "PAUSE", "UNWIND", "RESTART", "OVER", "FACING"]
 
 # What a block gives back to its caller.
 DONE, PAUSE, UNWIND, RESTART, OVER = 0, 1, 2, 3, 4
-
-# Why the kernel stopped (the engine's own machine then plays the step and says what is wrong).
-FAULT_RULE = 1  # a rule went wrong (nothing where a value is needed, divide by zero, ...)
-FAULT_BUDGET = 2  # more work than one step may do
-FAULT_CAPACITY = 3  # past one of the kernel's own capacities (a long list, a deep stack)
-FAULT_UNPLAYABLE = 4  # `unavailable "…"`
-FAULT_STUCK = 5  # a player must choose but may do nothing
-FAULT_ENDLESS = 6  # a playout made more decisions than S[H_LIMIT]: the game does not end
 
 FACING = {None: 0, "up": 1, "down": 2}
 

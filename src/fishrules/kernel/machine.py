@@ -15,16 +15,15 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..limits import MAX_DICE, MAX_PLAYOUT_DECISIONS
-from . import layout as L
+from . import abi as A
+from .abi import FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, M64, RESTART_WORK, below, decision_seed
 from .arms import AskAll
 from .emit_python import emit_python, frame_slots_python
 from .lower import KernelProgram
-from .lower_blocks import FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, PAUSE, RESTART
-from .pyruntime import KFault, below, charge, decision_seed, load
+from .lower_blocks import PAUSE, RESTART
+from .pyruntime import KFault, charge, load
 
 __all__ = ["PyBackend", "encode_option"]
-
-_M64 = (1 << 64) - 1
 
 
 def encode_option(kp: KernelProgram, value: Any) -> Any:
@@ -56,7 +55,7 @@ class PyBackend:
         self._zones = (lay.zones[0][0], lay.zones[-1][0] + 1 + lay.zones[-1][1]) if lay.zones else (0, 0)
         faces = kp.model.dice.faces if kp.model.dice is not None else ()
         self._unrolled = len(faces)
-        self._restart_cost = 16 + kp.model.n_game_slots + len(kp.model.cards)
+        self._restart_cost = RESTART_WORK + kp.model.n_game_slots + len(kp.model.cards)
         self._nplayer_vars = len(kp.model.player_vars)
         self._slots = {f.name: frame_slots_python(kp, f) for f in kp.functions if f.kind == "block"}
         self._epoch = ns["EP"]
@@ -68,12 +67,12 @@ class PyBackend:
         """A new game's state, set up (KFault if it cannot be): `limit` decisions at most in a playout."""
         kp, lay = self.kp, self.kp.layout
         S: list = [0] * lay.size
-        S[L.H_N] = players
-        S[L.H_LIMIT] = limit
-        S[L.H_SCRIPT] = -1
-        S[L.H_SEED] = seed & _M64
-        S[L.H_DSEED] = decision_seed(seed) if dseed is None else dseed
-        S[L.H_CUR] = L.CUR_RUN
+        S[A.H_N] = players
+        S[A.H_LIMIT] = limit
+        S[A.H_SCRIPT] = -1
+        S[A.H_SEED] = seed & M64
+        S[A.H_DSEED] = decision_seed(seed) if dseed is None else dseed
+        S[A.H_CUR] = A.CUR_RUN
         for o in kp.model.options:
             S[lay.g_index[o.slot]] = encode_option(kp, options[o.name])
         k = self._dice_count(S)
@@ -81,7 +80,7 @@ class PyBackend:
             raise KFault(FAULT_RULE)
         if k > lay.dice_cap:
             raise KFault(FAULT_CAPACITY)
-        S[L.H_NDICE] = k
+        S[A.H_NDICE] = k
         self._reset(S)
         return S
 
@@ -91,7 +90,7 @@ class PyBackend:
         lay = self.kp.layout
         self._epoch[0] += 1
         self._init_values(S)
-        for d in range(S[L.H_NDICE]):
+        for d in range(S[A.H_NDICE]):
             S[lay.dice + d] = self._unrolled
         n = lay.ncards
         S[lay.where:lay.where + n] = [-1] * n
@@ -100,7 +99,7 @@ class PyBackend:
         a, b = self._zones
         S[a:b] = [0] * (b - a)
         S[lay.active:lay.active + lay.nblocks] = [0] * lay.nblocks
-        S[L.H_DEPTH] = 0
+        S[A.H_DEPTH] = 0
 
     # ---- running ------------------------------------------------------------------------------
 
@@ -114,32 +113,32 @@ class PyBackend:
             else:
                 r = self._game(S, frames, 0)
             if r == RESTART:
-                charge(S, self._restart_cost + S[L.H_N] * self._nplayer_vars)
+                charge(S, self._restart_cost + S[A.H_N] * self._nplayer_vars)
                 self._reset(S)
                 resume = False
                 continue
             if r == PAUSE:
                 return
-            S[L.H_CUR] = L.CUR_OVER
-            S[L.H_DEPTH] = 0
+            S[A.H_CUR] = A.CUR_OVER
+            S[A.H_DEPTH] = 0
             return
 
     def start(self, S: list, playout: bool) -> None:
-        S[L.H_MODE] = 1 if playout else 0
-        S[L.H_WORK] = 0
+        S[A.H_MODE] = 1 if playout else 0
+        S[A.H_WORK] = 0
         self.run(S, False)
 
     def playout(self, S: list) -> None:
         """Play on to the end, every choice at random (from the state's own choice generator)."""
-        cur = S[L.H_CUR]
-        if cur == L.CUR_OVER:
+        cur = S[A.H_CUR]
+        if cur == A.CUR_OVER:
             return
-        if cur == L.CUR_RUN:  # set up, not yet started
+        if cur == A.CUR_RUN:  # set up, not yet started
             self.start(S, True)
             return
         move = pick_waiting(self, S)
-        S[L.H_MODE] = 1
-        if cur == L.CUR_SIMUL:
+        S[A.H_MODE] = 1
+        if cur == A.CUR_SIMUL:
             self.play_together(S, move, playout=True)
         else:
             self.play(S, move, playout=True)
@@ -148,16 +147,16 @@ class PyBackend:
         """The legal moves of `player` at the decision the game waits at: tuples (block, actor,
         values...), those that keep the rules first."""
         self._epoch[0] += 1
-        S[L.H_WORK] = 0
-        return self._sites[S[L.H_SITE]](S, player)
+        S[A.H_WORK] = 0
+        return self._sites[S[A.H_SITE]](S, player)
 
     def play(self, S: list, move: tuple, playout: bool = False) -> None:
         """Play a move (one of `moves`) and run to the next decision (or, with `playout`, to the
         end, every choice at random)."""
-        S[L.H_MOVE:L.H_MOVE + len(move)] = move
-        S[L.H_CUR] = L.CUR_RUN
-        S[L.H_WORK] = 0
-        S[L.H_MODE] = 1 if playout else 0
+        S[A.H_MOVE:A.H_MOVE + len(move)] = move
+        S[A.H_CUR] = A.CUR_RUN
+        S[A.H_WORK] = 0
+        S[A.H_MODE] = 1 if playout else 0
         self.run(S, True)
 
     def play_together(self, S: list, chosen: tuple, playout: bool = False) -> None:
@@ -165,9 +164,9 @@ class PyBackend:
         rules name them; play them (as `play`)."""
         top = self.top_frame(S)
         S[top + 2 + self._together_slot(S, top, "chosen")] = tuple(chosen)
-        S[L.H_CUR] = L.CUR_RUN
-        S[L.H_WORK] = 0
-        S[L.H_MODE] = 1 if playout else 0
+        S[A.H_CUR] = A.CUR_RUN
+        S[A.H_WORK] = 0
+        S[A.H_MODE] = 1 if playout else 0
         self.run(S, True)
 
     def who_together(self, S: list) -> tuple:
@@ -177,13 +176,13 @@ class PyBackend:
 
     def _together_slot(self, S: list, top: int, what: str) -> int:
         name = self.kp.block_fn[S[top]]
-        ask = _ask_all(self.kp, name, S[L.H_SITE])
+        ask = _ask_all(self.kp, name, S[A.H_SITE])
         return self._slots[name].index(getattr(ask, what))
 
     def top_frame(self, S: list) -> int:
         """Where the frame of the block that waits starts."""
         fp = self.kp.layout.frames
-        for _ in range(S[L.H_DEPTH] - 1):
+        for _ in range(S[A.H_DEPTH] - 1):
             fp += 2 + len(self._slots[self.kp.block_fn[S[fp]]])
         return fp
 
@@ -194,12 +193,12 @@ class PyBackend:
 
     def scores(self, S: list) -> list:
         self._epoch[0] += 1
-        S[L.H_WORK] = 0
-        return [self._score(S, p) for p in range(S[L.H_N])]
+        S[A.H_WORK] = 0
+        return [self._score(S, p) for p in range(S[A.H_N])]
 
     def winners(self, S: list) -> list:
         self._epoch[0] += 1
-        S[L.H_WORK] = 0
+        S[A.H_WORK] = 0
         return list(self._winners(S))
 
 
@@ -207,19 +206,19 @@ def pick_waiting(be, S) -> Any:
     """The random choice a playout makes where the game waits (a move, or at a simultaneous
     choice one move per player in order), by the state's choice generator, as the kernel itself
     chooses (`choose`): counted as decisions, cut at the state's decision limit."""
-    cur = S[L.H_CUR]
-    who = be.who_together(S) if cur == L.CUR_SIMUL else (cur,)
+    cur = S[A.H_CUR]
+    who = be.who_together(S) if cur == A.CUR_SIMUL else (cur,)
     out = []
     for p in who:
         moves = be.moves(S, p)
         if not moves:
             raise KFault(FAULT_STUCK)
-        S[L.H_DECISIONS] += 1
-        if S[L.H_DECISIONS] > S[L.H_LIMIT]:
+        S[A.H_DECISIONS] += 1
+        if S[A.H_DECISIONS] > S[A.H_LIMIT]:
             raise KFault(FAULT_ENDLESS)
-        k, S[L.H_DDRAWS] = below(S[L.H_DSEED] & _M64, S[L.H_DDRAWS], len(moves))
+        k, S[A.H_DDRAWS] = below(S[A.H_DSEED] & M64, S[A.H_DDRAWS], len(moves))
         out.append(moves[k])
-    return tuple(out) if cur == L.CUR_SIMUL else out[0]
+    return tuple(out) if cur == A.CUR_SIMUL else out[0]
 
 
 def _ask_all(kp: KernelProgram, fn: str, site: int):

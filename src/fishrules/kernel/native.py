@@ -43,21 +43,16 @@ from array import array
 from pathlib import Path
 from typing import Optional
 
-from . import layout as L
+from . import abi as A
+from .abi import ARENA, FAULT_CAPACITY, M64, MOVES_CAP, NIL, decision_seed
 from .emit_c import EMITTER_VERSION, emit_c, frame_layout_c
 from ..limits import MAX_PLAYOUT_DECISIONS
 from .lower import KernelProgram
-from .lower_blocks import FAULT_CAPACITY
 from .machine import _ask_all
-from .pyruntime import KFault, decision_seed
+from .pyruntime import KFault
 
 __all__ = ["NativeError", "NativeBackend", "compiler", "build", "is_known", "remember", "cache_dir"]
 
-_M64 = (1 << 64) - 1
-#: The scratch memory of a context (collections worked out in a step), in 8-byte integers.
-ARENA = 1 << 21
-#: The most legal moves one decision may list in the native kernel (more: the engine lists them).
-MOVES_CAP = 1 << 16
 #: Seconds a compile may take.
 COMPILE_TIMEOUT = 120
 #: The most C a build hands the compiler (the bundled rulesets write about 100 KiB): thousands of
@@ -70,7 +65,7 @@ class NativeError(Exception):
 
 
 def _signed(v: int) -> int:
-    v &= _M64
+    v &= M64
     return v - (1 << 64) if v >= 1 << 63 else v
 
 
@@ -831,10 +826,10 @@ class NativeBackend:
 
         kp = self.kp
         S = array("q", bytes(8 * self.size))
-        S[L.H_N] = players
-        S[L.H_LIMIT] = limit
-        S[L.H_SCRIPT] = -1
-        S[L.H_CUR] = L.CUR_RUN
+        S[A.H_N] = players
+        S[A.H_LIMIT] = limit
+        S[A.H_SCRIPT] = -1
+        S[A.H_CUR] = A.CUR_RUN
         for o in kp.model.options:
             S[kp.layout.g_index[o.slot]] = encode_option(kp, options[o.name])
         return S
@@ -851,8 +846,8 @@ class NativeBackend:
             if key is not None and len(self._templates) < 64:
                 self._templates[key] = T
         S = array("q", T)  # a copy of the template (a game starts with what its set-up wrote)
-        S[L.H_SEED] = _signed(seed)
-        S[L.H_DSEED] = _signed(decision_seed(seed) if dseed is None else dseed)
+        S[A.H_SEED] = _signed(seed)
+        S[A.H_DSEED] = _signed(decision_seed(seed) if dseed is None else dseed)
         self._check(self.lib.fk_new(self.ctx, self._ptr(S)))
         return S
 
@@ -862,14 +857,14 @@ class NativeBackend:
     def playout(self, S: array) -> None:
         from .machine import pick_waiting
 
-        cur = S[L.H_CUR]
-        if cur == L.CUR_OVER:
+        cur = S[A.H_CUR]
+        if cur == A.CUR_OVER:
             return
-        if cur == L.CUR_RUN:
+        if cur == A.CUR_RUN:
             self.start(S, True)
             return
         move = pick_waiting(self, S)
-        if cur == L.CUR_SIMUL:
+        if cur == A.CUR_SIMUL:
             self.play_together(S, move, playout=True)
         else:
             self.play(S, move, playout=True)
@@ -897,7 +892,7 @@ class NativeBackend:
                 out.append(tuple(rec[at + 1:at + 1 + n]))
                 at += 1 + self.kp.layout.max_subset
             else:
-                out.append(None if rec[at] == -(1 << 63) else rec[at])
+                out.append(None if rec[at] == NIL else rec[at])
                 at += 1
         return tuple(out)
 
@@ -911,7 +906,7 @@ class NativeBackend:
                 rec[at + 1:at + 1 + len(v)] = v
                 at += 1 + self.kp.layout.max_subset
             else:
-                rec[at] = -(1 << 63) if v is None else v
+                rec[at] = NIL if v is None else v
                 at += 1
         return rec
 
@@ -931,13 +926,6 @@ class NativeBackend:
         w = self.width
         return self._decode(records[i * w:(i + 1) * w])
 
-    def play_raw(self, S: array, records: array, i: int) -> None:
-        """Play move `i` of `moves_raw`'s records, and run to the next decision."""
-        w = self.width
-        S[L.H_MOVE:L.H_MOVE + w] = records[i * w:(i + 1) * w]
-        S[L.H_CUR] = L.CUR_RUN
-        self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 0))
-
     def step_raw(self, S: array, records: array, i: int) -> tuple:
         """Play move `i` of `moves_raw`'s records, run to the next decision and list the moves of
         the player to choose there, in one call into the kernel (the API's loop crosses into native
@@ -946,34 +934,34 @@ class NativeBackend:
         w, moves = self.width, self._moves
         n = self._step(self.ctx, S.buffer_info()[0], records.buffer_info()[0] + 8 * w * i,
                        moves.buffer_info()[0], len(moves) // w)
-        if S[L.H_CUR] < 0:
+        if S[A.H_CUR] < 0:
             if n < 0:
                 raise KFault(-n)
             return 0, None
         if n == -FAULT_CAPACITY and len(moves) // w < MOVES_CAP:  # the move is played: list again, wider
-            return self.moves_raw(S, S[L.H_CUR])
+            return self.moves_raw(S, S[A.H_CUR])
         if n < 0:
             raise KFault(-n)
         return n, moves[:n * w]
 
     def play(self, S: array, move: tuple, playout: bool = False) -> None:
-        S[L.H_MOVE:L.H_MOVE + self.width] = array("q", self._encode(move))
-        S[L.H_CUR] = L.CUR_RUN
+        S[A.H_MOVE:A.H_MOVE + self.width] = array("q", self._encode(move))
+        S[A.H_CUR] = A.CUR_RUN
         self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 1 if playout else 0))
 
     def top_frame(self, S: array) -> int:
         fp = self.kp.layout.frames
-        for _ in range(S[L.H_DEPTH] - 1):
+        for _ in range(S[A.H_DEPTH] - 1):
             fp += self._sizes[self.kp.block_fn[S[fp]]]
         return fp
 
     def _together(self, S: array, what: str) -> tuple[int, int]:
         top = self.top_frame(S)
-        key = (S[top], S[L.H_SITE], what)
+        key = (S[top], S[A.H_SITE], what)
         got = self._asks.get(key)
         if got is None:
             name = self.kp.block_fn[S[top]]
-            got = self._asks[key] = self._layouts[name][getattr(_ask_all(self.kp, name, S[L.H_SITE]), what)]
+            got = self._asks[key] = self._layouts[name][getattr(_ask_all(self.kp, name, S[A.H_SITE]), what)]
         return top + got[0], got[1]
 
     def who_together(self, S: array) -> tuple:
@@ -986,10 +974,10 @@ class NativeBackend:
         for m in chosen:
             flat += self._encode(m)
         if len(flat) > cap:
-            raise KFault(3)
+            raise KFault(FAULT_CAPACITY)
         S[at] = len(flat)
         S[at + 1:at + 1 + len(flat)] = array("q", flat)
-        S[L.H_CUR] = L.CUR_RUN
+        S[A.H_CUR] = A.CUR_RUN
         self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 1 if playout else 0))
 
     def script(self, items: list) -> None:
@@ -999,7 +987,7 @@ class NativeBackend:
     def scores(self, S: array) -> list:
         out = self._out
         self._check(self.lib.fk_scores(self.ctx, self._ptr(S), self._ptr(out)))
-        return list(out[:S[L.H_N]])
+        return list(out[:S[A.H_N]])
 
     def winners(self, S: array) -> list:
         out = self._out

@@ -15,18 +15,14 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from ..limits import MAX_CHOICES, MAX_LIST_LENGTH, MAX_NUMBER, MAX_PHASE_DEPTH, MAX_SUBSET, WORK_BUDGET
-from .layout import H_CHANCES, H_DDRAWS, H_DECISIONS, H_DRAWS, H_DSEED, H_SCRIPT, H_SEED, H_WORK, LIST_CAPACITY
+from ..limits import MAX_CHOICES, MAX_LIST_LENGTH, MAX_NUMBER, MAX_SUBSET
+from .abi import (
+    FAULT_BUDGET, FAULT_CAPACITY, FAULT_RULE, H_CHANCES, H_DDRAWS, H_DECISIONS, H_DRAWS, H_DSEED, H_N, H_SCRIPT, H_SEED,
+    H_WORK, KERNEL_BUDGET, LIST_CAPACITY, MAX_STACK, below, decision_seed,
+)
 from .lower import KernelProgram
-from .lower_blocks import FAULT_BUDGET, FAULT_CAPACITY, FAULT_RULE
 
-__all__ = ["KFault", "load", "HELPERS", "KERNEL_BUDGET", "mix", "below", "decision_seed"]
-
-#: The work one step of the kernel may do: half the engine's budget, so that whatever the kernel
-#: finishes the engine finishes too, however the two group their steps (see docs/performance.md).
-KERNEL_BUDGET = WORK_BUDGET // 2
-
-_M64 = (1 << 64) - 1
+__all__ = ["KFault", "load", "HELPERS", "below", "decision_seed"]
 
 
 class KFault(Exception):
@@ -35,29 +31,6 @@ class KFault(Exception):
     def __init__(self, code: int):
         super().__init__(code)
         self.code = code
-
-
-def mix(seed: int, n: int) -> int:
-    """splitmix64 of the n-th draw (fishrules.runtime._mix): the one generator of the kernel."""
-    z = (seed + (n + 1) * 0x9E3779B97F4A7C15) & _M64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
-    return z ^ (z >> 31)
-
-
-def below(seed: int, draws: int, k: int) -> tuple[int, int]:
-    """(a number 0 <= r < k, draws used so far): exactly uniform, by rejection."""
-    limit = (1 << 64) - ((1 << 64) % k)
-    while True:
-        r = mix(seed, draws)
-        draws += 1
-        if r < limit:
-            return r % k, draws
-
-
-def decision_seed(seed: int) -> int:
-    """The seed of a playout's random choices, from the game's seed (its chance keeps `seed`)."""
-    return mix(seed & _M64, (1 << 64) - 2) >> 1
 
 
 class _Missing:
@@ -166,7 +139,7 @@ def without_all(S, items, xs):
 
 
 def rotate(S, items, first):
-    n = S[1]
+    n = S[H_N]
     return sorted(ch(S, items), key=lambda p: (p - first) % n)
 
 
@@ -175,7 +148,7 @@ def direction(S, items, d, ccw):
     if not items:
         return items
     ch(S, items)
-    first, n = items[0], S[1]
+    first, n = items[0], S[H_N]
     if d == ccw:
         return sorted(items, key=lambda p: (first - p) % n)
     return sorted(items, key=lambda p: (p - first) % n)
@@ -227,7 +200,7 @@ def load(kp: KernelProgram, source: str) -> dict:
     ns.update(_bound(kp))
     ns["BUDGET"] = KERNEL_BUDGET
     ns["MAX_CHOICES"] = MAX_CHOICES
-    ns["MAX_STACK"] = MAX_PHASE_DEPTH
+    ns["MAX_STACK"] = MAX_STACK
     ns["__builtins__"] = {"len": len, "range": range, "tuple": tuple, "int": int, "min": min, "max": max, "abs": abs, "any": any,
                           "all": all, "sum": sum, "sorted": sorted, "set": set, "list": list, "True": True,
                           "False": False, "None": None}

@@ -22,7 +22,8 @@ from array import array
 from typing import Any, Callable, Optional
 
 from ..determinize import Determinizer
-from . import layout as L
+from . import abi as A
+from .abi import FAULT_CAPACITY
 from .machine import pick_waiting
 from .pyruntime import KFault
 
@@ -35,7 +36,7 @@ class Worlds:
     def __init__(self, kernel: Any, state: Any, player: Optional[int]):
         det = Determinizer(state, player)
         if det.choices:
-            raise KFault(3)  # others' secret choices at a simultaneous decision: the engine's way
+            raise KFault(FAULT_CAPACITY)  # others' secret choices at a simultaneous decision: the engine's way
         self.kernel = kernel
         self.base = kernel.state_of(state)
         lay = kernel.program.layout
@@ -69,9 +70,9 @@ class Worlds:
                         zid, at = slot
                         S[at] = c
                         S[self.where + c] = zid
-        S[L.H_SEED], S[L.H_DRAWS] = rng.getrandbits(63), 0
-        S[L.H_DSEED], S[L.H_DDRAWS] = rng.getrandbits(63), 0
-        S[L.H_DECISIONS] = 0
+        S[A.H_SEED], S[A.H_DRAWS] = rng.getrandbits(63), 0
+        S[A.H_DSEED], S[A.H_DDRAWS] = rng.getrandbits(63), 0
+        S[A.H_DECISIONS] = 0
         return S
 
 
@@ -110,10 +111,10 @@ def uct(worlds: Worlds, me: int, players: int, iterations: int, seconds: Optiona
         pending: dict = {}
         if True:
             while True:
-                cur = S[L.H_CUR]
-                if cur == L.CUR_OVER:
+                cur = S[A.H_CUR]
+                if cur == A.CUR_OVER:
                     break
-                together = cur == L.CUR_SIMUL
+                together = cur == A.CUR_SIMUL
                 if together:
                     who = be.who_together(S)
                     left = [p for p in who if p not in pending]
@@ -144,7 +145,7 @@ def uct(worlds: Worlds, me: int, players: int, iterations: int, seconds: Optiona
                 node = children[names[best]]
                 pending = _play(be, S, moves[best], actor, together, pending)
                 path.append(node)
-            if S[L.H_CUR] != L.CUR_OVER:
+            if S[A.H_CUR] != A.CUR_OVER:
                 if pending:  # the others at the simultaneous choice choose at random
                     chosen = pick_waiting(be, S)
                     who = be.who_together(S)

@@ -1,0 +1,119 @@
+"""The kernel's ABI, defined once: what a kernel program's two spellings (the Python of
+`emit_python` with `pyruntime`, the C of `emit_c` with `kernel.h` and `kernel_state.h`), the
+backends that run them and the code that reads a position agree on.
+
+- the header: the first slots of a position `S` (`H_*`; the rest is laid out by `layout.py`), and
+  what `S[H_CUR]` holds when nobody single is to act (`CUR_*`);
+- the fault codes a step the kernel cannot finish stops with (`FAULT_*`);
+- the limits both spellings enforce, and the sizes of a native context;
+- the generator: splitmix64 (`fishrules.splitmix`, shared with the engine's states, which may not
+  import the kernel) and the seed of a playout's choices.
+
+Python imports these names.  C gets them as `#define`s written from them (`c_prelude()`, at the
+top of every program `emit_c` writes): the C headers define none of their own, so the two
+spellings cannot drift apart (tests/test_kernel_abi.py holds the headers to it and runs both
+generators side by side).
+"""
+
+from __future__ import annotations
+
+from ..limits import MAX_CHOICES, MAX_DICE, MAX_LIST_LENGTH, MAX_NUMBER, MAX_PHASE_DEPTH, WORK_BUDGET
+from ..splitmix import GAMMA, M64, MUL1, MUL2, below, mix
+
+__all__ = [
+    "H_CUR", "H_N", "H_SEED", "H_DRAWS", "H_DSEED", "H_DDRAWS", "H_WORK", "H_DEPTH", "H_MODE", "H_UNWIND", "H_SITE",
+    "H_DECISIONS", "H_CHANCES", "H_NDICE", "H_LIMIT", "H_SCRIPT", "H_MOVE",
+    "CUR_OVER", "CUR_SIMUL", "CUR_RUN",
+    "FAULT_RULE", "FAULT_BUDGET", "FAULT_CAPACITY", "FAULT_UNPLAYABLE", "FAULT_STUCK", "FAULT_ENDLESS",
+    "NIL", "KERNEL_BUDGET", "MAX_STACK", "LIST_CAPACITY", "RESTART_WORK", "ARENA", "MOVES_CAP",
+    "M64", "GAMMA", "MUL1", "MUL2", "mix", "below", "decision_seed", "c_prelude",
+]
+
+# ---- the header: S[0 .. H_MOVE + the move's width) -------------------------------------------
+
+H_CUR = 0  # who is to act: a seat (0 first), or one of CUR_* below
+H_N = 1  # how many players this game has
+H_SEED = 2  # the chance generator (dice, shuffled draws): its seed ...
+H_DRAWS = 3  # ... and how many draws it has made
+H_DSEED = 4  # a playout's generator of choices: its seed (`decision_seed` of the game's) ...
+H_DDRAWS = 5  # ... and how many draws it has made
+H_WORK = 6  # the work done in this call into the kernel, against KERNEL_BUDGET
+H_DEPTH = 7  # how many blocks are running (frames on the stack), at most MAX_STACK
+H_MODE = 8  # 1: a playout (every choice made at once, by the generator of choices); 0: wait for the caller
+H_UNWIND = 9  # the phase an `end PHASE` unwinds to, while blocks return UNWIND
+H_SITE = 10  # the decision the game waits at: its site (which actions may be played there)
+H_DECISIONS = 11  # the decisions made so far (a playout is cut at S[H_LIMIT] of them)
+H_CHANCES = 12  # the chance outcomes so far (a card from a shuffled zone, a die rolled: one each)
+H_NDICE = 13  # how many dice this game has (worked out from its options when it is set up)
+H_LIMIT = 14  # the most decisions a playout may make before the game is declared endless
+H_SCRIPT = 15  # replaying a record: where in it chance reads its next outcome (-1: from the generator)
+H_MOVE = 16  # the move being played: its block, the actor, then its parameters (the layout's move width)
+
+# `S[H_CUR]` when no single seat is to act
+CUR_OVER = -1  # the game is over
+CUR_SIMUL = -3  # players choose together (their moves are kept in the waiting frame until all have chosen)
+CUR_RUN = -4  # set up, or a move written into S[H_MOVE]: the kernel is to run on
+
+# ---- faults: why a step stopped (the engine's own machine then plays it, and says what is wrong) --
+
+FAULT_RULE = 1  # a rule went wrong (nothing where a value is needed, divide by zero, ...)
+FAULT_BUDGET = 2  # more work than one step may do
+FAULT_CAPACITY = 3  # past one of the kernel's own capacities (a long list, a deep stack, many moves)
+FAULT_UNPLAYABLE = 4  # `unavailable "…"`
+FAULT_STUCK = 5  # a player must choose but may do nothing
+FAULT_ENDLESS = 6  # a playout made more decisions than S[H_LIMIT]: the game does not end
+
+# ---- limits -------------------------------------------------------------------------------------
+
+#: Nothing, where a value is needed: C's INT64_MIN (Python's kernel holds None; a native move record
+#: read back in Python holds this).
+NIL = -(1 << 63)
+#: The work one step of the kernel may do: half the engine's budget, so that whatever the kernel
+#: finishes the engine finishes too, however the two group their steps (see docs/performance.md).
+KERNEL_BUDGET = WORK_BUDGET // 2
+#: Blocks running inside one another, at most (the engine's deepest stack of phases).
+MAX_STACK = MAX_PHASE_DEPTH
+#: The most numbers a list keeps in the kernel; a longer list hands the game back to the engine's
+#: own machine (which allows MAX_LIST_LENGTH).
+LIST_CAPACITY = 128
+#: The work `play again` counts besides the values and cards it sets again, as the engine's does.
+RESTART_WORK = 16
+#: A native context's scratch memory (collections worked out in a step), in 8-byte integers.
+ARENA = 1 << 21
+#: The most legal moves one decision may list in the native kernel (more: the engine lists them).
+MOVES_CAP = 1 << 16
+
+#: The draw of the game's generator whose bits seed a playout's choices (one no game reaches).
+_DECISION_DRAW = M64 - 1
+
+
+def decision_seed(seed: int) -> int:
+    """The seed of a playout's random choices, from the game's seed (its chance keeps `seed`)."""
+    return mix(seed & M64, _DECISION_DRAW) >> 1
+
+
+# ---- the C spelling -------------------------------------------------------------------------------
+
+
+def _c_int(v: int) -> str:
+    """`v` as a C constant of 64 bits (bracketed when negative, as a macro's value should be)."""
+    if v == NIL:
+        return "(-9223372036854775807LL - 1)"  # INT64_MIN: its magnitude is no signed constant
+    text = f"{v}LL" if not -(1 << 31) < v < (1 << 31) else str(v)
+    return f"({text})" if v < 0 else text
+
+
+def c_prelude() -> str:
+    """The ABI as C `#define`s: the first lines of every program `emit_c` writes, before the
+    headers (which define none of these names themselves)."""
+    g = globals()
+    values = {n: g[n] for n in __all__ if n.startswith(("H_", "CUR_", "FAULT_"))}
+    values.update(NIL=NIL, KERNEL_BUDGET=KERNEL_BUDGET, MAX_STACK=MAX_STACK, LIST_CAPACITY=LIST_CAPACITY)
+    # the engine's limits (fishrules.limits) that the kernel's helpers enforce as the engine does
+    values.update(MAX_NUMBER=MAX_NUMBER, MAX_LIST_LENGTH=MAX_LIST_LENGTH, MAX_CHOICES=MAX_CHOICES, MAX_DICE=MAX_DICE)
+    out = ["/* the kernel's ABI, written from fishrules.kernel.abi */"]
+    out += [f"#define {n} {_c_int(v)}" for n, v in values.items()]
+    # the generator (fishrules.splitmix), in unsigned 64-bit arithmetic
+    out += [f"#define {n} 0x{v:016X}ULL" for n, v in
+            (("MIX_GAMMA", GAMMA), ("MIX_MUL1", MUL1), ("MIX_MUL2", MUL2), ("DECISION_DRAW", _DECISION_DRAW))]
+    return "\n".join(out) + "\n"
