@@ -21,6 +21,7 @@ a crossing in neither list, and on an entry of `ALLOWED` that no longer happens 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -84,11 +85,14 @@ def _private(name: str) -> bool:
 
 
 def _unit_of_module(dotted: str) -> str:
+    """The package of a module named `fishrules.…`: `fishrules.kernel.lower` -> kernel."""
     parts = dotted.split(".")
-    if len(parts) == 1:
-        return "fishrules"
-    first = parts[1]
-    return first if (SRC / first).is_dir() else first
+    return parts[1] if len(parts) > 1 else "fishrules"
+
+
+def _is_module(dotted: str) -> bool:
+    rel = "/".join(dotted.split(".")[1:])
+    return bool(rel) and ((SRC / rel).is_dir() or (SRC / f"{rel}.py").exists())
 
 
 def _imported(path: Path, node: ast.ImportFrom) -> str:
@@ -128,9 +132,9 @@ def _definitions(trees: dict) -> dict[str, set[str]]:
                                   and isinstance(c.value, str)]
                 elif isinstance(node, ast.AnnAssign):
                     found = list(names_of_target(node.target))
-                out_names = [n for n in found if _private(n)]
-                for n in out_names:
-                    out[n].add(unit)
+                for n in found:
+                    if _private(n):
+                        out[n].add(unit)
         for fn in ast.walk(tree):
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.args.args:
                 me = fn.args.args[0].arg
@@ -143,6 +147,7 @@ def _definitions(trees: dict) -> dict[str, set[str]]:
     return out
 
 
+@functools.lru_cache(maxsize=None)
 def crossings() -> list[tuple[str, str, str, int]]:
     """(module using it, the package it belongs to, name, line) for every crossing."""
     trees = {p: ast.parse(p.read_text(encoding="utf-8"), str(p)) for p in sorted(SRC.rglob("*.py"))}
@@ -157,7 +162,7 @@ def crossings() -> list[tuple[str, str, str, int]]:
             if isinstance(node, ast.Import):
                 for a in node.names:
                     bound = a.asname or a.name.split(".")[0]
-                    if a.name.startswith("fishrules"):
+                    if a.name.startswith("fishrules"):  # `import fishrules.x as y` binds y to x
                         ours[bound] = _unit_of_module(a.name if a.asname else "fishrules")
                     else:
                         theirs.add(bound)
@@ -168,13 +173,11 @@ def crossings() -> list[tuple[str, str, str, int]]:
                     if not module.startswith("fishrules"):
                         theirs.add(bound)
                         continue
-                    owner = _unit_of_module(f"{module}.{a.name}" if (SRC / "/".join(
-                        f"{module}.{a.name}".split(".")[1:])).is_dir() or (SRC / ("/".join(
-                            f"{module}.{a.name}".split(".")[1:]) + ".py")).exists() else module)
+                    full = f"{module}.{a.name}"
+                    owner = _unit_of_module(full if _is_module(full) else module)
                     if _private(a.name) and owner != unit:
                         out.append((rel, owner, a.name, node.lineno))
-                    if (SRC / ("/".join(f"{module}.{a.name}".split(".")[1:]) + ".py")).exists() or \
-                            (SRC / "/".join(f"{module}.{a.name}".split(".")[1:])).is_dir():
+                    if _is_module(full):
                         ours[bound] = owner
         for node in ast.walk(tree):  # `x = Lark.__new__(Lark)`: x is another library's too
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):

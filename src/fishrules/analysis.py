@@ -25,7 +25,7 @@ from . import model as m
 from .walk import Node, find_all
 
 __all__ = [
-    "reference", "node_reads", "reads", "reads_by_argument", "loops", "kept_defines", "define_order",
+    "reference", "node_reads", "reads", "reads_by_argument", "kept_reads", "loops", "kept_defines", "define_order",
     "define_uses", "board_adjacency", "board_runs", "locals_in", "free_locals", "chooses_cards", "pushdown",
     "Blocks", "number_blocks", "rule_numbers", "card_values", "Faces", "faces",
 ]
@@ -137,6 +137,16 @@ def reads_by_argument(model: m.Model, name: str, known: dict) -> tuple:
         by_arg = {f for f in by_arg if not any(("g", f[0] + i) in whole for i in range(f[2]))}
     known[name] = (whole, frozenset(by_arg))
     return known[name]
+
+
+def kept_reads(model: m.Model, name: str, known: dict) -> tuple:
+    """What a kept define reads, to tell which writes make its values stale: (what it reads wholly,
+    or None; for a define of one argument, the zone families it reads only at its argument, see
+    `reads_by_argument`).  `known` keeps `reads_by_argument`'s answers."""
+    d = model.defines[name]
+    if len(d.params) == 1:
+        return reads_by_argument(model, name, known)
+    return reads(model, d.expr), frozenset()
 
 
 # ---- the defines ----------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .. import model as m
-from ..analysis import board_adjacency, board_runs, free_locals, kept_defines, reads, reads_by_argument
+from ..analysis import board_adjacency, board_runs, free_locals, kept_defines, kept_reads
 from .program import Program
 from .source import Source, where
 
@@ -49,7 +49,7 @@ class ExprWriter:
         self.memo: dict[str, bool] = {}  # define name -> its value is kept in the state's memo
         self.memo_reads: dict[int, Optional[set]] = {}  # memo index -> what the define reads (None: unknown)
         self.memo_by_arg: dict[int, frozenset] = {}  # memo index -> families read at its argument only
-        self._by_arg: dict = {}  # define name -> reads_by_argument(name)
+        self._by_arg: dict = {}  # define name -> what it reads by argument (see analysis.kept_reads)
         self.cache_plan: Optional[CachePlan] = None  # while an action's rules are written into its loops
         self.score_fn = "score"
         self.winners_fn = "winners"
@@ -103,10 +103,7 @@ class ExprWriter:
             inits_on_miss = "".join(f"        {v} = MISSING\n" for v in cached)  # a kept value needs none
             comment = f"define at {where(d.span)}"
             if self.memo[name]:
-                if len(d.params) == 1:
-                    self.memo_reads[index], self.memo_by_arg[index] = reads_by_argument(model, name, self._by_arg)
-                else:
-                    self.memo_reads[index] = reads(model, d.expr)
+                self.memo_reads[index], self.memo_by_arg[index] = kept_reads(model, name, self._by_arg)
                 if memo_key is None:  # memo[index] is the value
                     lookup = (f"    memo = s._dmemo\n"
                               f"    v = memo.get({key}, MISSING)\n"

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .. import model as m
-from ..analysis import reads, reads_by_argument
+from ..analysis import kept_reads, reads
 from .layout import Layout
 
 __all__ = ["Keep"]
@@ -36,21 +36,19 @@ class Keep:
         self.by_arg: dict[str, tuple[int, int, int]] = {}  # function -> (low, count, offset in the argument versions)
         self.arg_stale: dict = {}  # part -> [offset of the argument version it bumps]
         self.arg_versions = 0
-        known: dict = {}  # reads_by_argument's answers, by define
+        known: dict = {}  # what each define reads by argument (see analysis.kept_reads)
         for name, kept in memo.items():
             if not kept:
                 continue
             fn = fn_of[name]
             k = self.index[fn] = len(self.index)
             d = model.defines[name]
-            r: Optional[set] = None
-            families: frozenset = frozenset()
-            if len(d.params) == 1:
-                r, families = reads_by_argument(model, name, known)
-                if len({(low, count) for _, low, count in families}) != 1:
-                    r, families = reads(model, d.expr), frozenset()
-            else:
-                r = reads(model, d.expr)
+            r: Optional[set]
+            families: frozenset
+            r, families = kept_reads(model, name, known)
+            # versions by argument need exactly one range of arguments; else it is read as a whole
+            if len(d.params) == 1 and len({(low, count) for _, low, count in families}) != 1:
+                r, families = reads(model, d.expr), frozenset()
             if r is None:
                 self.always.append(k)
                 continue
