@@ -38,3 +38,41 @@ def test_kept_define_values_never_outlive_a_change(name):
             s.apply(acts[rng.randrange(len(acts))])
             steps += 1
         assert observe(s) == observe(s.clone())
+
+
+
+# A define may be called `score`, and another define may read both it and the players' score:
+# what that one reads is then both, and a change of either makes its kept value stale.  (The
+# analysis once kept the define and the score under one name, and missed what the second read:
+# `seen` below stayed 0 on the engine and on the kernel.)
+NAMED_LIKE_THE_SCORE = """
+game "Named like the score"
+players 2 to 2
+the game has pot: number
+the game has seen: number
+each player has chips: number
+score "chips": your chips
+winners: players with the highest score
+
+define score: pot + 0
+define ahead: count(players where it's score > 0) + score
+
+phase game:
+  set seen to ahead
+  first(players) chooses take
+  set seen to ahead
+  if seen = 1:
+    add 10 to last(players)'s chips
+
+action take:
+  add 1 to your chips
+"""
+
+
+@pytest.mark.parametrize("backend", ["auto", "python"])
+def test_a_define_named_score_and_the_score_are_both_read(backend):
+    game = fishrules.loads(NAMED_LIKE_THE_SCORE, backend=backend)
+    s = game.start(2, seed=1)
+    s.apply("take")
+    assert s.view(None)["values"]["seen"] == 1 and s.scores() == [1, 10]
+    assert [list(p.scores) for p in game.simulate(3, seed=1)] == [[1, 10]] * 3  # the kernel too

@@ -234,7 +234,7 @@ def test_a_best_of_a_best_is_lowered_once_per_level():
 
     def size(depth: int) -> int:
         g = fishrules.loads(_leaders(depth), name="best.fish")
-        return len(emit_c(lower(g.model, g.program)))
+        return len(emit_c(lower(g.model)))
 
     base, six, twelve = size(0), size(6), size(12)
     assert twelve - base < 2.5 * (six - base)

@@ -51,7 +51,7 @@ def _without_comments_c(src: str) -> str:
 def test_kernel_sources_hold_no_rule_text():
     text, strings = hostile_fishfry()
     g = fishrules.loads(text, name="hostile.fish", backend="python")
-    kp = lower(g.model, g.program)
+    kp = lower(g.model)
     c = _without_comments_c(emit_c(kp))
     py = emit_python(kp)
     for word in DANGEROUS:
@@ -211,7 +211,7 @@ SANITIZED = """
             g = fishrules.load(ref)
         except FishrulesError:
             continue
-        be = NativeBackend(lower(g.model, g.program), sanitize=True)
+        be = NativeBackend(lower(g.model), sanitize=True)
         for n in sorted({g.min_players, g.max_players}):
             out = be.simulate(n, g._options(None), list(range(GAMES)), 2000)
             played += len(out[0]) // n

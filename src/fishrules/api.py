@@ -22,7 +22,7 @@ from .compiler import compile_model
 from .errors import Diagnostic, OptionError, RuleError, StateError, did_you_mean
 from .limits import MAX_NUMBER, MAX_STATE_BYTES
 from .runtime import Playout, State
-from .runtime.text import _short
+from .runtime.text import short
 
 if TYPE_CHECKING:
     from .spaces import ActionSpace, ObservationSpec
@@ -407,7 +407,7 @@ def _said(x: Any) -> str:
     """A value from outside (an option's name or value, a number of players), as a message quotes
     it: cut to a line however long or deep it is, a whole number of 5,000 digits included."""
     try:
-        return _short(x)
+        return short(x)
     except ValueError:  # repr() of an int past sys.get_int_max_str_digits()
         return "a number too large to write" if isinstance(x, int) else f"a {type(x).__name__} too large to write"
 

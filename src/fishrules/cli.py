@@ -142,7 +142,7 @@ def cmd_explain(args) -> int:
         from .kernel.lower import lower
 
         try:
-            kp = lower(game.model, game.program)
+            kp = lower(game.model)
         except TooLarge as exc:
             raise OptionError(f"these rules are too large for the game kernel ({exc}): the engine plays them") from None
         sys.stdout.write(printable(emit_c(kp) if args.c else emit_python(kp), lines=True))

@@ -26,7 +26,7 @@ import math
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from .errors import OptionError
-from .runtime.text import _short
+from .runtime.text import short
 from .terminal import shown
 
 __all__ = ["compare", "compare_rulesets", "Contender", "wilson", "welch", "chi_square", "MAX_COMPARE_GAMES"]
@@ -372,9 +372,9 @@ def compare(contenders: Sequence[Contender | str], players: int, games: int, see
     from .simulation import Runner, seat_bots
 
     if isinstance(games, bool) or not isinstance(games, int) or games < 2:
-        raise OptionError(f"compare needs at least 2 games of each, not {_short(games)}")
+        raise OptionError(f"compare needs at least 2 games of each, not {short(games)}")
     if bots not in BOT_CHOICES:
-        raise OptionError(f"there is no bot {_short(bots)} (choose {', '.join(BOT_CHOICES)})")
+        raise OptionError(f"there is no bot {short(bots)} (choose {', '.join(BOT_CHOICES)})")
     cs = [c if isinstance(c, Contender) else Contender(c) for c in contenders]
     if not cs:
         raise OptionError("name at least one ruleset to compare")

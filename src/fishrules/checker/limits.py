@@ -10,19 +10,9 @@ in Python's RecursionError.
 from __future__ import annotations
 
 from .. import model as m
+from ..analysis import reference
 from ..limits import MAX_CHOICES, MAX_DEFINE_DEPTH, MAX_EVALUATION_DEPTH
 from ..walk import find_all, walk
-
-
-def _key_of(x: m.Expr):
-    """The define, score or winners an expression refers to, as a graph node, or None."""
-    if isinstance(x, m.DefineRef):
-        return ("define", x.name)
-    if isinstance(x, m.ScoreOf):
-        return ("score", "")
-    if isinstance(x, m.WinnersRef):
-        return ("winners", "")
-    return None
 
 
 class Limits:
@@ -40,7 +30,7 @@ class Limits:
 
         refs: dict = {}  # (in the order a stack's walk comes to them, which the errors below rest on)
         for key, exprs in bodies.items():
-            found = [k for x in walk(exprs, last_first=True) if (k := _key_of(x)) is not None and k in bodies]
+            found = [k for x in walk(exprs, last_first=True) if (k := reference(x)) is not None and k in bodies]
             refs[key] = list(dict.fromkeys(found))
 
         depth: dict = {}  # how deep an evaluation of the key nests, its references written out
@@ -101,7 +91,7 @@ class Limits:
         stack = [(e, 1)]
         while stack:
             x, d = stack.pop()
-            k = _key_of(x)
+            k = reference(x)
             if k is not None:
                 d += known.get(k, 0)
             if d > best:

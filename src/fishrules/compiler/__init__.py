@@ -21,12 +21,11 @@ changed: from trees of closures to compiled Python.
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from .. import model as m
+from ..analysis import faces, number_blocks, pushdown, reads, rule_numbers
 from . import actions as act
 from .blocks import BlockWriter
-from .expressions import ExprWriter, reads
+from .expressions import ExprWriter
 from .program import (
     CHANCE, HELPERS, MAX_SEATS, MEMO_LIMIT, MEMO_MIN_HITS, MEMO_TRIAL, OVER_BUDGET, SIMULTANEOUS, ActionProgram, ChoosePause, DrawPause, Fail,
     Located, Program, RollPause, SimulPause, Unplayable, charge, roll_faces,
@@ -81,15 +80,15 @@ class _Compiler:
         seen_by = {v.name: self.lam(v.seen_by, f"who sees it, {where(v.span)}")
                    for v in list(model.game_vars) + list(model.player_vars) if v.visibility == "seen by"}
 
-        # blocks: ids first, so that any block can play any phase
-        for name, ph in model.phases.items():
-            prog.phase_block[name] = self.new_block(name, True, ph.nlocals)
-        handler_blocks = {}
+        # blocks: numbers first, so that any block can play any phase
+        blocks = number_blocks(model)
+        prog.block_names, prog.block_is_phase, prog.block_nlocals = \
+            list(blocks.names), list(blocks.is_phase), list(blocks.nlocals)
+        prog.phase_block = dict(blocks.phase)
+        prog.rules = rule_numbers(model)
+        handler_blocks = blocks.handler
         for name, a in model.actions.items():
-            bid = self.new_block(f"action {name}", False, a.nlocals)
-            prog.actions[name] = ActionProgram(name, bid, a.nlocals, [], [], a.span)
-            for b in a.broken:
-                handler_blocks[(name, b.rule)] = self.new_block(f"action {name}, rule {b.rule!r} broken", False, a.nlocals)
+            prog.actions[name] = ActionProgram(name, blocks.action[name], a.nlocals, [], [], a.span)
         block_fns = {}
         for name, ph in model.phases.items():
             bid = prog.phase_block[name]
@@ -101,7 +100,7 @@ class _Compiler:
             for b in a.broken:
                 hb = handler_blocks[(name, b.rule)]
                 block_fns[hb] = self.block(hb, b.body, b.span, f"rule {ascii(b.rule)} broken, {where(b.span)}")
-            pushed = act.pushdown(a)
+            pushed = pushdown(a)
             plans[name] = {
                 "enumerate": act.write_enumerator(src, ex, a, pushed, where(a.span)),
                 "params": [(p,
@@ -147,33 +146,16 @@ class _Compiler:
         prog, model = self.prog, self.model
         if model.dice is None:
             return
-        faces = list(model.dice.faces)
-        prog.faces = faces
-        prog.face_kinds = [f.kind for f in faces] + [None]
-        prog.face_values = [f.value for f in faces] + [0]
-        prog.face_labels = [f.label for f in faces] + ["-"]
-        prog.unrolled = len(faces)
-        first: dict[str, int] = {}
-        for i, f in enumerate(faces):
-            first.setdefault(f.label, i)
-        prog.face_canonical = [first[f.label] for f in faces] + [len(faces)]
-        counts: dict[str, int] = {}
-        for f in faces:
-            counts[f.label] = counts.get(f.label, 0) + 1
-        prog.chance_outcomes = [(lab, first[lab], Fraction(c, len(faces))) for lab, c in counts.items()]
-
-    def new_block(self, name: str, is_phase: bool, nlocals: int) -> int:
-        p = self.prog
-        p.block_names.append(name)
-        p.block_is_phase.append(is_phase)
-        p.block_nlocals.append(nlocals)
-        return len(p.block_names) - 1
+        f = faces(model)
+        prog.faces = list(model.dice.faces)
+        prog.face_kinds, prog.face_values, prog.face_labels = list(f.kinds), list(f.values), list(f.labels)
+        prog.face_canonical = list(f.canonical)
+        prog.unrolled = len(prog.faces)
+        prog.chance_outcomes = list(f.outcomes)
 
     def block(self, bid: int, body: tuple, span, comment: str) -> str:
         writer = BlockWriter(self.src, self.ex, self.prog, self.model, bid, self.noted)
-        name = writer.write(self.src.mint("b"), body, span, f"block {bid}: {comment}")
-        self.prog.spans_of[bid] = writer.spans
-        return name
+        return writer.write(self.src.mint("b"), body, span, f"block {bid}: {comment}")
 
     def noted(self, target) -> bool:
         """Whether a change of the variable is an event players may see (not the rules' own

@@ -1,14 +1,13 @@
 """Stage 4, actions: what an action's parameters can be, and what their legality depends on.
 
-Three things are worked out here from the model:
+Worked out here from the model (the `require`s that only filter a `some` parameter's elements
+are found by `fishrules.analysis.pushdown`):
 
-- `pushdown`: a `require` that only says which elements a `some` parameter may contain (`no die in
-  chosen shows SIX`) becomes a filter on the elements, so enumeration never builds a subset the
-  rule would refuse (the rule is kept, to explain a refusal);
 - `param`: each parameter's domain (what it may be, in a fixed order), how a value is written in an
   action's text and read back;
 - `legality_key`: everything the legality of a decision's actions reads, so that legal lists can be
-  shared by every position that agrees on it.
+  shared by every position that agrees on it;
+- `write_enumerator`: the generated function that lists an action's choices.
 """
 
 from __future__ import annotations
@@ -16,49 +15,18 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from .. import model as m
+from ..analysis import chooses_cards, reads
 from ..limits import MAX_CHOICES
-from .expressions import CachePlan, reads
+from .expressions import CachePlan
 from .program import Fail, ParamProgram, Program, _codec, _parse_int, card_choices, charge, distinct_choices, subsets
 
-__all__ = ["pushdown", "param", "legality_key", "locals_in", "chooses_cards"]
+__all__ = ["param", "legality_key", "write_enumerator"]
 
 Fn = Callable
 
 #: The parameters whose loops one function of an enumerator nests (CPython allows 20 nested loops
 #: in a function): the loops of the parameters after them are in a function of their own.
 LOOPS_PER_FUNCTION = 12
-
-
-def locals_in(e) -> set[int]:
-    """The local slots an expression reads."""
-    return {x.slot for x in e.find_all(m.Local)}
-
-
-def chooses_cards(p: m.ParamDecl) -> bool:
-    if p.kind == "some":
-        return p.type.element is not None and p.type.element.kind == "card"
-    return p.kind == "one of" and p.type.kind == "card"
-
-
-def pushdown(a: m.ActionDecl) -> dict:
-    """{param slot: [(element slot, condition, wanted), …], "done": ids of the requires used}."""
-    out: dict = {"done": set()}
-    if a.broken:  # its violations are listed too, each judged by the rules in order
-        return out
-    later: dict[int, set[int]] = {}
-    slots = [p.slot for p in a.params]
-    for i, p in enumerate(a.params):
-        later[p.slot] = set(slots[i:])
-    for r in a.requires:
-        q = r.condition
-        if not (isinstance(q, m.Quantified) and q.quantifier in ("no", "every") and isinstance(q.collection, m.Local)):
-            continue
-        p = next((p for p in a.params if p.slot == q.collection.slot and p.kind == "some"), None)
-        if p is None or locals_in(q.condition) & later[p.slot]:
-            continue
-        out.setdefault(p.slot, []).append((q.slot, q.condition, q.quantifier == "every"))
-        out["done"].add(id(r))
-    return out
 
 
 def param(prog: Program, p: m.ParamDecl, src: Optional[Fn], lo: Optional[Fn], hi: Optional[Fn],

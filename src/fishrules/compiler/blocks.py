@@ -179,7 +179,7 @@ class BlockWriter:
 
     def visit_RuleStmt(self, s, depth):
         self.put(depth, f"# rule {ascii(s.name)}, {where(s.span)}")
-        k = self.prog.rules.setdefault(s.name, len(self.prog.rules))
+        k = self.prog.rules[s.name]  # (numbered by fishrules.analysis.rule_numbers)
         body = s.body
         if len(body) == 1 and isinstance(body[0], m.IfStmt) and not body[0].otherwise:
             # a rule that is one `if` (a guard) fires when one of its conditions holds

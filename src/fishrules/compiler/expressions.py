@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .. import model as m
+from ..analysis import board_adjacency, board_runs, free_locals, kept_defines, kept_reads
 from .program import Program
 from .source import Source, where
 
@@ -37,24 +38,6 @@ HOIST_DEPTH = 32
 #: More score terms than this are added up with `sum` (see `scores_and_winners`).
 _MANY_TERMS = 100
 
-_LOOPS = (m.Filter, m.Project, m.Best, m.Quantified, m.Exclude, m.Rotate, m.Direction, m.ScoreOf, m.WinnersRef)
-_LOOPING_BUILTINS = {"sum", "distinct", "slide", "min", "max", "largest", "smallest"}
-
-
-def loops(e: m.Expr, defines: dict, memo: dict) -> bool:
-    """Whether working `e` out loops over a collection (itself, or through a define that does)."""
-    for x in e.walk():
-        if isinstance(x, _LOOPS):
-            return True
-        if isinstance(x, m.Builtin) and x.func in _LOOPING_BUILTINS:
-            return True
-        if isinstance(x, m.BinOp) and x.op in ("in", "notin"):
-            return True
-        if isinstance(x, m.DefineRef) and memo.get(x.name):
-            return True
-    return False
-
-
 class ExprWriter:
     """Writes expressions, and the functions of defines, scores and winners, into `src`."""
 
@@ -66,7 +49,7 @@ class ExprWriter:
         self.memo: dict[str, bool] = {}  # define name -> its value is kept in the state's memo
         self.memo_reads: dict[int, Optional[set]] = {}  # memo index -> what the define reads (None: unknown)
         self.memo_by_arg: dict[int, frozenset] = {}  # memo index -> families read at its argument only
-        self._by_arg: dict = {}  # define name -> reads_by_argument(name)
+        self._by_arg: dict = {}  # define name -> what it reads by argument (see analysis.kept_reads)
         self.cache_plan: Optional[CachePlan] = None  # while an action's rules are written into its loops
         self.score_fn = "score"
         self.winners_fn = "winners"
@@ -92,9 +75,7 @@ class ExprWriter:
         model = self.model
         for name in model.defines:
             self.define_fn[name] = self.src.mint("d")
-        for name in _define_order(model.defines):
-            d = model.defines[name]
-            self.memo[name] = loops(d.expr, model.defines, self.memo)
+        self.memo = kept_defines(model)
         for index, (name, d) in enumerate(model.defines.items()):
             fn, key = self.define_fn[name], str(index)
             if d.params:
@@ -122,10 +103,7 @@ class ExprWriter:
             inits_on_miss = "".join(f"        {v} = MISSING\n" for v in cached)  # a kept value needs none
             comment = f"define at {where(d.span)}"
             if self.memo[name]:
-                if len(d.params) == 1:
-                    self.memo_reads[index], self.memo_by_arg[index] = self.reads_by_argument(name)
-                else:
-                    self.memo_reads[index] = reads(model, d.expr)
+                self.memo_reads[index], self.memo_by_arg[index] = kept_reads(model, name, self._by_arg)
                 if memo_key is None:  # memo[index] is the value
                     lookup = (f"    memo = s._dmemo\n"
                               f"    v = memo.get({key}, MISSING)\n"
@@ -164,48 +142,6 @@ class ExprWriter:
                     if base <= part[1] < base + count:
                         out.append((index, part[1] - base + low))
         return tuple(out)
-
-    def reads_by_argument(self, name: str) -> tuple:
-        """For a define of one argument: (what it reads wholly, as `reads` gives it or None; the zone
-        families (base, low, count) it reads only at its argument).  A family read at anything else
-        (an element of a loop, another define's argument) is read wholly."""
-        known = self._by_arg
-        if name in known:
-            return known[name]
-        model = self.model
-        whole: Optional[set] = set()
-        by_arg: set = set()
-        stack = [model.defines[name].expr]
-        while stack and whole is not None:
-            x = stack.pop()
-            if isinstance(x, m.ZoneAt) and isinstance(x.index, m.Local) and x.index.slot == 0:
-                by_arg.add((x.base, x.low, x.count))  # slot 0 is the argument: loops bind others
-                continue
-            if isinstance(x, m.DefineRef) and x.name in model.defines:
-                callee = model.defines[x.name]
-                if len(callee.params) == 1 and len(x.args) == 1 and isinstance(x.args[0], m.Local) \
-                        and x.args[0].slot == 0:
-                    w, b = self.reads_by_argument(x.name)  # the argument passed on as it is
-                    whole = None if w is None else whole | w
-                    by_arg |= b
-                    continue
-                r = reads(model, x)
-                whole = None if r is None else whole | r
-                continue
-            if isinstance(x, (m.ScoreOf, m.WinnersRef)):
-                r = reads(model, x)
-                whole = None if r is None else whole | r
-                continue
-            r = _node_reads(x)
-            if r is None:
-                whole = None
-                break
-            whole |= r
-            stack.extend(x.iter_child_nodes())
-        if whole is not None:  # a family read wholly somewhere is read wholly
-            by_arg = {f for f in by_arg if not any(("g", f[0] + i) in whole for i in range(f[2]))}
-        known[name] = (whole, frozenset(by_arg))
-        return known[name]
 
     def scores_and_winners(self) -> None:
         model = self.model
@@ -392,9 +328,9 @@ class ExprWriter:
         if f == "distinct":
             return f"distinct(s, {a[0]})"
         if f == "adjacent":
-            return f"{self.src.const(self.board_adjacency(), 'adj')}.get({a[0]}, ())"
+            return f"{self.src.const(board_adjacency(self.model.board), 'adj')}.get({a[0]}, ())"
         if f == "slide":
-            return f"slide(s, {a[0]}, {a[1]}, {self.src.const(self.board_runs(), 'runs')})"
+            return f"slide(s, {a[0]}, {a[1]}, {self.src.const(board_runs(self.model.board), 'runs')})"
         if f == "divide":
             return f"divide({a[0]}, {a[1]}, {self.src.const(e.span, 'sp')})"
         if f in ("min", "max"):
@@ -405,24 +341,13 @@ class ExprWriter:
             return f"largest(s, {a[0]}, {a[1]}, {f == 'largest'})"
         raise AssertionError(f)  # pragma: no cover
 
+    # (kept only for kernel/emit_c.py and kernel/pyruntime.py, which still ask an ExprWriter for
+    # the board; everything else reads fishrules.analysis)
     def board_adjacency(self) -> dict:
-        """circle -> the circles next to it on some line, in order."""
-        adj: dict = {}
-        for line in self.model.board.lines:
-            for x, y in zip(line, line[1:]):
-                adj.setdefault(x, set()).add(y)
-                adj.setdefault(y, set()).add(x)
-        return {c: tuple(sorted(v)) for c, v in adj.items()}
+        return board_adjacency(self.model.board)
 
     def board_runs(self) -> dict:
-        """circle -> the runs of circles leading away from it along each of its lines, nearest
-        first: a piece sliding in a straight line goes along one run until something is in the way."""
-        runs: dict = {}
-        for line in self.model.board.lines:
-            for i, c in enumerate(line):
-                runs.setdefault(c, []).append(tuple(line[i + 1:]))
-                runs.setdefault(c, []).append(tuple(reversed(line[:i])))
-        return {c: tuple(r for r in rs if r) for c, rs in runs.items()}
+        return board_runs(self.model.board)
 
     _BINARY = {"+": "+", "-": "-", "=": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
                "and": "and", "or": "or"}
@@ -512,82 +437,7 @@ class ExprWriter:
         return self.expr(e, env)
 
 
-_READ_NOTHING = (m.Const, m.Local, m.AllPlayers, m.AllDice, m.Beside, m.Seat, m.Builtin, m.BinOp, m.Not, m.Negate,
-                 m.IfExpr, m.Filter, m.Project, m.Best, m.Quantified, m.Exclude, m.Rotate, m.Direction, m.Singleton,
-                 m.AllCards, m.CardAttr)
-
-
-def _node_reads(x) -> Optional[set]:
-    """What one node reads itself, its children apart (`reads` for a node that is not a define,
-    a score or the winners); None if that cannot be told."""
-    if isinstance(x, m.GameVar):
-        return {("g", x.slot)}
-    if isinstance(x, m.PlayerVar):
-        return {("p", x.slot)}
-    if isinstance(x, m.DieShows):
-        return {("shows", x.kind)}
-    if isinstance(x, m.DieAttr):
-        return {"dice"}
-    if isinstance(x, m.ZoneAt):
-        return {("g", x.base + i) for i in range(x.count)}
-    if isinstance(x, _READ_NOTHING):
-        return set()
-    return None
-
-
-def reads(model: m.Model, e) -> Optional[set]:
-    """The parts of a state an expression reads: "dice", ("g", slot), ("p", slot), ("shows",
-    kind); None if that cannot be told."""
-    seen: set = set()
-    out: set = set()
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if x is None:
-            continue
-        if isinstance(x, m.DefineRef):
-            if x.name not in seen:
-                seen.add(x.name)
-                stack.append(model.defines[x.name].expr)
-        elif isinstance(x, m.ScoreOf):
-            if "score" not in seen:
-                seen.add("score")
-                stack.extend(t.expr for t in model.scores)
-        elif isinstance(x, m.WinnersRef):
-            if "winners" not in seen:
-                seen.add("winners")
-                stack.append(model.winners)
-        else:
-            r = _node_reads(x)
-            if r is None:
-                return None  # something new: do not guess
-            out |= r
-        stack.extend(x.iter_child_nodes())
-    return out
-
-
 _CHEAP = (m.Const, m.Local, m.GameVar, m.AllPlayers, m.AllDice, m.AllCards)
-_BINDERS = (m.Filter, m.Project, m.Best, m.Quantified)  # each binds its `slot` in all but `collection`
-
-
-def free_locals(e: m.Expr, known: dict) -> frozenset:
-    """The local slots `e` reads that it does not bind itself (`known` caches by node)."""
-    got = known.get(id(e))
-    if got is not None:
-        return got
-    if isinstance(e, m.Local):
-        out = frozenset((e.slot,))
-    elif isinstance(e, _BINDERS):
-        out = free_locals(e.collection, known)
-        for c in e.iter_child_nodes():
-            if c is not e.collection:
-                out |= free_locals(c, known) - {e.slot}
-    else:
-        out = frozenset()
-        for c in e.iter_child_nodes():
-            out |= free_locals(c, known)
-    known[id(e)] = out
-    return out
 
 
 class CachePlan:
@@ -631,29 +481,3 @@ class _Missing:
 
 
 _MISSING = _Missing()
-
-
-def _define_order(defines: dict) -> list[str]:
-    """The defines, each after the defines it uses (the checker refused cycles)."""
-    order: list[str] = []
-    state: dict[str, int] = {}
-    for root in defines:
-        if root in state:
-            continue
-        state[root] = 1
-        stack = [(root, iter(_uses(defines[root].expr)))]
-        while stack:
-            name, it = stack[-1]
-            nxt = next((u for u in it if u in defines and u not in state), None)
-            if nxt is None:
-                stack.pop()
-                state[name] = 2
-                order.append(name)
-            else:
-                state[nxt] = 1
-                stack.append((nxt, iter(_uses(defines[nxt].expr))))
-    return order
-
-
-def _uses(e: m.Expr) -> list[str]:
-    return [x.name for x in e.find_all(m.DefineRef)]

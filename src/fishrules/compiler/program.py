@@ -19,6 +19,7 @@ from itertools import combinations
 from typing import Callable, Optional
 
 from .. import model as m
+from ..analysis import card_values
 from ..errors import Span
 from ..limits import MAX_CHOICES, MAX_LIST_LENGTH, MAX_NUMBER, MAX_PHASE_DEPTH, MAX_SUBSET, WORK_BUDGET
 
@@ -195,7 +196,6 @@ class Program:
         self.winners_span = getattr(model.winners, "span", None) or model.span
         self.identity = ""  # the game's rule hash, set by `Game`
         self.blocks: list[Fn] = []  # block id -> its function (s, fr) -> waits
-        self.spans_of: dict[int, list] = {}  # block id -> where each of its statements is written
         self.source = ""  # the Python source the rules compiled to
         self.block_names: list[str] = []
         self.block_is_phase: list[bool] = []
@@ -204,7 +204,6 @@ class Program:
         self.phase_block: dict[str, int] = {}
         self.actions: dict[str, ActionProgram] = {}
         self.defines: dict[str, Fn] = {}
-        self.score_terms: list[tuple[str, Fn]] = []
         self.score: Fn = lambda s, p: 0
         self.winners: Fn = lambda s: ()
         self.game_inits: list[tuple[int, Fn]] = []
@@ -217,8 +216,6 @@ class Program:
         self.face_canonical: list[int] = []
         self.unrolled = 0
         self.chance_outcomes: list[tuple[str, int, Fraction]] = []
-        self.roll_texts: list[list[str]] = []
-        self.n_options = len(model.options)
         self.option_slots = {o.name: o.slot for o in model.options}
         self.G = model.n_game_slots
         # The memoised defines a change of a zone makes stale, by the zone's key (see
@@ -228,10 +225,7 @@ class Program:
         self.stale_p: list = []
         self.cards = list(model.cards)
         self.card_labels = [ci.label for ci in model.cards]
-        self.card_values: dict[str, list] = {}
-        for i, ci in enumerate(model.cards):
-            for a, v in ci.values:
-                self.card_values.setdefault(a, [None] * len(model.cards))[i] = v
+        self.card_values: dict[str, list] = card_values(model)
         # visibility of every variable: vis(state, viewer, owner) -> may the viewer see it
         self.game_vis: dict[int, Fn] = {}
         self.player_vis: dict[int, Fn] = {}
@@ -242,8 +236,8 @@ class Program:
         self.game_var_names: dict[int, str] = {}
         self.player_var_names: dict[int, str] = {}
         self.public_defines: set[str] = set()
-        #: the named rules (`rule "…":` blocks), numbered in the order they are compiled: the index
-        #: of each in a state's counts of firings (`State.rules_fired`)
+        #: the named rules (`rule "…":` blocks), numbered (`fishrules.analysis.rule_numbers`): the
+        #: index of each in a state's counts of firings (`State.rules_fired`)
         self.rules: dict[str, int] = {}
 
     def zone_of_key(self, key: int) -> tuple[bool, int, int]:

@@ -101,7 +101,7 @@ class Kernel:
         self.api_shared = 0  # how many positions found their list since it was last emptied
         self.why_not_native: Optional[str] = None
         try:
-            self.program: KernelProgram = lower(game.model, game.program)
+            self.program: KernelProgram = lower(game.model)
         except L.TooLarge as exc:  # the engine's own machine plays every game (see `_fallback`)
             if backend == "native":
                 raise TooLargeForKernel(f"these rules are too large for the game kernel: {exc}") from None

@@ -1,4 +1,4 @@
-"""The API boundary: a kernel move as the engine's action (its name, values, text) and back.
+"""The API boundary: a kernel move as the engine's action (its name, values, text).
 
 Inside the kernel a move is a tuple of integers: the block that plays it (an action, or a
 `when … is broken` handler), the actor, then the parameters (a `some` parameter a tuple).  The API
@@ -22,7 +22,6 @@ class Boundary:
         self.kp = kp
         self.prog = prog
         self.words = kp.symbols
-        self.ids = {w: i for i, w in enumerate(kp.symbols)}
         # per action: for each parameter, whether its values are symbols
         self.symbolic: dict[str, tuple[bool, ...]] = {}
         for name, a in kp.model.actions.items():
@@ -49,17 +48,4 @@ class Boundary:
         ap = self.prog.actions[name]
         text = ap.render(values) if ap.params else name
         return f"p{move[1]}: {text}" if together else text
-
-    def move_of(self, name: str, actor: int, values: tuple, rule: Optional[str] = None) -> tuple:
-        """The kernel move of an engine action."""
-        ap = self.prog.actions[name]
-        block = ap.block if rule is None else ap.broken[rule][1]
-        flags = self.symbolic[name]
-        out: list = [block, actor]
-        for v, sym in zip(values, flags):
-            if isinstance(v, tuple):
-                out.append(tuple(self.ids[x] if sym else x for x in v))
-            else:
-                out.append(self.ids[v] if sym and v is not None else v)
-        return tuple(out)
 

@@ -149,7 +149,7 @@ class Call(Expr):
 
 @node
 class Help(Expr):
-    """A helper of the kernel's runtime that gives a number (fishrules.kernel.runtime names them)."""
+    """A helper of the kernel's runtime that gives a number (kernel/pyruntime.py and kernel/kernel.h spell each)."""
 
     name: str
     args: tuple
@@ -292,15 +292,6 @@ class MapS(Stream):
     source: Stream
     var: str
     value: Expr
-
-
-@node
-class CountedS(Stream):
-    """`source`, with `weight` times its length counted against the work budget before it is gone
-    through (the engine's own count of what a rule looks at, or more)."""
-
-    source: Stream
-    weight: int
 
 
 # ---- buffers -------------------------------------------------------------------------------------

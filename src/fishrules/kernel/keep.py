@@ -1,10 +1,10 @@
 """Which kept define values a change of the state makes stale: the kernel's version of the memo.
 
-A define that loops over something (`fishrules.compiler.expressions.loops`) keeps its values
+A define that loops over something (`fishrules.analysis.kept_defines`) keeps its values
 (`ir.Function.memo`): one entry per argument, stamped with the define's version.  A write to a
 part of the state (a game value or zone, a player's value or zone in any seat, the dice) bumps
-the version of every kept define that reads that part (`fishrules.compiler.expressions.reads`,
-the same analysis the engine's memo uses), so what it does not read keeps its values across the
+the version of every kept define that reads that part (`fishrules.analysis.reads`, the same
+analysis the engine's memo uses), so what it does not read keeps its values across the
 turns: who owns each circle of a board survives the turn counter moving on.  A define whose reads
 cannot be told is made stale by every write.  Each call into the kernel starts a new epoch
 (another state may be passed in), and so does setting a game up again.
@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .. import model as m
-from ..compiler.expressions import reads
+from ..analysis import kept_reads, reads
 from .layout import Layout
 
 __all__ = ["Keep"]
@@ -26,11 +26,9 @@ class Keep:
 
     A define of one argument that reads a family of zones only at its argument (`top of
     stack(c)`) keeps a version per argument as well (`by_arg`): a write of `stack(3)` makes only
-    its value for 3 stale, as the engine's memo forgets it (ExprWriter.reads_by_argument)."""
+    its value for 3 stale, as the engine's memo forgets it (`fishrules.analysis.reads_by_argument`)."""
 
     def __init__(self, model: m.Model, layout: Layout, memo: dict, fn_of: dict):
-        from ..compiler.expressions import ExprWriter
-
         self.layout = layout
         self.index: dict[str, int] = {}  # kept define's function name -> its number
         self.stale: dict = {}  # part -> kept define numbers it makes stale
@@ -38,22 +36,19 @@ class Keep:
         self.by_arg: dict[str, tuple[int, int, int]] = {}  # function -> (low, count, offset in the argument versions)
         self.arg_stale: dict = {}  # part -> [offset of the argument version it bumps]
         self.arg_versions = 0
-        writer = ExprWriter.__new__(ExprWriter)
-        writer.model, writer._by_arg = model, {}
+        known: dict = {}  # what each define reads by argument (see analysis.kept_reads)
         for name, kept in memo.items():
             if not kept:
                 continue
             fn = fn_of[name]
             k = self.index[fn] = len(self.index)
             d = model.defines[name]
-            r: Optional[set] = None
-            families: frozenset = frozenset()
-            if len(d.params) == 1:
-                r, families = writer.reads_by_argument(name)
-                if len({(low, count) for _, low, count in families}) != 1:
-                    r, families = reads(model, d.expr), frozenset()
-            else:
-                r = reads(model, d.expr)
+            r: Optional[set]
+            families: frozenset
+            r, families = kept_reads(model, name, known)
+            # versions by argument need exactly one range of arguments; else it is read as a whole
+            if len(d.params) == 1 and len({(low, count) for _, low, count in families}) != 1:
+                r, families = reads(model, d.expr), frozenset()
             if r is None:
                 self.always.append(k)
                 continue

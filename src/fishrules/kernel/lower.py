@@ -1,10 +1,12 @@
-"""Lowering: a checked model (and the engine's program of it) -> one flat kernel program.
+"""Lowering: a checked model -> one flat kernel program.
 
-`lower(model, prog)` gives a `KernelProgram`: the state's layout, the symbol and constant tables,
-and every function (`fishrules.kernel.ir`): a block per phase, action and `when … is broken`
-handler (numbered as the engine's program numbers them, so a frame means the same to both), an
-enumerator per action, a function per define and score term, the winners, the set-up.  Both
-emitters print this one program; nothing of a rule file's text is in it but numbers.
+`lower(model)` gives a `KernelProgram`: the state's layout, the symbol and constant tables, and
+every function (`fishrules.kernel.ir`): a block per phase, action and `when … is broken` handler
+(numbered by `fishrules.analysis.number_blocks`, as the engine's program numbers them, so a frame
+means the same to both), an enumerator per action, a function per define and score term, the
+winners, the set-up.  What the rules mean beyond each statement (what a define reads, which are
+kept, their order, the board) comes from `fishrules.analysis`, as it does for the engine's
+compiler.  Both emitters print this one program; nothing of a rule file's text is in it but numbers.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Optional
 import attrs
 
 from .. import model as m
+from ..analysis import define_order, kept_defines, number_blocks, rule_numbers
 from ..limits import MAX_SUBSET
 from . import ir
 from .arms import Arms, cut
@@ -37,7 +40,6 @@ class KernelProgram:
         self.arms: dict[str, Arms] = {}  # block function name -> its arms (blocks that wait)
         self.sites: list[Site] = []
         self.block_fn: dict[int, str] = {}  # block number -> function name
-        self.phase_blocks: set[int] = set()
         self.game_block = -1
         self.move_blocks: dict[int, tuple[str, Optional[str]]] = {}  # block -> (action, rule broken or None)
         self.action_enum: list[str] = []  # action number -> enumerator function
@@ -62,28 +64,24 @@ class KernelProgram:
         return scalars, buffers
 
 
-def lower(model: m.Model, prog) -> KernelProgram:
+def lower(model: m.Model) -> KernelProgram:
     layout = Layout(model, MAX_SUBSET)
     out = KernelProgram(model, layout)
     sym, tab = Symbols(), Tables()
-    ex = ExprLowering(model, layout, prog, sym, tab)
-    bl = BlockLowering(model, layout, prog, ex)
+    blocks = number_blocks(model)
+    rules = rule_numbers(model)
+    ex = ExprLowering(model, layout, sym, tab)
+    bl = BlockLowering(model, layout, blocks, rules, ex)
     fns: list[ir.Function] = []
     # defines first, each after those it uses (a define that gives a collection needs its size)
-    from ..compiler.expressions import _define_order
-
     index = {name: i for i, name in enumerate(model.defines)}
     for name in model.defines:
         ex.define_fn[name] = f"d{index[name]}"
     # a define that loops over something is kept until the state changes (the engine's memo):
     # one that does a few operations is cheaper to work out again
-    from ..compiler.expressions import loops
-
-    memo: dict = {}
-    for name in _define_order(model.defines):
-        memo[name] = loops(model.defines[name].expr, model.defines, memo)
+    memo = kept_defines(model)
     bl.keep = out.keep = Keep(model, layout, memo, ex.define_fn)
-    for name in _define_order(model.defines):
+    for name in define_order(model.defines):
         f = bl.define(name, model.defines[name], index[name])
         fns.append(attrs.evolve(f, memo=memo[name]))
     fns.extend(bl.scores())
@@ -93,15 +91,13 @@ def lower(model: m.Model, prog) -> KernelProgram:
         f = bl.phase(name, ph)
         fns.append(f)
         out.block_fn[f.block] = f.name
-        out.phase_blocks.add(f.block)
     for i, (name, a) in enumerate(model.actions.items()):
-        ap = prog.actions[name]
-        f = bl.action(name, a, ap.block, a.body, f"action, line {a.span.line if a.span else '?'}")
+        f = bl.action(name, a, blocks.action[name], a.body, f"action, line {a.span.line if a.span else '?'}")
         fns.append(f)
         out.block_fn[f.block] = f.name
         out.move_blocks[f.block] = (name, None)
         for b in a.broken:
-            hb = ap.broken[b.rule][1]
+            hb = blocks.handler[(name, b.rule)]
             f = bl.action(name, a, hb, b.body, f"rule broken, line {b.span.line if b.span else '?'}")
             fns.append(f)
             out.block_fn[hb] = f.name
@@ -111,8 +107,8 @@ def lower(model: m.Model, prog) -> KernelProgram:
         out.action_enum.append(e.name)
         out.action_names.append(name)
     out.functions = fns
-    out.game_block = prog.phase_block["game"]
-    out.nrules = len(prog.rules)
+    out.game_block = blocks.phase["game"]
+    out.nrules = len(rules)
     out.symbols = sym.words
     out.tables = tab.tables
     out.sites = bl.sites
@@ -124,7 +120,7 @@ def lower(model: m.Model, prog) -> KernelProgram:
         if f.kind == "block":
             scalars, buffers = out.locals_of(f)
             out.frame_cap[f.name] = 2 + len(scalars) + sum(1 + cap for _, cap in buffers)
-    layout.reserve_blocks(len(prog.block_names), out.nrules, _frames_needed(out))
+    layout.reserve_blocks(len(blocks.names), out.nrules, _frames_needed(out))
     return out
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import attrs
 
 from .. import model as m
-from ..compiler import actions as act
+from ..analysis import Blocks, pushdown
 from ..limits import MAX_CHOICES
 from . import ir
 from .abi import FAULT_RULE, FAULT_UNPLAYABLE
@@ -65,10 +65,11 @@ class _Fn:
 class BlockLowering:
     """Lowers the blocks, enumerators, defines, scores and set-up of one program."""
 
-    def __init__(self, model: m.Model, layout: Layout, prog, ex: ExprLowering):
+    def __init__(self, model: m.Model, layout: Layout, blocks: Blocks, rules: dict, ex: ExprLowering):
         self.model = model
         self.layout = layout
-        self.prog = prog  # the engine's compiled program: block numbers, rule numbers
+        self.blocks = blocks
+        self.rules = rules  # rule name -> its number (fishrules.analysis.rule_numbers)
         self.ex = ex
         self.sites: list[Site] = []
         self.action_index = {name: i for i, name in enumerate(model.actions)}
@@ -87,7 +88,7 @@ class BlockLowering:
     # ---- functions -----------------------------------------------------------------------------
 
     def phase(self, name: str, ph: m.PhaseDecl) -> ir.Function:
-        bid = self.prog.phase_block[name]
+        bid = self.blocks.phase[name]
         self.fn, self.block = _Fn(), bid
         self.ex.buffer_locals = set()
         body = tuple(self.stmts(ph.body))
@@ -201,7 +202,7 @@ class BlockLowering:
         return []
 
     def s_RuleStmt(self, s):
-        k = self.prog.rules[s.name]
+        k = self.rules[s.name]
         body = s.body
         if len(body) == 1 and isinstance(body[0], m.IfStmt) and not body[0].otherwise:
             guard = body[0]  # a rule that is one `if` fires when one of its conditions holds
@@ -256,7 +257,7 @@ class BlockLowering:
         return [ir.Do("roll", (self.ex.buf(s.dice),))]
 
     def s_CallPhase(self, s):
-        block = self.prog.phase_block[s.phase]
+        block = self.blocks.phase[s.phase]
         if s.argument is None:
             return [ir.CallBlock(block, ())]
         t = self.fn.temp()
@@ -270,7 +271,7 @@ class BlockLowering:
     def s_EndPhase(self, s):
         if s.phase == "game":
             return [ir.Leave(OVER)]
-        return [ir.Leave(UNWIND, self.prog.phase_block[s.phase])]
+        return [ir.Leave(UNWIND, self.blocks.phase[s.phase])]
 
     def s_Choose(self, s):
         site = self.new_site(s.actions, False, s.span)
@@ -346,9 +347,9 @@ class BlockLowering:
         """The legal moves of one action for `l0`, in the engine's order (`write_enumerator`)."""
         self.fn = _Fn()
         self.ex.buffer_locals = {p.slot for p in a.params if p.kind == "some"}
-        pushed = act.pushdown(a)
+        pushed = pushdown(a)
         handlers = {b.rule: b for b in a.broken}
-        block = self.prog.actions[name].block
+        block = self.blocks.action[name]
         broken_blocks = {b.rule: self.handler_block(name, b.rule) for b in a.broken}
         values: list = [ir.Var("l0")]
         for p in a.params:
@@ -383,7 +384,7 @@ class BlockLowering:
                            f"the choices of an action, line {_line(a.span)}", cached=tuple(h.all_names()))
 
     def handler_block(self, action: str, rule: str) -> int:
-        return self.prog.actions[action].broken[rule][1]
+        return self.blocks.handler[(action, rule)]
 
     def param_loop(self, p: m.ParamDecl, filters, body: tuple, forget: tuple = ()) -> tuple:
         """`for each value of parameter p: body`, with its domain as the engine lists it (the kept

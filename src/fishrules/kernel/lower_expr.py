@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .. import model as m
+from ..analysis import board_adjacency, board_runs, card_values, faces
 from . import ir
 from .layout import H_N, H_NDICE, Layout
 
@@ -56,18 +57,18 @@ class Tables:
 
 
 class ExprLowering:
-    """Lowers expressions of one program; `fns` maps define names to their kernel functions."""
+    """Lowers expressions of one program; `define_fn` maps define names to their kernel functions."""
 
-    def __init__(self, model: m.Model, layout: Layout, prog, symbols: Symbols, tables: Tables):
+    def __init__(self, model: m.Model, layout: Layout, symbols: Symbols, tables: Tables):
         self.model = model
         self.layout = layout
-        self.prog = prog  # the engine's compiled program (card labels, faces, board)
+        self.card_values = card_values(model)
+        self.faces = faces(model)
         self.sym = symbols
         self.tab = tables
         self.define_fn: dict[str, str] = {}
         self.define_cap: dict[str, int] = {}  # a define that gives a collection: how many at most
         self.buffer_locals: set[int] = set()  # model local slots that hold a collection (`some` parameters)
-        self._face_tables: dict = {}
         self._card_attr: dict[str, str] = {}
         self._adjacency = None
 
@@ -124,7 +125,7 @@ class ExprLowering:
         name = self._card_attr.get(attr)
         if name is None:
             values = []
-            for v in self.prog.card_values[attr]:
+            for v in self.card_values[attr]:
                 if v is None:
                     values.append(None)
                 else:
@@ -135,14 +136,14 @@ class ExprLowering:
     def x_DieAttr(self, e):
         face = ir.Get(ir.Help("at_die", (ir.Int(self.layout.dice), self.expr(e.die))))
         if e.attr == "face":
-            kinds = [self.sym.id(k) if k is not None else None for k in self.prog.face_kinds]
+            kinds = [self.sym.id(k) if k is not None else None for k in self.faces.kinds]
             return ir.Tab(self.tab.add("fk", kinds), face)
         if e.attr == "value":
-            return ir.Tab(self.tab.add("fv", self.prog.face_values), face)
+            return ir.Tab(self.tab.add("fv", self.faces.values), face)
         return ir.Arith("+", ir.Help("die_number", (self.expr(e.die),)), ir.Int(1))
 
     def shows_table(self, kind: str) -> str:
-        return self.tab.add("fs", [1 if k == kind else 0 for k in self.prog.face_kinds])
+        return self.tab.add("fs", [1 if k == kind else 0 for k in self.faces.kinds])
 
     def x_DieShows(self, e):
         face = ir.Get(ir.Help("at_die", (ir.Int(self.layout.dice), self.expr(e.die))))
@@ -372,14 +373,9 @@ class ExprLowering:
     # ---- what a board looks like ------------------------------------------------------------
 
     def board(self) -> tuple[dict, dict]:
-        """(circle -> circles next to it, in order; circle -> runs along its lines, nearest first),
-        as the engine's compiler works them out."""
+        """(circle -> circles next to it, in order; circle -> runs along its lines, nearest first)."""
         if self._adjacency is None:
-            from ..compiler.expressions import ExprWriter
-
-            w = ExprWriter.__new__(ExprWriter)
-            w.model = self.model
-            self._adjacency = (w.board_adjacency(), w.board_runs())
+            self._adjacency = (board_adjacency(self.model.board), board_runs(self.model.board))
         return self._adjacency
 
 

@@ -17,7 +17,7 @@ from ..compiler import CHANCE, MEMO_LIMIT, MEMO_MIN_HITS, MEMO_TRIAL, SIMULTANEO
 from ..errors import Diagnostic, FishrulesError, IllegalAction, OptionError, RuleError
 from ..limits import MAX_ACTION_TEXT
 from .chance import Chance
-from .text import _short
+from .text import short
 
 
 class Action:
@@ -560,17 +560,17 @@ class Decisions(Chance):
                 value = next((v for v in dom if p.render(v) == tok), None)
                 if value is None:
                     if p.parse(tok) is None:
-                        raise IllegalAction(text, f"`{p.name}` takes {p.describe}, not {_short(tok)}")
+                        raise IllegalAction(text, f"`{p.name}` takes {p.describe}, not {short(tok)}")
                     if isinstance(info, SimulPause):
                         # The text names the chooser, but anybody may have sent it: a refusal
                         # here lists nothing a player may be keeping secret.
-                        raise IllegalAction(text, f"{_short(tok)} is not a possible `{p.name}` now "
+                        raise IllegalAction(text, f"{short(tok)} is not a possible `{p.name}` now "
                                                   f"(ask legal_actions(p{actor}) for p{actor}'s choices)")
                     given = tuple(L[q.slot] for q in ap.params[:i])
                     legal = self._enumerate_for(info, actor).actions()
                     possible = list(dict.fromkeys(p.render(a._values[i]) for a in legal
                                                   if a.name == ap.name and a._values[:i] == given))
-                    raise IllegalAction(text, f"{_short(tok)} is not a possible `{p.name}` now ({_listed(possible)})")
+                    raise IllegalAction(text, f"{short(tok)} is not a possible `{p.name}` now ({_listed(possible)})")
             L[p.slot] = value
         if toks:
             takes = ", ".join(p.name for p in ap.params) or "nothing more"

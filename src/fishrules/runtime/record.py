@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 from ..errors import OptionError
 from .machine import Machine
-from .text import _listify, _short
+from .text import _listify, short
 
 
 class Log:
@@ -152,7 +152,7 @@ class Record(Machine):
         With `history_for(player)` it tells the player everything they saw, in order: a card
         revealed and turned face down again within one action is here, though no view shows it."""
         if player is not None and (type(player) is not int or not (0 <= player < self.n)):
-            raise OptionError(f"there is no player {_short(player)} in this game of {self.n}")
+            raise OptionError(f"there is no player {short(player)} in this game of {self.n}")
         out = []
         for e in self.events.list() if self.events is not None else ():
             if since is None or e[1] > since:

@@ -15,7 +15,7 @@ from ..compiler import CHANCE
 from ..errors import IllegalAction, OptionError, RuleError, StateError
 from ..limits import MAX_HISTORY, MAX_REPLAY_WORK
 from .decisions import Decisions
-from .text import _listify, _short
+from .text import _listify, short
 
 
 #: The fields of a saved state; the position ones must be what replaying its history gives.
@@ -80,17 +80,17 @@ class Saving(Decisions):
         spent = 0
         for i, text in enumerate(history, 1):
             if not isinstance(text, str):
-                raise StateError(f"history entry {i} is not an action text: {_short(text)}")
+                raise StateError(f"history entry {i} is not an action text: {short(text)}")
             if s.cur is None:
-                raise StateError(f"history entry {i} ({_short(text)}) comes after the end of the game")
+                raise StateError(f"history entry {i} ({short(text)}) comes after the end of the game")
             try:
                 if seed is not None and s.cur == CHANCE:
                     s._consume_chance_draws()
                 s.apply(text)
             except IllegalAction as exc:
-                raise StateError(f"history entry {i} ({_short(text)}) is not allowed: {exc.reason}") from None
+                raise StateError(f"history entry {i} ({short(text)}) is not allowed: {exc.reason}") from None
             except RuleError as exc:
-                raise StateError(f"history entry {i} ({_short(text)}) makes the rules fail:\n{exc}") from None
+                raise StateError(f"history entry {i} ({short(text)}) makes the rules fail:\n{exc}") from None
             spent += s._work
             if spent > MAX_REPLAY_WORK:
                 raise StateError(f"replaying the history takes more than {MAX_REPLAY_WORK:,} steps of work "
@@ -110,21 +110,21 @@ class Saving(Decisions):
         if d.get("format") != "fishrules-state/1":
             raise StateError("this is not a fishrules state (format fishrules-state/1)")
         if d.get("game") != game.program.identity:
-            raise StateError(f"this state belongs to another game ({_short(d.get('game'))}, not {game.program.identity!r})")
+            raise StateError(f"this state belongs to another game ({short(d.get('game'))}, not {game.program.identity!r})")
         missing = [k for k in _STATE_FIELDS if k not in d]
         if missing:
             raise StateError("the saved state has no " + ", ".join(repr(k) for k in missing))
         extra = [k for k in d if k not in _STATE_FIELDS]
         if extra:
-            raise StateError("the saved state has unknown fields: " + ", ".join(_short(k) for k in extra[:5]))
+            raise StateError("the saved state has unknown fields: " + ", ".join(short(k) for k in extra[:5]))
         n = d["players"]
         if type(n) is not int or not (game.min_players <= n <= game.max_players):
-            raise StateError(f"field 'players': {game.title} is for {game.min_players} to {game.max_players} players, not {_short(n)}")
+            raise StateError(f"field 'players': {game.title} is for {game.min_players} to {game.max_players} players, not {short(n)}")
         for name, ok in (("seed", lambda v: type(v) is int and -(1 << 64) < v < (1 << 64)),
                          ("draws", lambda v: type(v) is int and 0 <= v < (1 << 63)),
                          ("manual", lambda v: type(v) is bool)):
             if not ok(d[name]):
-                raise StateError(f"field {name!r} is not a possible value: {_short(d[name])}")
+                raise StateError(f"field {name!r} is not a possible value: {short(d[name])}")
         g = d["g"]
         prog = game.program
         if type(g) is not list or len(g) != prog.model.n_game_slots:

@@ -12,7 +12,7 @@ from typing import Any, Optional
 from ..compiler import SIMULTANEOUS
 from ..errors import FishrulesError, OptionError
 from .decisions import Decisions
-from .text import _listify, _short
+from .text import _listify, short
 
 
 class Views(Decisions):
@@ -29,7 +29,7 @@ class Views(Decisions):
         this viewer may know: hidden outcomes and secret choices of others read `?`.  Scores are
         public."""
         if player is not None and (type(player) is not int or not (0 <= player < self.n)):
-            raise OptionError(f"there is no player {_short(player)} in this game of {self.n}")
+            raise OptionError(f"there is no player {short(player)} in this game of {self.n}")
         try:
             return self._view(player)
         except FishrulesError:
