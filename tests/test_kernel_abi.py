@@ -96,7 +96,7 @@ def test_every_abi_name_the_generated_c_uses_is_the_preludes():
     prelude = abi.c_prelude()
     for ruleset in fishrules.bundled():
         g = fishrules.load(ruleset, backend="python")
-        c = emit_c(lower(g.model, g.program))
+        c = emit_c(lower(g.model))
         head = c.index("#define")
         assert c[head:].startswith(prelude.split("\n", 1)[1]), ruleset  # first of all, before kernel.h
         defined = _defines(c)

@@ -243,10 +243,7 @@ def test_the_internal_api_is_used_and_documented():
 
 #: The modules of kernel/ that still import the engine's compiler (which is to retire: issue 32),
 #: and why.  Only ever take entries out.
-KERNEL_USES_COMPILER = {
-    "kernel/emit_c.py": "the board's tables, through ExprWriter (fishrules.analysis.board_adjacency has them)",
-    "kernel/pyruntime.py": "the board's tables, through ExprWriter (fishrules.analysis.board_adjacency has them)",
-}
+KERNEL_USES_COMPILER: dict[str, str] = {}
 
 
 def test_the_kernel_needs_nothing_of_the_engine_s_compiler():

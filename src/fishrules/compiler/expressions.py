@@ -341,14 +341,6 @@ class ExprWriter:
             return f"largest(s, {a[0]}, {a[1]}, {f == 'largest'})"
         raise AssertionError(f)  # pragma: no cover
 
-    # (kept only for kernel/emit_c.py and kernel/pyruntime.py, which still ask an ExprWriter for
-    # the board; everything else reads fishrules.analysis)
-    def board_adjacency(self) -> dict:
-        return board_adjacency(self.model.board)
-
-    def board_runs(self) -> dict:
-        return board_runs(self.model.board)
-
     _BINARY = {"+": "+", "-": "-", "=": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
                "and": "and", "or": "or"}
 

@@ -841,11 +841,9 @@ def _board(kp: KernelProgram) -> str:
     if b is None:
         return ("#define BOARD_LOW 1\n#define BOARD_HIGH 0\n" + _table("ADJ_AT", [0]) + "\n" + _table("ADJ", [0]) + "\n"
                 + _table("RUN_AT", [0]) + "\n" + _table("RUN_OFF", [0]) + "\n" + _table("RUNS", [0]))
-    from ..compiler.expressions import ExprWriter
+    from ..analysis import board_adjacency, board_runs
 
-    ew = ExprWriter.__new__(ExprWriter)
-    ew.model = kp.model
-    adjacency, runs = ew.board_adjacency(), ew.board_runs()
+    adjacency, runs = board_adjacency(b), board_runs(b)
     adj_at, adj = [0], []
     run_at, run_off, flat = [0], [0], []
     for c in range(b.low, b.high + 1):

@@ -514,8 +514,6 @@ def _labels(kp: KernelProgram) -> tuple:
 def _board(kp: KernelProgram) -> tuple[dict, dict]:
     if kp.model.board is None:
         return {}, {}
-    from ..compiler.expressions import ExprWriter
+    from ..analysis import board_adjacency, board_runs
 
-    w = ExprWriter.__new__(ExprWriter)
-    w.model = kp.model
-    return w.board_adjacency(), w.board_runs()
+    return board_adjacency(kp.model.board), board_runs(kp.model.board)
