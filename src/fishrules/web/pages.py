@@ -79,7 +79,7 @@ def lobby(bundled: dict, text: str = "", diags: Optional[Markup] = None) -> str:
 # ---- a table's set-up ----------------------------------------------------------------------------
 
 
-def _option_field(info: Any, value: Any) -> Markup:
+def _option_field(info: Any, value: Any, words: Optional[dict] = None) -> Markup:
     name = f"option.{info.name}"
     if info.kind == "yes or no":
         field = tag("input", {"type": "checkbox", "name": name, "checked": bool(value)})
@@ -87,8 +87,11 @@ def _option_field(info: Any, value: Any) -> Markup:
         field = tag("select", {"name": name}, *(tag("option", {"value": c, "selected": c == value}, c) for c in info.choices))
     else:
         field = tag("input", {"type": "number", "name": name, "value": value, "min": info.low, "max": info.high})
-    return tag("label", {"class_": "option"}, tag("span", None, info.name), " ", field,
-               tag("small", None, f" {info.doc}") if info.doc else None)
+    words = words or {}
+    label = words.get("label") or info.name.replace("_", " ")
+    doc = words.get("description") or info.doc
+    return tag("label", {"class_": "option"}, tag("span", None, label), " ", field,
+               tag("small", None, f" {doc}") if doc else None)
 
 
 def setup(game: RulesInfo, ruleset: Optional[str], text: Optional[str], variant: Optional[str],
@@ -123,13 +126,14 @@ def setup(game: RulesInfo, ruleset: Optional[str], text: Optional[str], variant:
     for p in range(game.max_players):
         kind = form.get(f"seat.{p}") or ("human" if p == 0 else "random")
         seat_rows.append(tag("tr", {"class_": "seatrow", "data_seat": p},
-                             tag("td", None, f"p{p}"),
+                             tag("td", None, f"Seat {p + 1}"),
                              tag("td", None, tag("select", {"name": f"seat.{p}"},
                                                  tag("option", {"value": "human", "selected": kind == "human"}, "a person"),
                                                  *(tag("option", {"value": b, "selected": kind == b}, f"bot: {b}") for b in BOT_KINDS))),
-                             tag("td", None, tag("input", {"name": f"name.{p}", "maxlength": 40, "placeholder": f"p{p}",
+                             tag("td", None, tag("input", {"name": f"name.{p}", "maxlength": 40, "placeholder": f"Player {p + 1}",
                                                            "value": form.get(f"name.{p}") or None}))))
-    opts = [_option_field(info, form.get(f"option.{info.name}", info.default)) for info in game.options]
+    said = {o["name"]: o for o in game.describe.get("options", [])}
+    opts = [_option_field(info, form.get(f"option.{info.name}", info.default), said.get(info.name)) for info in game.options]
     return page(
         f"New table — {game.title}",
         tag("h1", None, "New table: ", game.title),

@@ -91,7 +91,7 @@
   function send(text) {
     if (!frame) return;
     pending = { type: "act", at: frame.at, action: text };
-    note = { at: frame.at, text: "Sent: " + text, kind: "sent" };
+    note = { at: frame.at, text: "Sent: " + sayAction(text), kind: "sent" };
     if (ws && ws.readyState === 1) ws.send(JSON.stringify(pending));
     draw();
   }
@@ -227,6 +227,29 @@
     }
   }
 
+  // Words for people: an action's label, a parameter's, a value's (players by their names).
+  function actionLabel(n) { return frame.words && frame.words[n] ? frame.words[n].label : n.replace(/_/g, " "); }
+  function paramLabel(p) { return p.label || p.name.replace(/_/g, " "); }
+  function valueLabel(p, v) {
+    if (p.of === "player") return frame.names && frame.names[v] !== undefined ? frame.names[v] : "p" + v;
+    if (p.of === "die") return "die " + v;
+    return str(v).replace(/_/g, " ");
+  }
+  function sayAction(text) { // an action's text in words, for the buttons
+    var body = text.slice(frame.prefix.length);
+    var words = body.split(" ");
+    var decl = frame.decl[words[0]];
+    if (!decl) return text;
+    var out = actionLabel(words[0]);
+    var vals = words.slice(1);
+    var shown = vals.map(function (v) {
+      var p = decl.length === 1 ? decl[0] : null;
+      if (!p) return v.replace(/_/g, " ");
+      return valueLabel(p, p.of === "player" ? Number(v.slice(1)) : v);
+    });
+    return shown.length ? out + ": " + shown.join(", ") : out;
+  }
+
   function button(text, cls, fn) {
     var b = el("button", { type: "button", "class": cls || "" }, text);
     b.addEventListener("click", fn);
@@ -250,10 +273,12 @@
     row.appendChild(el("span", { "class": "label" }, "Your move:"));
     names.forEach(function (n) {
       var simple = (frame.decl[n] || []).length === 0;
-      row.appendChild(button(n, "name" + (n === chosen ? " on" : ""), function () { // (again: start again)
+      var b = button(actionLabel(n), "name" + (n === chosen ? " on" : ""), function () { // (again: start again)
         if (simple) { chosen = n; picks = {}; send(frame.prefix + n); return; }
         chosen = n; picks = {}; draw();
-      }));
+      });
+      if (frame.words && frame.words[n] && frame.words[n].description) b.title = frame.words[n].description;
+      row.appendChild(b);
     });
     picker.appendChild(row);
     if (chosen) {
@@ -261,9 +286,11 @@
       params().forEach(function (p) {
         var line = el("div", { "class": "param", "data-param": p.name });
         var got = picks[p.name];
-        var shown = got === undefined ? (KIND[p.of] ? "click on the table, or" : "choose") :
-          (p.kind === "some" ? (got.length ? got.map(str).join(" ") : "none yet") : str(got));
-        line.appendChild(el("span", { "class": "label" }, p.name + (p.kind === "some" ? " (one or more)" : "") + ": "));
+        var onTable = KIND[p.of] && tableEl.querySelector('[data-pick^="' + KIND[p.of] + ':"]');
+        var shown = got === undefined ? (onTable ? "click it on the table, or choose:" : "choose:") :
+          (p.kind === "some" ? (got.length ? got.map(function (x) { return valueLabel(p, x); }).join(", ") : "none yet")
+            : valueLabel(p, got));
+        line.appendChild(el("span", { "class": "label" }, paramLabel(p) + (p.kind === "some" ? " (one or more)" : "") + ": "));
         line.appendChild(el("b", null, shown));
         var seen = {};
         cands.forEach(function (a) {
@@ -274,7 +301,7 @@
         if (keys.length <= 40) {
           keys.forEach(function (k) {
             var on = got !== undefined && (p.kind === "some" ? has(got, seen[k]) : str(got) === k);
-            line.appendChild(button(p.of === "player" ? "p" + k : k, "value" + (on ? " on" : ""), function () { pick(p, seen[k], on); }));
+            line.appendChild(button(valueLabel(p, seen[k]), "value" + (on ? " on" : ""), function () { pick(p, seen[k], on); }));
           });
         }
         picker.appendChild(line);
@@ -283,7 +310,7 @@
       var go = el("div", { "class": "go" });
       if (done.length === 1) {
         var a = done[0];
-        go.appendChild(button("Play: " + a.text + (a.breaks ? " (breaks “" + a.breaks + "”)" : ""), "play", function () { send(a.text); }));
+        go.appendChild(button("Play: " + sayAction(a.text) + (a.breaks ? " (breaks “" + a.breaks + "”)" : ""), "play", function () { send(a.text); }));
       } else if (params().length && params().every(function (p) { return picks[p.name] !== undefined; }) && !cands.length) {
         var text = compose();
         go.appendChild(button("Try: " + text, "try", function () { send(text); }));
@@ -293,11 +320,12 @@
       if (cands.length <= 12) {
         var list = el("div", { "class": "cands" });
         cands.forEach(function (a) {
-          list.appendChild(button(a.text + (a.breaks ? " (breaks “" + a.breaks + "”)" : ""), "cand", function () { send(a.text); }));
+          list.appendChild(button(sayAction(a.text) + (a.breaks ? " (breaks “" + a.breaks + "”)" : ""), "cand", function () { send(a.text); }));
         });
         picker.appendChild(list);
       } else {
-        picker.appendChild(el("p", { "class": "hint" }, cands.length + " ways: choose on the table or with the buttons."));
+        picker.appendChild(el("p", { "class": "hint" }, cands.length + " possible moves: choose " +
+          params().map(paramLabel).join(", then ") + " above."));
       }
     }
     mark();
