@@ -217,11 +217,17 @@ def test_the_log_never_says_more_than_the_seat_may_know():
     fisherman = state.view(None)["values"]["fisherman"]
     info = _info(game, 3, names=["Ana", "Gus", "Greta"])
     card = state.history[steps[0][0]].split()[1]
-    mine = _text(frame(state, fisherman, info, steps)["html"])
-    assert card in mine
+
+    def log(seat):
+        html = frame(state, seat, info, steps)["html"]
+        start = html.index('<section class="log"')
+        return _text(html[start:html.index("</section>", start)])
+
+    mine = log(fisherman)
+    assert f"sets the line: {card} under" in mine
     for seat in [None] + [p for p in range(3) if p != fisherman]:
-        theirs = _text(frame(state, seat, info, steps)["html"])
-        assert card not in theirs and "something secret" in theirs
+        theirs = log(seat)
+        assert card not in theirs and "sets the line: something secret under" in theirs
 
 
 @pytest.mark.parametrize("name, n", [("fatfish-licenses", 3), ("fisheatfish", 2), ("fishfish", 3), ("fisherman", 3)])

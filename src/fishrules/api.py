@@ -179,7 +179,7 @@ class Game:
             "actions": actions,
             "derived": {name: {**said("value", name), "hidden": name in shown.hidden} for name in model.defines},
             "options": [{"name": o.name, **said("option", o.name),
-                         **({"description": o.doc} if o.doc and ("option", o.name, None) not in shown.words else {})}
+                         **({} if said("option", o.name)["description"] else {"description": o.doc})}
                         for o in model.options],
             "attributes": {a: said("attribute", a)["label"] for cs in model.card_sets for a, _ in cs.attrs},
             "phases": {name: said("phase", name)["label"] for name in model.phases},

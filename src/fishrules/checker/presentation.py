@@ -6,7 +6,8 @@ show; the sentence an action reads as in a log — and nothing of what the game 
 the same with or without it.  Every name it gives must be one the rules declare (with a "did you
 mean"), each text is bounded, and a log sentence may name only who acts (`{player}`) and the
 action's parameters.  Blocks are read in order, the base's first, so an overlay's entry counts over
-the one it extends; an entry given twice in one file is a warning.
+the one it extends; an entry given twice in one file is a warning, and a base's entry for
+something an overlay removed is dropped.
 
 `words(name)` is what a name reads as where the rules say nothing: `round_points` -> "round points".
 """
@@ -84,6 +85,13 @@ def _kind_of(checker: Any, name: str) -> Optional[str]:
     return None
 
 
+def _from_a_base(checker: Any, e: n.PresentWords) -> bool:
+    """Whether an entry comes from a file the checked one extends (not from the file itself)."""
+    mine = getattr(checker, "source", None)
+    theirs = getattr(e.span, "source", None)
+    return mine is not None and theirs is not None and theirs is not mine
+
+
 def _a(word: str) -> str:
     return ("an " if word[0] in "aeiou" else "a ") + word
 
@@ -118,6 +126,8 @@ def _check_entry(checker: Any, e: n.PresentWords) -> Optional[tuple]:
     kind = e.kind
     want = "action" if kind == "log" else kind
     if e.name not in _names_of(checker, kind):
+        if _from_a_base(checker, e):
+            return None  # words of something an overlay removed (`remove option rounds`): nothing to word
         found = _kind_of(checker, e.name)
         if found is not None:
             checker.error(e.span, f"`{e.name}` is {_a(found)}, not {_a(want)}",

@@ -36,7 +36,7 @@ _NUMBERED = re.compile(r"^(\w+)\(([0-9-]+)\)$")
 
 
 def card_words(label: Any) -> str:
-    """A card's label as words (`puffer_fish-7` -> "puffer fish-7"); an unseen card is "?"."""
+    """A card's label as words (`sea_star-7` -> "sea star-7"); an unseen card is "?"."""
     return "?" if label is None else str(label).replace("_", " ")
 
 
