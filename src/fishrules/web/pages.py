@@ -137,7 +137,10 @@ def setup(game: RulesInfo, ruleset: Optional[str], text: Optional[str], variant:
     return page(
         f"New table — {game.title}",
         tag("h1", None, "New table: ", game.title),
-        tag("p", {"class_": "error"}, error) if error else None,
+        tag("p", {"class_": "error", "role": "alert"}, error) if error else None,
+        tag("details", {"class_": "warnings", "open": True},
+            tag("summary", None, "What fishrules check says of these rules"), Markup(game.warnings[0]))
+        if game.warnings else None,
         variant_form,
         tag("form", {"method": "post", "action": "/tables", "id": "setup"},
             *hidden,
