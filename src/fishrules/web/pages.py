@@ -63,6 +63,8 @@ def lobby(bundled: dict, text: str = "", diags: Optional[Markup] = None) -> str:
     return page(
         "fishrules — lobby",
         tag("h1", None, "Start a table"),
+        tag("section", {"class_": "mine", "id": "my-tables", "hidden": True},
+            tag("h2", None, "Your tables"), tag("ul", None)),
         tag("section", {"class_": "rulesets"}, tag("h2", None, "A bundled game"), tag("ul", None, *games)),
         tag("section", {"class_": "house"},
             tag("h2", None, "Or a house rule"),
@@ -169,15 +171,18 @@ def links_page(base: str, table: Any, links: list[tuple[str, str, Optional[int]]
         url = f"{base}/p/{token}"
         who = "Spectators (see only what everybody may see)" if role == "spectator" else f"Seat of {info.who(seat)}"
         rows.append(tag("li", {"class_": role}, tag("span", None, who), " ",
-                        tag("a", {"href": f"/p/{token}", "class_": "seatlink", "data_seat": seat}, url)))
+                        tag("a", {"href": f"/p/{token}", "class_": "seatlink", "data_seat": seat}, url), " ",
+                        tag("button", {"type": "button", "class_": "copy", "data_copy": url}, "Copy")))
     bots = [f"{info.who(p)}: {k}" for p, k in enumerate(table.record.seats) if k != "human"]
     return page(
         f"Table — {table.title}",
         tag("h1", None, "Your table of ", table.title, " is ready"),
         tag("p", None, "Send each person the link of their seat, and nobody else: whoever has a seat's link plays that "
             "seat and sees its hidden cards. Keep this page's address to find the links again."),
-        tag("ul", {"class_": "links"}, *rows),
-        tag("p", None, "Bots: " + "; ".join(bots)) if bots else None)
+        tag("ul", {"class_": "links", "data_title": table.title}, *rows),
+        tag("p", None, "Bots: " + "; ".join(bots)) if bots else None,
+        tag("p", {"class_": "hint"}, "This browser remembers this page: the lobby lists your tables."),
+        scripts=("lobby.js",))
 
 
 def table_page(table: Any, token: str, seat: Optional[int], frame_html: str) -> str:
