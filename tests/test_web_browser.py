@@ -214,6 +214,9 @@ def test_a_whole_game_of_every_bundled_ruleset_in_the_page(browser, server, name
     # words, not the rule file's names, wherever the table names a value or a zone
     labels = page.locator(".zname, .kv .k").all_inner_texts()
     assert labels and not [t for t in labels if "_" in t]
+    if SHOTS and name == "fatfish-licenses":  # the docs show a score sheet and the log beside the table
+        page.locator(".end").screenshot(path=f"{SHOTS}/serve-score-sheet.png")
+        page.locator(".log").screenshot(path=f"{SHOTS}/serve-log.png")
     for p in people + [host]:
         assert not p.errors, p.errors
         p.page.context.close()

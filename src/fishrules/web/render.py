@@ -294,7 +294,7 @@ def _cards(info: TableInfo, cards: list) -> Markup:
 
 def _value(info: TableInfo, kind: str, v: Any) -> Markup:
     if v is None:
-        return tag("span", {"class_": "none"}, "—")
+        return tag("span", {"class_": "none"}, "nobody" if kind == "player" else "—")
     if kind == "player" and isinstance(v, int):
         return tag("span", {"class_": "who", "data_pick": f"player:{v}"}, info.who(v))
     if isinstance(v, bool):

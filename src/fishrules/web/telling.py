@@ -362,7 +362,7 @@ def sheet_html(info: Any, sheet: dict) -> Markup:
     head.append(tag("th", None, "score"))
     rows = []
     for p in order:
-        cells = [tag("th", {"scope": "row"}, info.who(p), " 🏆" if p in won else None)]
+        cells = [tag("th", {"scope": "row"}, info.who(p), tag("small", None, " (wins)") if p in won else None)]
         if parts is not None:
             row = parts[p]
             cells += [tag("td", {"class_": "hidden" if x is None else None}, "?" if x is None else x) for x in row]
