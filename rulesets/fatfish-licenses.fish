@@ -109,3 +109,23 @@ score "license V": if game_ended and shown_V and any_ones and you in most_ones t
 
 # "This license brings 10 victory points."
 score "license G": if license_G_holder is you then license_points otherwise 0
+
+
+# ---- How a table words it -------------------------------------------------------------------------
+presentation:
+  value license_pile: "licenses", "the licenses not drawn yet"
+  value shown_license: "licenses in play"
+  value license_A_holder: "license А", "who holds license А (10 points)"
+  value license_G_holder: "license Г", "who holds license Г (10 points)"
+  value game_ended: hidden
+  value shown_A: hidden
+  value shown_B: hidden
+  value shown_V: hidden
+  value a_run_of_four: hidden
+  value any_ones: hidden
+  action take_license_A: "take license А", "hold license А: 10 points while you hold it"
+  log take_license_A: "{player} takes license А"
+  action take_license_G: "take license Г", "hold license Г: 10 points while you hold it"
+  log take_license_G: "{player} takes license Г"
+  option licenses_D_to_I: "licenses Д to И", "not playable: the rulebook's text is cut off at Д"
+  attribute letter: "license"

@@ -214,3 +214,34 @@ define colours_taken: count(distinct(colour of taken))
 action keep(chosen: some taken):
   require "one card of each colour": if colours_taken = 1 then count(chosen) = 2 otherwise count(chosen) = colours_taken and count(distinct(colour of chosen)) = colours_taken
   move chosen to your victory face up
+
+
+# ---- How a table words it -------------------------------------------------------------------------
+# What a table (fishrules serve) calls things; the game is the same without it.
+presentation:
+  value deck: "deck"
+  value out_of_game: "out of the game", "cards of players who left the game"
+  value reserve: "reserve", "face-down cards that start new rows"
+  value rows: "row", "the three rows of fish cards"
+  value taken: "catch being sorted", "the cards of a completed row while its catcher sorts them"
+  value fiasco_holder: "fiasco card", "who holds the fiasco card (5 points off at the end)"
+  value stack: "stack", "face-down cards a player draws from"
+  value hand: "hand"
+  value victory: "victory pile", "one card of each colour from each catch: their values count for you"
+  value penalty: "penalty pile", "the rest of each catch, face down: their values count against you"
+  value left_the_game: "out of cards", "out of cards in stack and hand: no more turns"
+  value reserve_size: hidden
+  value colours_taken: "colours in the catch"
+  action lay: "lay a card", "put a card of your hand at the end of a row (one row a turn)"
+  action lay row: "row"
+  action lay card: "card"
+  log lay: "{player} lays {card} on row {row}"
+  action stop: "stop", "end your turn (after at least one card)"
+  log stop: "{player} stops"
+  action keep: "keep", "the cards that go to your victory pile: one of each colour of the catch"
+  action keep chosen: "cards to keep"
+  log keep: "{player} keeps {chosen}"
+  option fiasco: "a wrong lay", "penalty: it takes the fiasco card (the rulebook); refusal: it is refused"
+  attribute value: "value"
+  phase big_catch: "a big catch"
+  phase fiasco_card: "fiasco!"

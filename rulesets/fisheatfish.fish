@@ -289,3 +289,49 @@ phase out_of_cards:
     if count(p's hand) = 0:
       for each c in circles_of(p):
         move stack(c) to p's catch
+
+
+# ---- How a table words it -------------------------------------------------------------------------
+# What a table (fishrules serve) calls things; the game is the same without it.
+presentation:
+  value stack: "circle", "the fish standing on each circle of the board"
+  value neutral_supply: "neutral fish", "the colours nobody plays"
+  value removed: "removed", "fish taken off the board"
+  value discard: "played cards", "challenge cards already played"
+  value starfish_holder: "starfish", "who holds the starfish: it breaks a tie for the most fish"
+  value mover: hidden
+  value attacker: "attacker"
+  value defender: "defender"
+  value attack_from: "attacking from circle"
+  value attack_to: "attacked circle"
+  value passes: "passes in a row"
+  value catch: "catch", "fish eaten"
+  value supply: "fish to place"
+  value hand: "challenge cards"
+  value played: "challenge card played", "face down until both have chosen"
+  value colour: "colour"
+  value picked: hidden
+  action pick_colour: "pick a colour", "the colour of your fish"
+  action pick_colour chosen: "colour"
+  log pick_colour: "{player} picks {chosen}"
+  action place: "place a fish", "on an empty circle"
+  action place circle: "circle"
+  log place: "{player} places a fish on circle {circle}"
+  action attack: "attack", "a stack of yours attacks the stack next to it"
+  action attack from: "from circle"
+  action attack target: "circle attacked"
+  log attack: "{player} attacks circle {target} from circle {from}"
+  action move_and_attack: "move and attack", "slide a stack of yours in a straight line, then attack"
+  action move_and_attack from: "from circle"
+  action move_and_attack to: "to circle"
+  action move_and_attack target: "circle attacked"
+  log move_and_attack: "{player} moves from circle {from} to circle {to} and attacks circle {target}"
+  action drift: "drift", "slide a stack of yours in a straight line, without attacking"
+  action drift from: "from circle"
+  action drift to: "to circle"
+  log drift: "{player} drifts from circle {from} to circle {to}"
+  action challenge_card: "play a challenge card", "chosen in secret; both are shown together"
+  action challenge_card card: "card"
+  log challenge_card: "{player} plays {card}"
+  phase both_removed: "both removed"
+  phase out_of_cards: "out of cards"

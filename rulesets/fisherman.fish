@@ -224,3 +224,44 @@ phase tidy_up:
   clear valuation
   clear not_target
   set size_low to 0
+
+
+# ---- How a table words it -------------------------------------------------------------------------
+# What a table (fishrules serve) calls things; the game is the same without it.
+presentation:
+  value dealer: "dealer"
+  value leader: "leads the trick"
+  value hand_size: "cards dealt each"
+  value deck: "deck"
+  value box: "box", "cards out of play"
+  value rules_decided: hidden
+  value target: "Target", "the suit each card of which scores a point"
+  value valuation: "Valuation", "large: the higher number wins a trick; small: the lower"
+  value size_low: "Size (the smaller)", "the Size is this number and the next: a card of either scores a point"
+  value not_target: "Not Target", "the suit that beats every other, but costs a point per card"
+  value hand: "hand"
+  value played: "on the trick"
+  value catch: "catch", "the tricks taken this round"
+  value round_points: "points this round"
+  value vp: "victory points", "from the shields of the rounds played"
+  action choose_target: "choose the Target", "the suit that scores a point a card"
+  action choose_target suit_chosen: "suit"
+  log choose_target: "{player} makes {suit_chosen} the Target"
+  action choose_valuation: "choose the Valuation", "large: the higher number wins; small: the lower"
+  action choose_valuation strength: "valuation"
+  log choose_valuation: "{player} chooses the {strength} Valuation"
+  action choose_size: "choose the Size", "two numbers in a row: the smaller is chosen"
+  action choose_size smaller: "the smaller number"
+  log choose_size: "{player} chooses the Size {smaller}"
+  action choose_valuation_and_size: "choose Valuation and Size", "both at once, with two players"
+  action choose_valuation_and_size strength: "valuation"
+  action choose_valuation_and_size smaller: "the smaller number of the Size"
+  log choose_valuation_and_size: "{player} chooses the {strength} Valuation and the Size {smaller}"
+  action choose_not_target: "choose the Not Target", "the suit that beats all, but costs a point a card"
+  action choose_not_target suit_chosen: "suit"
+  log choose_not_target: "{player} makes {suit_chosen} the Not Target"
+  action play_card: "play a card", "follow the lead suit if you can"
+  action play_card card: "card"
+  log play_card: "{player} plays {card}"
+  phase rule_decision: "deciding the rules"
+  phase tidy_up: "tidying up"

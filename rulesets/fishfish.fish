@@ -201,3 +201,34 @@ phase checking:
 phase scoring:
   for each player:
     add points_a_captured_tile * player's captured + sum(player's loot) to player's points
+
+
+# ---- How a table words it -------------------------------------------------------------------------
+# What a table (fishrules serve) calls things; the game is the same without it.
+presentation:
+  value fisherman: "Fisherman"
+  value direction: "Fish bet going"
+  value line_number: "line", "which of the round's five lines this is"
+  value round_number: "round"
+  value catches_revealed: "Catch cards revealed"
+  value fishing_hand: "Fishing cards", "the Fisherman's: nobody else sees them"
+  value bait_hand: "Bait cards"
+  value line_fishing: "Fishing card on the line", "face down: a Catch or Empty-handed"
+  value line_bait: "Bait on the line"
+  value discard: "discarded"
+  value tiles: "tiles left"
+  value bet: "tiles bet"
+  value loot: "loot tile", "the slot value of each tile put on it"
+  value captured: "tiles captured", "by the Fisherman, this round"
+  value points: "points"
+  value rounds_to_play: "rounds"
+  value line_bait_value: "bait on the line"
+  value tiles_on_the_line: "tiles bet on the line"
+  action set_line: "set the line", "a Fishing card face down, a Bait card face up"
+  action set_line card: "Fishing card"
+  action set_line bait_card: "Bait card"
+  log set_line: "{player} sets the line: {card} under {bait_card}"
+  action bet: "bet", "put tiles on the line (0: pass)"
+  action bet tiles_bet: "tiles"
+  log bet: "{player} bets {tiles_bet} tiles"
+  attribute kind: "kind"

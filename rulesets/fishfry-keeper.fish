@@ -43,3 +43,13 @@ action keep:
 # Declining keeps the paper free for a bigger fish later.
 action let_go:
   nothing
+
+
+# ---- How a table words it -------------------------------------------------------------------------
+presentation:
+  value keeper_fish_points: "points of the fish to keep", "what the best fish in the dice is worth"
+  action keep: "keep the fish", "put this turn's fish on your score sheet"
+  log keep: "{player} keeps the fish"
+  action let_go: "let it go", "put no fish on your score sheet this turn"
+  log let_go: "{player} lets the fish go"
+  option fish_limit: "fish a player may keep"

@@ -66,3 +66,19 @@ action decline:
 
 action fry(fish: one of your fish_on_paper):
   remove fish from your catch
+
+
+# ---- How a table words it -------------------------------------------------------------------------
+presentation:
+  value fish_on_paper: hidden
+  action eat: "eat a fish", "take one fish off another player's score sheet"
+  action eat victim: "whose fish"
+  action eat fish: "the fish (its points)"
+  log eat: "{player} eats {victim}'s fish of {fish}"
+  action decline: "eat nothing", "leave every score sheet as it is"
+  log decline: "{player} eats nothing"
+  action fry: "fry a fish", "strike one of your own fish off your score sheet"
+  action fry fish: "the fish (its points)"
+  log fry: "{player} fries their fish of {fish}"
+  option rounds: "rounds", "how many rounds the tournament lasts"
+  option fry_up: "after a FISHFRY", "roller eats: the roller eats one fish of one player; everyone fries: every other player fries one of their fish"

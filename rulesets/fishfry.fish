@@ -139,3 +139,22 @@ phase fishfry for roller:
     clear player's catch
   set fryer to roller
   end game
+
+
+# ---- How a table words it -------------------------------------------------------------------------
+# What a table (fishrules serve) calls things; the game is the same without it.
+presentation:
+  value catch: "catch", "the points of each turn"
+  value fryer: "FISHFRY roller", "the player who rolled five PANFISH, and so wins"
+  value roll: "roll", "which of the turn's three rolls the roller is on"
+  value fish_caught: "fish caught", "complete fish (a HEAD and a TAIL each) in the dice, at most 2"
+  value body_points: "body points", "the best BODIES the fish caught can hold, 3 to a fish"
+  value panfish_points: "PANFISH points", "one point for each PANFISH"
+  value turn_points: "points this turn", "what the dice score if the roller stays now"
+  value fishfry_rolled: hidden
+  action reroll: "reroll", "roll the dice you choose again (a PANFISH stays where it is)"
+  action reroll chosen: "dice to reroll"
+  log reroll: "{player} rerolls {chosen}"
+  action stay: "stay", "keep the dice as they are: the turn scores them"
+  log stay: "{player} stays"
+  phase fishfry: "FISHFRY!"

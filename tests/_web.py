@@ -206,13 +206,14 @@ class Person:
         page = self.page
         decl = frame["decl"].get(action["name"], [])
         picker = page.locator("#picker")
-        name = picker.locator(".names").get_by_role("button", name=action["name"], exact=True)
+        label = frame.get("words", {}).get(action["name"], {}).get("label", action["name"])
+        name = picker.locator(".names").get_by_role("button", name=label, exact=True)
         assert name.count() == 1, f"no button {action['name']} at {frame['at']}: " + picker.inner_html()[:2000]
         if not decl:
             name.click()
             return
         name.click()  # chosen again: what an earlier try picked is let go
-        picker.locator(".names button.on").get_by_text(action["name"], exact=True).wait_for()
+        picker.locator(".names button.on").get_by_text(label, exact=True).wait_for()
         kinds = {"card": "card", "die": "die", "number": "num", "player": "player"}
         for p in decl:
             value = action["args"][p["name"]]
@@ -224,7 +225,8 @@ class Person:
                         spot.first.click()
                         done = True
                 if not done:
-                    shown = f"p{v}" if p["of"] == "player" else str(v)
+                    shown = (frame["names"][v] if p["of"] == "player" else f"die {v}" if p["of"] == "die"
+                             else str(v).replace("_", " "))
                     buttons = picker.locator(f'.param[data-param="{p["name"]}"] button.value')
                     for i in range(buttons.count()):
                         if buttons.nth(i).inner_text() == shown:
@@ -235,7 +237,7 @@ class Person:
                               + page.locator("#picker").inner_html()[:3000])
         play = picker.locator("button.play")
         assert play.count() == 1, f"no Play button for {action['text']}"
-        assert play.inner_text().startswith("Play: " + action["text"]), play.inner_text()
+        assert play.inner_text().startswith("Play: " + label), (play.inner_text(), label)
         play.click()
 
 
@@ -266,3 +268,20 @@ def play_through_pages(people: list, choose, timeout: float = 120.0) -> None:
                 moved = True
         if not moved:
             people[0].page.wait_for_timeout(15)
+
+
+def steps_of(game, log: dict) -> list:
+    """Who took each step of a logged game ([position, seat], as a table records it): the history
+    played again with manual chance, each decision's player noted."""
+    import re as _re
+
+    from fishrules import CHANCE, SIMULTANEOUS
+
+    state = game.start(players=log["players"], seed=log["seed"], options=log["options"], chance="manual")
+    out = []
+    for i, entry in enumerate(log["history"]):
+        if state.current != CHANCE:
+            m = _re.match(r"p([0-9]+): ", entry)
+            out.append([i, int(m.group(1)) if m and state.current == SIMULTANEOUS else state.current])
+        state.apply(entry)
+    return out

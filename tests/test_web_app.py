@@ -271,3 +271,51 @@ def test_the_command_says_what_is_wrong_with_its_database(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "cannot use the database" in err and "Traceback" not in err
     assert cli_main(["serve", "--port", "70000"]) == 2
+
+
+# ---- issue 33: the lobby says what `fishrules check` says; a table that cannot be dealt -------------
+
+BIG_FAT = 'extends "fatfish"\ngame "Big Fat Fish"\nreplace players 2 to 9\n'
+
+
+def test_the_lobby_says_what_check_says_warnings_included(client):
+    r = client.post("/check", data={"rules": BIG_FAT}, headers=ORIGIN)
+    data = r.json()
+    assert data["ok"] is True
+    assert "can be played, but" in data["html"] and "1 warning" in data["html"]
+    assert "with 9 players the cards run out" in data["html"] and "allow at most 6" in data["html"]
+    # the set-up page says it too
+    page = client.post("/new", data={"rules": BIG_FAT}, headers=ORIGIN).text
+    assert "cards run out" in page
+    # rules with no warning: no problems at all
+    assert "No problems" in client.post("/check", data={"rules": 'extends "fishfry"\ngame "X"\n'}, headers=ORIGIN).json()["html"]
+
+
+def test_a_table_that_cannot_be_dealt_cannot_be_started(client):
+    form = {"players": "9", "variant": "", "rules": BIG_FAT}
+    for p in range(9):
+        form[f"seat.{p}"] = "random"
+    r = client.post("/tables", data=form, headers=ORIGIN, follow_redirects=False)
+    assert r.status_code == 400 and "cards run out while the game is set up" in r.text and "`deck`" in r.text
+    # as many players as the cards deal: the table starts
+    host, _, _ = new_table(client, rules=BIG_FAT, players=6, seats=("human",) + ("random",) * 5, names=("Ana",))
+    assert host.startswith("/host/")
+
+
+def test_the_table_words_things_and_names_people(client):
+    _, links, page = new_table(client, "fishfry", players=2, seats=("human", "human"), names=("Ana", "Gus"))
+    assert "Seat of Ana" in page and "(p0)" not in page
+    html = client.get(f"/p/{links[0]}").text
+    shown = re.sub(r"<[^>]+>", " ", html[:html.index("<details")])  # the table's words, the raw history aside
+    assert "You are Ana" in shown and "p0" not in shown and "fish caught" in shown and "fish_caught" not in shown
+    assert "fishfry rolled" not in shown  # hidden by the rules' presentation
+    with client.websocket_connect(f"/ws/{links[0]}", headers=ORIGIN) as ws:
+        f = frame_of(ws)
+        ws.send_json({"type": "act", "at": f["at"], "action": "stay"})
+        while True:
+            msg = ws.receive_json()
+            if msg["type"] == "frame" and msg["at"] > f["at"]:
+                break
+        assert "Ana stays." in msg["html"]
+    setup = client.get("/new?ruleset=fishfry-keeper").text
+    assert "fish a player may keep" in setup and "Seat 1" in setup

@@ -22,7 +22,7 @@ import fishrules
 from fishrules.web.render import TableInfo, frame_json
 from fishrules.web.tables import bot_move
 
-from ._web import CHROMIUM, CHROMIUM_ARGS, Person, Server, play_through_pages
+from ._web import CHROMIUM, CHROMIUM_ARGS, Person, Server, play_through_pages, steps_of
 
 if not os.path.exists(CHROMIUM):  # pragma: no cover - `make test` installs Debian's chromium
     pytest.skip("no Chromium (Debian's chromium package) on this machine", allow_module_level=True)
@@ -88,6 +88,7 @@ def _check_every_frame(person, seat, game, log, names, kinds, variant=None):
     from the finished game's log: nothing reached the browser but what that seat's view holds."""
     info = TableInfo(game.describe(), names, kinds, variant)
     states: dict = {}
+    steps = steps_of(game, log)
     for raw in person.raw:
         msg = json.loads(raw)
         if msg.get("type") != "frame":
@@ -96,7 +97,8 @@ def _check_every_frame(person, seat, game, log, names, kinds, variant=None):
         if at not in states:
             states[at] = game.replay(log["history"][:at], players=log["players"], options=log["options"],
                                      seed=log["seed"])
-        assert raw == frame_json(states[at], seat, info), f"seat {seat}'s frame at {at} is not its view"
+        assert raw == frame_json(states[at], seat, info, [s for s in steps if s[0] < at]), \
+            f"seat {seat}'s frame at {at} is not its view"
 
 
 def _first(person, frame):
@@ -139,13 +141,13 @@ def test_two_people_at_one_fishfish_table_each_see_only_their_own_cards(browser,
     watcher.wait_frame()
     log = _log(server, links[0])
     game = fishrules.load("fishfish")
-    names = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "p2"]
+    names = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "Player 3"]
     kinds = ["human", "human", "random"]
     a.page.wait_for_timeout(200)
     _check_every_frame(a, 0, game, log, names, kinds)
     _check_every_frame(b, 1, game, log, names, kinds)
     _check_every_frame(watcher, None, game, log, names, kinds)
-    assert a.page.locator(".end").inner_text().startswith("Ranking")
+    assert a.page.locator(".end").inner_text().startswith("Score sheet")
     assert a.page.locator("#download").is_visible()
     for p in (a, b, watcher, host):
         assert not p.errors, p.errors  # no script error, no refused resource (CSP)
@@ -153,8 +155,8 @@ def test_two_people_at_one_fishfish_table_each_see_only_their_own_cards(browser,
 
 
 def frame_fisherman(person) -> int:
-    text = person.page.locator('.kv:has(.k:text-is("fisherman"))').first.inner_text()
-    return int(re.search(r"\(p(\d+)\)", text).group(1))
+    text = person.page.locator('.kv[data-name="fisherman"] .who').first.get_attribute("data-pick")
+    return int(text.split(":")[1])
 
 
 # Every bundled ruleset: a person at seat 0 (two at Fish Eat Fish, for its secret simultaneous
@@ -194,9 +196,27 @@ def test_a_whole_game_of_every_bundled_ruleset_in_the_page(browser, server, name
     assert log["over"] and log["history"]
     state = fishrules.load(name).replay(log["history"], players=players, options=log["options"])
     assert state.is_over
-    people[0].page.wait_for_selector(".end")
-    ranking = people[0].page.locator(".end li").all_inner_texts()
-    assert len(ranking) == players and ranking[0].startswith("1.")
+    page = people[0].page
+    page.wait_for_selector(".end table.sheet")
+    # the score sheet: a row per player, winners first, the rules' own score parts as columns
+    rows = page.locator(".end table.sheet tbody tr").all()
+    assert len(rows) == players
+    heads = page.locator(".end table.sheet thead th").all_inner_texts()
+    game = fishrules.load(name)
+    terms = [t.name for t in game.model.scores]
+    if len(terms) > 1:
+        assert heads[1:1 + len(terms)] == terms
+    winners = [f"Player {p + 1}" for p in state.winners()]
+    assert any(w in page.locator(".end .verdict").inner_text() for w in winners)
+    # the log: turns under the players' names, in words
+    log_text = page.locator(".log").inner_text()
+    assert "Player 1" in log_text and not re.search(r"\bp[0-9]\b", log_text)
+    # words, not the rule file's names, wherever the table names a value or a zone
+    labels = page.locator(".zname, .kv .k").all_inner_texts()
+    assert labels and not [t for t in labels if "_" in t]
+    if SHOTS and name == "fatfish-licenses":  # the docs show a score sheet and the log beside the table
+        page.locator(".end").screenshot(path=f"{SHOTS}/serve-score-sheet.png")
+        page.locator(".log").screenshot(path=f"{SHOTS}/serve-log.png")
     for p in people + [host]:
         assert not p.errors, p.errors
         p.page.context.close()
@@ -214,7 +234,9 @@ def test_a_house_rule_with_a_mistake_is_fixed_in_the_page_then_played(browser, s
     if SHOTS:
         page.screenshot(path=f"{SHOTS}/serve-house-rule.png", full_page=True)
     page.fill("#rules", wrong.replace("turn_point ", "turn_points "))
-    page.wait_for_selector("#diags .diags.ok")
+    page.wait_for_selector('#diags .diags[data-ok="1"]')
+    # the lobby says what `fishrules check` says: this rule plays, with a warning
+    assert 'replaces rule "score the turn" with the same thing' in page.locator("#diags").inner_text()
     page.click("#house button[type=submit]")
     page.wait_for_selector("#setup")
     assert "Fishfry, quick" in page.locator("h1").inner_text()
@@ -272,6 +294,10 @@ def test_killed_in_mid_game_the_server_comes_back_and_the_game_ends_as_if_never_
             if moves["n"] == 4:  # mid-game: kill the server, start it again
                 server.kill()
                 person.page.wait_for_selector(".conn.lost")
+                # said plainly, and nothing can be played meanwhile
+                assert "connection to the server is lost" in person.page.locator("#conn").inner_text()
+                assert person.page.locator("#picker button:not([disabled])").count() == 0
+                assert person.page.locator("#typed button").is_disabled()
                 server.start()
                 person.page.wait_for_selector(".conn.live", timeout=15000)
                 person.wait_frame()
@@ -297,6 +323,80 @@ def test_killed_in_mid_game_the_server_comes_back_and_the_game_ends_as_if_never_
             state.apply(bot_move(state.clone(), p, seats[p], 4242, len(state.history), 5))
     assert log["history"] == state.history
     for p in (host, me, again):
+        p.page.context.close()
+
+
+def test_the_lobby_says_what_check_says_and_refuses_a_table_it_cannot_deal(browser, server):
+    person = _person(browser, server)
+    page = person.page
+    page.fill("#rules", 'extends "fatfish"\ngame "Big Fat Fish"\nreplace players 2 to 9\n')
+    page.wait_for_selector("#diags .diags.warn")
+    said = page.locator("#diags").inner_text()
+    assert "can be played, but" in said and "with 9 players the cards run out" in said and "allow at most 6" in said
+    page.click("#house button[type=submit]")
+    page.wait_for_selector("#setup")
+    assert "cards run out" in page.locator("details.warnings").inner_text()
+    page.select_option("#players", "9")
+    page.click("#setup button[type=submit]")
+    page.wait_for_selector("p.error")
+    assert "cannot be dealt" in page.locator("p.error").inner_text()
+    links = _set_up(page, 6, ["human"] + ["random"] * 5, ["Ana"])
+    host_page = page.url
+    assert page.locator("ul.links button.copy").count() == 2  # Ana's link, the spectators'
+    page.goto(server.url + "/")  # the lobby lists the tables this browser set up
+    page.wait_for_selector("#my-tables a")
+    mine = page.locator("#my-tables a").first
+    assert mine.inner_text() == "Big Fat Fish" and host_page.endswith(mine.get_attribute("href"))
+    me = _person(browser, server, links[0])
+    me.wait_frame()
+    assert me.page.locator(".seat").count() == 6
+    # (the refused table's page answers 400, which the console notes: nothing else went wrong)
+    assert not [e for e in person.errors if "400 (Bad Request)" not in e] and not me.errors
+    for p in (person, me):
+        p.page.context.close()
+
+
+def test_the_log_says_who_did_what_and_a_move_is_chosen_in_words(browser, server):
+    host = _person(browser, server, "/new?ruleset=fishfry")
+    links = _set_up(host.page, 2, ["human", "random"], ["Ana", "Bob"])
+    me = _person(browser, server, links[0])
+    me.wait_frame()
+    picker = me.page.locator("#picker")
+    assert picker.locator(".names button", has_text="reroll").count() == 1
+    picker.locator(".names button", has_text="stay").click()
+    me.page.wait_for_selector(".log .turn h3:text-is('Bob')", timeout=20000)
+    log = me.page.locator(".log").inner_text()
+    assert "Ana stays." in log and "Bob" in log
+    assert "click it on the table" not in picker.inner_text() or me.page.locator("#table [data-pick]").count()
+    assert not me.errors and not host.errors
+    for p in (host, me):
+        p.page.context.close()
+
+
+def test_a_move_is_made_with_the_keyboard_alone_and_the_focus_stays_in_the_controls(browser, server):
+    host = _person(browser, server, "/new?ruleset=fishfry")
+    links = _set_up(host.page, 2, ["human", "random"], ["Ana", "Bob"])
+    me = _person(browser, server, links[0])
+    frame = me.wait_frame()
+    page = me.page
+    inside = "() => document.getElementById('picker').contains(document.activeElement)"
+    reroll = page.locator("#picker .names button", has_text="reroll")
+    reroll.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#picker .names button.on")
+    assert page.evaluate(inside)  # the controls were drawn again: the focus is still in them
+    dice = page.locator("#table .die.can")
+    assert dice.count() and dice.first.get_attribute("tabindex") == "0"  # a die to choose is reached by Tab
+    dice.first.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#table .die.picked")
+    assert page.evaluate("() => document.activeElement.classList.contains('die')")
+    page.locator("#picker button.play").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) > at", arg=frame["at"])
+    assert "Ana rerolls" in page.locator(".log").inner_text()
+    assert not me.errors and not host.errors
+    for p in (host, me):
         p.page.context.close()
 
 

@@ -24,6 +24,22 @@ def _info(game, n, names=None, kinds=None):
     return TableInfo(game.describe(), names or [f"p{i}" for i in range(n)], kinds or ["human"] * n)
 
 
+def played(state, rng, every, most=None):
+    """`positions`, with who took each step ([position, seat], as a table records it)."""
+    steps = []
+    k = 0
+    while not state.is_over:
+        if k % every == 0:
+            yield state, list(steps)
+            most = None if most is None else most - 1
+            if most == 0:
+                return
+        steps.append([len(state.history), state.waiting[0] if state.current == SIMULTANEOUS else state.current])
+        step(state, rng)
+        k += 1
+    yield state, list(steps)
+
+
 @pytest.mark.parametrize("name", ["fishfish", "fisherman", "fatfish", "fisheatfish"])
 def test_twin_positions_give_every_seat_the_same_bytes(name):
     """Two positions that differ only in cards a seat cannot see give that seat byte-identical
@@ -34,17 +50,17 @@ def test_twin_positions_give_every_seat_the_same_bytes(name):
     for seed in (1, 2):
         state = game.start(players=n, seed=seed)
         info = _info(game, n)
-        for s in positions(state, random.Random(seed), every=9, most=4):
+        for s, steps in played(state, random.Random(seed), every=9, most=4):
             for player in range(n):
-                mine = frame_json(s, player, info)
+                mine = frame_json(s, player, info, steps)
                 for twin in swapped_draw_twins(game, s, player, most=1):
-                    assert frame_json(twin, player, info) == mine
+                    assert frame_json(twin, player, info, steps) == mine
                     compared += 1
                 d = s.determinize(player, random.Random(seed * 7 + player))
-                assert frame_json(d, player, info) == mine
+                assert frame_json(d, player, info, steps) == mine
                 compared += 1
-            spectator = frame_json(s, None, info)
-            assert frame_json(s.determinize(None, random.Random(5)), None, info) == spectator
+            spectator = frame_json(s, None, info, steps)
+            assert frame_json(s.determinize(None, random.Random(5)), None, info, steps) == spectator
     assert compared > 10
 
 
@@ -81,7 +97,8 @@ def test_frames_offer_the_seats_legal_actions_with_their_arguments():
         f = frame(state, p, info)
         assert f["mine"] and f["prefix"] == f"p{p}: "
         assert all(a["text"].startswith(f"p{p}: ") for a in f["actions"])
-        assert f["decl"]["challenge_card"] == [{"name": "card", "kind": "one", "of": "card", "choices": [], "secret": False}]
+        assert f["decl"]["challenge_card"] == [{"name": "card", "kind": "one", "of": "card", "choices": [], "secret": False,
+                                                "label": "card", "description": None}]
     assert 'class="board"' in frame(state, None, info)["html"]
 
 
@@ -96,7 +113,7 @@ def test_every_bundled_game_renders_at_every_seat():
                 f = json.loads(frame_json(s, seat, info))
                 assert f["at"] == len(s.history)
                 assert f["html"].startswith('<div class="table"')
-        assert "Ranking" in frame(s, 0, info)["html"] or not s.is_over
+        assert "Score sheet" in frame(s, 0, info)["html"] or not s.is_over
 
 
 @pytest.mark.parametrize("name", ["fishfish", "fisherman", "fatfish", "fisheatfish"])
@@ -150,3 +167,103 @@ def test_the_board_is_laid_out_from_its_lines():
     # lines that cannot lie straight on a plane this way: circles in rows, every one drawn
     odd = board_layout(1, 4, [[1, 2, 3], [1, 3, 2], [4]])
     assert len(odd) == 4 and len(set(odd.values())) == 4
+
+
+# ---- the log in words, the score sheet (issue 33) ---------------------------------------------------
+
+
+def _play_to_end(game, n, seed, most=None):
+    state = game.start(players=n, seed=seed)
+    steps = []
+    rng = random.Random(seed)
+    while not state.is_over and (most is None or len(steps) < most):
+        steps.append([len(state.history), state.waiting[0] if state.current == SIMULTANEOUS else state.current])
+        step(state, rng)
+    return state, steps
+
+
+def _text(html):
+    import re
+
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).replace("&#x27;", "'")
+
+
+def test_the_log_says_who_did_what_in_words_grouped_by_turn():
+    game = fishrules.load("fishfry")
+    names = ["Ana", "Gus", "Greta"]
+    state, steps = _play_to_end(game, 3, 5, most=4)
+    f = frame(state, 0, _info(game, 3, names=names), steps)
+    html = f["html"]
+    log = html[html.index('<section class="log"'):html.index("</section>", html.index('<section class="log"'))]
+    turns = log.split('<div class="turn')[1:]
+    assert turns and all("<h3>" in t for t in turns)
+    heads = [t.split("<h3>")[1].split("</h3>")[0] for t in turns]
+    assert heads[-1] == "Setting up" and set(heads[:-1]) <= set(names)
+    # consecutive steps of one seat are one turn: no two turns in a row under the same name
+    assert all(a != b for a, b in zip(heads, heads[1:]))
+    text = _text(log)
+    assert "p0" not in text and "reroll 1" not in text  # words, not the rules' text
+    for at, seat in steps:
+        entry = state.history[at]
+        if entry.startswith("reroll"):
+            assert f"{names[seat]} rerolls" in text or f"{names[seat]}: reroll" in text
+
+
+def test_the_log_never_says_more_than_the_seat_may_know():
+    """Fish Fish: the Fisherman's line card, a secret parameter, reads as a secret in the others'
+    logs, and the words of its reveal come only when the rules reveal it."""
+    game = fishrules.load("fishfish")
+    state, steps = _play_to_end(game, 3, 2, most=1)
+    fisherman = state.view(None)["values"]["fisherman"]
+    info = _info(game, 3, names=["Ana", "Gus", "Greta"])
+    card = state.history[steps[0][0]].split()[1]
+
+    def log(seat):
+        html = frame(state, seat, info, steps)["html"]
+        start = html.index('<section class="log"')
+        return _text(html[start:html.index("</section>", start)])
+
+    mine = log(fisherman)
+    assert f"sets the line: {card} under" in mine
+    for seat in [None] + [p for p in range(3) if p != fisherman]:
+        theirs = log(seat)
+        assert card not in theirs and "sets the line: something secret under" in theirs
+
+
+@pytest.mark.parametrize("name, n", [("fatfish-licenses", 3), ("fisheatfish", 2), ("fishfish", 3), ("fisherman", 3)])
+def test_the_score_sheet_tells_a_seat_nothing_hidden(name, n):
+    """At the end, twin positions (swapped hidden draws, determinizations) give every seat the
+    same bytes, score sheet included."""
+    game = fishrules.load(name)
+    state, steps = _play_to_end(game, n, 3)
+    assert state.is_over
+    info = _info(game, n)
+    for player in range(n):
+        mine = frame_json(state, player, info, steps)
+        assert "Score sheet" in mine
+        # (swapping draws in a long history is slow: the short games only)
+        for twin in swapped_draw_twins(game, state, player, most=1) if name in ("fishfish", "fisheatfish") else ():
+            assert frame_json(twin, player, info, steps) == mine
+        assert frame_json(state.determinize(player, random.Random(player)), player, info, steps) == mine
+    assert frame_json(state.determinize(None, random.Random(9)), None, info, steps) == frame_json(state, None, info, steps)
+
+
+def test_the_score_sheet_shows_each_part_a_seat_may_read():
+    """Fat Fish with licenses: victory (public) and each license for everybody; the penalty (the
+    player's secret cards) to its owner only, the rest as "hidden parts"; the totals add up."""
+    from fishrules.web.telling import score_sheet
+
+    game = fishrules.load("fatfish-licenses")
+    state, _ = _play_to_end(game, 3, 3)
+    terms = [t.name for t in game.model.scores]
+    sheet = score_sheet(state, 1)
+    assert sheet["terms"] == terms and sheet["scores"] == state.scores() and sheet["winners"] == state.winners()
+    pen = terms.index("penalty")
+    for p, row in enumerate(sheet["parts"]):
+        assert (row[pen] is None) == (p != 1)
+        assert row[terms.index("victory")] is not None and row[terms.index("license B")] is not None
+    assert sum(sheet["parts"][1]) == state.scores()[1]
+    spectator = score_sheet(state, None)
+    assert all(row[pen] is None for row in spectator["parts"])
+    html = frame(state, None, _info(game, 3, names=["Ana", "Gus", "Greta"]))["html"]
+    assert "Score sheet" in html and "license B" in html and "hidden parts" in html

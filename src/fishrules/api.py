@@ -126,8 +126,24 @@ class Game:
         number) and `choices`), `cards` (each card label's attributes), and `actions` (each action's
         `name` and `params`: `name`, `kind` ("one", "some", "number" or "choice"), `of` (card,
         die, player, number or choice), `choices` and `secret`), in the order their values are
-        written in the action's text."""
+        written in the action's text.
+
+        And how to word them, from the rules' `presentation:` blocks or, where they say nothing,
+        the names as words (`round_points` -> "round points"): each value, action and parameter
+        has a `label` and a `description` (or None), a value `hidden` (the table need not show it),
+        an action `log` (its sentence in a log, `{player}` and `{PARAM}` to fill, or None);
+        `derived` words the public defines a view shows (`label`, `description`, `hidden`),
+        `options` each option (`name`, `label`, `description`), `attributes` each card
+        attribute's label, `phases` each phase's label, and `scores` the names of the score's
+        parts, in order."""
+        from .checker.presentation import words
+
         model = self._model
+        shown = model.presentation
+
+        def said(kind: str, name: str, param: Optional[str] = None) -> dict[str, Any]:
+            label, description = shown.words.get((kind, name, param), (words(param or name), None))
+            return {"label": label, "description": description}
 
         def kind_of(t: m.Type) -> str:
             return {"symbol": "choice", "collection": "list"}.get(t.kind, t.kind)
@@ -137,7 +153,8 @@ class Game:
             if v.visibility == "internal":
                 continue
             values.append({"name": v.name, "scope": v.scope, "kind": kind_of(v.type),
-                           "family": list(v.family) if v.family else None, "choices": list(v.choices)})
+                           "family": list(v.family) if v.family else None, "choices": list(v.choices),
+                           **said("value", v.name), "hidden": v.name in shown.hidden})
         actions = []
         for a in model.actions.values():
             params = []
@@ -145,8 +162,8 @@ class Game:
                 t = p.type.element if p.kind == "some" and p.type.element is not None else p.type
                 kind = {"some": "some", "one of": "one", "number": "number", "choice": "choice"}.get(p.kind, p.kind)
                 params.append({"name": p.name, "kind": kind, "of": kind_of(t), "choices": list(p.choices),
-                               "secret": bool(p.secret)})
-            actions.append({"name": a.name, "params": params})
+                               "secret": bool(p.secret), **said("action", a.name, p.name)})
+            actions.append({"name": a.name, "params": params, **said("action", a.name), "log": shown.logs.get(a.name)})
         cards: dict[str, dict[str, Any]] = {}
         for c in model.cards:
             cards.setdefault(c.label, {k: v for k, v in c.values})
@@ -160,6 +177,13 @@ class Game:
             "values": values,
             "cards": cards,
             "actions": actions,
+            "derived": {name: {**said("value", name), "hidden": name in shown.hidden} for name in model.defines},
+            "options": [{"name": o.name, **said("option", o.name),
+                         **({} if said("option", o.name)["description"] else {"description": o.doc})}
+                        for o in model.options],
+            "attributes": {a: said("attribute", a)["label"] for cs in model.card_sets for a, _ in cs.attrs},
+            "phases": {name: said("phase", name)["label"] for name in model.phases},
+            "scores": [t.name for t in model.scores],
         }
 
     def explain(self) -> str:

@@ -332,6 +332,19 @@ class _Writer:
     def visit_Winners(self, it: n.Winners) -> list[str]:
         return [f"winners: {unparse_expr(it.expr)}"]
 
+    def visit_Presentation(self, it: n.Presentation) -> list[str]:
+        lines = ["presentation:"]
+        for e in it.entries:
+            if e.kind == "log":
+                lines.append(f'  log {e.name}: "{e.label}"')
+                continue
+            head = f"  {e.kind} {e.name}" + (f" {e.param}" if e.param else "")
+            if e.hidden:
+                lines.append(f"{head}: hidden")
+            else:
+                lines.append(f'{head}: "{e.label}"' + (f', "{e.description}"' if e.description is not None else ""))
+        return lines
+
     def visit_Phase(self, it: n.Phase) -> list[str]:
         head = f"phase {it.name}" + (f" for {it.param}" if it.param else "")
         return self.block(head, it.body, 0, "")

@@ -39,7 +39,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 from urllib.parse import unquote, urlparse
 
 from . import nodes as n
@@ -172,6 +172,7 @@ class Analysis:
         #: The files of the `extends` chain, by the name messages and spans give them.
         self.bases: dict[str, Path] = {}
         self.module: Optional[n.Module] = None
+        self.presentation: Optional[Any] = None  # model.Presentation of the effective rules, once checked
         if run:
             self._run()
 
@@ -200,6 +201,7 @@ class Analysis:
         try:
             model = _check(resolved)
             self.diagnostics = list(model.warnings)
+            self.presentation = model.presentation
         except RuleError as exc:
             self.diagnostics = exc.diagnostics
 
@@ -258,7 +260,25 @@ class Analysis:
             parts.append(comment)
         if d.span is not None and not self.is_mine(d.span.file):
             parts.append(f"from `{d.span.file}`, line {d.span.line}")
+        shown = self.shown_as(d.name)
+        if shown:
+            parts.append(shown)
         return "\n\n".join(parts)
+
+    def shown_as(self, name: str) -> Optional[str]:
+        """How a table words `name`, from the rules' presentation blocks (None if they say nothing)."""
+        p = self.presentation
+        if p is None:
+            return None
+        out = []
+        for (kind, what, param), (label, description) in p.words.items():
+            if what == name and param is None:
+                out.append(f"on the table ({kind}): “{label}”" + (f" — {description}" if description else ""))
+        if name in p.hidden:
+            out.append("on the table: not shown (`hidden` in the presentation)")
+        if name in p.logs:
+            out.append(f"in the log: “{p.logs[name]}”")
+        return "\n\n".join(out) or None
 
     def references(self, name: str) -> list[tuple[Optional[Path], int, int, int]]:
         """Every use of a name as a word (not in a comment or a text) in the files of the chain:

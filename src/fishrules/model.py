@@ -628,6 +628,21 @@ class ScoreTerm(Node):
     span: Span | None = _span()
 
 
+@attrs.frozen
+class Presentation:
+    """How a table says things, from the rules' `presentation:` blocks, checked (every name is
+    one the rules declare): never anything of what the game is.  A name with no entry reads as its
+    own words (`fishrules.checker.presentation.words`)."""
+
+    #: (kind, name, parameter or None) -> (label, description or None); kinds: "value" (a variable,
+    #: a zone or a define), "action", "option", "attribute", "phase"
+    words: dict = attrs.field(factory=dict)
+    #: the values (variables and defines) a table need not show
+    hidden: frozenset = frozenset()
+    #: action -> the sentence it reads as in a log (`{player}` and `{PARAM}` stand for who and what)
+    logs: dict = attrs.field(factory=dict)
+
+
 @node
 class Model(Node):
     title: str
@@ -652,3 +667,4 @@ class Model(Node):
     source_names: tuple[str, ...] = ()
     warnings: tuple = ()  # Diagnostics that do not stop the rules from running
     span: Optional[Span] = attrs.field(default=None, eq=False, repr=False)  # line 1 of the rules' file
+    presentation: Presentation = attrs.field(factory=Presentation, eq=False, repr=False)

@@ -615,6 +615,29 @@ class AddRule(Item):
 
 
 @node
+class PresentWords(Node):
+    """`value NAME: "label", "description"` (or `action NAME PARAM: …`) in a presentation block;
+    `hidden` (a value the table need not show) is `hidden=True` with no label; `log NAME: "…"` is
+    kind "log" with the sentence as its label."""
+
+    kind: str  # "value", "action", "option", "attribute", "phase", "log"
+    name: str
+    param: Optional[str] = None
+    label: Optional[str] = None
+    description: Optional[str] = None
+    hidden: bool = False
+    span: Span | None = _span()
+
+
+@node
+class Presentation(Item):
+    """A `presentation:` block: how a table says things (never what the game is)."""
+
+    entries: tuple[PresentWords, ...]
+    span: Span | None = _span()
+
+
+@node
 class Module(Node):
     """One parsed file."""
 

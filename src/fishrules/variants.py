@@ -272,6 +272,7 @@ class _Rules:
         self.index: dict[str, tuple] = {}
         self.base: Optional[str] = None  # the name of the ruleset an overlay extends, for messages
         self.hints_given = 0  # hints of `absent` so far (bounded by MAX_HINTS)
+        self.shown: list = []  # presentation blocks, the base's first: a later entry counts over an earlier
 
     def error(self, span, msg, hint=None):
         self.diags.append(Diagnostic(span, msg, hint))
@@ -437,6 +438,8 @@ class _Rules:
             self.remove(it)
         elif isinstance(it, n.AddRule):
             self.add_rule(it)
+        elif isinstance(it, n.Presentation):
+            self.shown.append(it)
         else:  # pragma: no cover
             self.error(getattr(it, "span", None), f"unexpected {type(it).__name__}")
 
@@ -553,7 +556,7 @@ class _Rules:
             if key in self.bodies:
                 d = attrs.evolve(d, body=_freeze(self.bodies[key]))
             out.append(d)
-        return out
+        return out + self.shown
 
 
 _OPTION_EQUALS = re.compile(r"^\s*(?:replace\s+)?option\s+(\w+)\s*=\s*(.*?)\s*(?:#.*)?$")

@@ -107,6 +107,7 @@ class Core:
         self.action_nodes: dict[str, n.Action] = {}
         self.score_nodes: list[n.Score] = []
         self.winners_node: Optional[n.Winners] = None
+        self.presentation_nodes: list[n.Presentation] = []
         # results
         self.options: dict[str, m.Option] = {}
         self.gvars: dict[str, m.Variable] = {}
@@ -179,6 +180,9 @@ class Core:
         self.check_evaluation_depth(scores, winners)
         self.check_statement_depths(phases, actions)
         self.check_choice_counts(actions)
+        from .presentation import check_presentation  # how a table words things (checker/presentation.py)
+
+        presentation = check_presentation(self)
         board = self.board_model  # checked with the declarations, before any rule
         if not self.quieted and not any(d.severity == "error" for d in self.diags):
             self.lint()  # (with errors to fix first, "never used" may only mean "not checked")
@@ -210,6 +214,7 @@ class Core:
             source_names=self.source_names,
             warnings=tuple(d for d in self.diags if d.severity == "warning"),
             span=self.top,
+            presentation=presentation,
         )
 
     def check_header(self) -> None:
@@ -326,6 +331,9 @@ class Core:
 
     def collect_Winners(self, it: n.Winners) -> None:
         self.winners_node = it
+
+    def collect_Presentation(self, it: n.Presentation) -> None:
+        self.presentation_nodes.append(it)
 
     # ---- names and symbols ----------------------------------------------------------------------
 

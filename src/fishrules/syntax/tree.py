@@ -237,6 +237,23 @@ class Build(Transformer_NonRecursive):
         return n.Variant(str(name), self._text(doc) if doc else None, tuple(i for i in items if i is not None),
                          span=self._sp(meta))
 
+    # presentation
+    def presentation_decl(self, meta, c):
+        return n.Presentation(tuple(x for x in c if x is not None), span=self._sp(meta))
+
+    def present_words(self, meta, c):
+        kind, name, param, label, doc = c
+        return n.PresentWords(str(kind), str(name), str(param) if param is not None else None, self._text(label),
+                              self._text(doc) if doc is not None else None, span=self._sp(meta))
+
+    def present_hidden(self, meta, c):
+        kind, name = c
+        return n.PresentWords(str(kind), str(name), hidden=True, span=self._sp(meta))
+
+    def present_log(self, meta, c):
+        name, text = c
+        return n.PresentWords("log", str(name), label=self._text(text), span=self._sp(meta))
+
     # overlays
     def replace_decl(self, meta, c):
         return n.Replace(c[0], span=self._sp(meta))

@@ -343,8 +343,8 @@ def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
         game, err = await rules_of(request, text, None)
         if isinstance(err, Refusal) and "cancelled" in err.message:
             return JSONResponse({"ok": False, "superseded": True, "title": None, "html": ""}, status_code=409)
-        return JSONResponse({"ok": err is None, "title": game.title if game else None,
-                             "html": str(pages.diagnostics_html(text, err))})
+        said = game.warnings[0] if game is not None and game.warnings else str(pages.diagnostics_html(text, err))
+        return JSONResponse({"ok": err is None, "title": game.title if game else None, "html": said})
 
     async def new(request: Request) -> Response:
         if request.method == "GET":

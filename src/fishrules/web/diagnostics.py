@@ -67,9 +67,15 @@ def diagnostics_html(text: str, error: Optional[BaseException], name: str = HOUS
     if skipped:
         rows.append(tag("li", {"class_": "fold"}, f"… {skipped} line{'s' if skipped > 1 else ''}"))
     errors = len(error.errors)
-    head = f"{errors:,} error{'s' if errors != 1 else ''}" if errors else "warnings only"
+    warned = len(error.diagnostics) - errors
     more = (f" (the first {len(error.shown):,} problems are shown: fix these first)" if error.left_out else "")
-    return tag("div", {"class_": "diags bad", "data_errors": errors},
-               tag("p", {"class_": "count"}, head, " in ", name, more),
+    if errors:
+        head = tag("p", {"class_": "count"}, f"{errors:,} error{'s' if errors != 1 else ''} in ", name, more)
+    else:  # rules that play, with what `fishrules check` warns of
+        head = tag("p", {"class_": "count warn"}, "These rules can be played, but ", name, " has ",
+                   f"{warned:,} warning{'s' if warned != 1 else ''}", more, ":")
+    return tag("div", {"class_": "diags " + ("bad" if errors else "warn"), "data_errors": errors,
+                       "data_ok": None if errors else "1"},
+               head,
                *(tag("pre", {"class_": "diag " + d.severity}, d.render()) for d in elsewhere),
                tag("ol", {"class_": "source"}, *rows))

@@ -63,6 +63,8 @@ def lobby(bundled: dict, text: str = "", diags: Optional[Markup] = None) -> str:
     return page(
         "fishrules — lobby",
         tag("h1", None, "Start a table"),
+        tag("section", {"class_": "mine", "id": "my-tables", "hidden": True},
+            tag("h2", None, "Your tables"), tag("ul", None)),
         tag("section", {"class_": "rulesets"}, tag("h2", None, "A bundled game"), tag("ul", None, *games)),
         tag("section", {"class_": "house"},
             tag("h2", None, "Or a house rule"),
@@ -79,7 +81,7 @@ def lobby(bundled: dict, text: str = "", diags: Optional[Markup] = None) -> str:
 # ---- a table's set-up ----------------------------------------------------------------------------
 
 
-def _option_field(info: Any, value: Any) -> Markup:
+def _option_field(info: Any, value: Any, words: Optional[dict] = None) -> Markup:
     name = f"option.{info.name}"
     if info.kind == "yes or no":
         field = tag("input", {"type": "checkbox", "name": name, "checked": bool(value)})
@@ -87,8 +89,11 @@ def _option_field(info: Any, value: Any) -> Markup:
         field = tag("select", {"name": name}, *(tag("option", {"value": c, "selected": c == value}, c) for c in info.choices))
     else:
         field = tag("input", {"type": "number", "name": name, "value": value, "min": info.low, "max": info.high})
-    return tag("label", {"class_": "option"}, tag("span", None, info.name), " ", field,
-               tag("small", None, f" {info.doc}") if info.doc else None)
+    words = words or {}
+    label = words.get("label") or info.name.replace("_", " ")
+    doc = words.get("description") or info.doc
+    return tag("label", {"class_": "option"}, tag("span", None, label), " ", field,
+               tag("small", None, f" {doc}") if doc else None)
 
 
 def setup(game: RulesInfo, ruleset: Optional[str], text: Optional[str], variant: Optional[str],
@@ -123,17 +128,21 @@ def setup(game: RulesInfo, ruleset: Optional[str], text: Optional[str], variant:
     for p in range(game.max_players):
         kind = form.get(f"seat.{p}") or ("human" if p == 0 else "random")
         seat_rows.append(tag("tr", {"class_": "seatrow", "data_seat": p},
-                             tag("td", None, f"p{p}"),
+                             tag("td", None, f"Seat {p + 1}"),
                              tag("td", None, tag("select", {"name": f"seat.{p}"},
                                                  tag("option", {"value": "human", "selected": kind == "human"}, "a person"),
                                                  *(tag("option", {"value": b, "selected": kind == b}, f"bot: {b}") for b in BOT_KINDS))),
-                             tag("td", None, tag("input", {"name": f"name.{p}", "maxlength": 40, "placeholder": f"p{p}",
+                             tag("td", None, tag("input", {"name": f"name.{p}", "maxlength": 40, "placeholder": f"Player {p + 1}",
                                                            "value": form.get(f"name.{p}") or None}))))
-    opts = [_option_field(info, form.get(f"option.{info.name}", info.default)) for info in game.options]
+    said = {o["name"]: o for o in game.describe.get("options", [])}
+    opts = [_option_field(info, form.get(f"option.{info.name}", info.default), said.get(info.name)) for info in game.options]
     return page(
         f"New table — {game.title}",
         tag("h1", None, "New table: ", game.title),
-        tag("p", {"class_": "error"}, error) if error else None,
+        tag("p", {"class_": "error", "role": "alert"}, error) if error else None,
+        tag("details", {"class_": "warnings", "open": True},
+            tag("summary", None, "What fishrules check says of these rules"), Markup(game.warnings[0]))
+        if game.warnings else None,
         variant_form,
         tag("form", {"method": "post", "action": "/tables", "id": "setup"},
             *hidden,
@@ -162,15 +171,18 @@ def links_page(base: str, table: Any, links: list[tuple[str, str, Optional[int]]
         url = f"{base}/p/{token}"
         who = "Spectators (see only what everybody may see)" if role == "spectator" else f"Seat of {info.who(seat)}"
         rows.append(tag("li", {"class_": role}, tag("span", None, who), " ",
-                        tag("a", {"href": f"/p/{token}", "class_": "seatlink", "data_seat": seat}, url)))
+                        tag("a", {"href": f"/p/{token}", "class_": "seatlink", "data_seat": seat}, url), " ",
+                        tag("button", {"type": "button", "class_": "copy", "data_copy": url}, "Copy")))
     bots = [f"{info.who(p)}: {k}" for p, k in enumerate(table.record.seats) if k != "human"]
     return page(
         f"Table — {table.title}",
         tag("h1", None, "Your table of ", table.title, " is ready"),
         tag("p", None, "Send each person the link of their seat, and nobody else: whoever has a seat's link plays that "
             "seat and sees its hidden cards. Keep this page's address to find the links again."),
-        tag("ul", {"class_": "links"}, *rows),
-        tag("p", None, "Bots: " + "; ".join(bots)) if bots else None)
+        tag("ul", {"class_": "links", "data_title": table.title}, *rows),
+        tag("p", None, "Bots: " + "; ".join(bots)) if bots else None,
+        tag("p", {"class_": "hint"}, "This browser remembers this page: the lobby lists your tables."),
+        scripts=("lobby.js",))
 
 
 def table_page(table: Any, token: str, seat: Optional[int], frame_html: str) -> str:

@@ -26,12 +26,12 @@ from typing import Any, Callable, Optional
 
 from .. import SIMULTANEOUS
 from .html import Markup, esc, join, tag
+from .telling import card_words, log_html, score_sheet, sheet_html
 
 __all__ = ["frame", "frame_json", "frame_data", "frame_from", "frame_text", "table_html", "board_layout", "TableInfo"]
 
-#: How much of the record a frame carries: the latest entries of the history, events of the latest actions.
+#: How much of the record a frame carries: the latest entries of the history, and their events.
 HISTORY_SHOWN = 40
-EVENTS_SHOWN = 14
 #: A zone of more unseen cards than this is drawn as one pile with its count.
 PILE_FROM = 10
 #: The most legal actions a frame lists (beyond, the seat types its action).
@@ -42,7 +42,7 @@ class TableInfo:
     """What a table shows besides the position: the rules' declarations and the seats' names and
     kinds (public to everybody at the table)."""
 
-    __slots__ = ("desc", "names", "kinds", "variant", "decl", "board_family", "values", "card_hue", "card_html",
+    __slots__ = ("desc", "names", "kinds", "variant", "decl", "action_words", "board_family", "values", "card_hue", "card_html",
                  "circle_html", "edges_html", "zone_html", "kv_html")
 
     def __init__(self, desc: dict, names: list[str], kinds: list[str], variant: Optional[str] = None):
@@ -51,6 +51,8 @@ class TableInfo:
         self.kinds = kinds
         self.variant = variant
         self.decl = {a["name"]: a["params"] for a in desc["actions"]}
+        self.action_words = {a["name"]: {"label": a.get("label") or a["name"], "description": a.get("description")}
+                             for a in desc["actions"]}
         self.values = {(v["scope"], v["name"]): v for v in desc["values"]}
         board = desc.get("board")
         self.board_family = None
@@ -68,11 +70,26 @@ class TableInfo:
         self.kv_html: dict = {}  # a value's markup, by (name, kind, value)
 
     def who(self, seat: Optional[int]) -> str:
+        """A seat by its player's name (with the seat's number only when two share a name)."""
         if seat is None:
             return "nobody"
         if not isinstance(seat, int) or not (0 <= seat < len(self.names)):
             return str(seat)
-        return f"{self.names[seat]} (p{seat})"
+        name = self.names[seat]
+        return name if self.names.count(name) == 1 else f"{name} (seat {seat + 1})"
+
+    def label(self, scope: str, name: str) -> str:
+        """A value's words: its label in the rules' presentation part, else its name as words."""
+        d = self.values.get((scope, name)) or self.desc.get("derived", {}).get(name)
+        return (d.get("label") if d else None) or name.replace("_", " ")
+
+    def described(self, scope: str, name: str) -> Optional[str]:
+        d = self.values.get((scope, name)) or self.desc.get("derived", {}).get(name)
+        return d.get("description") if d else None
+
+    def hidden(self, scope: str, name: str) -> bool:
+        d = self.values.get((scope, name)) if scope != "derived" else self.desc.get("derived", {}).get(name)
+        return bool(d and d.get("hidden"))
 
 
 #: Colour words a card's first attribute may be: such cards are drawn in that colour.
@@ -259,7 +276,8 @@ def _card(info: TableInfo, label: Optional[str]) -> Markup:
     m = info.card_html.get(label)
     if m is None:
         hue = info.card_hue.get(label)
-        m = tag("span", {"class_": "card" + (f" {hue}" if hue is not None else ""), "data_pick": f"card:{label}"}, label)
+        m = tag("span", {"class_": "card" + (f" {hue}" if hue is not None else ""), "data_pick": f"card:{label}"},
+                card_words(label))
         if len(info.card_html) < 10_000:
             info.card_html[label] = m
     return m
@@ -276,7 +294,7 @@ def _cards(info: TableInfo, cards: list) -> Markup:
 
 def _value(info: TableInfo, kind: str, v: Any) -> Markup:
     if v is None:
-        return tag("span", {"class_": "none"}, "—")
+        return tag("span", {"class_": "none"}, "nobody" if kind == "player" else "—")
     if kind == "player" and isinstance(v, int):
         return tag("span", {"class_": "who", "data_pick": f"player:{v}"}, info.who(v))
     if isinstance(v, bool):
@@ -306,76 +324,44 @@ def _kept(cache: dict, key: tuple, draw: Callable[..., Markup], *args: Any) -> M
     return m
 
 
-def _zone(info: TableInfo, name: str, cards: list, num: Optional[int] = None) -> Markup:
-    return _kept(info.zone_html, (name, num, tuple(cards)), _draw_zone, info, name, cards, num)
+def _zone(info: TableInfo, name: str, cards: list, num: Optional[int] = None, scope: str = "game") -> Markup:
+    return _kept(info.zone_html, (scope, name, num, tuple(cards)), _draw_zone, info, name, cards, num, scope)
 
 
-def _draw_zone(info: TableInfo, name: str, cards: list, num: Optional[int] = None) -> Markup:
+def _draw_zone(info: TableInfo, name: str, cards: list, num: Optional[int] = None, scope: str = "game") -> Markup:
     label = name if num is None else f"{name} {num}"
+    words = info.label(scope, name) + ("" if num is None else f" {num}")
     return tag("div", {"class_": "zone", "data_zone": label, "data_pick": f"num:{num}" if num is not None else None},
-               tag("div", {"class_": "zname"}, label, tag("small", None, f" {len(cards)}")),
+               tag("div", {"class_": "zname", "title": info.described(scope, name)}, words, tag("small", None, f" {len(cards)}")),
                tag("div", {"class_": "cards"}, _cards(info, cards)))
 
 
-def _kv(info: TableInfo, name: str, kind: str, v: Any) -> Markup:
-    """A value and its name."""
+def _kv(info: TableInfo, name: str, kind: str, v: Any, scope: str = "game") -> Markup:
+    """A value and its words."""
     # the type is in the key: True and 1 are equal keys, and are drawn differently
-    return _kept(info.kv_html, (name, kind, type(v), v), _draw_kv, info, name, kind, v)
+    return _kept(info.kv_html, (scope, name, kind, type(v), v), _draw_kv, info, name, kind, v, scope)
 
 
-def _draw_kv(info: TableInfo, name: str, kind: str, v: Any) -> Markup:
-    return tag("div", {"class_": "kv"}, tag("span", {"class_": "k"}, name), " ", _value(info, kind, v))
+def _draw_kv(info: TableInfo, name: str, kind: str, v: Any, scope: str = "game") -> Markup:
+    return tag("div", {"class_": "kv", "data_name": name},
+               tag("span", {"class_": "k", "title": info.described(scope, name)}, info.label(scope, name)), " ",
+               _value(info, kind, v))
 
 
 def _values(info: TableInfo, scope: str, values: dict, skip: tuple = ()) -> tuple[list, list]:
     """(zones, other values) of a view's values, in the order the rules declare them."""
     zones, others = [], []
     for name, v in values.items():
-        if name in skip:
+        if name in skip or info.hidden(scope, name):
             continue
         d = info.values.get((scope, name), {"kind": "text", "family": None})
         if d["kind"] == "zone" and d.get("family") and isinstance(v, dict):
-            zones.extend(_zone(info, name, cards or [], int(k)) for k, cards in v.items())
+            zones.extend(_zone(info, name, cards or [], int(k), scope) for k, cards in v.items())
         elif d["kind"] == "zone" and isinstance(v, list):
-            zones.append(_zone(info, name, v))
+            zones.append(_zone(info, name, v, None, scope))
         else:
-            others.append(_kv(info, name, d["kind"], v))
+            others.append(_kv(info, name, d["kind"], v, scope))
     return zones, others
-
-
-# ---- what happened -----------------------------------------------------------------------------
-
-
-def _event_text(info: TableInfo, e: dict) -> Optional[str]:
-    kind = e.get("event")
-    if kind == "move":
-        cards = e["cards"]
-        seen = [c for c in cards if c is not None]
-        what = ", ".join(seen) if len(seen) == len(cards) else (
-            f"{len(cards)} card{'s' if len(cards) != 1 else ''}" + (f" ({', '.join(seen)} seen)" if seen else ""))
-        src = e["from"] if isinstance(e["from"], str) else " and ".join(e["from"])
-        face = f", face {e['face']}" if e.get("face") else ""
-        return f"{what}: {src} → {e['to']}{face}"
-    if kind == "reveal":
-        return f"revealed {', '.join(e['cards'])} in {', '.join(dict.fromkeys(e['in']))}"
-    if kind == "set":
-        whose = f" of {info.who(e['player'])}" if "player" in e else ""
-        return f"{e['value']}{whose}: {_plain(e['from'])} → {_plain(e['to'])}"
-    if kind == "restart":
-        return "the game starts again"
-    if kind == "over":
-        return "the game is over"
-    return None
-
-
-def _plain(v: Any) -> str:
-    if v is None:
-        return "—"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, list):
-        return "[" + ", ".join(_plain(x) for x in v) + "]"
-    return str(v)
 
 
 def _ranking(view: dict) -> list[int]:
@@ -393,7 +379,8 @@ def _ranking(view: dict) -> list[int]:
 
 def _status(info: TableInfo, view: dict, seat: Optional[int], mine: bool) -> Markup:
     title = view["title"] + (f" — {info.variant}" if info.variant else "")
-    phase = " › ".join(view["phase"]) if view["phase"] else None
+    phases = info.desc.get("phases", {})
+    phase = " › ".join(phases.get(x, x.replace("_", " ")) for x in view["phase"]) if view["phase"] else None
     cur = view["current"]
     if view["over"]:
         who = "The game is over."
@@ -403,25 +390,30 @@ def _status(info: TableInfo, view: dict, seat: Optional[int], mine: bool) -> Mar
         if mine:
             who += " Your choice stays hidden until everybody has chosen."
     elif isinstance(cur, int):
-        who = "Your turn." if cur == seat else f"{info.who(cur)} to play."
+        who = "Your turn." if cur == seat else f"{info.who(cur)}'s turn."
     else:
         who = "Waiting."
-    you = "You watch (spectator)." if seat is None else f"You are {info.who(seat)}."
+    you = "You watch (spectator)." if seat is None else f"You are {info.who(seat)} (seat {seat + 1})."
     return tag("div", {"class_": "status" + (" mine" if mine else "")},
                tag("h1", None, title),
                tag("p", {"class_": "phase"}, phase) if phase else None,
                tag("p", {"class_": "turn"}, who, " ", tag("span", {"class_": "you"}, you)))
 
 
-def table_html(view: dict, events: list, seat: Optional[int], info: TableInfo, mine: bool) -> Markup:
-    """The table's HTML (a fragment) from a view and the events of the latest actions."""
+def table_html(view: dict, events: list, seat: Optional[int], info: TableInfo, mine: bool,
+               steps: Optional[list] = None, sheet: Optional[dict] = None) -> Markup:
+    """The table's HTML (a fragment) from a view, the events of the latest actions, who took each
+    step (`steps`, the table's record: public) and, at the end, the score sheet (`score_sheet`)."""
     parts: list = [_status(info, view, seat, mine)]
     if view["over"]:
-        places = _ranking(view)
-        order = sorted(range(len(places)), key=lambda p: (places[p], p))
-        parts.append(tag("section", {"class_": "end"}, tag("h2", None, "Ranking"),
-                         tag("ol", None, *(tag("li", {"class_": "won" if places[p] == 1 else None},
-                                              f"{places[p]}. {info.who(p)} — {view['seats'][p]['score']}") for p in order))))
+        if sheet is not None:
+            parts.append(sheet_html(info, sheet))
+        else:
+            places = _ranking(view)
+            order = sorted(range(len(places)), key=lambda p: (places[p], p))
+            parts.append(tag("section", {"class_": "end"}, tag("h2", None, "Ranking"),
+                             tag("ol", None, *(tag("li", {"class_": "won" if places[p] == 1 else None},
+                                                  f"{places[p]}. {info.who(p)} — {view['seats'][p]['score']}") for p in order))))
     middle: list = []
     if info.desc.get("board"):
         middle.append(tag("section", {"class_": "boardbox"}, board_svg(info, view)))
@@ -433,7 +425,8 @@ def table_html(view: dict, events: list, seat: Optional[int], info: TableInfo, m
     zones, others = _values(info, "game", view["values"], skip=(info.board_family,) if info.board_family else ())
     if zones:
         middle.append(tag("section", {"class_": "zones"}, *zones))
-    derived = [_kv(info, k, "number", v) for k, v in view.get("derived", {}).items()]
+    derived = [_kv(info, k, "number", v, "derived") for k, v in view.get("derived", {}).items()
+               if not info.hidden("derived", k)]
     if others or derived:
         middle.append(tag("section", {"class_": "values"}, *others, *derived))
     parts.append(tag("div", {"class_": "middle"}, *middle))
@@ -447,25 +440,26 @@ def table_html(view: dict, events: list, seat: Optional[int], info: TableInfo, m
         kind = info.kinds[p] if p < len(info.kinds) else "human"
         cls = "seat" + (" you" if p == seat else "") + (" acting" if p in waiting and not view["over"] else "")
         seats.append(tag("section", {"class_": cls, "data_pick": f"player:{p}"},
-                         tag("h2", None, info.who(p), tag("small", None, "" if kind == "human" else f" bot: {kind}"),
-                             tag("span", {"class_": "score"}, row["score"])),
+                         tag("h2", None, info.who(p), tag("small", None, " (you)" if p == seat else None),
+                             tag("small", None, "" if kind == "human" else f" bot: {kind}"),
+                             tag("span", {"class_": "score", "title": "score"}, row["score"])),
                          *zs, *os_))
     parts.append(tag("div", {"class_": "seats"}, *seats))
     hist = view["history"]
     first = max(0, len(hist) - HISTORY_SHOWN)
-    lines = [_event_text(info, e) for e in events]
     parts.append(tag("div", {"class_": "record"},
-                     tag("section", {"class_": "events"}, tag("h2", None, "What happened (latest first)"),
-                         tag("ul", None, *(tag("li", None, t) for t in reversed(lines[-EVENTS_SHOWN:]) if t))),
-                     tag("section", {"class_": "history"}, tag("h2", None, f"History ({len(hist)})"),
+                     log_html(info, hist, events, steps, first),
+                     tag("details", {"class_": "history"},
+                         tag("summary", None, f"Every move as the rules write it ({len(hist)})"),
                          tag("ol", {"start": first + 1}, Markup("".join("<li>" + esc(t) + "</li>" for t in hist[first:]))))))
     return tag("div", {"class_": "table", "data_at": len(hist)}, *parts)
 
 
 def frame_data(state: Any, seat: Optional[int]) -> dict:
     """What the rules say of `state` to a browser at `seat` (None: a spectator), as plain data:
-    the view, the latest events, and the legal actions when the seat is to choose.  This is rule
-    work (a worker does it, see work.py); `frame_from` draws it."""
+    the view, the events of the history's latest entries, the legal actions when the seat is to
+    choose, and the score sheet at the end.  This is rule work (a worker does it, see work.py);
+    `frame_from` draws it."""
     view = state.view(seat)
     at = len(view["history"])
     waiting = state.waiting
@@ -476,29 +470,34 @@ def frame_data(state: Any, seat: Optional[int]) -> dict:
         for a in legal[:MOST_ACTIONS]:
             args = {k: list(v) if isinstance(v, tuple) else v for k, v in a.args.items()}
             actions.append({"text": a.text, "name": a.name, "args": args, "breaks": a.breaks})
-    events = state.events_for(seat, since=max(0, at - 8))
+    events = state.events_for(seat, since=max(0, at - HISTORY_SHOWN))
     return {"view": view, "events": events, "actions": actions, "mine": mine,
-            "prefix": f"p{seat}: " if mine and state.current == SIMULTANEOUS else ""}
+            "prefix": f"p{seat}: " if mine and state.current == SIMULTANEOUS else "",
+            "sheet": score_sheet(state, seat)}
 
 
-def frame_from(data: dict, seat: Optional[int], info: TableInfo) -> dict:
-    """Everything a browser at `seat` receives, drawn from `frame_data`: JSON-able."""
+def frame_from(data: dict, seat: Optional[int], info: TableInfo, steps: Optional[list] = None) -> dict:
+    """Everything a browser at `seat` receives, drawn from `frame_data` and who took each step of
+    the table (`steps`: [position, seat] of each action taken, None if not known): JSON-able."""
     view, actions, mine = data["view"], data["actions"], data["mine"]
-    html = table_html(view, data["events"], seat, info, mine)
+    html = table_html(view, data["events"], seat, info, mine, steps, data.get("sheet"))
+    names = list(dict.fromkeys(a["name"] for a in actions))
     return {"type": "frame", "at": len(view["history"]), "over": view["over"], "mine": mine, "html": str(html),
             "actions": actions, "prefix": data["prefix"],
-            "decl": {n: info.decl[n] for n in dict.fromkeys(a["name"] for a in actions) if n in info.decl}}
+            "decl": {n: info.decl[n] for n in names if n in info.decl},
+            "words": {n: info.action_words[n] for n in names if n in info.action_words},
+            "names": [info.who(p) for p in range(len(info.names))] if mine else []}
 
 
-def frame_text(data: dict, seat: Optional[int], info: TableInfo) -> str:
+def frame_text(data: dict, seat: Optional[int], info: TableInfo, steps: Optional[list] = None) -> str:
     """`frame_from` as the text of a WebSocket message."""
-    return json.dumps(frame_from(data, seat, info), ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(frame_from(data, seat, info, steps), ensure_ascii=False, separators=(",", ":"))
 
 
-def frame(state: Any, seat: Optional[int], info: TableInfo) -> dict:
+def frame(state: Any, seat: Optional[int], info: TableInfo, steps: Optional[list] = None) -> dict:
     """Everything a browser at `seat` (None: spectator) receives about `state`: JSON-able."""
-    return frame_from(frame_data(state, seat), seat, info)
+    return frame_from(frame_data(state, seat), seat, info, steps)
 
 
-def frame_json(state: Any, seat: Optional[int], info: TableInfo) -> str:
-    return frame_text(frame_data(state, seat), seat, info)
+def frame_json(state: Any, seat: Optional[int], info: TableInfo, steps: Optional[list] = None) -> str:
+    return frame_text(frame_data(state, seat), seat, info, steps)

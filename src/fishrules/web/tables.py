@@ -114,6 +114,9 @@ class Table:
         self.trusted = trusted  # rules the server ships: played in the lane of normal priority
         self.actions = actions
         self.history: list[str] = list(record.opening) + [e for a in actions for e in a.entries]
+        #: (position, seat) of each action taken: who took each step, for the log (public: a view
+        #: always says whose turn it is)
+        self.steps: list[tuple[int, int]] = [(a.at, a.seat) for a in actions]
         self.meta = Meta(len(self.history), False, None, ())
         self.nonce = next(_nonces)
         self.home: Optional[tuple] = None  # the worker holding the position (workers.Lane.run)
@@ -167,7 +170,7 @@ class Table:
 
 def _clean_name(name: Any, seat: int) -> str:
     text = "".join(ch for ch in str(name or "") if ch.isprintable()).strip()[:MOST_NAME]
-    return text or f"p{seat}"
+    return text or f"Player {seat + 1}"
 
 
 def new_token() -> str:
@@ -350,7 +353,7 @@ class Tables:
         except (Limit, JobFailed, FishrulesError) as e:
             log.error("table %s: the frame of seat %s could not be made: %s", table.id, seat, e)
             return _broken_frame(table)
-        text = frame_text(data[seat], seat, table.info)
+        text = frame_text(data[seat], seat, table.info, table.steps)
         if table.nonce == nonce:
             table.frames[seat] = text
         return text
@@ -512,8 +515,9 @@ class Tables:
             table.meta = new_meta
             table.history.extend(entries)
             table.actions.append(rec)
+            table.steps.append((rec.at, rec.seat))
             table.node_at = rec.node_at
-            table.frames = {s: frame_text(data, s, table.info) for s, data in frames.items()}
+            table.frames = {s: frame_text(data, s, table.info, table.steps) for s, data in frames.items()}
             self._stop_if_too_long(table)
         self.tell(table)
         self.kick(table)
@@ -649,7 +653,7 @@ def _broken_frame(table: Table) -> str:
     html = tag("div", {"class_": "table", "data_at": table.at},
                tag("p", {"class_": "status"}, table.broken or "This table cannot be shown just now."))
     return json.dumps({"type": "frame", "at": table.at, "over": table.over, "mine": False, "html": str(html),
-                       "actions": [], "prefix": "", "decl": {}}, ensure_ascii=False, separators=(",", ":"))
+                       "actions": [], "prefix": "", "decl": {}, "words": {}}, ensure_ascii=False, separators=(",", ":"))
 
 
 def _no_rules(r: TableRecord) -> RulesInfo:

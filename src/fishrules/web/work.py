@@ -192,13 +192,18 @@ def bundled_infos() -> dict:
 
 
 def check(text: str, variant: Optional[str]) -> RulesInfo:
-    """Read and check a pasted rule text: what the set-up page needs; or `Rejected`, its problems
-    drawn here (their drawing costs as the text does: not for the server's loop)."""
+    """Read and check a pasted rule text: what the set-up page needs, its warnings drawn as
+    `fishrules check` prints them; or `Rejected`, its problems drawn here (their drawing costs as
+    the text does: not for the server's loop)."""
     key = text_key(text, variant)
     try:
-        return _info(key, _load(key, text))
+        game = _load(key, text)
     except RuleError as e:
         raise Rejected(str(e).split("\n", 1)[0][:500], str(diagnostics_html(text, e))) from None
+    info = _info(key, game)
+    if game.warnings:
+        info = attrs.evolve(info, warnings=(str(diagnostics_html(text, RuleError(list(game.warnings)))),))
+    return info
 
 
 def compile_kernel(key: tuple, text: Optional[str]) -> str:
@@ -273,11 +278,30 @@ def _frames(state: fishrules.State, seats: tuple) -> dict:
 
 
 def table_start(pos: Position, seats: tuple) -> tuple:
-    """A new table's first position: (its history, Meta, frames of `seats`)."""
+    """A new table's first position: (its history, Meta, frames of `seats`).  A table whose set-up
+    runs out of cards (a draw from an empty zone before anybody has chosen anything: a house rule
+    that seats more players than the cards deal) is refused with `OptionError`, saying so."""
     game = _game_of_source(pos.rules, pos.source)
+    short = _short_deal(game, pos)
+    if short:
+        raise OptionError(short)
     state = game.start(players=pos.players, seed=pos.seed, options=pos.options)
     _keep(pos.table, pos.nonce, state)
     return tuple(state.history), meta(state), _frames(state, seats)
+
+
+def _short_deal(game: fishrules.Game, pos: Position) -> Optional[str]:
+    """Why a table of these players and options cannot be dealt, or None: the set-up played once
+    with its draws counted (`count_rules`), as `fishrules simulate` counts them."""
+    from ..runtime import empty_draws
+
+    probe = game.start(players=pos.players, seed=pos.seed, options=pos.options, count_rules=True)
+    counted = getattr(probe, "empty_draws", None)
+    if not counted:
+        return None
+    zones = ", ".join(f"`{name}`" for name in empty_draws(game, dict(counted), dict(counted)))
+    return (f"With {pos.players} players the cards run out while the game is set up: a card is drawn from "
+            f"{zones or 'a zone'} when it is empty. This table cannot be dealt; choose fewer players.")
 
 
 def table_restore(pos: Position, seats: tuple) -> tuple:

@@ -31,6 +31,44 @@
     selects[i].addEventListener("change", function (ev) { ev.target.form.submit(); });
   }
 
+  // The host pages this browser opened, kept in this browser only: the lobby lists them.
+  var KEY = "fishrules.tables";
+  function mine() {
+    try { return JSON.parse(localStorage.getItem(KEY) || "[]"); } catch (e) { return []; }
+  }
+  var links = document.querySelector("ul.links");
+  if (links && /^\/host\//.test(location.pathname)) {
+    var kept = mine().filter(function (t) { return t.path !== location.pathname; });
+    kept.unshift({ path: location.pathname, title: links.getAttribute("data-title") || "a table", at: Date.now() });
+    try { localStorage.setItem(KEY, JSON.stringify(kept.slice(0, 20))); } catch (e) { /* private mode */ }
+  }
+  var list = document.getElementById("my-tables");
+  if (list) {
+    var tables = mine();
+    var ul = list.querySelector("ul");
+    tables.forEach(function (t) {
+      if (typeof t.path !== "string" || !/^\/host\/[A-Za-z0-9_-]+$/.test(t.path)) return;
+      var li = document.createElement("li");
+      var a = document.createElement("a");
+      a.href = t.path;
+      a.textContent = String(t.title || "a table");
+      li.appendChild(a);
+      li.appendChild(document.createTextNode(" — set up " + new Date(Number(t.at) || 0).toLocaleString()));
+      ul.appendChild(li);
+    });
+    list.hidden = !ul.children.length;
+  }
+  var copies = document.querySelectorAll("button.copy");
+  for (var c = 0; c < copies.length; c++) {
+    copies[c].addEventListener("click", function (ev) {
+      var b = ev.target;
+      var done = function () { b.textContent = "Copied"; setTimeout(function () { b.textContent = "Copy"; }, 1500); };
+      if (navigator.clipboard) navigator.clipboard.writeText(b.getAttribute("data-copy")).then(done, function () {
+        b.textContent = "Select the link to copy it";
+      });
+    });
+  }
+
   var players = document.getElementById("players");
   function seats() {
     var n = Number(players.value);

@@ -27,6 +27,7 @@
   var chosen = null; // the action name being put together
   var picks = {}; // parameter name -> value (or a list, for `some`)
   var note = null; // {at, text, kind}: a message for the position it was given at
+  var live = false; // the WebSocket is open: controls work only then
 
   var KIND = { card: "card", die: "die", number: "num", player: "player" };
 
@@ -47,8 +48,10 @@
     ws = new WebSocket(proto + "//" + location.host + "/ws/" + token);
     ws.onopen = function () {
       retry = 0;
+      live = true;
       setConn("live", "live");
       if (pending) ws.send(JSON.stringify(pending));
+      draw();
     };
     ws.onmessage = function (ev) {
       var msg;
@@ -56,7 +59,9 @@
       handle(msg);
     };
     ws.onclose = function () {
-      setConn("connection lost: reconnecting…", "lost");
+      live = false;
+      setConn("The connection to the server is lost: reconnecting… Nothing can be played until it is back.", "lost");
+      draw();
       var wait = Math.min(4000, 250 * Math.pow(2, retry++));
       setTimeout(connect, wait);
     };
@@ -77,6 +82,7 @@
       draw();
     } else if (msg.type === "ok") {
       pending = null;
+      if (note && note.kind === "sending") { note = { at: note.at, text: note.text.replace(/^Sending: (.*)…$/, "Sent: $1"), kind: "sent" }; draw(); }
     } else if (msg.type === "refused") {
       pending = null;
       var text = msg.message;
@@ -91,7 +97,8 @@
   function send(text) {
     if (!frame) return;
     pending = { type: "act", at: frame.at, action: text };
-    note = { at: frame.at, text: "Sent: " + text, kind: "sent" };
+    // "Sent" only once the server says it has it: until then, "Sending…"
+    note = { at: frame.at, text: "Sending: " + sayAction(text) + "…", kind: "sending" };
     if (ws && ws.readyState === 1) ws.send(JSON.stringify(pending));
     draw();
   }
@@ -200,9 +207,13 @@
     pick(p, typedValue(p, parts[1]), target.classList.contains("picked"));
   });
 
-  function mark() { // what a click may choose now
+  function mark() { // what a click may choose now (each reachable by Tab, Enter or Space to choose it)
     var marked = tableEl.querySelectorAll(".can, .picked");
-    for (var i = 0; i < marked.length; i++) marked[i].classList.remove("can", "picked");
+    for (var i = 0; i < marked.length; i++) {
+      marked[i].classList.remove("can", "picked");
+      marked[i].removeAttribute("tabindex");
+      marked[i].removeAttribute("role");
+    }
     if (!frame || !frame.mine || !chosen) return;
     var p = current();
     var cands = frame.actions.filter(fits);
@@ -223,8 +234,45 @@
     var all = tableEl.querySelectorAll('[data-pick^="' + KIND[p.of] + ':"]');
     for (var j = 0; j < all.length; j++) {
       var v = all[j].getAttribute("data-pick").split(/:(.*)/s)[1];
-      if (values[v]) all[j].classList.add("can");
+      if (values[v]) {
+        all[j].classList.add("can");
+        all[j].setAttribute("tabindex", "0");
+        all[j].setAttribute("role", "button");
+      }
     }
+  }
+
+  tableEl.addEventListener("keydown", function (ev) {
+    if ((ev.key === "Enter" || ev.key === " ") && ev.target.classList && ev.target.classList.contains("can")) {
+      ev.preventDefault();
+      var pickAt = ev.target.getAttribute("data-pick");
+      ev.target.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+      var again = tableEl.querySelector('[data-pick="' + CSS.escape(pickAt) + '"]');
+      if (again) again.focus();
+    }
+  });
+
+  // Words for people: an action's label, a parameter's, a value's (players by their names).
+  function actionLabel(n) { return frame.words && frame.words[n] ? frame.words[n].label : n.replace(/_/g, " "); }
+  function paramLabel(p) { return p.label || p.name.replace(/_/g, " "); }
+  function valueLabel(p, v) {
+    if (p.of === "player") return frame.names && frame.names[v] !== undefined ? frame.names[v] : "p" + v;
+    if (p.of === "die") return "die " + v;
+    return str(v).replace(/_/g, " ");
+  }
+  function sayAction(text) { // an action's text in words, for the buttons
+    var body = text.slice(frame.prefix.length);
+    var words = body.split(" ");
+    var decl = frame.decl[words[0]];
+    if (!decl) return text;
+    var out = actionLabel(words[0]);
+    var vals = words.slice(1);
+    var shown = vals.map(function (v) {
+      var p = decl.length === 1 ? decl[0] : null;
+      if (!p) return v.replace(/_/g, " ");
+      return valueLabel(p, p.of === "player" ? Number(v.slice(1)) : v);
+    });
+    return shown.length ? out + ": " + shown.join(", ") : out;
   }
 
   function button(text, cls, fn) {
@@ -234,6 +282,24 @@
   }
 
   function draw() {
+    // Rebuilding the controls keeps the focus where it was (the same button, by its words).
+    var had = document.activeElement && picker.contains(document.activeElement) ? document.activeElement : null;
+    var hadText = had ? had.textContent : null, hadClass = had ? had.className : null;
+    drawControls();
+    if (hadText !== null) {
+      var bs = picker.querySelectorAll("button");
+      var found = null;
+      for (var i = 0; i < bs.length && !found; i++) if (bs[i].textContent === hadText) found = bs[i];
+      for (var k = 0; k < bs.length && !found; k++) if (bs[k].className === hadClass) found = bs[k];
+      (found || bs[0] || picker).focus();
+    }
+    var off = !live;
+    main.classList.toggle("offline", off);
+    var all = document.querySelectorAll("#controls button, #controls input");
+    for (var j = 0; j < all.length; j++) all[j].disabled = off;
+  }
+
+  function drawControls() {
     message.textContent = note ? note.text : "";
     message.className = "message " + (note ? note.kind : "");
     picker.textContent = "";
@@ -250,10 +316,12 @@
     row.appendChild(el("span", { "class": "label" }, "Your move:"));
     names.forEach(function (n) {
       var simple = (frame.decl[n] || []).length === 0;
-      row.appendChild(button(n, "name" + (n === chosen ? " on" : ""), function () { // (again: start again)
+      var b = button(actionLabel(n), "name" + (n === chosen ? " on" : ""), function () { // (again: start again)
         if (simple) { chosen = n; picks = {}; send(frame.prefix + n); return; }
         chosen = n; picks = {}; draw();
-      }));
+      });
+      if (frame.words && frame.words[n] && frame.words[n].description) b.title = frame.words[n].description;
+      row.appendChild(b);
     });
     picker.appendChild(row);
     if (chosen) {
@@ -261,9 +329,11 @@
       params().forEach(function (p) {
         var line = el("div", { "class": "param", "data-param": p.name });
         var got = picks[p.name];
-        var shown = got === undefined ? (KIND[p.of] ? "click on the table, or" : "choose") :
-          (p.kind === "some" ? (got.length ? got.map(str).join(" ") : "none yet") : str(got));
-        line.appendChild(el("span", { "class": "label" }, p.name + (p.kind === "some" ? " (one or more)" : "") + ": "));
+        var onTable = KIND[p.of] && tableEl.querySelector('[data-pick^="' + KIND[p.of] + ':"]');
+        var shown = got === undefined ? (onTable ? "click it on the table, or choose:" : "choose:") :
+          (p.kind === "some" ? (got.length ? got.map(function (x) { return valueLabel(p, x); }).join(", ") : "none yet")
+            : valueLabel(p, got));
+        line.appendChild(el("span", { "class": "label" }, paramLabel(p) + (p.kind === "some" ? " (one or more)" : "") + ": "));
         line.appendChild(el("b", null, shown));
         var seen = {};
         cands.forEach(function (a) {
@@ -274,7 +344,7 @@
         if (keys.length <= 40) {
           keys.forEach(function (k) {
             var on = got !== undefined && (p.kind === "some" ? has(got, seen[k]) : str(got) === k);
-            line.appendChild(button(p.of === "player" ? "p" + k : k, "value" + (on ? " on" : ""), function () { pick(p, seen[k], on); }));
+            line.appendChild(button(valueLabel(p, seen[k]), "value" + (on ? " on" : ""), function () { pick(p, seen[k], on); }));
           });
         }
         picker.appendChild(line);
@@ -283,7 +353,7 @@
       var go = el("div", { "class": "go" });
       if (done.length === 1) {
         var a = done[0];
-        go.appendChild(button("Play: " + a.text + (a.breaks ? " (breaks “" + a.breaks + "”)" : ""), "play", function () { send(a.text); }));
+        go.appendChild(button("Play: " + sayAction(a.text) + (a.breaks ? " (breaks “" + a.breaks + "”)" : ""), "play", function () { send(a.text); }));
       } else if (params().length && params().every(function (p) { return picks[p.name] !== undefined; }) && !cands.length) {
         var text = compose();
         go.appendChild(button("Try: " + text, "try", function () { send(text); }));
@@ -293,11 +363,12 @@
       if (cands.length <= 12) {
         var list = el("div", { "class": "cands" });
         cands.forEach(function (a) {
-          list.appendChild(button(a.text + (a.breaks ? " (breaks “" + a.breaks + "”)" : ""), "cand", function () { send(a.text); }));
+          list.appendChild(button(sayAction(a.text) + (a.breaks ? " (breaks “" + a.breaks + "”)" : ""), "cand", function () { send(a.text); }));
         });
         picker.appendChild(list);
       } else {
-        picker.appendChild(el("p", { "class": "hint" }, cands.length + " ways: choose on the table or with the buttons."));
+        picker.appendChild(el("p", { "class": "hint" }, cands.length + " possible moves: choose " +
+          params().map(paramLabel).join(", then ") + " above."));
       }
     }
     mark();

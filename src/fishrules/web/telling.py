@@ -1,0 +1,395 @@
+"""The table in words: the log grouped by turn, each step a sentence, and the score sheet at the end.
+
+Two halves, as for a frame (render.py):
+
+- rule work, in a worker (`score_sheet`, called by `render.frame_data`): each part of the score, as
+  the rules name them (`score "victory": …`), worked out for each player, and hidden from a seat
+  unless it reads only what that seat may see (every value it reads is public, or it reads the
+  player's own `secret` values and the seat is that player); the total is public, so the sum of
+  what is hidden is said too;
+- drawing, on the event loop (`log_html`, `sheet_html`): from the seat's history
+  (`history_for`), its events (`events_for`), and who took each step (`steps`: the table's own
+  record of which seat sent which action, public since the view always says whose turn it is).
+  Nothing else of the state: so the log tells a seat no more than its history and events do.
+
+Words come from the rules' presentation part (`Game.describe()`): labels of values, zones, actions
+and their parameters, an action's log sentence; and players by their names.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+from .html import Markup, tag
+
+__all__ = ["log_html", "sheet_html", "score_sheet", "card_words", "LOG_TURNS"]
+
+#: How many turns the log shows (latest first), and how many lines a step says at most.
+LOG_TURNS = 12
+STEP_LINES = 8
+
+_PREFIX = re.compile(r"^p([0-9]{1,3}): (.*)$", re.S)
+_ROLL = re.compile(r"^die ([0-9]+) rolls (.*)$")
+_OWNED = re.compile(r"^(\w+) of p([0-9]{1,3})$")
+_NUMBERED = re.compile(r"^(\w+)\(([0-9-]+)\)$")
+
+
+def card_words(label: Any) -> str:
+    """A card's label as words (`sea_star-7` -> "sea star-7"); an unseen card is "?"."""
+    return "?" if label is None else str(label).replace("_", " ")
+
+
+def _and(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+# ---- the log -------------------------------------------------------------------------------------
+
+
+class _Words:
+    """The words of one table (from `TableInfo`): names of seats, labels of values and actions."""
+
+    def __init__(self, info: Any):
+        self.info = info
+        desc = info.desc
+        self.values = {v["name"]: v for v in desc["values"]}
+        self.actions = {a["name"]: a for a in desc["actions"]}
+
+    def who(self, seat: Optional[int]) -> str:
+        return self.info.who(seat)
+
+    def label(self, name: str) -> str:
+        v = self.values.get(name)
+        if v is not None:
+            return v.get("label") or name
+        d = self.info.desc.get("derived", {}).get(name)
+        return d.get("label") if d else name.replace("_", " ")
+
+    def hidden(self, name: str) -> bool:
+        v = self.values.get(name)
+        return bool(v and v.get("hidden"))
+
+    def zone(self, text: str) -> str:
+        """A zone as an event names it ("hand of p1", "stack(3)", "deck") in words."""
+        m = _OWNED.match(text)
+        if m:
+            return f"{self.who(int(m.group(2)))}'s {self.label(m.group(1))}"
+        m = _NUMBERED.match(text)
+        if m:
+            return f"{self.label(m.group(1))} {m.group(2)}"
+        return self.label(text) if text in self.values else text
+
+    def value(self, of: str, v: Any) -> str:
+        if v == "?":
+            return "something secret"
+        if of == "player":
+            m = re.fullmatch(r"p([0-9]{1,3})", str(v))
+            return self.who(int(m.group(1))) if m else str(v)
+        if of == "card":
+            return card_words(v)
+        if of == "die":
+            return f"die {v}"
+        return str(v).replace("_", " ")
+
+    def plain(self, v: Any, kind: str = "") -> str:
+        if v is None:
+            return "nobody" if kind == "player" else "—"
+        if isinstance(v, bool):
+            return "yes" if v else "no"
+        if kind == "player" and isinstance(v, int):
+            return self.who(v)
+        if isinstance(v, list):
+            return ", ".join(self.plain(x) for x in v) if v else "none"
+        return str(v).replace("_", " ")
+
+
+def action_sentence(w: _Words, text: str, actor: Optional[int]) -> str:
+    """One decision of the history in words: "Greta rerolls dice 2 and 5"."""
+    m = _PREFIX.match(text)
+    if m:
+        actor, text = int(m.group(1)), m.group(2)
+    who = w.who(actor) if actor is not None else "Someone"
+    if text.strip() == "?":
+        return f"{who} chooses, in secret."
+    parts = text.split()
+    a = w.actions.get(parts[0]) if parts else None
+    if a is None:
+        return f"{who}: {text}"
+    vals, params = parts[1:], a["params"]
+    said: dict[str, str] = {}
+    i = 0
+    for k, p in enumerate(params):
+        rest = len(params) - k - 1
+        take = max(0, len(vals) - i - rest) if p["kind"] == "some" else 1
+        got = vals[i:i + take]
+        i += take
+        if p["of"] == "die" and len(got) > 1:
+            said[p["name"]] = "dice " + _and([str(x) for x in got])
+        else:
+            said[p["name"]] = _and([w.value(p["of"], x) for x in got]) or "none"
+    template = a.get("log")
+    if template:
+        out = re.sub(r"\{([^{}]*)\}", lambda mm: who if mm.group(1) == "player" else said.get(mm.group(1), mm.group(0)),
+                     template)
+        return out[:1].upper() + out[1:] + ("" if out.endswith((".", "!", "?")) else ".")
+    label = a.get("label") or a["name"]
+    if not params:
+        return f"{who}: {label}."
+    return f"{who}: {label} — " + "; ".join(f"{p.get('label') or p['name']} {said[p['name']]}" for p in params) + "."
+
+
+def _cards(w: _Words, cards: list) -> str:
+    seen = [c for c in cards if c is not None]
+    if len(seen) == len(cards):
+        return _and([card_words(c) for c in cards]) if len(cards) <= 6 else f"{len(cards)} cards"
+    n = len(cards)
+    return f"{n} card{'s' if n != 1 else ''}" + (f" ({_and([card_words(c) for c in seen])} seen)" if seen else "")
+
+
+def event_sentences(w: _Words, events: list) -> list[str]:
+    """What a seat saw happen, in words; moves along the same way one after another are one line
+    ("13 cards from the deck to Gus's hand")."""
+    out: list[str] = []
+    i = 0
+    while i < len(events):
+        e = events[i]
+        kind = e.get("event")
+        if kind == "move":
+            cards = list(e["cards"])
+            j = i + 1
+            srcs = [e["from"]] if isinstance(e["from"], str) else list(e["from"])
+            while j < len(events) and events[j].get("event") == "move" and events[j]["to"] == e["to"] \
+                    and events[j].get("face") == e.get("face"):
+                cards += events[j]["cards"]
+                more = events[j]["from"]
+                srcs += [more] if isinstance(more, str) else list(more)
+                j += 1
+            srcs = [w.zone(x) for x in dict.fromkeys(srcs)]
+            face = f", face {e['face']}" if e.get("face") else ""
+            out.append(f"{_cards(w, cards)}: from {_and(srcs)} to {w.zone(e['to'])}{face}.")
+            i = j
+            continue
+        if kind == "reveal":
+            out.append(f"Revealed: {_and([card_words(c) for c in e['cards']])} ({_and([w.zone(z) for z in dict.fromkeys(e['in'])])}).")
+        elif kind == "set" and not w.hidden(e["value"]):
+            v = w.values.get(e["value"], {})
+            whose = f"{w.who(e['player'])}'s " if "player" in e else ""
+            label = w.label(e["value"])
+            out.append(f"{(whose + label)[:1].upper()}{(whose + label)[1:]}: "
+                       f"{w.plain(e['from'], v.get('kind', ''))} → {w.plain(e['to'], v.get('kind', ''))}.")
+        elif kind == "restart":
+            out.append("The game starts again.")
+        elif kind == "over":
+            won = [w.who(p) for p in e.get("winners") or []]
+            out.append("The game is over" + (f": {_and(won)} win{'s' if len(won) == 1 else ''}." if won else "."))
+        i += 1
+    return out
+
+
+def log_turns(info: Any, history: list, events: list, steps: Optional[list], first: int) -> list[tuple[str, list[str]]]:
+    """The log from history entry `first` on: [(whose turn, its lines)], oldest first.  `steps`
+    are (position, seat) of each action the table took (None: unknown, each decision its own
+    step, its actor unsaid unless the history names it)."""
+    w = _Words(info)
+    n = len(history)
+    if steps is None:
+        starts = [(i, None) for i, t in enumerate(history) if not _is_chance(t)]
+    else:
+        starts = [(int(at), seat) for at, seat in steps if 0 <= int(at) < n]
+    bounds = [(0, None, False)] if not starts or starts[0][0] > 0 else []
+    bounds += [(at, seat, True) for at, seat in starts]
+    by_after: dict[int, list] = {}
+    for e in events:
+        by_after.setdefault(int(e.get("after", 0)), []).append(e)
+    turns: list[tuple[Optional[int], bool, list[str]]] = []
+    for k, (at, seat, decided) in enumerate(bounds):
+        end = bounds[k + 1][0] if k + 1 < len(bounds) else n
+        if end <= first:
+            continue
+        lines: list[str] = []
+        entries = history[at:end]
+        if decided and entries:
+            lines.append(action_sentence(w, entries[0], seat))
+            entries = entries[1:]
+        lines += _rolls(entries)
+        evs = [e for after in range(at + 1, end + 1) for e in by_after.get(after, ())]
+        said = event_sentences(w, evs)
+        if len(said) > STEP_LINES:
+            said = said[:STEP_LINES - 1] + [f"… and {len(said) - STEP_LINES + 1} more."]
+        lines += said
+        if not lines:
+            continue
+        actor = seat if decided else None
+        if decided and actor is None:
+            m = _PREFIX.match(history[at])
+            actor = int(m.group(1)) if m else None
+        if turns and turns[-1][0] == actor and turns[-1][1] == decided:
+            turns[-1][2].extend(lines)
+        else:
+            turns.append((actor, decided, lines))
+    return [((w.who(a) if a is not None else ("Setting up" if not d else "Someone")), lines) for a, d, lines in turns]
+
+
+def _rolls(entries: list) -> list[str]:
+    """The dice rolled in a step, a line per roll: a roll goes through the dice in order, so a die
+    numbered no higher than the one before starts another (the next player's first roll)."""
+    rolls: list[list[tuple[int, str]]] = []
+    for t in entries:
+        m = _ROLL.match(t)
+        if not m:
+            continue
+        k = int(m.group(1))
+        if not rolls or k <= rolls[-1][-1][0]:
+            rolls.append([])
+        rolls[-1].append((k, m.group(2)))
+    out = []
+    for r in rolls:
+        if [k for k, _ in r] == list(range(1, len(r) + 1)) and len(r) > 2:
+            out.append("The dice roll: " + ", ".join(f for _, f in r) + ".")
+        else:
+            out.append("Rolled: " + ", ".join(f"die {k} {f}" for k, f in r) + ".")
+    return out
+
+
+def _is_chance(text: str) -> bool:
+    return text.startswith(("die ", "draw ")) and (_ROLL.match(text) is not None or text.startswith("draw "))
+
+
+def log_html(info: Any, history: list, events: list, steps: Optional[list], first: int) -> Markup:
+    turns = log_turns(info, history, events, steps, first)[-LOG_TURNS:]
+    return tag("section", {"class_": "log", "aria-label": "what happened"},
+               tag("h2", None, "What happened (latest first)"),
+               *(tag("div", {"class_": "turn" + (" latest" if k == 0 else "")},
+                     tag("h3", None, who),
+                     tag("ul", None, *(tag("li", None, line) for line in lines)))
+                 for k, (who, lines) in enumerate(reversed(turns))))
+
+
+# ---- the score sheet -----------------------------------------------------------------------------
+
+_term_programs: dict = {}  # id of a model -> (the model, [each score term's compiled score])
+
+
+def _terms(model: Any) -> list:
+    """Each score term of `model` compiled alone (the same slots as the whole rules: a term's score
+    function reads a state of the whole rules)."""
+    import attrs
+
+    from ..compiler import compile_model
+
+    found = _term_programs.get(id(model))
+    if found is not None and found[0] is model:
+        return found[1]
+    progs = [compile_model(attrs.evolve(model, scores=(t,))).score for t in model.scores]
+    if len(_term_programs) > 64:
+        _term_programs.clear()
+    _term_programs[id(model)] = (model, progs)
+    return progs
+
+
+def _audience(model: Any, term: Any) -> str:
+    """Who may read a score term: "all" (it reads only public values), "owner" (besides, only the
+    player's own `secret` values, directly), "none"."""
+    from .. import model as m
+    from ..compiler.expressions import reads
+
+    public = {("g", v.slot + i) for v in model.game_vars if v.visibility == "public"
+              for i in range(v.family[1] if v.family else 1)}
+    public |= {("g", o.slot) for o in model.options}
+    public |= {("p", v.slot) for v in model.player_vars if v.visibility == "public"}
+    r = reads(model, term.expr)
+    if r is None:
+        return "none"
+    private = {x for x in r if isinstance(x, tuple) and x[0] in ("g", "p") and x not in public}
+    if not private:
+        return "all"
+    secret = {("p", v.slot) for v in model.player_vars if v.visibility == "secret"}
+    if not private <= secret:
+        return "none"
+    for x in term.expr.walk() if hasattr(term.expr, "walk") else ():
+        if isinstance(x, m.PlayerVar) and ("p", x.slot) in private:
+            if not (isinstance(x.player, m.Local) and x.player.slot == 0):
+                return "none"
+        if isinstance(x, (m.DefineRef, m.ScoreOf, m.WinnersRef)):
+            inner = reads(model, x)
+            if inner is None or any(y in private for y in inner):
+                return "none"
+    return "owner"
+
+
+def score_sheet(state: Any, seat: Optional[int]) -> Optional[dict]:
+    """The parts of each player's score, as `seat` may read them (None where it may not), with the
+    totals and winners, once the game is over (None before).  Rule work: a worker calls it."""
+    if not state.is_over:
+        return None
+    game = state.game
+    model = game.model
+    terms = list(model.scores)
+    if len(terms) < 2:
+        parts = None
+    else:
+        py = state
+        if getattr(state, "_ks", None) is not None:  # a state on the kernel: its plain twin reads slots
+            py = game.replay(state.history, players=state.n, options=state.view(None)["options"])
+        fns = _terms(model)
+        who = [_audience(model, t) for t in terms]
+        parts = []
+        for p in range(state.n):
+            row = []
+            for fn, aud in zip(fns, who):
+                if aud == "all" or (aud == "owner" and seat == p):
+                    py._work = 0
+                    row.append(fn(py, p))
+                else:
+                    row.append(None)
+            parts.append(row)
+    return {"terms": [t.name for t in terms], "parts": parts, "scores": state.scores(), "winners": state.winners()}
+
+
+def sheet_html(info: Any, sheet: dict) -> Markup:
+    """The score sheet: a row per player (winners first), a column per part of the score."""
+    scores, won = sheet["scores"], set(sheet["winners"])
+    order = sorted(range(len(scores)), key=lambda p: (p not in won, -scores[p], p))
+    terms, parts = sheet["terms"], sheet["parts"]
+    head = [tag("th", None, "player")]
+    if parts is not None:
+        head += [tag("th", None, t) for t in terms]
+        if any(x is None for row in parts for x in row):
+            head.append(tag("th", None, "hidden parts"))
+    head.append(tag("th", None, "score"))
+    rows = []
+    for p in order:
+        cells = [tag("th", {"scope": "row"}, info.who(p), tag("small", None, " (wins)") if p in won else None)]
+        if parts is not None:
+            row = parts[p]
+            cells += [tag("td", {"class_": "hidden" if x is None else None}, "?" if x is None else x) for x in row]
+            if len(head) == len(terms) + 3:
+                rest = scores[p] - sum(x for x in row if x is not None)
+                cells.append(tag("td", None, rest if any(x is None for x in row) else "—"))
+        cells.append(tag("td", {"class_": "total"}, scores[p]))
+        rows.append(tag("tr", {"class_": "won" if p in won else None}, *cells))
+    names = [info.who(p) for p in sorted(won)]
+    best = max(scores) if scores else 0
+    top = [p for p in range(len(scores)) if scores[p] == best]
+    if not won:
+        said = "Nobody wins."
+    elif set(top) == won:
+        said = (f"{_and(names)} win{'s' if len(names) == 1 else ''} with {best}."
+                if len(names) == 1 else f"{_and(names)} share the win with {best} each.")
+    elif won <= set(top):
+        said = (f"{_and([info.who(p) for p in top])} tie with {best}; the rules' tie-break gives the win to "
+                f"{_and(names)}.")
+    else:
+        said = f"The rules give the win to {_and(names)}, whatever the scores say."
+    note = None
+    if parts is not None and any(x is None for row in parts for x in row):
+        note = tag("p", {"class_": "hint"}, "“?”: a part that reads what you may not see; the score is public, so "
+                   "“hidden parts” is the total of what is not shown.")
+    return tag("section", {"class_": "end"},
+               tag("h2", None, "Score sheet"),
+               tag("p", {"class_": "verdict"}, said),
+               tag("table", {"class_": "sheet"}, tag("thead", None, tag("tr", None, *head)), tag("tbody", None, *rows)),
+               note)
