@@ -17,14 +17,15 @@ __all__ = ["FishrulesLexer"]
 
 #: Words that start a declaration at the left edge of a file.
 DECLARATIONS = ("game", "players", "extends", "option", "dice", "cards", "tiles", "tokens", "define", "board",
-                "phase", "action", "score", "winners", "variant", "replace", "remove", "add", "rule")
+                "phase", "action", "score", "winners", "variant", "replace", "remove", "add", "rule", "presentation")
 #: Words of statements and clauses.
 STATEMENTS = ("each", "has", "the", "set", "to", "subtract", "from", "clear", "roll", "all", "play", "again",
               "end", "chooses", "secretly", "nothing", "require", "move", "draw", "shuffle", "reveal", "unavailable",
               "face", "up", "down", "if", "then", "otherwise", "repeat", "times", "while", "until", "for", "when",
               "broken", "with", "faces", "seen", "by", "line", "circles", "before", "after", "at", "start", "of",
               "some", "one", "a", "number", "numbers", "list", "zone", "zones", "player", "x", "secret", "hidden",
-              "internal", "public", "highest", "lowest", "other", "than", "starting", "going", "your", "left", "right")
+              "internal", "public", "highest", "lowest", "other", "than", "starting", "going", "your", "left", "right",
+              "value", "attribute", "log")
 #: Words that combine conditions and collections.
 WORD_OPERATORS = ("and", "or", "not", "in", "is", "where", "every", "any", "no", "shows", "showing")
 CONSTANTS = ("yes", "nobody", "you", "it")
