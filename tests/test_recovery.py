@@ -206,11 +206,12 @@ def _code_lines(text: str) -> list[int]:
 
 
 def _under_board(lines: list[str], header: int, line: int) -> bool:
-    """Whether line `line` (1-based) is one of the `line …` rows of a `board:` at line `header`:
-    indented deeper, as is every line with code between them.  (The body of any other broken
-    header is read under a stand-in and its errors reported: `Recovering.hold`; a board's rows are
-    no statements, and go with it.)"""
-    if not re.match(r"\s*(?:replace\s+)?board\b", lines[header - 1]):
+    """Whether line `line` (1-based) is one of the `line …` rows of a `board:` (or an entry of a
+    `presentation:`) at line `header`: indented deeper, as is every line with code between them.
+    (The body of any other broken header is read under a stand-in and its errors reported:
+    `Recovering.hold`; a board's rows and a presentation's entries are no statements, and go with
+    it.)"""
+    if not re.match(r"\s*(?:replace\s+)?(?:board|presentation)\b", lines[header - 1]):
         return False
     def indent(k: int) -> int:
         return len(lines[k - 1]) - len(lines[k - 1].lstrip())
@@ -224,8 +225,8 @@ def _under_board(lines: list[str], header: int, line: int) -> bool:
 @given(st.sampled_from(sorted(RULESETS.glob("*.fish"))), st.data())
 def test_breaking_lines_gives_one_error_each(path, data):
     """Break a few lines of a bundled ruleset (a stray `)` at the end): each broken line, and only
-    those, gets one syntax error, in order — but for a row of a broken `board:`, which is left out
-    with it (Hypothesis found that the property as first written said otherwise)."""
+    those, gets one syntax error, in order — but for a row of a broken `board:` or an entry of a
+    broken `presentation:`, which are left out with it (Hypothesis found the board's case)."""
     text = path.read_text(encoding="utf-8")
     candidates = _code_lines(text)
     chosen = sorted(data.draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=8, unique=True)))

@@ -316,8 +316,8 @@ class Recovering:
         they say would make little sense to the checker without their header."""
         line = self.line_of(start)
         col = start - self.starts[line - 1] + 1
-        if re.match(r"(?:replace\s+)?board\b", self.text[start:start + 40]):
-            return False  # a board's `line …` rows are no statements: left out with their header
+        if re.match(r"(?:replace\s+)?(?:board|presentation)\b", self.text[start:start + 40]):
+            return False  # a board's `line …` rows, a presentation's entries: no statements, left out with their header
 
         def tok(ttype: str, value: str) -> Token:
             return Token(ttype, value, start, line, col, line, col, start)

@@ -18,6 +18,8 @@ and their parameters, an action's log sentence; and players by their names.
 
 from __future__ import annotations
 
+import copy
+
 import re
 from typing import Any, Optional
 
@@ -294,7 +296,7 @@ def _audience(model: Any, term: Any) -> str:
     """Who may read a score term: "all" (it reads only public values), "owner" (besides, only the
     player's own `secret` values, directly), "none"."""
     from .. import model as m
-    from ..compiler.expressions import reads
+    from ..analysis import reads
 
     public = {("g", v.slot + i) for v in model.game_vars if v.visibility == "public"
               for i in range(v.family[1] if v.family else 1)}
@@ -331,9 +333,7 @@ def score_sheet(state: Any, seat: Optional[int]) -> Optional[dict]:
     if len(terms) < 2:
         parts = None
     else:
-        py = state
-        if getattr(state, "_ks", None) is not None:  # a state on the kernel: its plain twin reads slots
-            py = game.replay(state.history, players=state.n, options=state.view(None)["options"])
+        py = copy.copy(state)  # a plain State (a state deciding on the kernel becomes one): it has the slots
         fns = _terms(model)
         who = [_audience(model, t) for t in terms]
         parts = []
