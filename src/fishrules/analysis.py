@@ -17,7 +17,7 @@ names it: ("g", slot) a game value or zone, ("p", slot) a player's value or zone
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Optional
+from typing import Any, Callable, Iterable, Optional
 
 import attrs
 
@@ -185,25 +185,31 @@ def define_uses(e: m.Expr) -> list[str]:
 
 
 def define_order(defines: dict) -> list[str]:
-    """The defines, each after the defines it uses (the checker refused cycles), without recursion:
-    a chain of defines may be as long as the file."""
-    order: list[str] = []
-    state: dict[str, int] = {}
-    for root in defines:
+    """The defines, each after the defines it uses (the checker refused cycles)."""
+    return dependency_order(list(defines), lambda name: (u for u in define_uses(defines[name].expr) if u in defines))
+
+
+def dependency_order(names: list, uses: Callable[[Any], Iterable]) -> list:
+    """`names`, each after those of them it `uses` (a depth-first walk, without recursion: a chain
+    may be as long as the file).  The members of a cycle come in the order they are met; the
+    checker reports cycles, and orders the syntax's defines with this too."""
+    order: list = []
+    state: dict = {}  # 1: being visited, 2: placed
+    for root in names:
         if root in state:
             continue
         state[root] = 1
-        stack = [(root, iter(define_uses(defines[root].expr)))]
+        stack = [(root, iter(uses(root)))]
         while stack:
             name, it = stack[-1]
-            nxt = next((u for u in it if u in defines and u not in state), None)
+            nxt = next((u for u in it if u not in state), None)
             if nxt is None:
                 stack.pop()
                 state[name] = 2
                 order.append(name)
             else:
                 state[nxt] = 1
-                stack.append((nxt, iter(define_uses(defines[nxt].expr))))
+                stack.append((nxt, iter(uses(nxt))))
     return order
 
 

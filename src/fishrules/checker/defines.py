@@ -6,6 +6,7 @@ from typing import Optional
 
 from .. import model as m
 from .. import nodes as n
+from ..analysis import dependency_order
 from ..errors import Span
 from .core import (
     _PARAM_TYPES,
@@ -31,23 +32,7 @@ class Defines:
                 if word is not None and word != name and word in self.define_nodes:
                     found.append(word)
             uses[name] = list(dict.fromkeys(found))
-        order: list[str] = []
-        state: dict[str, int] = {}  # 1: being visited, 2: placed
-        for root in self.define_nodes:
-            if root in state:
-                continue
-            stack = [(root, iter(uses[root]))]
-            state[root] = 1
-            while stack:
-                name, it = stack[-1]
-                nxt = next((u for u in it if u not in state), None)
-                if nxt is None:
-                    stack.pop()
-                    state[name] = 2
-                    order.append(name)
-                else:
-                    state[nxt] = 1
-                    stack.append((nxt, iter(uses[nxt])))
+        order = dependency_order(list(self.define_nodes), uses.__getitem__)
         self.define_order = order
         self.define_uses = uses
         # `you`, `your X`, or the bare name of another define about one player
