@@ -319,3 +319,36 @@ def test_the_table_words_things_and_names_people(client):
         assert "Ana stays." in msg["html"]
     setup = client.get("/new?ruleset=fishfry-keeper").text
     assert "fish a player may keep" in setup and "Seat 1" in setup
+
+
+# ---- issue 33: the rules at hand ----------------------------------------------------------------------
+
+
+def _rules_panel(html):
+    start = html.index('<details class="rules"')
+    return html[start:html.index("</details>", start)]
+
+
+def test_the_rules_are_at_hand_from_the_lobby_the_set_up_and_the_table(client):
+    """Every bundled game's rules panel says what the game is and what each move does; a house
+    rule's own `about` counts; the panel is drawn from the rules alone, the same for every seat."""
+    lobby = client.get("/").text
+    for name in fishrules.bundled():
+        assert f'href="/rules?ruleset={name}"' in lobby
+        game = fishrules.load(name)
+        d = game.describe()
+        page = client.get(f"/rules?ruleset={name}").text
+        panel = _rules_panel(page)
+        assert d["about"][0].replace("'", "&#x27;") in panel
+        for a in d["actions"]:
+            assert f"<dt>{a['label']}</dt>" in panel.replace("&#x27;", "'")
+        assert "Rules of" in _rules_panel(client.get(f"/new?ruleset={name}").text)
+    assert client.get("/rules?ruleset=nope").status_code == 404
+    house = 'extends "fishfry"\ngame "Quick"\npresentation:\n  about: "Our <b>own</b> Fishfry."\n'
+    _, links, _ = new_table(client, rules=house, players=3, seats=("human", "human", "random"), names=("Ana", "Gus"))
+    panels = {seat: _rules_panel(client.get(f"/p/{t}").text) for seat, t in links.items()}
+    assert "Our &lt;b&gt;own&lt;/b&gt; Fishfry." in panels[0] and "<b>own" not in panels[0]
+    assert panels[0] == panels[1] == panels[None]  # nothing of a seat's own in it
+    assert "roll" in panels[0] and "Counts up to 3." in panels[0]
+    setup = client.post("/new", data={"rules": house}, headers=ORIGIN).text
+    assert "Our &lt;b&gt;own&lt;/b&gt; Fishfry." in _rules_panel(setup)

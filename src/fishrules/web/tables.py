@@ -22,7 +22,10 @@ others choose.
 
 Bots play from the same rules of the command line (`fishrules play --bot`): their random
 generator is derived from the table's seed and the position, so a restarted table's bots decide as
-they would have.
+they would have.  They play at a pace people follow: a bot works its move out at once, but takes
+it only once the table has shown its last change for `bot_delay` seconds (`Table.shown_at`), so
+that every decision, its dice and the cards it moved stay on the table long enough to be read;
+`bot_delay=0` is a fast table (tests).
 
 A table has a lifetime: one nobody has open leaves memory after `idle_after` seconds (it is read
 back when a link is used again), and a game that has not ended after `MOST_TABLE_ACTIONS` actions
@@ -54,6 +57,9 @@ log = logging.getLogger("fishrules.web")
 
 BOT_KINDS = ("random", "greedy", "mcts", "ismcts")
 SEAT_KINDS = ("human",) + BOT_KINDS
+#: Seconds a change stays on the table before a bot's next move (`--bot-delay`): long enough to
+#: read a decision and what it rolled or moved.
+BOT_DELAY = 1.5
 #: A seat's name: at most this many characters.
 MOST_NAME = 40
 #: A game not over after this many actions, or this many days, is stopped.
@@ -127,6 +133,9 @@ class Table:
         self.frames: dict[Optional[int], str] = {}  # seat -> frame of the current position
         self.bots: dict[int, asyncio.Task] = {}
         self.broken: Optional[str] = None  # why the table cannot go on (it is still shown)
+        #: when the table last changed for the people at it (the event loop's clock): a bot's move
+        #: waits until that change has been on the table for the server's `bot_delay`
+        self.shown_at = 0.0
 
     @property
     def at(self) -> int:
@@ -183,7 +192,7 @@ class Tables:
     store call in the store's thread.  `open()` starts the workers and reads the bundled rulesets
     (once); `close()` lets everything go."""
 
-    def __init__(self, store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
+    def __init__(self, store: Store, bot_delay: float = BOT_DELAY, bot_iterations: int = 100,
                  seeds: Optional[Callable[[], int]] = None, workers: int = 2):
         import concurrent.futures
 
@@ -384,6 +393,7 @@ class Tables:
         record.opening = list(opening)
         table.history = list(opening)
         table.meta = meta
+        table.shown_at = asyncio.get_running_loop().time()
         links: dict = {"host": new_token(), "spectator": new_token()}
         tokens = [(links["host"], "host", None), (links["spectator"], "spectator", None)]
         for p, kind in enumerate(seats):
@@ -437,6 +447,7 @@ class Tables:
         if why is not None:  # a table that cannot go on is still shown, saying why
             log.error("table %s cannot be read back: %s", table_id, why)
             table.broken = f"This table cannot go on: {why}"
+        table.shown_at = asyncio.get_running_loop().time()
         table = self._tables.setdefault(table_id, table)
         self._stop_if_too_long(table)
         self.kick(table)
@@ -518,6 +529,7 @@ class Tables:
             table.steps.append((rec.at, rec.seat))
             table.node_at = rec.node_at
             table.frames = {s: frame_text(data, s, table.info, table.steps) for s, data in frames.items()}
+            table.shown_at = asyncio.get_running_loop().time()
             self._stop_if_too_long(table)
         self.tell(table)
         self.kick(table)
@@ -612,18 +624,24 @@ class Tables:
 
     async def _bot(self, table: Table, p: int) -> None:
         kind = table.record.seats[p]
+        loop = asyncio.get_running_loop()
         try:
             while True:
-                if self.bot_delay:
-                    await asyncio.sleep(self.bot_delay)
                 if (table.over or p not in table.meta.waiting or table.broken
                         or self._tables.get(table.id) is not table):
                     table.bots.pop(p, None)
                     return
                 at = table.at
                 try:
+                    # worked out at once, taken once the last change has been shown long enough
                     text = await self._job(table, "table_bot", p, kind, table.record.seed, at, self.bot_iterations,
                                            cpu=BOT_CPU)
+                    if self.bot_delay:
+                        wait = table.shown_at + self.bot_delay - loop.time()
+                        if wait > 0:
+                            await asyncio.sleep(wait)
+                        if table.at != at or table.broken:
+                            continue  # somebody else moved meanwhile: think again
                     await self.act(table, p, at, text)
                 except Limit as e:
                     self._stop(table, p, limit_message(e.what, BOT_CPU, f"choose a move for {table.info.who(p)}"))
