@@ -190,6 +190,8 @@ def test_a_whole_game_of_every_bundled_ruleset_in_the_page(browser, server, name
 
     def choose(person, frame):
         page = person.page
+        # no bundled game has a step that shows nobody anything new: none is offered to take back
+        assert not frame["back"] and person.page.locator("button.takeback").count() == 0
         if person is people[0]:
             seen["turns"] += 1
             # what the latest turn did stays on the table, as the log tells it, with its cards
@@ -625,4 +627,33 @@ def test_a_seat_page_leads_back_to_the_host_page_only_in_the_browser_that_set_it
     assert other.page.locator("#back").is_hidden()
     assert host_path not in other.page.content()
     for p in (host, other):
+        p.page.context.close()
+
+
+OPEN_FAT_FISH = 'extends "fatfish"\ngame "Open Fat Fish"\nreplace each player has hand: zone of fish\n'
+
+
+def test_a_step_that_showed_nothing_new_is_taken_back_in_the_page(browser, server):
+    """A house rule of Fat Fish with open hands: a lay shows nobody anything new, so the page
+    offers to take it back; taken back, the card is in the hand again and the turn as it was."""
+    host, links = _house_table(browser, server, OPEN_FAT_FISH, 2, ["human", "random"], ["Ana", "Bob"])
+    me = _person(browser, server, links[0])
+    page = me.page
+    me.wait_frame()
+    while not me.frame["mine"]:
+        page.wait_for_timeout(50)
+    f = me.frame
+    page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) === at", arg=f["at"])
+    lay = next(a for a in f["actions"] if a["name"] == "lay" and not a["breaks"])
+    hand = page.locator('.seat.you .zone[data-zone="hand"] .card').all_inner_texts()
+    assert me.do(lay, f)
+    page.wait_for_selector("button.takeback")
+    assert len(page.locator('.seat.you .zone[data-zone="hand"] .card').all_inner_texts()) == len(hand) - 1
+    page.locator("button.takeback").click()
+    page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) === at", arg=f["at"])
+    assert page.locator('.seat.you .zone[data-zone="hand"] .card').all_inner_texts() == hand
+    assert page.locator("button.takeback").count() == 0 and page.locator(".status.mine").count() == 1
+    assert me.frame["actions"] == f["actions"]
+    assert not me.errors
+    for p in (host, me):
         p.page.context.close()

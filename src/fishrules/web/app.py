@@ -487,10 +487,18 @@ def create_app(store: Store, bot_delay: float = 1.5, bot_iterations: int = 100,
                 if msg.get("type") == "hello":
                     conn.push_frame(await tables.frame(table, seat))
                     continue
-                if msg.get("type") != "act":
+                if msg.get("type") not in ("act", "back"):
                     continue
                 if seat is None:
                     conn.push({"type": "refused", "message": "Spectators watch; they do not play."})
+                    continue
+                if msg["type"] == "back":
+                    try:
+                        await tables.take_back(table, seat, msg.get("at"))
+                        conn.push({"type": "ok", "back": True, "at": msg.get("at")})
+                    except Refusal as r:
+                        conn.push(r.to_json())
+                        conn.push_frame(await tables.frame(table, seat))
                     continue
                 try:
                     taken = await tables.act(table, seat, msg.get("at"), msg.get("action"))

@@ -523,9 +523,11 @@ def frame_data(state: Any, seat: Optional[int]) -> dict:
             "sheet": score_sheet(state, seat)}
 
 
-def frame_from(data: dict, seat: Optional[int], info: TableInfo, steps: Optional[list] = None) -> dict:
+def frame_from(data: dict, seat: Optional[int], info: TableInfo, steps: Optional[list] = None,
+               back: bool = False) -> dict:
     """Everything a browser at `seat` receives, drawn from `frame_data` and who took each step of
-    the table (`steps`: [position, seat] of each action taken, None if not known): JSON-able."""
+    the table (`steps`: [position, seat] of each action taken, None if not known), and whether the
+    seat may take its last step back (`back`, the table's to say): JSON-able."""
     view, actions, mine = data["view"], data["actions"], data["mine"]
     html = table_html(view, data["events"], seat, info, mine, steps, data.get("sheet"))
     names = list(dict.fromkeys(a["name"] for a in actions))
@@ -533,12 +535,13 @@ def frame_from(data: dict, seat: Optional[int], info: TableInfo, steps: Optional
             "actions": actions, "prefix": data["prefix"],
             "decl": {n: info.decl[n] for n in names if n in info.decl},
             "words": {n: info.action_words[n] for n in names if n in info.action_words},
-            "names": [info.who(p) for p in range(len(info.names))] if mine else []}
+            "names": [info.who(p) for p in range(len(info.names))] if mine else [], "back": bool(back and mine)}
 
 
-def frame_text(data: dict, seat: Optional[int], info: TableInfo, steps: Optional[list] = None) -> str:
+def frame_text(data: dict, seat: Optional[int], info: TableInfo, steps: Optional[list] = None,
+               back: bool = False) -> str:
     """`frame_from` as the text of a WebSocket message."""
-    return json.dumps(frame_from(data, seat, info, steps), ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(frame_from(data, seat, info, steps, back), ensure_ascii=False, separators=(",", ":"))
 
 
 def frame(state: Any, seat: Optional[int], info: TableInfo, steps: Optional[list] = None) -> dict:

@@ -162,6 +162,8 @@
       else if (note && note.at !== msg.at && note.kind !== "sending") note = null;
       if (download) download.hidden = !msg.over;
       draw();
+    } else if (msg.type === "ok" && msg.back) {
+      if (note && note.kind === "sending") { note = null; draw(); }
     } else if (msg.type === "ok") {
       pending = null;
       if (note && note.kind === "sending") {
@@ -432,6 +434,15 @@
       row.appendChild(b);
     });
     picker.appendChild(row);
+    if (frame.back) {
+      // the rules let this seat's last step be taken back: it made nothing hidden known
+      picker.appendChild(el("div", { "class": "back" })).appendChild(button("Take back my last step", "takeback", function () {
+        if (!ws || ws.readyState !== 1) return;
+        note = { at: frame.at, text: "Taking it back…", kind: "sending" };
+        ws.send(JSON.stringify({ type: "back", at: frame.at }));
+        draw();
+      }));
+    }
     if (chosen) {
       var cands = frame.actions.filter(fits);
       params().forEach(function (p) {
