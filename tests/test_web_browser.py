@@ -405,6 +405,11 @@ def test_the_log_says_who_did_what_and_a_move_is_chosen_in_words(browser, server
     me.page.wait_for_selector(".log .turn h3:text-is('Bob')", timeout=20000)
     log = me.page.locator(".log").inner_text()
     assert "Ana stays." in log and "Bob" in log
+    # Bob's first roll is told in Bob's turn, not after "Ana stays." in Ana's
+    ana = me.page.locator(".log .turn", has=me.page.locator("h3:text-is('Ana')")).first.locator("li").all_inner_texts()
+    assert ana[ana.index("Ana stays.") + 1:] == [] or not ana[ana.index("Ana stays.") + 1].startswith("The dice roll")
+    bob = me.page.locator(".log .turn", has=me.page.locator("h3:text-is('Bob')")).last.locator("li").all_inner_texts()
+    assert bob[0].startswith("The dice roll: ")
     assert "click it on the table" not in picker.inner_text() or me.page.locator("#table [data-pick]").count()
     assert not me.errors and not host.errors
     for p in (host, me):
