@@ -113,6 +113,7 @@ score "license G": if license_G_holder is you then license_points otherwise 0
 
 # ---- How a table words it -------------------------------------------------------------------------
 presentation:
+  about: "Fat Fish with fishing licenses: besides the rows, licenses give 10 points to the player who meets their condition (license Г: the first row taken with four values in a row; А, Б or В, one of them drawn: a 1 in your victory pile, the fewest victory cards, the most 1s)."
   value license_pile: "licenses", "the licenses not drawn yet"
   value shown_license: "licenses in play"
   value license_A_holder: "license А", "who holds license А (10 points)"

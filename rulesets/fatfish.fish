@@ -219,6 +219,8 @@ action keep(chosen: some taken):
 # ---- How a table words it -------------------------------------------------------------------------
 # What a table (fishrules serve) calls things; the game is the same without it.
 presentation:
+  about: "A card game. In your turn choose one row and lay 1 to 4 cards from your hand at its end, one at a time, then stop. A card must have the colour of the last card of its row, or a colour no row ends with; laying against this is a fiasco: your cards come back, you take the fiasco card (5 points off) and play again."
+  about: "A row that gets its fifth card is yours: one card of each colour to your victory pile, the rest to your penalty pile. You score your victory cards less your penalty cards; the highest score wins."
   value deck: "deck"
   value out_of_game: "out of the game", "cards of players who left the game"
   value reserve: "reserve", "face-down cards that start new rows"

@@ -294,6 +294,8 @@ phase out_of_cards:
 # ---- How a table words it -------------------------------------------------------------------------
 # What a table (fishrules serve) calls things; the game is the same without it.
 presentation:
+  about: "A board game of bluff. Each player places five fish on the circles; a stack belongs to the colour on top. In your turn one of your stacks attacks a stack next to it, or slides along a line and attacks."
+  about: "Against another player both choose a challenge card in secret: Fish cards add their stack's height and the higher wins, a Shark beats a Fish, an Octopus cancels the attack; the winner's stack goes on top. When one player is left on the board, the most fish caught wins."
   value stack: "circle", "the fish standing on each circle of the board"
   value neutral_supply: "neutral fish", "the colours nobody plays"
   value removed: "removed", "fish taken off the board"

@@ -229,6 +229,8 @@ phase tidy_up:
 # ---- How a table words it -------------------------------------------------------------------------
 # What a table (fishrules serve) calls things; the game is the same without it.
 presentation:
+  about: "A trick-taking card game. Each round the players choose its rules in turn: the Target suit (+1 a card), the Valuation (do large or small numbers win?), the Size (two numbers in a row, +1 a card) and the Not Target suit (-1 a card, but it beats every other suit)."
+  about: "Then tricks are played: follow the suit led if you can; the best Not Target card wins the trick, else the best card of the suit led. The round's points give gold (5), silver (3) and bronze (1) shields; the most victory points wins."
   value dealer: "dealer"
   value leader: "leads the trick"
   value hand_size: "cards dealt each"

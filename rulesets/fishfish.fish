@@ -206,6 +206,10 @@ phase scoring:
 # ---- How a table words it -------------------------------------------------------------------------
 # What a table (fishrules serve) calls things; the game is the same without it.
 presentation:
+  about: "A bluffing game. Each round one player is the Fisherman and sets up to five lines, each a secret Fishing card (Catch or Empty handed) under a Bait card everybody sees; the others, the Fish, bet their four tiles on the lines."
+  about: "A Catch takes the tiles bet on its line for the Fisherman (4 points each); Empty handed puts them on the Fish's loot at the Bait's value. Once both Catch cards are shown the round ends. Everybody is the Fisherman in turn; the most points wins."
+  value line_number: out of lines_a_round
+  value round_number: out of rounds_to_play
   value fisherman: "Fisherman"
   value direction: "Fish bet going"
   value line_number: "line", "which of the round's five lines this is"

@@ -47,6 +47,7 @@ action let_go:
 
 # ---- How a table words it -------------------------------------------------------------------------
 presentation:
+  about: "Fishfry as the Keeper tournament: after each turn you keep the best fish in the dice (keep) or let it go; at most three fish stay on your score sheet, one a turn, and PANFISH only add to a fish."
   value keeper_fish_points: "points of the fish to keep", "what the best fish in the dice is worth"
   action keep: "keep the fish", "put this turn's fish on your score sheet"
   log keep: "{player} keeps the fish"

@@ -70,6 +70,8 @@ action fry(fish: one of your fish_on_paper):
 
 # ---- How a table words it -------------------------------------------------------------------------
 presentation:
+  about: "Fishfry played over rounds: in each round every player has a turn of up to three rolls, and the points of the turns add up; the most points at the end wins, and ties share the place."
+  about: "A FISHFRY (five PANFISH within three rolls) no longer wins at once: after the setting chosen, the roller eats a fish of another player, or every other player fries one of their own."
   value fish_on_paper: hidden
   action eat: "eat a fish", "take one fish off another player's score sheet"
   action eat victim: "whose fish"

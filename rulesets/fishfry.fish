@@ -144,6 +144,9 @@ phase fishfry for roller:
 # ---- How a table words it -------------------------------------------------------------------------
 # What a table (fishrules serve) calls things; the game is the same without it.
 presentation:
+  about: "A dice game: in your turn roll five dice, then up to twice more roll again the dice you choose (reroll) or keep what you have (stay). A HEAD and a TAIL make a fish worth 10; each fish takes up to three BODIES, which add their values; you score up to two fish a turn, and each PANFISH adds 1."
+  about: "PANFISH are set aside and never rolled again. Five PANFISH within your three rolls is a FISHFRY: you win at once. Otherwise, once everybody has had a turn, the most points wins; a tie for the win plays the whole game again."
+  value roll: out of rolls_a_turn
   value catch: "catch", "the points of each turn"
   value fryer: "FISHFRY roller", "the player who rolled five PANFISH, and so wins"
   value roll: "roll", "which of the turn's three rolls the roller is on"

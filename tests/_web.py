@@ -152,10 +152,12 @@ class Person:
         self.page = page
         self.messages: list = []
         self.raw: list[str] = []
+        self.times: list[float] = []  # when each message came (time.monotonic())
 
         def on_ws(ws):
             def got(payload):
                 text = payload if isinstance(payload, str) else payload.decode("utf-8", "replace")
+                self.times.append(time.monotonic())
                 self.raw.append(text)
                 try:
                     self.messages.append(json.loads(text))
@@ -209,10 +211,7 @@ class Person:
         label = frame.get("words", {}).get(action["name"], {}).get("label", action["name"])
         name = picker.locator(".names").get_by_role("button", name=label, exact=True)
         assert name.count() == 1, f"no button {action['name']} at {frame['at']}: " + picker.inner_html()[:2000]
-        if not decl:
-            name.click()
-            return
-        name.click()  # chosen again: what an earlier try picked is let go
+        name.click()  # chosen again: what an earlier try picked is let go (a move with nothing to choose: Play sends it)
         picker.locator(".names button.on").get_by_text(label, exact=True).wait_for()
         kinds = {"card": "card", "die": "die", "number": "num", "player": "player"}
         for p in decl:

@@ -96,6 +96,12 @@ def test_words_change_nothing_of_the_game():
     ('value round_points: "' + "x" * 61 + '"', "longer than 60 characters", None),
     ('value round_points: "x", "' + "y" * 401 + '"', "longer than 400 characters", None),
     ('attribute colur: "x"', "there is no attribute `colur`", "colour"),
+    ("value round_points: out of rounds", "is not a value of the game's", None),
+    ("action count_up: out of rounds", "only a value counts up to something", None),
+    ("value step: out of rounds", "is not a number everybody sees", None),
+    ("value tally: out of rounds", "is not a value of the game's", None),
+    ('about: ""', "is empty", None),
+    ('about: "' + "x" * 1001 + '"', "longer than 1000 characters", None),
 ])
 def test_every_name_and_text_is_checked(entry, message, hint):
     with pytest.raises(RuleError) as e:
@@ -151,6 +157,40 @@ def test_a_base_s_words_for_what_an_overlay_removed_are_dropped(tmp_path):
     assert "there is no option `round`" in e.value.errors[0].message and e.value.errors[0].span.line == 4
 
 
+COUNTED = BASE.replace("the game has internal step: number", "the game has turn: number\nthe game has internal step: number")
+
+
+def test_about_and_a_counter_s_bound_are_read_and_checked():
+    """`about` says what the game is (paragraphs, an overlay's over its base's); `value NAME: out of
+    BOUND` gives a counter its bound: a named number is its number, a public value, define or
+    option its name (the table reads it from the view); a bound nobody declared is an error with a
+    hint."""
+    text = COUNTED + ("define most_turns: 9\npresentation:\n  about: \"Count up.\"\n  about: \"The most wins.\"\n"
+                      "  value turn: out of most_turns\n")
+    g = fishrules.loads(text, "t.fish", backend="python")
+    d = g.describe()
+    assert d["about"] == ["Count up.", "The most wins."]
+    assert {v["name"]: v for v in d["values"]}["turn"]["out_of"] == 9
+    out = g.explain()
+    assert 'about: "Count up."' in out and "value turn: out of most_turns" in out
+    again = fishrules.loads(out.split("\n", 3)[-1] if out.startswith("#") else out, "u.fish", backend="python")
+    assert again.describe()["about"] == d["about"] and again.describe()["values"] == d["values"]
+    by_option = fishrules.loads(COUNTED + "presentation:\n  value turn: out of rounds\n", "t.fish", backend="python")
+    assert {v["name"]: v for v in by_option.describe()["values"]}["turn"]["out_of"] == "rounds"
+    with pytest.raises(RuleError) as e:
+        fishrules.loads(COUNTED + "define most_turns: 9\npresentation:\n  value turn: out of most_turn\n", "t.fish")
+    assert "no number `most_turn`" in e.value.errors[0].message and "most_turns" in e.value.errors[0].hint
+    assert load("").describe()["about"] == []
+
+
+def test_an_overlay_s_about_counts_over_its_base_s(tmp_path):
+    (tmp_path / "base.fish").write_text(BASE + '\npresentation:\n  about: "The base."\n  about: "Its rules."\n')
+    (tmp_path / "house.fish").write_text('extends "base"\ngame "House"\npresentation:\n  about: "A house rule."\n')
+    (tmp_path / "plain.fish").write_text('extends "base"\ngame "Plain"\n')
+    assert fishrules.load(tmp_path / "house.fish", backend="python").describe()["about"] == ["A house rule."]
+    assert fishrules.load(tmp_path / "plain.fish", backend="python").describe()["about"] == ["The base.", "Its rules."]
+
+
 def test_every_bundled_ruleset_words_its_actions_and_options():
     # the bundled games use the presentation part: every action has a sentence for the log and a
     # description, every option a description
@@ -160,3 +200,4 @@ def test_every_bundled_ruleset_words_its_actions_and_options():
             assert a["log"] and a["description"], (name, a["name"])
         for o in d["options"]:
             assert o["description"], (name, o["name"])
+        assert d["about"], name  # what the game is, for the rules panel

@@ -319,3 +319,140 @@ def test_the_table_words_things_and_names_people(client):
         assert "Ana stays." in msg["html"]
     setup = client.get("/new?ruleset=fishfry-keeper").text
     assert "fish a player may keep" in setup and "Seat 1" in setup
+
+
+# ---- issue 33: the rules at hand ----------------------------------------------------------------------
+
+
+def _rules_panel(html):
+    start = html.index('<details class="rules"')
+    return html[start:html.index("</details>", start)]
+
+
+def test_the_rules_are_at_hand_from_the_lobby_the_set_up_and_the_table(client):
+    """Every bundled game's rules panel says what the game is and what each move does; a house
+    rule's own `about` counts; the panel is drawn from the rules alone, the same for every seat."""
+    lobby = client.get("/").text
+    for name in fishrules.bundled():
+        assert f'href="/rules?ruleset={name}"' in lobby
+        game = fishrules.load(name)
+        d = game.describe()
+        page = client.get(f"/rules?ruleset={name}").text
+        panel = _rules_panel(page)
+        assert d["about"][0].replace("'", "&#x27;") in panel
+        for a in d["actions"]:
+            assert f"<dt>{a['label']}</dt>" in panel.replace("&#x27;", "'")
+        assert "Rules of" in _rules_panel(client.get(f"/new?ruleset={name}").text)
+    assert client.get("/rules?ruleset=nope").status_code == 404
+    house = 'extends "fishfry"\ngame "Quick"\npresentation:\n  about: "Our <b>own</b> Fishfry."\n'
+    _, links, _ = new_table(client, rules=house, players=3, seats=("human", "human", "random"), names=("Ana", "Gus"))
+    panels = {seat: _rules_panel(client.get(f"/p/{t}").text) for seat, t in links.items()}
+    assert "Our &lt;b&gt;own&lt;/b&gt; Fishfry." in panels[0] and "<b>own" not in panels[0]
+    assert panels[0] == panels[1] == panels[None]  # nothing of a seat's own in it
+    assert "roll" in panels[0] and "Counts up to 3." in panels[0]
+    setup = client.post("/new", data={"rules": house}, headers=ORIGIN).text
+    assert "Our &lt;b&gt;own&lt;/b&gt; Fishfry." in _rules_panel(setup)
+
+
+# ---- issue 33: taking back one's own step -------------------------------------------------------------
+
+
+OPEN_FAT_FISH = 'extends "fatfish"\ngame "Open Fat Fish"\nreplace each player has hand: zone of fish\n'
+
+
+def _latest(ws, after):
+    while True:
+        f = frame_of(ws)
+        if f["at"] != after:
+            return f
+
+
+def test_a_step_that_made_nothing_hidden_known_can_be_taken_back(client):
+    """A house rule of Fat Fish with open hands: a lay may be taken back while it is still the
+    layer's turn (the others' frames are then those of before the lay, byte for byte, and the store
+    forgets it); in Fat Fish itself a lay shows a secret card: it stands; a Fishfry reroll (dice
+    rolled) never; nor another's step, nor a spectator's request."""
+    _, links, _ = new_table(client, "fatfish", 2, ("human", "human"), ("Ana", "Gus"))
+    with client.websocket_connect(f"/ws/{links[0]}", headers=ORIGIN) as a, \
+            client.websocket_connect(f"/ws/{links[1]}", headers=ORIGIN) as b:
+        fa, fb = frame_of(a), frame_of(b)
+        me, f = (a, fa) if fa["mine"] else (b, fb)
+        lay = next(x for x in f["actions"] if x["name"] == "lay" and not x["breaks"])
+        me.send_json({"type": "act", "at": f["at"], "action": lay["text"]})
+        assert not _latest(me, f["at"])["back"]  # the others saw a card of a secret hand
+    _, links, _ = new_table(client, rules=OPEN_FAT_FISH, players=2, seats=("human", "human"), names=("Ana", "Gus"))
+    with client.websocket_connect(f"/ws/{links[0]}", headers=ORIGIN) as a, \
+            client.websocket_connect(f"/ws/{links[1]}", headers=ORIGIN) as b:
+        fa, fb = frame_of(a), frame_of(b)
+        me, other, f = (a, b, fa) if fa["mine"] else (b, a, fb)
+        before_other = fb if me is a else fa
+        assert not f["back"]
+        lay = next(x for x in f["actions"] if x["name"] == "lay" and not x["breaks"])
+        me.send_json({"type": "act", "at": f["at"], "action": lay["text"]})
+        g = _latest(me, f["at"])
+        assert g["mine"] and g["back"] and lay["args"]["card"] in g["html"]
+        assert not _latest(other, f["at"])["back"]
+        other.send_json({"type": "back", "at": g["at"]})  # not theirs to take back
+        assert other.receive_json()["type"] == "refused"
+        me.send_json({"type": "back", "at": g["at"]})
+        h = _latest(me, g["at"])
+        assert h["at"] == f["at"] and h["actions"] == f["actions"] and not h["back"]
+        back_other = _latest(other, g["at"])
+        while back_other["at"] != f["at"]:
+            back_other = _latest(other, back_other["at"])
+        assert back_other["html"] == before_other["html"]  # as it was: the lay is gone
+    store = SQLiteStore(client.db)
+    tid = store.find_token(links[0])[0]
+    assert store.load(tid)[1] == []
+    store.close()
+    _, links, _ = new_table(client, "fishfry", 2, ("human", "human"))
+    with client.websocket_connect(f"/ws/{links[0]}", headers=ORIGIN) as me, \
+            client.websocket_connect(f"/ws/{links[None]}", headers=ORIGIN) as spectator:
+        f = frame_of(me)
+        me.send_json({"type": "act", "at": f["at"], "action": "reroll 1"})
+        g = _latest(me, f["at"])
+        assert g["mine"] and not g["back"]  # the dice rolled: it stands
+        me.send_json({"type": "back", "at": g["at"]})
+        msg = me.receive_json()
+        while msg["type"] != "refused":
+            msg = me.receive_json()
+        assert "cannot be taken back" in msg["message"]
+        spectator.send_json({"type": "back", "at": g["at"]})
+        msg = spectator.receive_json()
+        while msg["type"] == "frame":
+            msg = spectator.receive_json()
+        assert "Spectators" in msg["message"]
+
+
+def test_taking_back_is_allowed_only_where_it_tells_nobody_anything_hidden():
+    """`may_take_back` over random games of every bundled ruleset: whenever it allows a step to be
+    taken back, no seat and no spectator sees any card after the step that it did not see before,
+    and nothing was rolled or drawn; a house rule's lays from open hands are allowed."""
+    import collections
+    import random
+
+    from fishrules import SIMULTANEOUS
+    from fishrules.web.work import may_take_back
+
+    allowed = collections.Counter()
+    for name in fishrules.bundled() + ["open"]:
+        game = fishrules.loads(OPEN_FAT_FISH, "open.fish") if name == "open" else fishrules.load(name)
+        state = game.start(players=2 if name.startswith("fat") or name == "open" else 3, seed=5)
+        rng = random.Random(5)
+        for _ in range(80):
+            if state.is_over:
+                break
+            who = state.waiting[0] if state.current == SIMULTANEOUS else None
+            after = state.clone()
+            after.apply(rng.choice(state.legal_actions(who)))
+            if may_take_back(state, after):
+                allowed[name] += 1
+                assert len(after.history) == len(state.history) + 1
+                for v in [None] + list(range(state.n)):
+                    seen_before = json.dumps(state.view(v)["values"]) + json.dumps(state.view(v)["seats"])
+                    for e in after.events_for(v, since=len(state.history)):
+                        assert e["event"] != "reveal"
+                        for c in e.get("cards", []):
+                            assert c is None or c in seen_before
+            state = after
+    assert allowed["open"] and not allowed["fishfry"] and not allowed["fisherman"]

@@ -184,10 +184,35 @@ def test_a_whole_game_of_every_bundled_ruleset_in_the_page(browser, server, name
         p.wait_frame()
     rng = random.Random(name)
     shot = {"done": not SHOTS or "-" in name}  # the docs show the five games
+    seen = {"turns": 0, "boxes": [], "cards": 0, "changed": 0, "kept": 0}
+    me = people[0].page
+    me.evaluate("() => { document.querySelector('.status h1').keptNode = true; }")
 
     def choose(person, frame):
+        page = person.page
+        # a step that showed nobody anything new may be taken back (Fat Fish's keep): the page offers it
+        if frame["back"] and person.frame is frame:
+            page.wait_for_selector("button.takeback", timeout=3000)
+        if person is people[0]:
+            seen["turns"] += 1
+            # what the latest turn did stays on the table, as the log tells it, with its cards
+            # (read in one go: the others play on meanwhile)
+            lines, cards, log_lines = page.evaluate("""() => {
+                const box = [...document.querySelectorAll('.justnow li')];
+                return [box.map(e => e.firstChild.textContent),
+                        Math.max(0, ...box.map(e => e.querySelectorAll('.card').length)),
+                        [...document.querySelectorAll('.log li')].map(e => e.textContent)]; }""")
+            if lines:
+                seen["boxes"].append(" ".join(lines))
+                seen["cards"] = max(seen["cards"], cards)
+                assert all(x in log_lines for x in lines), (lines, log_lines)
+            seen["changed"] += page.locator("#table .changed").count() > 0
+            # only what changed is drawn again: the title is the same node all game long
+            seen["kept"] += page.evaluate("() => document.querySelector('.status h1').keptNode === true")
         if not shot["done"] and len(frame["html"]) > 0 and frame["at"] >= 6:
-            person.page.screenshot(path=f"{SHOTS}/serve-{name}.png", full_page=True)
+            # a picture of the whole page: the controls where they lie in it, not pinned to the window
+            page.evaluate("() => document.querySelector('main').classList.remove('mine')")
+            page.screenshot(path=f"{SHOTS}/serve-{name}.png", full_page=True)
             shot["done"] = True
         return rng.choice(frame["actions"])
 
@@ -214,6 +239,18 @@ def test_a_whole_game_of_every_bundled_ruleset_in_the_page(browser, server, name
     # words, not the rule file's names, wherever the table names a value or a zone
     labels = page.locator(".zname, .kv .k").all_inner_texts()
     assert labels and not [t for t in labels if "_" in t]
+    assert seen["boxes"] and seen["changed"] and seen["kept"] == seen["turns"] >= 2, seen
+    moment = {"fisherman": lambda: seen["cards"] >= 3,  # a whole trick, as it was taken
+              "fishfish": lambda: any("Revealed: " in b for b in seen["boxes"]),
+              "fisheatfish": lambda: any("from circle" in b for b in seen["boxes"]),
+              "fatfish": lambda: seen["cards"] >= 1, "fatfish-licenses": lambda: seen["cards"] >= 1}
+    assert moment.get(name, lambda: any("roll" in b.lower() for b in seen["boxes"]))(), seen["boxes"][-5:]
+    # the rules at hand: what the game is, each move, counters in words
+    rules = page.locator("details#rules")
+    rules.locator("summary").click()
+    assert game.describe()["about"][0] in rules.inner_text()
+    if name.startswith("fishfry"):
+        assert re.search(r"roll\s+[0-3] of 3|roll\s+[0-9]+$", page.locator('.kv[data-name="roll"]').inner_text())
     if SHOTS and name == "fatfish-licenses":  # the docs show a score sheet and the log beside the table
         page.locator(".end").screenshot(path=f"{SHOTS}/serve-score-sheet.png")
         page.locator(".log").screenshot(path=f"{SHOTS}/serve-log.png")
@@ -265,7 +302,7 @@ def test_an_illegal_attempt_in_the_page_shows_the_rule_it_breaks(browser, server
         me.page.wait_for_selector(".message.refused")
         assert "not allowed" in me.page.locator("#message").inner_text()
     else:
-        # choose reroll, click the PANFISH die (not offered), and try it
+        # choose reroll, click the PANFISH die (not offered), and try it anyway
         me.page.locator("#picker .names button", has_text="reroll").click()
         me.page.locator(f'#table [data-pick="die:{set_aside[0]}"]').click()
         me.page.locator("#picker button.try").click()
@@ -364,9 +401,15 @@ def test_the_log_says_who_did_what_and_a_move_is_chosen_in_words(browser, server
     picker = me.page.locator("#picker")
     assert picker.locator(".names button", has_text="reroll").count() == 1
     picker.locator(".names button", has_text="stay").click()
+    picker.locator("button.play", has_text="Play: stay").click()  # nothing goes on one click
     me.page.wait_for_selector(".log .turn h3:text-is('Bob')", timeout=20000)
     log = me.page.locator(".log").inner_text()
     assert "Ana stays." in log and "Bob" in log
+    # Bob's first roll is told in Bob's turn, not after "Ana stays." in Ana's
+    ana = me.page.locator(".log .turn", has=me.page.locator("h3:text-is('Ana')")).first.locator("li").all_inner_texts()
+    assert ana[ana.index("Ana stays.") + 1:] == [] or not ana[ana.index("Ana stays.") + 1].startswith("The dice roll")
+    bob = me.page.locator(".log .turn", has=me.page.locator("h3:text-is('Bob')")).last.locator("li").all_inner_texts()
+    assert bob[0].startswith("The dice roll: ")
     assert "click it on the table" not in picker.inner_text() or me.page.locator("#table [data-pick]").count()
     assert not me.errors and not host.errors
     for p in (host, me):
@@ -406,5 +449,224 @@ def test_lobby_screenshot(browser, server):
     if SHOTS:
         Path(SHOTS).mkdir(parents=True, exist_ok=True)
         person.page.screenshot(path=f"{SHOTS}/serve-lobby.png", full_page=True)
+    # the rules at hand from the lobby: what the game is, each move, the counters
+    person.page.locator("a.ruleslink").nth(fishrules.bundled().index("fishfry")).click()
+    person.page.wait_for_selector("details#rules[open]")
+    assert fishrules.load("fishfry").describe()["about"][0] in person.page.locator("#rules").inner_text()
+    if SHOTS:
+        person.page.screenshot(path=f"{SHOTS}/serve-rules.png", full_page=True)
     assert not person.errors
     person.page.context.close()
+
+
+# ---- issue 33: pace, moments, mistakes, the phone, the way back ---------------------------------------
+
+QUICK = 'extends "fishfry"\ngame "Fishfry, three rolls"\n'
+
+
+def _house_table(browser, server, rules, players, seats, names=()):
+    host = _person(browser, server)
+    host.page.fill("#rules", rules)
+    host.page.wait_for_selector('#diags .diags[data-ok="1"]')
+    host.page.click("#house button[type=submit]")
+    host.page.wait_for_selector("#setup")
+    return host, _set_up(host.page, players, seats, names)
+
+
+def test_bots_play_at_a_pace_people_follow_and_their_turn_stays_in_sight(browser, tmp_path):
+    """With a bot delay, each bot decision stays on the table at least that long (a house rule,
+    two bots); when the person's turn comes, what the bot before did — its choices and its dice —
+    is still said at the top of the table."""
+    server = Server(str(tmp_path / "pace.sqlite"), "--bot-delay", "1.0", "--bot-iterations", "5", "--seed", "7").start()
+    try:
+        host, links = _house_table(browser, server, QUICK, 3, ["human", "random", "greedy"], ["Ana", "Bob", "Cy"])
+        me = _person(browser, server, links[0])
+        f = me.wait_frame()
+        picker = me.page.locator("#picker")
+        picker.locator(".names button", has_text="stay").click()
+        picker.locator("button.play").click()
+        me.page.wait_for_function("at => { const t = document.querySelector('#table .table');"
+                                  " return Number(t.dataset.at) > at && document.querySelector('.status.mine'); }",
+                                  arg=f["at"] + 1, timeout=60000)
+        # every frame after Ana's own: a bot's decision, each at least the delay after the one before
+        frames = [(t, json.loads(raw)) for t, raw in zip(me.times, me.raw) if '"type":"frame"' in raw]
+        ats = [(t, m["at"]) for t, m in frames]
+        moves = [(t, at) for (t, at), (_, before) in zip(ats[1:], ats) if at != before]
+        assert len(moves) >= 3  # Ana's stay, then at least one decision of each bot
+        gaps = [b - a for (a, _), (b, _) in zip(moves, moves[1:])]
+        assert min(gaps) >= 0.8, gaps
+        box = me.page.locator(".justnow")
+        assert box.locator("h2").inner_text() == "Just now — Cy"
+        said = box.inner_text()
+        assert ("Cy stays." in said or "Cy rerolls" in said) and ("The dice roll" in said or "Rolled" in said)
+        assert not me.errors
+        for p in (host, me):
+            p.page.context.close()
+    finally:
+        server.stop()
+
+
+def test_what_changed_is_marked_and_only_it_is_drawn_again(browser, server):
+    host = _person(browser, server, "/new?ruleset=fishfry")
+    links = _set_up(host.page, 2, ["human", "random"], ["Ana", "Bob"])
+    me = _person(browser, server, links[0])
+    frame = me.wait_frame()
+    page = me.page
+    page.locator("details.history summary").click()  # the reader opens the raw history
+    page.evaluate("() => { document.querySelector('.seat[data-pick=\"player:1\"] h2').keptNode = 1; }")
+    picker = page.locator("#picker")
+    picker.locator(".names button", has_text="reroll").click()
+    page.locator("#table .die.can").first.click()
+    picker.locator("button.play").click()
+    page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) > at", arg=frame["at"])
+    # the roll counter changed: marked; Bob's panel did not: the very same node, not drawn again
+    assert "changed" in page.locator('.kv[data-name="roll"]').get_attribute("class")
+    assert page.locator('.kv[data-name="roll"]').inner_text().replace("\n", " ").endswith("2 of 3")
+    assert page.evaluate("() => document.querySelector('.seat[data-pick=\"player:1\"] h2').keptNode") == 1
+    assert page.locator("details.history").get_attribute("open") is not None
+    assert "changed" not in (page.locator('.seat[data-pick="player:1"] .score').get_attribute("class") or "")
+    assert not me.errors
+    for p in (host, me):
+        p.page.context.close()
+
+
+def test_a_click_the_rules_refuse_keeps_the_pick_and_a_move_waits_for_play(browser, server):
+    """Clicking a die the rules do not offer keeps what was picked, says so, and offers to try it
+    anyway to see the rule; "Start again" clears the message; `stay` goes only with Play."""
+    host = _person(browser, server, "/new?ruleset=fishfry")
+    links = _set_up(host.page, 2, ["human", "random"], ["Ana", "Bob"])
+    me = _person(browser, server, links[0])
+    page = me.page
+    picker = page.locator("#picker")
+    for _ in range(12):  # until Ana's dice show a PANFISH (set aside: never offered)
+        f = me.wait_frame()
+        page.wait_for_function("() => document.querySelector('.status.mine')", timeout=20000)
+        f = me.frame
+        dice = page.locator("#table .die").all_inner_texts()
+        aside = [i + 1 for i, t in enumerate(dice) if "PANFISH" in t]
+        rerolls = [a for a in f["actions"] if a["name"] == "reroll"]
+        if aside and rerolls:
+            break
+        picker.locator(".names button", has_text="stay" if not rerolls else "reroll").click()
+        if rerolls:
+            page.locator("#table .die.can").first.click()
+        picker.locator("button.play").click()
+        page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) > at", arg=f["at"])
+    else:
+        pytest.skip("no PANFISH came up")
+    picker.locator(".names button", has_text="reroll").click()
+    offered = page.locator("#table .die.can").first
+    chosen = offered.get_attribute("data-pick")
+    offered.click()
+    page.locator(f'#table [data-pick="die:{aside[0]}"]').click()
+    # the pick stays, and the page says why the die is not taken
+    assert "picked" in page.locator(f'#table [data-pick="{chosen}"]').get_attribute("class")
+    assert "cannot be chosen" in page.locator("#message").inner_text()
+    page.locator("#picker button.try").click()
+    page.wait_for_function("() => /PANFISH are set aside/.test(document.getElementById('message').textContent)")
+    picker.locator("button.clear").click()
+    assert page.locator("#message").inner_text() == ""
+    # a move with nothing to choose waits for Play
+    at = me.frame["at"]
+    picker.locator(".names button", has_text="stay").click()
+    page.wait_for_timeout(300)
+    assert me.dom_at() == at and picker.locator("button.play").inner_text() == "Play: stay"
+    picker.locator("button.play").click()
+    page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) > at", arg=at)
+    assert not [e for e in me.errors if "400" not in e]
+    for p in (host, me):
+        p.page.context.close()
+
+
+# one person at each table (the others bots), on a phone
+PHONE = [(g[0], g[1], ["human"] + ["random"] * (g[1] - 1), g[3]) for g in GAMES
+         if g[0] in ("fishfry", "fishfish", "fisherman", "fatfish", "fisheatfish")]
+
+
+@pytest.mark.parametrize("name,players,seats,options", PHONE + [("house", 3, ["human", "random", "random"], {})],
+                         ids=[g[0] for g in PHONE] + ["house"])
+def test_on_a_phone_the_controls_are_on_the_first_screen_when_it_is_your_turn(browser, server, name, players, seats, options):
+    if name == "house":
+        host, links = _house_table(browser, server, 'extends "fisherman"\ngame "Fisherman, house"\n', 3, seats)
+    else:
+        host = _person(browser, server, f"/new?ruleset={name}")
+        links = _set_up(host.page, players, seats, options=options)
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    ctx.set_default_timeout(8000)
+    page = ctx.new_page()
+    errors: list = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    me = Person(page)
+    page.goto(server.url + links[0])
+    rng = random.Random(name)
+    checked = 0
+    me.wait_frame()
+    while checked < 3:
+        for _ in range(600):  # until it is this person's turn (the bots play meanwhile)
+            if me.frame["mine"] or me.frame["over"]:
+                break
+            page.wait_for_timeout(50)
+        f = me.frame
+        if f["over"] or not f["mine"]:
+            break
+        page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) >= at", arg=f["at"])
+        page.evaluate("() => window.scrollTo(0, 0)")
+        top = page.evaluate("() => document.getElementById('picker').getBoundingClientRect().top")
+        assert 0 <= top < 844 - 60, top  # the move's controls, on the first screen
+        if SHOTS and name == "fisherman" and checked == 1:
+            page.screenshot(path=f"{SHOTS}/serve-phone.png")
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390  # nothing scrolls sideways
+        checked += 1
+        Person.do(me, rng.choice(f["actions"]), f)
+        page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) > at", arg=f["at"])
+    assert checked
+    assert not errors
+    ctx.close()
+    host.page.context.close()
+
+
+def test_a_seat_page_leads_back_to_the_host_page_only_in_the_browser_that_set_it_up(browser, server):
+    host = _person(browser, server, "/new?ruleset=fishfry")
+    links = _set_up(host.page, 2, ["human", "human"], ["Ana", "Bob"])
+    host_path = host.page.url.split(server.url, 1)[1]
+    mine = host.page.context.new_page()
+    mine.goto(server.url + links[0])
+    mine.wait_for_selector("#back:not([hidden])")
+    assert mine.locator("#back-host").get_attribute("href") == host_path
+    mine.click("#back-host")
+    mine.wait_for_selector("ul.links")
+    other = _person(browser, server, links[1])  # another person's browser: no way to the host's page
+    other.wait_frame()
+    assert other.page.locator("#back").is_hidden()
+    assert host_path not in other.page.content()
+    for p in (host, other):
+        p.page.context.close()
+
+
+OPEN_FAT_FISH = 'extends "fatfish"\ngame "Open Fat Fish"\nreplace each player has hand: zone of fish\n'
+
+
+def test_a_step_that_showed_nothing_new_is_taken_back_in_the_page(browser, server):
+    """A house rule of Fat Fish with open hands: a lay shows nobody anything new, so the page
+    offers to take it back; taken back, the card is in the hand again and the turn as it was."""
+    host, links = _house_table(browser, server, OPEN_FAT_FISH, 2, ["human", "random"], ["Ana", "Bob"])
+    me = _person(browser, server, links[0])
+    page = me.page
+    me.wait_frame()
+    while not me.frame["mine"]:
+        page.wait_for_timeout(50)
+    f = me.frame
+    page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) === at", arg=f["at"])
+    lay = next(a for a in f["actions"] if a["name"] == "lay" and not a["breaks"])
+    hand = page.locator('.seat.you .zone[data-zone="hand"] .card').all_inner_texts()
+    assert me.do(lay, f)
+    page.wait_for_selector("button.takeback")
+    assert len(page.locator('.seat.you .zone[data-zone="hand"] .card').all_inner_texts()) == len(hand) - 1
+    page.locator("button.takeback").click()
+    page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) === at", arg=f["at"])
+    assert page.locator('.seat.you .zone[data-zone="hand"] .card').all_inner_texts() == hand
+    assert page.locator("button.takeback").count() == 0 and page.locator(".status.mine").count() == 1
+    assert me.frame["actions"] == f["actions"]
+    assert not me.errors
+    for p in (host, me):
+        p.page.context.close()

@@ -267,3 +267,129 @@ def test_the_score_sheet_shows_each_part_a_seat_may_read():
     assert all(row[pen] is None for row in spectator["parts"])
     html = frame(state, None, _info(game, 3, names=["Ana", "Gus", "Greta"]))["html"]
     assert "Score sheet" in html and "license B" in html and "hidden parts" in html
+
+
+# ---- issue 33: what just happened stays on the table; chance in the right turn; counters ----------
+
+
+def _section(html, cls):
+    start = html.index(f'<section class="{cls}"')
+    return html[start:html.index("</section>", start)]
+
+
+def test_chance_after_a_turn_is_told_in_the_next_players_turn():
+    """Fishfry: the roll that opens a turn is under that turn's player, whether the player before
+    stayed (no dice of their own) or rerolled on their last roll (their dice, then the next roll)."""
+    from fishrules.web.telling import log_turns
+
+    game = fishrules.load("fishfry")
+    names = ["Ana", "Gus", "Greta"]
+    info = _info(game, 3, names=names)
+    for seed in range(1, 30):
+        state = game.start(players=3, seed=seed)
+        steps = []
+        rng = random.Random(seed)
+        while not state.is_over and len(steps) < 5:
+            steps.append([len(state.history), state.current])
+            step(state, rng)
+        if state.is_over:
+            continue
+        turns = log_turns(info, state.history, state.events_for(0), steps, 0, state.current)
+        # each turn but the setting up starts its dice with a whole roll of all five, under its own name
+        for who, lines in turns[1:]:
+            rolls = [x for x in lines if x.startswith(("The dice roll", "Rolled"))]
+            if who != names[steps[0][1]] and rolls:
+                assert lines[0].startswith("The dice roll: "), (who, lines)
+        heads = [who for who, _ in turns]
+        assert heads[-1] == names[state.current] or not any(a == state.current for _, a in steps)
+        assert all(a != b for a, b in zip(heads, heads[1:]))
+    # on main, the next player's first roll was told in the turn before
+    state = game.start(players=2, seed=3)
+    state.apply("stay")
+    turns = log_turns(_info(game, 2, names=["Ana", "Gus"]), state.history, state.events_for(0), [[5, 0]], 0, 1)
+    assert turns[-1][0] == "Gus" and turns[-1][1][0].startswith("The dice roll: ")
+    assert not any(x.startswith("The dice roll") for x in turns[-2][1]) and turns[-2][0] == "Ana"
+
+
+def test_the_latest_turn_stays_on_the_table_with_its_cards():
+    """The "just now" box: the latest turn somebody decided something in, with the cards it moved
+    or turned face up drawn as cards — a whole trick in Fisherman, a revealed line in Fish Fish,
+    the stacks of a fight in Fish Eat Fish — until the next player acts."""
+    seen = {"trick": 0, "reveal": 0, "fight": 0}
+    for name, n in [("fisherman", 3), ("fishfish", 3), ("fisheatfish", 2)]:
+        game = fishrules.load(name)
+        info = _info(game, n, names=["Ana", "Gus", "Greta"][:n])
+        state = game.start(players=n, seed=4)
+        steps = []
+        rng = random.Random(4)
+        while not state.is_over and len(steps) < 150:
+            before = len(state.history)
+            actor = state.waiting[0] if state.current == SIMULTANEOUS else state.current
+            steps.append([before, actor])
+            step(state, rng)
+            evs = state.events_for(None, since=before)
+            box = _section(frame(state, None, info, steps)["html"], "justnow")
+            if name == "fisherman" and any(e["event"] == "move" and "catch" in e["to"] for e in evs):
+                # the trick collected in this very step: all of its cards are in the box
+                assert box.count('class="card') >= n and "catch" in box
+                seen["trick"] += 1
+            if name == "fishfish" and any(e["event"] == "reveal" for e in evs):
+                assert "Revealed: " in box
+                seen["reveal"] += 1
+            if name == "fisheatfish" and any(e["event"] == "move" and "(" in str(e["from"]) and "(" in e["to"]
+                                             for e in evs):  # a stack from circle to circle: a move, a fight
+                assert "from circle" in box and 'class="card' in box
+                seen["fight"] += 1
+    assert all(seen.values()), seen
+
+
+@pytest.mark.parametrize("name, n", [("fisherman", 3), ("fishfish", 3), ("fisheatfish", 2)])
+def test_what_just_happened_tells_a_seat_nothing_hidden(name, n):
+    """Twin positions right after a trick is taken, a line revealed, or a fight (determinizations,
+    and swapped hidden draws) give every seat and the spectators the same box, byte for byte; the
+    box of a secret choice reads as a secret to the others."""
+    game = fishrules.load(name)
+    info = _info(game, n)
+    state = game.start(players=n, seed=6)
+    steps = []
+    rng = random.Random(6)
+    compared = 0
+    while not state.is_over and compared < 12:
+        before = len(state.history)
+        steps.append([before, state.waiting[0] if state.current == SIMULTANEOUS else state.current])
+        step(state, rng)
+        if not any(e["event"] in ("move", "reveal") for e in state.events_for(None, since=before)):
+            continue
+        for seat in [None] + list(range(n)):
+            mine = _section(frame(state, seat, info, steps)["html"], "justnow")
+            d = state.determinize(seat, random.Random(compared))
+            assert _section(frame(d, seat, info, steps)["html"], "justnow") == mine
+            if seat is not None and compared < 3:
+                for twin in swapped_draw_twins(game, state, seat, most=1):
+                    assert _section(frame(twin, seat, info, steps)["html"], "justnow") == mine
+        compared += 1
+    assert compared >= 6
+
+
+def test_a_counter_reads_out_of_its_bound():
+    """`value roll: out of rolls_a_turn` reads "roll 2 of 3" on the table; a bound read from a
+    public define (Fish Fish's rounds) too; a value not counting yet reads as its number."""
+    game = fishrules.load("fishfry")
+    state = game.start(players=2, seed=3)
+    info = _info(game, 2)
+    assert '<span class="k" title="which of the turn&#x27;s three rolls the roller is on">roll</span> <span>1 of 3</span>' \
+        in frame(state, 0, info)["html"]
+    state.apply("reroll 1")
+    assert "<span>2 of 3</span>" in frame(state, None, info)["html"]
+    game = fishrules.load("fishfish")
+    state = game.start(players=3, seed=3)
+    html = frame(state, None, _info(game, 3))["html"]
+    assert ">round</span> <span>1 of 6</span>" in html  # 2 rounds a player with three players
+    assert ">line</span> <span>1 of 5</span>" in html
+    # a value not counting yet (0), or past its bound, reads as its number alone
+    from fishrules.web.render import _bound
+
+    info = _info(game, 3)
+    view = state.view(None)
+    assert _bound(info, "game", "line_number", 0, view) is None and _bound(info, "game", "line_number", 6, view) is None
+    assert _bound(info, "game", "line_number", 5, view) == 5

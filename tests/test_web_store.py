@@ -46,6 +46,12 @@ def _exercise(store) -> None:
     assert actions == [ActionRecord(0, 0, "go", ("go", "die 1 rolls HEAD"), 0), ActionRecord(2, 1, "p1: é ✓", ("p1: é ✓",), 2)]
     assert store.unfinished() == ["t2"]
     assert store.load("missing") is None
+    # a step taken back: only the last, and then its position is free again
+    assert not store.take_back("t2", 0) and not store.take_back("t2", 5) and not store.take_back("missing", 0)
+    assert store.take_back("t2", 1)
+    assert [a.text for a in store.load("t2")[1]] == ["a"]
+    store.record("t2", ActionRecord(1, 0, "c", ("c",), 2), over=False)
+    assert [a.text for a in store.load("t2")[1]] == ["a", "c"]
 
 
 def test_sqlite_store(tmp_path):

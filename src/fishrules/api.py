@@ -134,8 +134,10 @@ class Game:
         an action `log` (its sentence in a log, `{player}` and `{PARAM}` to fill, or None);
         `derived` words the public defines a view shows (`label`, `description`, `hidden`),
         `options` each option (`name`, `label`, `description`), `attributes` each card
-        attribute's label, `phases` each phase's label, and `scores` the names of the score's
-        parts, in order."""
+        attribute's label, `phases` each phase's label, `scores` the names of the score's
+        parts, in order, and `about` what the game is (paragraphs, maybe none); a value the rules
+        count up to a bound has `out_of` (a number, or the name of the value or define the view
+        shows it as; else None)."""
         from .checker.presentation import words
 
         model = self._model
@@ -154,7 +156,8 @@ class Game:
                 continue
             values.append({"name": v.name, "scope": v.scope, "kind": kind_of(v.type),
                            "family": list(v.family) if v.family else None, "choices": list(v.choices),
-                           **said("value", v.name), "hidden": v.name in shown.hidden})
+                           **said("value", v.name), "hidden": v.name in shown.hidden,
+                           "out_of": shown.bounds.get(v.name)})
         actions = []
         for a in model.actions.values():
             params = []
@@ -184,6 +187,7 @@ class Game:
             "attributes": {a: said("attribute", a)["label"] for cs in model.card_sets for a, _ in cs.attrs},
             "phases": {name: said("phase", name)["label"] for name in model.phases},
             "scores": [t.name for t in model.scores],
+            "about": list(shown.about),
         }
 
     def explain(self) -> str:

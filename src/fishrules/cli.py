@@ -881,8 +881,8 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
     sv.add_argument("--db", default="fishrules.sqlite",
                     help="where tables are kept: a SQLite file (default fishrules.sqlite) or a postgresql:// URL")
-    sv.add_argument("--bot-delay", type=float, default=0.4, metavar="SECONDS",
-                    help="how long a bot waits before it plays, so people can follow (default 0.4)")
+    sv.add_argument("--bot-delay", type=float, default=1.5, metavar="SECONDS",
+                    help="how long the table shows a change before a bot plays, so people can follow it (default 1.5; 0: at once)")
     sv.add_argument("--bot-iterations", type=_positive, default=PLAY_ITERATIONS, metavar="N",
                     help=f"the search bots' budget per decision (default {PLAY_ITERATIONS})")
     sv.add_argument("--seed", type=int, help="seed new tables SEED, SEED+1, … (the same games again: for tests and "

@@ -338,6 +338,12 @@ class _Writer:
             if e.kind == "log":
                 lines.append(f'  log {e.name}: "{e.label}"')
                 continue
+            if e.kind == "about":
+                lines.append(f'  about: "{e.label}"')
+                continue
+            if e.bound is not None:
+                lines.append(f"  {e.kind} {e.name}: out of {e.bound}")
+                continue
             head = f"  {e.kind} {e.name}" + (f" {e.param}" if e.param else "")
             if e.hidden:
                 lines.append(f"{head}: hidden")

@@ -641,6 +641,11 @@ class Presentation:
     hidden: frozenset = frozenset()
     #: action -> the sentence it reads as in a log (`{player}` and `{PARAM}` stand for who and what)
     logs: dict = attrs.field(factory=dict)
+    #: value -> what bounds it, as a table says "roll 2 of 3": a number (a named number's), or the
+    #: name of a public game value or define the table reads it from
+    bounds: dict = attrs.field(factory=dict)
+    #: what the game is, in paragraphs (`about: "…"`), for a table's rules panel
+    about: tuple = ()
 
 
 @node

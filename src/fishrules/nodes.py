@@ -618,14 +618,16 @@ class AddRule(Item):
 class PresentWords(Node):
     """`value NAME: "label", "description"` (or `action NAME PARAM: …`) in a presentation block;
     `hidden` (a value the table need not show) is `hidden=True` with no label; `log NAME: "…"` is
-    kind "log" with the sentence as its label."""
+    kind "log" with the sentence as its label; `value NAME: out of BOUND` has `bound`; `about: "…"`
+    is kind "about" (no name) with its text as label."""
 
-    kind: str  # "value", "action", "option", "attribute", "phase", "log"
+    kind: str  # "value", "action", "option", "attribute", "phase", "log", "about"
     name: str
     param: Optional[str] = None
     label: Optional[str] = None
     description: Optional[str] = None
     hidden: bool = False
+    bound: Optional[str] = None
     span: Span | None = _span()
 
 

@@ -5,7 +5,8 @@ action and its parameters, an option, a card attribute or a phase; which values 
 show; the sentence an action reads as in a log — and nothing of what the game is: the rules play
 the same with or without it.  Every name it gives must be one the rules declare (with a "did you
 mean"), each text is bounded, and a log sentence may name only who acts (`{player}`) and the
-action's parameters.  Blocks are read in order, the base's first, so an overlay's entry counts over
+action's parameters; a counter's bound (`value roll: out of rolls_a_turn`) a number the table may
+show; `about` says what the game is, for a rules panel.  Blocks are read in order, the base's first, so an overlay's entry counts over
 the one it extends; an entry given twice in one file is a warning, and a base's entry for
 something an overlay removed is dropped.
 
@@ -20,12 +21,14 @@ from typing import Any, Optional
 from .. import model as m
 from .. import nodes as n
 
-__all__ = ["check_presentation", "words", "MOST_LABEL", "MOST_DESCRIPTION", "MOST_LOG"]
+__all__ = ["check_presentation", "words", "MOST_LABEL", "MOST_DESCRIPTION", "MOST_LOG", "MOST_ABOUT"]
 
 #: The longest label, description and log sentence (in characters).
 MOST_LABEL = 60
 MOST_DESCRIPTION = 400
 MOST_LOG = 120
+#: The longest paragraph of `about` (what the game is).
+MOST_ABOUT = 1000
 
 _PLACE = re.compile(r"\{([^{}]*)\}")
 
@@ -42,9 +45,20 @@ def check_presentation(checker: Any) -> m.Presentation:
     out_words: dict = {}
     hidden: set = set()
     logs: dict = {}
+    bounds: dict = {}
+    about: dict = {}  # file -> its paragraphs: an overlay's `about` counts over its base's
     seen: dict = {}  # (kind, name, param) -> the span of its entry, per file
     for block in nodes:
         for e in block.entries:
+            if e.kind == "about":
+                if _check_text(checker, e, e.label, MOST_ABOUT, "text"):
+                    about.setdefault(getattr(getattr(e.span, "source", None), "name", None), []).append(e.label)
+                continue
+            if e.bound is not None:
+                bound = _check_bound(checker, e)
+                if bound is not None:
+                    bounds[e.name] = bound
+                continue
             key = _check_entry(checker, e)
             if key is None:
                 continue
@@ -60,11 +74,49 @@ def check_presentation(checker: Any) -> m.Presentation:
                 hidden.add(e.name)
             else:
                 out_words[key] = (e.label, e.description)
-    return m.Presentation(words=out_words, hidden=frozenset(hidden), logs=logs)
+    return m.Presentation(words=out_words, hidden=frozenset(hidden), logs=logs, bounds=bounds,
+                          about=tuple(list(about.values())[-1]) if about else ())
+
+
+def _check_bound(checker: Any, e: n.PresentWords) -> Any:
+    """What bounds a counter (`value roll: out of rolls_a_turn`): a named number's number, or a
+    public game-wide value or define a view shows (never something hidden: a table shows it)."""
+    if e.kind != "value":
+        checker.error(e.span, f"only a value counts up to something, not {_a(e.kind)}", "write `value NAME: out of BOUND`")
+        return None
+    if e.name not in checker.gvars:
+        found = _kind_of(checker, e.name)
+        if _from_a_base(checker, e) and found is None:
+            return None
+        hint = checker.suggest(e.name, lambda: list(checker.gvars), what="game value")
+        checker.error(e.span, f"`{e.name}` is not a value of the game's, so a table shows no count of it", hint)
+        return None
+    var = checker.gvars[e.name]
+    if var.visibility != "public" or getattr(var.type, "kind", None) != "number":
+        checker.error(e.span, f"`{e.name}` is not a number everybody sees, so a table says no count of it",
+                      "a count is for a public number of the game's")
+        return None
+    numbers = checker.named_numbers()
+    if e.bound in numbers:
+        return numbers[e.bound]
+    bound = checker.gvars.get(e.bound)
+    if bound is not None and bound.visibility == "public" and getattr(bound.type, "kind", None) == "number":
+        return e.bound
+    if e.bound in checker.options:
+        return e.bound
+    d = checker.define_nodes.get(e.bound)
+    if d is not None:
+        return e.bound  # a define: the table reads it where the view shows it (a public define), else says nothing
+    hint = checker.suggest(e.bound, lambda: list(numbers) + list(checker.gvars) + list(checker.define_nodes), what="value")
+    checker.error(e.span, f"there is no number `{e.bound}` for `{e.name}` to count up to",
+                  hint or "name a `define` of a number, or a public number of the game's")
+    return None
 
 
 def _what(key: tuple) -> str:
     kind, name, param = key
+    if kind == "about":
+        return "`about`"
     if kind == "log":
         return f"the log sentence of action `{name}`"
     return f"{kind} `{name}`" + (f"'s parameter `{param}`" if param else "")

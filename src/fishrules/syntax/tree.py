@@ -254,6 +254,13 @@ class Build(Transformer_NonRecursive):
         name, text = c
         return n.PresentWords("log", str(name), label=self._text(text), span=self._sp(meta))
 
+    def present_bound(self, meta, c):
+        kind, name, bound = c
+        return n.PresentWords(str(kind), str(name), bound=str(bound), span=self._sp(meta))
+
+    def present_about(self, meta, c):
+        return n.PresentWords("about", "", label=self._text(c[0]), span=self._sp(meta))
+
     # overlays
     def replace_decl(self, meta, c):
         return n.Replace(c[0], span=self._sp(meta))

@@ -42,7 +42,7 @@ def _tune_gc() -> None:
     gc.set_threshold(10_000, 10, 10)
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, db: str = "fishrules.sqlite", bot_delay: float = 0.4,
+def serve(host: str = "127.0.0.1", port: int = 8000, db: str = "fishrules.sqlite", bot_delay: float = 1.5,
           bot_iterations: int = 100, log_level: str = "warning", seed: "int | None" = None,
           allowed_hosts: "tuple[str, ...]" = (), public_url: "str | None" = None, workers: int = 2,
           most_connections: "int | None" = None, most_per_address: "int | None" = None,

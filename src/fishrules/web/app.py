@@ -2,7 +2,7 @@
 
 Routes:
 
-- `GET /` the lobby; `GET /new?ruleset=NAME[&variant=V]` and `POST /new` (a pasted house rule)
+- `GET /` the lobby; `GET /rules?ruleset=NAME` a bundled game's rules panel; `GET /new?ruleset=NAME[&variant=V]` and `POST /new` (a pasted house rule)
   the set-up of a table; `POST /check` checks a house rule as it is typed; `POST /tables` creates a
   table and sends the host to `GET /host/TOKEN`, the page of its links;
 - `GET /p/TOKEN` a seat's (or the spectators') table, `WS /ws/TOKEN` its live frames and actions,
@@ -293,11 +293,11 @@ class Conn:
                 await self.ws.close(code=1008)
 
 
-def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
+def create_app(store: Store, bot_delay: float = 1.5, bot_iterations: int = 100,
                seeds: Optional[Callable[[], int]] = None, hosts: Optional[Hosts] = None, workers: int = 2,
                tables_per_hour: Optional[int] = None) -> Starlette:
-    """The application serving the tables kept in `store`.  Bots wait `bot_delay` seconds before
-    they play and search `bot_iterations` per decision; `seeds()` gives each new table its seed
+    """The application serving the tables kept in `store`.  A bot plays once the table's last
+    change has been shown `bot_delay` seconds (0: at once), and searches `bot_iterations` per decision; `seeds()` gives each new table its seed
     (by default 63 random bits); `hosts` the names it answers to (by default: addresses and
     localhost); `workers` the worker processes of each lane (tables.py); `tables_per_hour` how many
     tables one address may set up (TABLES_PER_HOUR).  (Long, and kept whole:
@@ -336,6 +336,18 @@ def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
             return await tables.rules_of(None, text, variant or None, client=client), None
         except (FishrulesError, Refusal) as e:
             return None, e
+
+    async def rules(request: Request) -> Response:
+        ruleset = request.query_params.get("ruleset") or ""
+        variant = request.query_params.get("variant") or None
+        await tables.ready()
+        if (ruleset, None) not in tables.bundled:
+            return _error("No such game", "There is no bundled game of that name.", 404)
+        try:
+            game = await tables.rules_of(ruleset, None, variant)
+        except FishrulesError as e:
+            return _error("No such variant", str(e), 404)
+        return _html(pages.rules_page(game, ruleset))
 
     async def check(request: Request) -> Response:
         form = await _form(request, 8)
@@ -475,10 +487,18 @@ def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
                 if msg.get("type") == "hello":
                     conn.push_frame(await tables.frame(table, seat))
                     continue
-                if msg.get("type") != "act":
+                if msg.get("type") not in ("act", "back"):
                     continue
                 if seat is None:
                     conn.push({"type": "refused", "message": "Spectators watch; they do not play."})
+                    continue
+                if msg["type"] == "back":
+                    try:
+                        await tables.take_back(table, seat, msg.get("at"))
+                        conn.push({"type": "ok", "back": True, "at": msg.get("at")})
+                    except Refusal as r:
+                        conn.push(r.to_json())
+                        conn.push_frame(await tables.frame(table, seat))
                     continue
                 try:
                     taken = await tables.act(table, seat, msg.get("at"), msg.get("action"))
@@ -527,6 +547,7 @@ def create_app(store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
         routes=[
             Route("/", lobby),
             Route("/check", check, methods=["POST"]),
+            Route("/rules", rules),
             Route("/new", new, methods=["GET", "POST"]),
             Route("/tables", create, methods=["POST"]),
             Route("/host/{token}", host),

@@ -15,7 +15,8 @@ from .html import Markup, join, tag
 from .tables import BOT_KINDS
 from .work import RulesInfo
 
-__all__ = ["page", "lobby", "setup", "links_page", "table_page", "error_page", "diagnostics_html"]
+__all__ = ["page", "lobby", "setup", "links_page", "table_page", "error_page", "diagnostics_html", "rules_html",
+           "rules_page"]
 
 #: The most characters of a house rule the lobby takes.
 MOST_RULE_TEXT = 128 * 1024
@@ -46,6 +47,76 @@ def error_page(title: str, message: str) -> str:
                            tag("p", None, tag("a", {"href": "/"}, "Back to the lobby"))))
 
 
+# ---- the rules panel -----------------------------------------------------------------------------
+
+_OF = {"card": "a card", "die": "a die", "player": "a player", "number": "a number", "choice": "a choice"}
+_OF_SOME = {"card": "cards", "die": "dice", "player": "players", "number": "numbers", "choice": "choices"}
+
+
+def _sentence(text: Optional[str]) -> str:
+    if not text:
+        return ""
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?", ")")) else ".")
+
+
+def rules_html(desc: dict, title: Optional[str] = None, open_: bool = False, options: Optional[dict] = None) -> Markup:
+    """The rules at hand, from the rules' declarations and their presentation part alone
+    (`Game.describe()`: the same for every seat, so it tells nobody anything hidden): what the
+    game is (`about`), what each action does and what it takes, what each value on the table
+    means, the options (as set at this table, if `options`), and the parts of the score."""
+    about = [tag("p", None, t) for t in desc.get("about") or ()]
+    if not about:
+        about = [tag("p", {"class_": "hint"}, "These rules say nothing of what the game is (a presentation block's "
+                     "`about`); here is what each move does.")]
+    acts = []
+    for a in desc["actions"]:
+        takes = []
+        for p in a["params"]:
+            what = _OF_SOME.get(p["of"], p["of"]) if p["kind"] == "some" else _OF.get(p["of"], p["of"])
+            takes.append(f"{p.get('label') or p['name']} ({'one or more ' if p['kind'] == 'some' else ''}{what}"
+                         f"{', kept secret' if p.get('secret') else ''})")
+        acts.append(tag("dt", None, a.get("label") or a["name"]))
+        acts.append(tag("dd", None, _sentence(a.get("description")), (" Takes: " + "; ".join(takes) + ".") if takes else None))
+    vals = []
+    for v in desc["values"]:
+        if v.get("hidden") or not v.get("description") and v.get("out_of") is None:
+            continue
+        out_of = v.get("out_of")
+        count = None
+        if out_of is not None:
+            count = f" Counts up to {out_of}." if isinstance(out_of, int) else f" Counts up to the {str(out_of).replace('_', ' ')}."
+        vals.append(tag("dt", None, v.get("label") or v["name"], tag("small", None, " (each player's)") if v["scope"] == "player" else None))
+        vals.append(tag("dd", None, _sentence(v.get("description")), count))
+    for name, d in (desc.get("derived") or {}).items():
+        if d.get("hidden") or not d.get("description"):
+            continue
+        vals.append(tag("dt", None, d.get("label") or name))
+        vals.append(tag("dd", None, d["description"]))
+    opts = []
+    for o in desc.get("options") or ():
+        chosen = None if options is None or o["name"] not in options else options[o["name"]]
+        if isinstance(chosen, bool):
+            chosen = "yes" if chosen else "no"
+        opts.append(tag("dt", None, o.get("label") or o["name"], f": {chosen}" if chosen is not None else None))
+        opts.append(tag("dd", None, o.get("description") or ""))
+    scores = desc.get("scores") or []
+    return tag("details", {"class_": "rules", "id": "rules", "open": open_},
+               tag("summary", None, f"Rules of {title or desc['title']}"),
+               *about,
+               tag("h3", None, "Moves"), tag("dl", {"class_": "actions"}, *acts),
+               tag("h3", None, "On the table") if vals else None, tag("dl", {"class_": "values"}, *vals) if vals else None,
+               tag("h3", None, "Options") if opts else None, tag("dl", {"class_": "options"}, *opts) if opts else None,
+               tag("p", None, "The score adds up: " + ", ".join(scores) + ".") if len(scores) > 1 else None)
+
+
+def rules_page(game: RulesInfo, ruleset: Optional[str]) -> str:
+    """A bundled game's rules, from the lobby."""
+    return page(f"Rules — {game.title}", tag("h1", None, game.title),
+                rules_html(game.describe, game.title, open_=True),
+                tag("p", None, tag("a", {"href": f"/new?ruleset={ruleset}" + (f"&variant={game.variant}" if game.variant and ruleset and game.variant not in ruleset else "")},
+                                   "Set up a table"), " · ", tag("a", {"href": "/"}, "Back to the lobby")))
+
+
 # ---- the lobby -----------------------------------------------------------------------------------
 
 
@@ -58,7 +129,8 @@ def lobby(bundled: dict, text: str = "", diags: Optional[Markup] = None) -> str:
         if g is None:  # pragma: no cover - the bundled rulesets load
             continue
         games.append(tag("li", None, tag("a", {"href": f"/new?ruleset={name}", "class_": "game"}, g.title),
-                         " ", tag("small", None, f"{name}, {g.min_players}–{g.max_players} players")))
+                         " ", tag("small", None, f"{name}, {g.min_players}–{g.max_players} players"),
+                         " ", tag("a", {"href": f"/rules?ruleset={name}", "class_": "ruleslink"}, "rules")))
     first = fishrules.bundled()[0] if fishrules.bundled() else "NAME"
     return page(
         "fishrules — lobby",
@@ -144,6 +216,7 @@ def setup(game: RulesInfo, ruleset: Optional[str], text: Optional[str], variant:
             tag("summary", None, "What fishrules check says of these rules"), Markup(game.warnings[0]))
         if game.warnings else None,
         variant_form,
+        rules_html(game.describe, game.title),
         tag("form", {"method": "post", "action": "/tables", "id": "setup"},
             *hidden,
             tag("input", {"type": "hidden", "name": "variant", "value": variant or ""}),
@@ -186,9 +259,14 @@ def links_page(base: str, table: Any, links: list[tuple[str, str, Optional[int]]
 
 
 def table_page(table: Any, token: str, seat: Optional[int], frame_html: str) -> str:
-    """A seat's (or a spectator's) page: the table as it is now; table.js keeps it live."""
+    """A seat's (or a spectator's) page: the table as it is now; table.js keeps it live.  The
+    way back to the table's links is shown only by a browser that set the table up (it keeps the
+    host page's address, lobby.js): the page itself never names it, since a seat's link must not
+    lead to the others'."""
     return page(
         f"{table.title} — " + ("spectator" if seat is None else table.info.who(seat)),
+        tag("nav", {"class_": "back", "id": "back", "hidden": True},
+            tag("a", {"href": "/", "id": "back-host"}, "← this table's links"), " · ", tag("a", {"href": "/"}, "lobby")),
         tag("div", {"id": "conn", "class_": "conn"}, "connecting…"),
         tag("div", {"id": "table"}, Markup(frame_html)),
         tag("section", {"id": "controls", "class_": "controls", "hidden": seat is None},
@@ -198,6 +276,7 @@ def table_page(table: Any, token: str, seat: Optional[int], frame_html: str) -> 
                 tag("label", None, "Or write an action ", tag("input", {"id": "typed-text", "maxlength": 1000,
                                                                         "autocomplete": "off"})),
                 " ", tag("button", {"type": "submit"}, "Try it"))),
+        rules_html(table.rules.describe, table.title, options=table.record.options),
         tag("p", {"class_": "download", "id": "download", "hidden": not table.over},
             tag("a", {"href": f"/p/{token}/log", "id": "log-link", "download": "table-log.json"}, "Download the game's log"),
             " (", tag("code", None, "fishrules replay"), " plays it back)"),

@@ -26,7 +26,7 @@ from typing import Any, Callable, Optional
 
 from .. import SIMULTANEOUS
 from .html import Markup, esc, join, tag
-from .telling import card_words, log_html, score_sheet, sheet_html
+from .telling import card_words, log_html, score_sheet, sheet_html, turn_head, turns_of
 
 __all__ = ["frame", "frame_json", "frame_data", "frame_from", "frame_text", "table_html", "board_layout", "TableInfo"]
 
@@ -283,6 +283,14 @@ def _card(info: TableInfo, label: Optional[str]) -> Markup:
     return m
 
 
+def _shown_card(info: TableInfo, label: Optional[str]) -> Markup:
+    """A card as a picture only (not one to choose: it is not where it lies)."""
+    if label is None:
+        return _BACK
+    hue = info.card_hue.get(label)
+    return tag("span", {"class_": "card" + (f" {hue}" if hue is not None else "")}, card_words(label))
+
+
 def _cards(info: TableInfo, cards: list) -> Markup:
     if not cards:
         return tag("span", {"class_": "empty"}, "empty")
@@ -301,6 +309,8 @@ def _value(info: TableInfo, kind: str, v: Any) -> Markup:
         return tag("span", None, "yes" if v else "no")
     if isinstance(v, list):
         return tag("span", None, ", ".join("?" if x is None else str(x) for x in v) if v else "none")
+    if isinstance(v, str):  # a choice of the rules' (`horse_mackerel`) as words
+        return tag("span", None, v.replace("_", " "))
     return tag("span", None, str(v))
 
 
@@ -336,19 +346,34 @@ def _draw_zone(info: TableInfo, name: str, cards: list, num: Optional[int] = Non
                tag("div", {"class_": "cards"}, _cards(info, cards)))
 
 
-def _kv(info: TableInfo, name: str, kind: str, v: Any, scope: str = "game") -> Markup:
-    """A value and its words."""
+def _kv(info: TableInfo, name: str, kind: str, v: Any, scope: str = "game", of: Any = None) -> Markup:
+    """A value and its words (`of`: what it counts up to, "roll 2 of 3")."""
     # the type is in the key: True and 1 are equal keys, and are drawn differently
-    return _kept(info.kv_html, (scope, name, kind, type(v), v), _draw_kv, info, name, kind, v, scope)
+    return _kept(info.kv_html, (scope, name, kind, type(v), v, of), _draw_kv, info, name, kind, v, scope, of)
 
 
-def _draw_kv(info: TableInfo, name: str, kind: str, v: Any, scope: str = "game") -> Markup:
+def _draw_kv(info: TableInfo, name: str, kind: str, v: Any, scope: str = "game", of: Any = None) -> Markup:
+    shown = _value(info, kind, v) if of is None else tag("span", None, f"{v} of {of}")
     return tag("div", {"class_": "kv", "data_name": name},
                tag("span", {"class_": "k", "title": info.described(scope, name)}, info.label(scope, name)), " ",
-               _value(info, kind, v))
+               shown)
 
 
-def _values(info: TableInfo, scope: str, values: dict, skip: tuple = ()) -> tuple[list, list]:
+def _bound(info: TableInfo, scope: str, name: str, v: Any, view: Optional[dict]) -> Any:
+    """What a counter counts up to, as the rules' presentation says ("roll 2 of 3"): a number, or
+    read from the view (a public value, define or option); None where it is not to be said."""
+    d = info.values.get((scope, name))
+    of = d.get("out_of") if d else None
+    if of is None or view is None or not isinstance(v, int) or isinstance(v, bool):
+        return None
+    if isinstance(of, str):
+        of = view["values"].get(of, view.get("derived", {}).get(of, view.get("options", {}).get(of)))
+    if not isinstance(of, int) or isinstance(of, bool) or not (0 < v <= of):
+        return None  # not counting yet (0), or past the bound: the number alone
+    return of
+
+
+def _values(info: TableInfo, scope: str, values: dict, skip: tuple = (), view: Optional[dict] = None) -> tuple[list, list]:
     """(zones, other values) of a view's values, in the order the rules declare them."""
     zones, others = [], []
     for name, v in values.items():
@@ -360,7 +385,7 @@ def _values(info: TableInfo, scope: str, values: dict, skip: tuple = ()) -> tupl
         elif d["kind"] == "zone" and isinstance(v, list):
             zones.append(_zone(info, name, v, None, scope))
         else:
-            others.append(_kv(info, name, d["kind"], v, scope))
+            others.append(_kv(info, name, d["kind"], v, scope, _bound(info, scope, name, v, view)))
     return zones, others
 
 
@@ -400,6 +425,23 @@ def _status(info: TableInfo, view: dict, seat: Optional[int], mine: bool) -> Mar
                tag("p", {"class_": "turn"}, who, " ", tag("span", {"class_": "you"}, you)))
 
 
+#: The most lines the "just now" box shows of the latest turn (its latest lines).
+JUST_NOW_LINES = 10
+
+
+def _just_now(info: TableInfo, turn: Any, seat: Optional[int]) -> Markup:
+    """The latest turn somebody decided something in, at the top of the table until the next
+    player acts: what they chose, what it rolled, and the cards it moved or turned face up, drawn
+    as cards (a finished trick, a reveal, a fight's stacks), so that nothing that mattered passes
+    unseen when the next frame comes."""
+    lines = turn.lines[-JUST_NOW_LINES:]
+    who = "you" if turn.actor is not None and turn.actor == seat else turn_head(info, turn)
+    return tag("section", {"class_": "justnow", "aria-label": "just now", "data_actor": turn.actor},
+               tag("h2", None, f"Just now — {who}"),
+               tag("ul", None, *(tag("li", None, text, tag("span", {"class_": "cards"}, *(_shown_card(info, c) for c in cards))
+                                     if cards else None) for text, cards in lines)))
+
+
 def table_html(view: dict, events: list, seat: Optional[int], info: TableInfo, mine: bool,
                steps: Optional[list] = None, sheet: Optional[dict] = None) -> Markup:
     """The table's HTML (a fragment) from a view, the events of the latest actions, who took each
@@ -422,7 +464,7 @@ def table_html(view: dict, events: list, seat: Optional[int], info: TableInfo, m
                           *(tag("span", {"class_": "die" + ("" if f is not None else " rolling"), "data_pick": f"die:{i + 1}"},
                                 tag("small", None, i + 1), " ", f if f is not None else "…")
                             for i, f in enumerate(view["dice"]))))
-    zones, others = _values(info, "game", view["values"], skip=(info.board_family,) if info.board_family else ())
+    zones, others = _values(info, "game", view["values"], skip=(info.board_family,) if info.board_family else (), view=view)
     if zones:
         middle.append(tag("section", {"class_": "zones"}, *zones))
     derived = [_kv(info, k, "number", v, "derived") for k, v in view.get("derived", {}).items()
@@ -447,8 +489,13 @@ def table_html(view: dict, events: list, seat: Optional[int], info: TableInfo, m
     parts.append(tag("div", {"class_": "seats"}, *seats))
     hist = view["history"]
     first = max(0, len(hist) - HISTORY_SHOWN)
+    turns = turns_of(info, hist, events, steps, first, cur if isinstance(cur, int) else None)
+    latest = next((t for t in reversed(turns) if t.decided), None)
+    if latest is not None:
+        parts.insert(1, _just_now(info, latest, seat))
     parts.append(tag("div", {"class_": "record"},
-                     log_html(info, hist, events, steps, first),
+                     log_html(info, hist, events, steps, first,
+                              turns=[(turn_head(info, t), [x for x, _ in t.lines]) for t in turns]),
                      tag("details", {"class_": "history"},
                          tag("summary", None, f"Every move as the rules write it ({len(hist)})"),
                          tag("ol", {"start": first + 1}, Markup("".join("<li>" + esc(t) + "</li>" for t in hist[first:]))))))
@@ -476,9 +523,11 @@ def frame_data(state: Any, seat: Optional[int]) -> dict:
             "sheet": score_sheet(state, seat)}
 
 
-def frame_from(data: dict, seat: Optional[int], info: TableInfo, steps: Optional[list] = None) -> dict:
+def frame_from(data: dict, seat: Optional[int], info: TableInfo, steps: Optional[list] = None,
+               back: bool = False) -> dict:
     """Everything a browser at `seat` receives, drawn from `frame_data` and who took each step of
-    the table (`steps`: [position, seat] of each action taken, None if not known): JSON-able."""
+    the table (`steps`: [position, seat] of each action taken, None if not known), and whether the
+    seat may take its last step back (`back`, the table's to say): JSON-able."""
     view, actions, mine = data["view"], data["actions"], data["mine"]
     html = table_html(view, data["events"], seat, info, mine, steps, data.get("sheet"))
     names = list(dict.fromkeys(a["name"] for a in actions))
@@ -486,12 +535,13 @@ def frame_from(data: dict, seat: Optional[int], info: TableInfo, steps: Optional
             "actions": actions, "prefix": data["prefix"],
             "decl": {n: info.decl[n] for n in names if n in info.decl},
             "words": {n: info.action_words[n] for n in names if n in info.action_words},
-            "names": [info.who(p) for p in range(len(info.names))] if mine else []}
+            "names": [info.who(p) for p in range(len(info.names))] if mine else [], "back": bool(back and mine)}
 
 
-def frame_text(data: dict, seat: Optional[int], info: TableInfo, steps: Optional[list] = None) -> str:
+def frame_text(data: dict, seat: Optional[int], info: TableInfo, steps: Optional[list] = None,
+               back: bool = False) -> str:
     """`frame_from` as the text of a WebSocket message."""
-    return json.dumps(frame_from(data, seat, info, steps), ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(frame_from(data, seat, info, steps, back), ensure_ascii=False, separators=(",", ":"))
 
 
 def frame(state: Any, seat: Optional[int], info: TableInfo, steps: Optional[list] = None) -> dict:

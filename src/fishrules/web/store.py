@@ -98,6 +98,10 @@ class Store(Protocol):
         recorded all the same).  Returns once they are all committed: one commit for many actions
         is what lets a busy server keep up (group commit)."""
 
+    def take_back(self, table_id: str, at: int) -> bool:
+        """Forget the table's last action, the one taken at position `at` (a person taking back
+        their own step): True when it was the last and is gone, False otherwise (nothing changed)."""
+
     def find_token(self, token: str) -> Optional[tuple[str, str, Optional[int]]]:
         """(table id, role, seat) of a link's token, or None."""
 
@@ -195,6 +199,18 @@ class _SQLStore:
             return out
 
         return self._run(go)
+
+    def take_back(self, table_id: str, at: int) -> bool:
+        def go(cur):
+            cur.execute(self._sql("SELECT max(at) FROM fr_actions WHERE table_id = ?"), (table_id,))
+            row = cur.fetchone()
+            if row is None or row[0] != at:
+                return False
+            cur.execute(self._sql("DELETE FROM fr_actions WHERE table_id = ? AND at = ?"), (table_id, at))
+            cur.execute(self._sql("UPDATE fr_tables SET over = 0, position = ? WHERE id = ?"), (at, table_id))
+            return True
+
+        return bool(self._run(go))
 
     def find_token(self, token: str) -> Optional[tuple[str, str, Optional[int]]]:
         def go(cur):

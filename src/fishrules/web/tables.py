@@ -22,7 +22,10 @@ others choose.
 
 Bots play from the same rules of the command line (`fishrules play --bot`): their random
 generator is derived from the table's seed and the position, so a restarted table's bots decide as
-they would have.
+they would have.  They play at a pace people follow: a bot works its move out at once, but takes
+it only once the table has shown its last change for `bot_delay` seconds (`Table.shown_at`), so
+that every decision, its dice and the cards it moved stay on the table long enough to be read;
+`bot_delay=0` is a fast table (tests).
 
 A table has a lifetime: one nobody has open leaves memory after `idle_after` seconds (it is read
 back when a link is used again), and a game that has not ended after `MOST_TABLE_ACTIONS` actions
@@ -54,6 +57,9 @@ log = logging.getLogger("fishrules.web")
 
 BOT_KINDS = ("random", "greedy", "mcts", "ismcts")
 SEAT_KINDS = ("human",) + BOT_KINDS
+#: Seconds a change stays on the table before a bot's next move (`--bot-delay`): long enough to
+#: read a decision and what it rolled or moved.
+BOT_DELAY = 1.5
 #: A seat's name: at most this many characters.
 MOST_NAME = 40
 #: A game not over after this many actions, or this many days, is stopped.
@@ -127,6 +133,12 @@ class Table:
         self.frames: dict[Optional[int], str] = {}  # seat -> frame of the current position
         self.bots: dict[int, asyncio.Task] = {}
         self.broken: Optional[str] = None  # why the table cannot go on (it is still shown)
+        #: when the table last changed for the people at it (the event loop's clock): a bot's move
+        #: waits until that change has been on the table for the server's `bot_delay`
+        self.shown_at = 0.0
+        #: the positions of the actions taken that their player may take back (`work.may_take_back`):
+        #: known when they are taken, so a table read back again offers no take-back
+        self.backable: set[int] = set()
 
     @property
     def at(self) -> int:
@@ -147,6 +159,18 @@ class Table:
             return Position(self.id, self.nonce, self.rules.key, r.players, r.options, r.seed)
         source = Source(r.ruleset, r.variant, r.rules_name, r.rules_text, r.rules_variant, r.rules_hash)
         return Position(self.id, self.nonce, self.rules.key, r.players, r.options, r.seed, tuple(self.history), source)
+
+    def back_for(self, seat: Optional[int]) -> bool:
+        """Whether `seat` may take back the table's last action now: its own, one that tells nobody
+        anything hidden when taken back, and nobody has played since (it is still its turn)."""
+        if seat is None or not self.actions or self.over or self.broken:
+            return False
+        last = self.actions[-1]
+        return last.seat == seat and last.at in self.backable and self.meta.current == seat
+
+    def draw(self, data: dict, seat: Optional[int]) -> str:
+        """A frame's text for `seat` from a worker's `frame_data`."""
+        return frame_text(data, seat, self.info, self.steps, back=self.back_for(seat))
 
     def watched(self) -> tuple:
         """The seats (None: spectators) someone has open."""
@@ -183,7 +207,7 @@ class Tables:
     store call in the store's thread.  `open()` starts the workers and reads the bundled rulesets
     (once); `close()` lets everything go."""
 
-    def __init__(self, store: Store, bot_delay: float = 0.4, bot_iterations: int = 100,
+    def __init__(self, store: Store, bot_delay: float = BOT_DELAY, bot_iterations: int = 100,
                  seeds: Optional[Callable[[], int]] = None, workers: int = 2):
         import concurrent.futures
 
@@ -353,7 +377,7 @@ class Tables:
         except (Limit, JobFailed, FishrulesError) as e:
             log.error("table %s: the frame of seat %s could not be made: %s", table.id, seat, e)
             return _broken_frame(table)
-        text = frame_text(data[seat], seat, table.info, table.steps)
+        text = table.draw(data[seat], seat)
         if table.nonce == nonce:
             table.frames[seat] = text
         return text
@@ -384,6 +408,7 @@ class Tables:
         record.opening = list(opening)
         table.history = list(opening)
         table.meta = meta
+        table.shown_at = asyncio.get_running_loop().time()
         links: dict = {"host": new_token(), "spectator": new_token()}
         tokens = [(links["host"], "host", None), (links["spectator"], "spectator", None)]
         for p, kind in enumerate(seats):
@@ -437,6 +462,7 @@ class Tables:
         if why is not None:  # a table that cannot go on is still shown, saying why
             log.error("table %s cannot be read back: %s", table_id, why)
             table.broken = f"This table cannot go on: {why}"
+        table.shown_at = asyncio.get_running_loop().time()
         table = self._tables.setdefault(table_id, table)
         self._stop_if_too_long(table)
         self.kick(table)
@@ -498,7 +524,7 @@ class Tables:
                 raise Refusal("The server could not work this action out, so it was not taken.") from None
             if result[0] == "refused":
                 raise Refusal(result[1], rule=result[2], line=result[3])
-            _, entries, new_meta, frames = result
+            _, entries, new_meta, frames, back = result
             same_node = (meta.current == SIMULTANEOUS and new_meta.current == SIMULTANEOUS and len(entries) == 1
                          and set(new_meta.waiting) == set(meta.waiting) - {seat})
             rec = ActionRecord(pos, seat, entries[0], tuple(entries), table.node_at if same_node else pos + len(entries))
@@ -517,11 +543,50 @@ class Tables:
             table.actions.append(rec)
             table.steps.append((rec.at, rec.seat))
             table.node_at = rec.node_at
-            table.frames = {s: frame_text(data, s, table.info, table.steps) for s, data in frames.items()}
+            if back:
+                table.backable.add(rec.at)
+            table.frames = {s: table.draw(data, s) for s, data in frames.items()}
+            table.shown_at = asyncio.get_running_loop().time()
             self._stop_if_too_long(table)
         self.tell(table)
         self.kick(table)
         return pos
+
+    async def take_back(self, table: Table, seat: int, at: Any) -> None:
+        """Take back `seat`'s last action, seen by its page at position `at`: allowed only while
+        `Table.back_for(seat)` (its own step, nothing hidden made known by it, still its turn).
+        The action is forgotten by the store first, then by the table; everybody is told."""
+        if type(at) is not int:
+            raise Refusal("A take-back is sent with the position it was asked at.")
+        async with table.lock:
+            if at != table.at or not table.back_for(seat):
+                raise Refusal("That step cannot be taken back now.", moved_on=at != table.at)
+            rec = table.actions[-1]
+            nonce = next(_nonces)
+            try:
+                new_meta, frames = await self._job(table, "table_back", rec.at, nonce, table.watched(), cpu=ACT_CPU)
+            except (Limit, JobFailed, FishrulesError) as e:
+                log.info("table %s: a take-back was refused: %s", table.id, e)
+                raise Refusal("That step cannot be taken back.") from None
+            try:
+                gone = await self.db(self.store.take_back, table.id, rec.at)
+            except Exception:
+                log.exception("table %s: a take-back could not be stored", table.id)
+                gone = False
+            if not gone:
+                self._tables.pop(table.id, None)  # the store and this copy disagree: read it again
+                raise Refusal("That step could not be taken back. Reload the page.", moved_on=True)
+            table.nonce = nonce
+            table.meta = new_meta
+            del table.history[rec.at:]
+            table.actions.pop()
+            table.steps.pop()
+            table.backable.discard(rec.at)
+            table.node_at = table.actions[-1].node_at if table.actions else 0
+            table.frames = {s: table.draw(data, s) for s, data in frames.items()}
+            table.shown_at = asyncio.get_running_loop().time()
+        self.tell(table)
+        self.kick(table)
 
     async def _commit(self, table_id: str, rec: ActionRecord, over: bool) -> None:
         """Commit one action; returns once it is committed (raises Conflict, or the store's error).
@@ -612,18 +677,24 @@ class Tables:
 
     async def _bot(self, table: Table, p: int) -> None:
         kind = table.record.seats[p]
+        loop = asyncio.get_running_loop()
         try:
             while True:
-                if self.bot_delay:
-                    await asyncio.sleep(self.bot_delay)
                 if (table.over or p not in table.meta.waiting or table.broken
                         or self._tables.get(table.id) is not table):
                     table.bots.pop(p, None)
                     return
                 at = table.at
                 try:
+                    # worked out at once, taken once the last change has been shown long enough
                     text = await self._job(table, "table_bot", p, kind, table.record.seed, at, self.bot_iterations,
                                            cpu=BOT_CPU)
+                    if self.bot_delay:
+                        wait = table.shown_at + self.bot_delay - loop.time()
+                        if wait > 0:
+                            await asyncio.sleep(wait)
+                        if table.at != at or table.broken:
+                            continue  # somebody else moved meanwhile: think again
                     await self.act(table, p, at, text)
                 except Limit as e:
                     self._stop(table, p, limit_message(e.what, BOT_CPU, f"choose a move for {table.info.who(p)}"))

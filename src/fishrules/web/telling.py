@@ -25,7 +25,7 @@ from typing import Any, Optional
 
 from .html import Markup, tag
 
-__all__ = ["log_html", "sheet_html", "score_sheet", "card_words", "LOG_TURNS"]
+__all__ = ["log_html", "sheet_html", "score_sheet", "card_words", "turns_of", "turn_head", "Turn", "LOG_TURNS"]
 
 #: How many turns the log shows (latest first), and how many lines a step says at most.
 LOG_TURNS = 12
@@ -154,7 +154,13 @@ def _cards(w: _Words, cards: list) -> str:
 def event_sentences(w: _Words, events: list) -> list[str]:
     """What a seat saw happen, in words; moves along the same way one after another are one line
     ("13 cards from the deck to Gus's hand")."""
-    out: list[str] = []
+    return [text for text, _ in event_items(w, events)]
+
+
+def event_items(w: _Words, events: list) -> list[tuple[str, Optional[list]]]:
+    """`event_sentences`, each with the cards it is about where the seat saw cards move or turn
+    face up (a list of labels, None for a card it did not see), for a table to draw them."""
+    out: list[tuple[str, Optional[list]]] = []
     i = 0
     while i < len(events):
         e = events[i]
@@ -171,68 +177,146 @@ def event_sentences(w: _Words, events: list) -> list[str]:
                 j += 1
             srcs = [w.zone(x) for x in dict.fromkeys(srcs)]
             face = f", face {e['face']}" if e.get("face") else ""
-            out.append(f"{_cards(w, cards)}: from {_and(srcs)} to {w.zone(e['to'])}{face}.")
+            out.append((f"{_cards(w, cards)}: from {_and(srcs)} to {w.zone(e['to'])}{face}.",
+                        cards if any(c is not None for c in cards) else None))
             i = j
             continue
         if kind == "reveal":
-            out.append(f"Revealed: {_and([card_words(c) for c in e['cards']])} ({_and([w.zone(z) for z in dict.fromkeys(e['in'])])}).")
+            out.append((f"Revealed: {_and([card_words(c) for c in e['cards']])} "
+                        f"({_and([w.zone(z) for z in dict.fromkeys(e['in'])])}).", list(e["cards"])))
         elif kind == "set" and not w.hidden(e["value"]):
             v = w.values.get(e["value"], {})
             whose = f"{w.who(e['player'])}'s " if "player" in e else ""
             label = w.label(e["value"])
-            out.append(f"{(whose + label)[:1].upper()}{(whose + label)[1:]}: "
-                       f"{w.plain(e['from'], v.get('kind', ''))} → {w.plain(e['to'], v.get('kind', ''))}.")
+            out.append((f"{(whose + label)[:1].upper()}{(whose + label)[1:]}: "
+                        f"{w.plain(e['from'], v.get('kind', ''))} → {w.plain(e['to'], v.get('kind', ''))}.", None))
         elif kind == "restart":
-            out.append("The game starts again.")
+            out.append(("The game starts again.", None))
         elif kind == "over":
             won = [w.who(p) for p in e.get("winners") or []]
-            out.append("The game is over" + (f": {_and(won)} win{'s' if len(won) == 1 else ''}." if won else "."))
+            out.append(("The game is over" + (f": {_and(won)} win{'s' if len(won) == 1 else ''}." if won else "."), None))
         i += 1
     return out
 
 
-def log_turns(info: Any, history: list, events: list, steps: Optional[list], first: int) -> list[tuple[str, list[str]]]:
-    """The log from history entry `first` on: [(whose turn, its lines)], oldest first.  `steps`
-    are (position, seat) of each action the table took (None: unknown, each decision its own
-    step, its actor unsaid unless the history names it)."""
+class Turn:
+    """One turn of the log: whose it is (None: the setting up, or an unknown player), whether
+    somebody decided anything in it, and its lines, each a sentence and the cards it shows."""
+
+    __slots__ = ("actor", "decided", "lines")
+
+    def __init__(self, actor: Optional[int], decided: bool, lines: list[tuple[str, Optional[list]]]):
+        self.actor = actor
+        self.decided = decided
+        self.lines = lines
+
+
+def turns_of(info: Any, history: list, events: list, steps: Optional[list], first: int,
+             now: Optional[int] = None) -> list[Turn]:
+    """The log from history entry `first` on, oldest first.  `steps` are (position, seat) of each
+    action the table took (None: unknown, each decision its own step, its actor unsaid unless the
+    history names it); `now` the seat to decide at the position (public: the table says whose turn
+    it is).  Chance that follows a decision which ends its player's turn — the next player's first
+    roll, a new deal — is told in the next player's turn, not the one before."""
     w = _Words(info)
     n = len(history)
     if steps is None:
         starts = [(i, None) for i, t in enumerate(history) if not _is_chance(t)]
     else:
         starts = [(int(at), seat) for at, seat in steps if 0 <= int(at) < n]
-    bounds = [(0, None, False)] if not starts or starts[0][0] > 0 else []
-    bounds += [(at, seat, True) for at, seat in starts]
+    bounds: list[tuple[int, Optional[int], bool]] = [(0, None, False)] if not starts or starts[0][0] > 0 else []
+    for k, (at, seat) in enumerate(starts):
+        end = starts[k + 1][0] if k + 1 < len(starts) else n
+        nxt = starts[k + 1][1] if k + 1 < len(starts) else now
+        bounds.append((at, seat, True))
+        if seat is not None and isinstance(nxt, int) and nxt != seat:
+            split = _next_turn_from(w, history, at, end)
+            if split is not None:
+                bounds.append((split, nxt, False))
     by_after: dict[int, list] = {}
     for e in events:
         by_after.setdefault(int(e.get("after", 0)), []).append(e)
-    turns: list[tuple[Optional[int], bool, list[str]]] = []
+    turns: list[Turn] = []
     for k, (at, seat, decided) in enumerate(bounds):
         end = bounds[k + 1][0] if k + 1 < len(bounds) else n
         if end <= first:
             continue
-        lines: list[str] = []
+        lines: list[tuple[str, Optional[list]]] = []
         entries = history[at:end]
         if decided and entries:
-            lines.append(action_sentence(w, entries[0], seat))
+            lines.append((action_sentence(w, entries[0], seat), None))
             entries = entries[1:]
-        lines += _rolls(entries)
+        lines += [(x, None) for x in _rolls(entries)]
         evs = [e for after in range(at + 1, end + 1) for e in by_after.get(after, ())]
-        said = event_sentences(w, evs)
+        said = event_items(w, evs)
         if len(said) > STEP_LINES:
-            said = said[:STEP_LINES - 1] + [f"… and {len(said) - STEP_LINES + 1} more."]
+            said = said[:STEP_LINES - 1] + [(f"… and {len(said) - STEP_LINES + 1} more.", None)]
         lines += said
         if not lines:
             continue
-        actor = seat if decided else None
+        actor = seat
         if decided and actor is None:
             m = _PREFIX.match(history[at])
             actor = int(m.group(1)) if m else None
-        if turns and turns[-1][0] == actor and turns[-1][1] == decided:
-            turns[-1][2].extend(lines)
+        last = turns[-1] if turns else None
+        if last is not None and last.actor == actor and (actor is not None or last.decided == decided):
+            last.lines.extend(lines)
+            last.decided = last.decided or decided
         else:
-            turns.append((actor, decided, lines))
-    return [((w.who(a) if a is not None else ("Setting up" if not d else "Someone")), lines) for a, d, lines in turns]
+            turns.append(Turn(actor, decided, lines))
+    return turns
+
+
+def log_turns(info: Any, history: list, events: list, steps: Optional[list], first: int,
+              now: Optional[int] = None) -> list[tuple[str, list[str]]]:
+    """`turns_of` as [(whose turn, its lines)]."""
+    return [(turn_head(info, t), [text for text, _ in t.lines]) for t in turns_of(info, history, events, steps, first, now)]
+
+
+def turn_head(info: Any, t: Turn) -> str:
+    if t.actor is not None:
+        return info.who(t.actor)
+    return "Someone" if t.decided else "Setting up"
+
+
+def _runs(history: list, at: int, end: int) -> list[int]:
+    """Where each run of chance begins among the entries after the decision at `at`: a roll goes
+    through the dice in order (a die numbered no higher than the one before starts another roll),
+    draws one after another are one run."""
+    starts: list[int] = []
+    kind, last_die = None, 0
+    for i in range(at + 1, end):
+        t = history[i]
+        m = _ROLL.match(t)
+        if m:
+            k = int(m.group(1))
+            if kind != "die" or k <= last_die:
+                starts.append(i)
+            kind, last_die = "die", k
+        elif t.startswith("draw "):
+            if kind != "draw":
+                starts.append(i)
+            kind = "draw"
+        else:
+            kind = None
+    return starts
+
+
+def _next_turn_from(w: _Words, history: list, at: int, end: int) -> Optional[int]:
+    """Where the next player's turn begins among the chance after the decision at `at` (which
+    handed the turn on), or None: the last run of chance, unless it is the decision's own — the one
+    run after a decision that chose dice is the roll of those dice."""
+    runs = _runs(history, at, end)
+    if not runs:
+        return None
+    if len(runs) > 1:
+        return runs[-1]
+    text = history[at]
+    m = _PREFIX.match(text)
+    name = (m.group(2) if m else text).split(" ", 1)[0]
+    action = w.actions.get(name)
+    rolled_own = action is not None and any(p["of"] == "die" for p in action["params"])
+    return None if rolled_own and _ROLL.match(history[runs[0]]) else runs[0]
 
 
 def _rolls(entries: list) -> list[str]:
@@ -260,8 +344,11 @@ def _is_chance(text: str) -> bool:
     return text.startswith(("die ", "draw ")) and (_ROLL.match(text) is not None or text.startswith("draw "))
 
 
-def log_html(info: Any, history: list, events: list, steps: Optional[list], first: int) -> Markup:
-    turns = log_turns(info, history, events, steps, first)[-LOG_TURNS:]
+def log_html(info: Any, history: list, events: list, steps: Optional[list], first: int,
+             now: Optional[int] = None, turns: Optional[list] = None) -> Markup:
+    if turns is None:
+        turns = [(turn_head(info, t), [x for x, _ in t.lines]) for t in turns_of(info, history, events, steps, first, now)]
+    turns = turns[-LOG_TURNS:]
     return tag("section", {"class_": "log", "aria-label": "what happened"},
                tag("h2", None, "What happened (latest first)"),
                *(tag("div", {"class_": "turn" + (" latest" if k == 0 else "")},

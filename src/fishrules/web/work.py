@@ -328,10 +328,64 @@ def table_act(pos: Position, text: str, nonce: int, seats: tuple) -> tuple:
     except FishrulesError as e:  # a house rule that goes wrong while playing: the rule says where
         return ("refused", f"The rules went wrong on this action, so it was not taken: {e}", None, None)
     entries = tuple(trial.history[len(state.history):])
+    back = may_take_back(state, trial) and not _breaks(state, entries[0])
     _keep(pos.table, nonce, trial)
     # the position before stays good until the server says which one it stored: kept under its
     # own nonce beside the new one would double the cache; a refused commit is rare, and replays.
-    return ("taken", entries, meta(trial), _frames(trial, seats))
+    return ("taken", entries, meta(trial), _frames(trial, seats), back)
+
+
+def _seen_cards(view: dict) -> collections.Counter:
+    """Every card label (and every other word) a view shows, counted."""
+    out: collections.Counter = collections.Counter()
+    todo: list = [view["values"], view["seats"], view.get("dice") or []]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, dict):
+            todo.extend(x.values())
+        elif isinstance(x, list):
+            todo.extend(x)
+        elif isinstance(x, str):
+            out[x] += 1
+    return out
+
+
+def may_take_back(before: fishrules.State, after: fishrules.State) -> bool:
+    """Whether the step from `before` to `after` may be taken back by its player: one decision
+    with no chance after it (nothing rolled or drawn), the same player still to play, and nothing
+    any seat or spectator sees that it did not see before (no card turned up, none come to a hand
+    from a hidden pile): taking it back then tells nobody anything the rules hide.  (A step that
+    breaks a rule with a penalty stands too: `table_act` asks.)"""
+    if (len(after.history) != len(before.history) + 1 or after.is_over or not isinstance(before.current, int)
+            or before.current == SIMULTANEOUS or after.current != before.current):
+        return False
+    since = len(before.history)
+    for v in [None] + list(range(after.n)):
+        seen = _seen_cards(before.view(v))
+        if _seen_cards(after.view(v)) - seen:
+            return False
+        # nor on the way: a card shown as it moved (laid, then sent back) or turned up and down again
+        for e in after.events_for(v, since=since):
+            if e["event"] == "reveal" or any(c is not None and c not in seen for c in e.get("cards", ())):
+                return False
+    return True
+
+
+def _breaks(state: fishrules.State, text: str) -> bool:
+    """Whether `text` breaks a rule that costs a penalty (a fiasco): such a step stands."""
+    who = state.waiting[0] if state.current == SIMULTANEOUS else None
+    return any(a.text == text and a.breaks for a in state.legal_actions(who))
+
+
+def table_back(pos: Position, at: int, nonce: int, seats: tuple) -> tuple:
+    """The table's position with its last step (taken at `at`) taken back: (Meta, frames of
+    `seats`), kept under `nonce`; refused (StateError) unless `may_take_back` allows it."""
+    state = _state(pos)
+    before = state.game.replay(list(state.history[:at]), players=pos.players, options=pos.options, seed=pos.seed)
+    if not may_take_back(before, state) or _breaks(before, state.history[at]):
+        raise StateError("that step cannot be taken back")
+    _keep(pos.table, nonce, before)
+    return meta(before), _frames(before, seats)
 
 
 def table_bot(pos: Position, p: int, kind: str, seed: int, at: int, iterations: int) -> str:

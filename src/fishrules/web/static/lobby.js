@@ -39,7 +39,9 @@
   var links = document.querySelector("ul.links");
   if (links && /^\/host\//.test(location.pathname)) {
     var kept = mine().filter(function (t) { return t.path !== location.pathname; });
-    kept.unshift({ path: location.pathname, title: links.getAttribute("data-title") || "a table", at: Date.now() });
+    // the table's own pages too: from a seat's page this browser finds its way back here
+    var seatPaths = Array.prototype.map.call(links.querySelectorAll("a.seatlink"), function (a) { return a.getAttribute("href"); });
+    kept.unshift({ path: location.pathname, title: links.getAttribute("data-title") || "a table", at: Date.now(), seats: seatPaths });
     try { localStorage.setItem(KEY, JSON.stringify(kept.slice(0, 20))); } catch (e) { /* private mode */ }
   }
   var list = document.getElementById("my-tables");

@@ -30,6 +30,85 @@
   var live = false; // the WebSocket is open: controls work only then
 
   var KIND = { card: "card", die: "die", number: "num", player: "player" };
+  var offered = null; // {p, value, label}: something clicked on the table that the rules do not offer now
+  var lastLook = null; // what each piece of the table read when this page was last looked at
+
+  // ---- drawing a new frame: only what changed is replaced ------------------------------------
+
+  // The children of `old` become those of `neu`, keeping every node that stays the same (the
+  // focus, a scrolled list, an opened "details" stay as they were).  A child is matched by what
+  // it is (its tag and what it stands for: a zone, a value, a seat...), so that a piece coming or
+  // going (the "just now" box, the score sheet) does not make everything after it new.
+  function keyOf(n) {
+    if (n.nodeType !== 1) return "#" + n.nodeType;
+    return n.nodeName + "|" + (n.getAttribute("data-pick") || n.getAttribute("data-zone") || n.getAttribute("data-name") ||
+      n.getAttribute("id") || (n.getAttribute("class") || "").split(" ")[0]);
+  }
+
+  function sync(old, neu) {
+    var news = Array.prototype.slice.call(neu.childNodes);
+    var cur = old.firstChild;
+    for (var i = 0; i < news.length; i++) {
+      var n = news[i], k = keyOf(n), m = null, probe = cur;
+      for (var look = 0; probe && look < 8 && !m; look++, probe = probe.nextSibling) if (keyOf(probe) === k) m = probe;
+      if (!m) { old.insertBefore(n, cur); continue; }
+      while (cur !== m) { var gone = cur; cur = cur.nextSibling; old.removeChild(gone); }
+      cur = m.nextSibling;
+      if (m.nodeType !== 1) { if (m.nodeValue !== n.nodeValue) m.nodeValue = n.nodeValue; continue; }
+      if (m.isEqualNode(n)) continue;
+      syncAttrs(m, n);
+      sync(m, n);
+    }
+    while (cur) { var rest = cur; cur = cur.nextSibling; old.removeChild(rest); }
+  }
+
+  function syncAttrs(o, n) {
+    var keep = o.nodeName === "DETAILS" ? "open" : null; // opened by the reader: stays open
+    for (var i = o.attributes.length - 1; i >= 0; i--) {
+      var a = o.attributes[i].name;
+      if (a !== keep && !n.hasAttribute(a)) o.removeAttribute(a);
+    }
+    for (var j = 0; j < n.attributes.length; j++) {
+      var b = n.attributes[j];
+      if (o.getAttribute(b.name) !== b.value) o.setAttribute(b.name, b.value);
+    }
+  }
+
+  function morph(into, html) {
+    var fresh = document.createElement("div");
+    fresh.innerHTML = html;
+    sync(into, fresh);
+  }
+
+  // Each piece of the table that can change (a zone, a value, a die, a circle, a score), by where
+  // it is, and what it reads.
+  function pieces() {
+    var out = {};
+    var all = tableEl.querySelectorAll(".zone, .kv, .die, g.circle, .seat .score");
+    for (var i = 0; i < all.length; i++) {
+      var e = all[i];
+      var seatEl = e.closest(".seat");
+      var key = (seatEl ? seatEl.getAttribute("data-pick") : "") + "|" + (e.getAttribute("data-zone") ||
+        e.getAttribute("data-name") || e.getAttribute("data-pick") || e.className);
+      out[key] = { el: e, text: e.textContent };
+    }
+    return out;
+  }
+
+  // What changed since this page was last looked at is marked (while the page is hidden, the
+  // marks gather until it is seen again).
+  function markChanged(first) {
+    var now = pieces();
+    var was = lastLook;
+    Object.keys(now).forEach(function (k) {
+      var changed = !first && was && (!(k in was) || was[k] !== now[k].text);
+      now[k].el.classList.toggle("changed", !!changed);
+    });
+    if (first || !document.hidden || !lastLook) {
+      lastLook = {};
+      Object.keys(now).forEach(function (k) { lastLook[k] = now[k].text; });
+    }
+  }
 
   function el(name, attrs, text) {
     var e = document.createElement(name);
@@ -72,22 +151,33 @@
       // What was picked stays while the same choices are offered (at a simultaneous choice the
       // position moves as the others choose): it goes when the choices change.
       var moved = !frame || frame.mine !== msg.mine || choices(frame) !== choices(msg);
+      var first = !frame;
       frame = msg;
-      tableEl.innerHTML = msg.html;
-      var hist = tableEl.querySelector(".history");
-      if (hist) hist.scrollTop = hist.scrollHeight; // the latest entries in sight
-      if (moved) { chosen = null; picks = {}; }
-      if (note && note.at !== msg.at && note.kind !== "refused") note = null;
+      morph(tableEl, msg.html);
+      markChanged(first);
+      main.classList.toggle("mine", !!msg.mine);
+      if (moved) { chosen = null; picks = {}; offered = null; }
+      // a message belongs to the position it was given at: the game moved on, it goes
+      if (note && note.at === "next") note.at = msg.at; // said with the frame that follows it: kept for that one
+      else if (note && note.at !== msg.at && note.kind !== "sending") note = null;
       if (download) download.hidden = !msg.over;
       draw();
+    } else if (msg.type === "ok" && msg.back) {
+      if (note && note.kind === "sending") { note = null; draw(); }
     } else if (msg.type === "ok") {
       pending = null;
-      if (note && note.kind === "sending") { note = { at: note.at, text: note.text.replace(/^Sending: (.*)…$/, "Sent: $1"), kind: "sent" }; draw(); }
+      if (note && note.kind === "sending") {
+        // taken: said once, unless the table has moved on already (the table says what was done)
+        note = frame && frame.at !== note.at ? null :
+          { at: note.at, text: note.text.replace(/^Sending: (.*)…$/, "Sent: $1"), kind: "sent" };
+        draw();
+      }
     } else if (msg.type === "refused") {
       pending = null;
       var text = msg.message;
       if (msg.rule) text += " — the rule: “" + msg.rule + "”" + (msg.line ? " (line " + msg.line + ")" : "");
-      note = { at: frame ? frame.at : -1, text: text, kind: "refused" };
+      // "moved on" comes just before the frame of where the game is: it stays with that frame
+      note = { at: msg.moved_on ? "next" : (frame ? frame.at : -1), text: text, kind: "refused" };
       draw();
     }
   }
@@ -150,6 +240,16 @@
     return null;
   }
 
+  // The action with what is picked and the value not offered besides (the rules say why not).
+  function tryText(o) {
+    var saved = picks;
+    picks = JSON.parse(JSON.stringify(picks));
+    if (o.p.kind === "some") picks[o.p.name] = (picks[o.p.name] || []).concat([o.value]); else picks[o.p.name] = o.value;
+    var text = compose();
+    picks = saved;
+    return text;
+  }
+
   function compose() {
     var words = [chosen];
     params().forEach(function (p) {
@@ -163,6 +263,8 @@
   // For `some`, a click adds the value (a card may be there twice: two clicks on two cards), or
   // takes it back when `again` (the element clicked was picked already, or its button is on).
   function pick(p, value, again) {
+    offered = null;
+    if (note && note.kind === "refused") note = null; // a new pick: the old refusal is stale
     if (p.kind === "some") {
       var got = (picks[p.name] || []).slice();
       var k = got.map(str).indexOf(str(value));
@@ -204,7 +306,15 @@
     }
     if (!p) return;
     ev.stopPropagation();
-    pick(p, typedValue(p, parts[1]), target.classList.contains("picked"));
+    var value = typedValue(p, parts[1]);
+    if (!target.classList.contains("can") && !target.classList.contains("picked")) {
+      // not offered now: what was picked stays; the rule that forbids it is a click away
+      offered = { p: p, value: value };
+      note = { at: frame.at, text: valueLabel(p, value) + " cannot be chosen for " + paramLabel(p) + " now.", kind: "refused" };
+      draw();
+      return;
+    }
+    pick(p, value, target.classList.contains("picked"));
   });
 
   function mark() { // what a click may choose now (each reachable by Tab, Enter or Space to choose it)
@@ -315,15 +425,24 @@
     var row = el("div", { "class": "names" });
     row.appendChild(el("span", { "class": "label" }, "Your move:"));
     names.forEach(function (n) {
-      var simple = (frame.decl[n] || []).length === 0;
       var b = button(actionLabel(n), "name" + (n === chosen ? " on" : ""), function () { // (again: start again)
-        if (simple) { chosen = n; picks = {}; send(frame.prefix + n); return; }
-        chosen = n; picks = {}; draw();
+        chosen = n; picks = {}; offered = null;
+        if (note && note.kind === "refused") note = null;
+        draw();
       });
       if (frame.words && frame.words[n] && frame.words[n].description) b.title = frame.words[n].description;
       row.appendChild(b);
     });
     picker.appendChild(row);
+    if (frame.back) {
+      // the rules let this seat's last step be taken back: it made nothing hidden known
+      picker.appendChild(el("div", { "class": "back" })).appendChild(button("Take back my last step", "takeback", function () {
+        if (!ws || ws.readyState !== 1) return;
+        note = { at: frame.at, text: "Taking it back…", kind: "sending" };
+        ws.send(JSON.stringify({ type: "back", at: frame.at }));
+        draw();
+      }));
+    }
     if (chosen) {
       var cands = frame.actions.filter(fits);
       params().forEach(function (p) {
@@ -358,12 +477,31 @@
         var text = compose();
         go.appendChild(button("Try: " + text, "try", function () { send(text); }));
       }
-      if (Object.keys(picks).length) go.appendChild(button("Start again", "clear", function () { picks = {}; draw(); }));
+      if (offered) {
+        var tried = tryText(offered);
+        go.appendChild(button("Try " + valueLabel(offered.p, offered.value) + " anyway (to see the rule)", "try", function () {
+          offered = null; send(tried);
+        }));
+      }
+      if (Object.keys(picks).length || offered || (note && note.kind === "refused")) {
+        go.appendChild(button("Start again", "clear", function () {
+          picks = {}; offered = null; if (note && note.kind !== "sending") note = null; draw();
+        }));
+      }
       picker.appendChild(go);
       if (cands.length <= 12) {
         var list = el("div", { "class": "cands" });
         cands.forEach(function (a) {
-          list.appendChild(button(sayAction(a.text) + (a.breaks ? " (breaks “" + a.breaks + "”)" : ""), "cand", function () { send(a.text); }));
+          // a whole move, chosen (Play sends it): nothing goes on one click
+          list.appendChild(button(sayAction(a.text) + (a.breaks ? " (breaks “" + a.breaks + "”)" : ""), "cand", function () {
+            picks = {};
+            params().forEach(function (p) {
+              var v = a.args[p.name];
+              picks[p.name] = p.kind === "some" ? (v || []).slice() : v;
+            });
+            offered = null;
+            draw();
+          }));
         });
         picker.appendChild(list);
       } else {
@@ -379,6 +517,23 @@
     var text = typedText.value.trim();
     if (text) send(text);
   });
+
+  // The way back to this table's links, for the browser that set the table up (the lobby's list of
+  // its tables, kept in this browser only: the page itself never names the host's link).
+  (function () {
+    var mine;
+    try { mine = JSON.parse(localStorage.getItem("fishrules.tables") || "[]"); } catch (e) { mine = []; }
+    if (!Array.isArray(mine)) return;
+    for (var i = 0; i < mine.length; i++) {
+      var t = mine[i];
+      if (t && Array.isArray(t.seats) && t.seats.indexOf(location.pathname) >= 0 &&
+          typeof t.path === "string" && /^\/host\/[A-Za-z0-9_-]+$/.test(t.path)) {
+        document.getElementById("back-host").setAttribute("href", t.path);
+        document.getElementById("back").hidden = false;
+        return;
+      }
+    }
+  })();
 
   connect();
 })();
