@@ -25,7 +25,7 @@ class Log:
     state's `clone()` does not grow with the length of its history.  Entries are kept as a chain
     of triples (the chain before, the entry, what is kept beside it: a history entry's typed
     `Move`, or None); the list views are made once per copy when first asked for, then kept up
-    to date."""
+    to date (the moves' only when asked for: an events log never is)."""
 
     __slots__ = ("_chain", "_len", "_view", "_moves")
 
@@ -33,7 +33,7 @@ class Log:
         self._chain = chain
         self._len = length
         self._view: Optional[list] = None if length else []
-        self._moves: Optional[list] = None if length else []
+        self._moves: Optional[list] = None
 
     def append(self, x, move: Any = None) -> None:
         """Add an entry (and beside it, for the history, the typed move it records, if any)."""
