@@ -3,9 +3,9 @@ written or read to find it (issue 32, step 2).
 
 The record is `fishrules.runtime.Move`: the action by number, the actor, the values as the engine
 keeps them, the rule broken, whether it is a choice made together.  The kernel's `Boundary` turns a
-kernel move into one and back; the engine keeps one beside each move's text in its history
-(`Log.moves`) and applies one (`play_move`) exactly as `apply` takes the move's text, refusals
-included.  What is counted here is the writing of texts: replaying a game into the kernel writes
+kernel move into one and back; the engine keeps each move's Action beside its text in its history
+(`recorded_moves`) and applies one (`play_move`) exactly as `apply` takes the Action it names,
+refusals included.  What is counted here is the writing of texts: replaying a game into the kernel writes
 none, a state leaving the kernel writes each move's text once (its history), a search writes only
 its answer's."""
 
@@ -21,7 +21,7 @@ from fishrules.errors import FishrulesError, RuleError
 from fishrules.kernel import Kernel, NativeError
 from fishrules.kernel import abi as A
 from fishrules.kernel.native import compiler
-from fishrules.runtime import CHANCE, SIMULTANEOUS, Move, State, move_of, play_move
+from fishrules.runtime import CHANCE, SIMULTANEOUS, Move, State, move_of, play_move, recorded_moves
 
 from .hostile.test_actions import PARAMS
 from .test_backends_refuse_alike import SECRET_BIDS
@@ -125,7 +125,7 @@ def test_the_history_keeps_each_move_typed_beside_its_text(name):
     g = load(name)
     for players in (g.min_players, g.max_players):
         st = played(g, players, 2, MOST)
-        texts, moves = st.history, st._history.moves()
+        texts, moves = st.history, recorded_moves(st)
         assert len(moves) == len(texts)
         again = engine_state(g, players, 2)
         for move in moves:
@@ -133,9 +133,9 @@ def test_the_history_keeps_each_move_typed_beside_its_text(name):
                 assert isinstance(move, Move)
                 play_move(again, move)
         assert again.history == texts and again == st
-        assert again._history.moves() == moves
+        assert recorded_moves(again) == moves
         # a state read back from its record keeps the same typed moves
-        assert g.replay(texts, players=players)._history.moves() == moves
+        assert recorded_moves(g.replay(texts, players=players)) == moves
 
 
 @pytest.mark.parametrize("name", RULESETS)
@@ -268,7 +268,7 @@ def test_a_determinization_s_record_keeps_no_typed_moves_and_still_replays():
     st = played(k.game, 2, 6, 12)
     d = st.determinize(st.waiting[0], random.Random(1), chance="seeded")
     assert d.history == st.history_for(st.waiting[0])
-    assert set(d._history.moves()) == {None}
+    assert set(recorded_moves(d)) == {None}
     p = d.waiting[0]
     d.apply(d.legal_actions(p if d.current == SIMULTANEOUS else None)[0])
     S = k.state_of(d)

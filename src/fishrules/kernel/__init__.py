@@ -22,7 +22,7 @@ import warnings
 from typing import Any, Iterator, NamedTuple, Optional
 
 from ..errors import OptionError
-from ..runtime import CHANCE
+from ..runtime import CHANCE, recorded_moves
 from ..limits import MAX_PLAYOUT_DECISIONS
 from . import abi as A
 from . import layout as L
@@ -219,7 +219,7 @@ class Kernel:
     def state_of(self, state: Any) -> Any:
         """The kernel state of an engine state (seeded, with its whole history): the game replayed
         in the kernel, decision by decision, each move as the typed `Move` its record keeps beside
-        its text (`Log.moves`), found among the kernel's legal moves by its key (no text written
+        its text (`recorded_moves`), found among the kernel's legal moves by its key (no text written
         or read); chance comes out the same from the same seed (each outcome the kernel resolves
         is one entry of the history, skipped).  Raises KFault if the kernel cannot play it (a
         move the kernel does not list)."""
@@ -233,7 +233,7 @@ class Kernel:
             return S
         be, bd = self.backend, self.boundary
         texts = state._history.list()
-        moves = state._history.moves()
+        moves = recorded_moves(state)
         be.script([self._chance_item(t, state) if m is None else (0, 0, 0) for t, m in zip(texts, moves)])
         S = be.new(state.n, {o.name: state.g[o.slot] for o in self.program.model.options}, state.seed)
         S[A.H_SCRIPT] = 0

@@ -31,9 +31,10 @@ layer calls only what it or a layer below defines; fields.py draws the stack):
 
 # What other modules and the tests import from `fishrules.runtime` (besides `__all__`): `Legal`,
 # `Log`, `Playout`, `empty_draws`, `_zones_of`, and a move as it crosses to and from the game
-# kernel: `Move`, `move_of` (a legal Action's), `play_move` (one applied to a state).
+# kernel: `Move`, `move_of` (a legal Action's), `play_move` (one applied to a state),
+# `recorded_moves` (those of a state's history).
 from ..compiler import CHANCE, SIMULTANEOUS
-from .decisions import Action, Legal, Move, move_of, play_move
+from .decisions import Action, Legal, Move, move_of, play_move, recorded_moves
 from .playout import Playout
 from .record import Log
 from .state import State

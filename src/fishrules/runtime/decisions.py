@@ -9,11 +9,11 @@ stays secret until everybody has chosen (`_commit`).
 
 A move also crosses typed, with no text written or read: a `Move` (the action by number, the
 actor, the values as the engine keeps them, the rule broken, whether it is a choice made together
-with others).  Each move of the history keeps its `Move` beside its text (`Log.moves`), and
-`play_move(state, move)` applies one, found among the legal actions by its action and values and
-refused, should it not be legal, exactly as `apply` refuses its text.  This is how the game kernel
-and the engine hand moves to each other (fishrules.kernel.boundary).
-"""
+with others).  Each move of the history keeps the Action it took beside its text (the `Move`s:
+`recorded_moves(state)`), and `play_move(state, move)` applies one, found among the legal actions
+by its action and values, and otherwise refused (or taken) by `apply` as the Action it names, in
+`apply`'s own words.  This is how the game kernel and the engine hand moves to each other
+(fishrules.kernel.boundary)."""
 
 from __future__ import annotations
 
@@ -68,6 +68,14 @@ def move_of(action: "Action") -> Move:
 def play_move(state: Any, move: Move) -> Any:
     """Apply a typed move to `state` (see `Decisions._play`); returns the state."""
     return state._play(move)
+
+
+def recorded_moves(state: Any) -> list[Optional[Move]]:
+    """The typed move of each entry of a state's history, in order: None for chance, and for an
+    entry kept as text only (a determinization's record)."""
+    numbers = _numbered(state.prog)[1]
+    return [None if a is None else Move(numbers[a.name], a.player, a._values, a.breaks, bool(a._prefix))
+            for a in state._history.beside()]
 
 
 class Action:
@@ -501,8 +509,7 @@ class Decisions(Chance):
         secret until everybody has chosen, then every choice takes effect."""
         L = fr[2]
         L[info.slot + 1] = L[info.slot + 1] + ((player, found.name, found._values, len(self._history)),)
-        self._record(found.text, f"p{player}: ?", (player,),
-                     Move(_numbered(self.prog)[1][found.name], player, found._values, found.breaks, True))
+        self._record(found.text, f"p{player}: ?", (player,), found)
         self._legal = None
         if len(L[info.slot + 1]) < len(L[info.slot]):
             return
@@ -529,33 +536,33 @@ class Decisions(Chance):
 
     def _do(self, a: Action) -> None:
         ap = self.prog.actions[a.name]
-        player = a.player
-        assert player is not None  # a player's action (chance outcomes are `_apply_chance`'s)
         if a.breaks is not None:  # accepted as the rules say: their `when … is broken` block runs
-            self._do_broken(ap, player, a._values, a.text, a.breaks)
+            self._do_broken(ap, a.player, a._values, a.text, a.breaks, a)
             return
         fr = self.stack[-1]
         fr[1] += 1
-        self._push_action(ap, player, a._values)
+        self._push_action(ap, a.player, a._values)
         hidden = ap.render_redacted(a._values) if ap.params else None
-        move = Move(_numbered(self.prog)[1][ap.name], player, a._values)
         if hidden is None:
-            self._record(a.text, None, None, move)
+            self._record(a.text, None, None, a)
         else:
-            self._record(a.text, hidden, (player,), move)
+            self._record(a.text, hidden, (a.player,), a)
         self._resume()
 
-    def _do_broken(self, ap: Any, player: int, values: tuple, text: str, rule: str) -> None:
+    def _do_broken(self, ap: Any, player: Optional[int], values: tuple, text: str, rule: str,
+                   action: Optional[Action] = None) -> None:
         """An action that breaks the rule `rule`, accepted as the rules say: its `when … is broken`
-        block runs instead of its effects."""
+        block runs instead of its effects.  `action`: the legal Action it is (else made here, for
+        the record)."""
         self.stack[-1][1] += 1
         self._push_action(ap, player, values, ap.broken[rule][1])
+        if action is None:
+            action = Action(ap.name, text, player, values, ap if ap.params else None, None, "", self.prog, rule)
         hidden = ap.render_redacted(values) if ap.params else None
-        move = Move(_numbered(self.prog)[1][ap.name], player, values, rule)
         if hidden is None:
-            self._record(text, None, None, move)
+            self._record(text, None, None, action)
         else:
-            self._record(text, hidden, (player,), move)
+            self._record(text, hidden, (player,), action)
         self._resume()
 
     # ---- applying a typed move -------------------------------------------------------------------

@@ -1,9 +1,9 @@
 """Stage 5, running: the record of a game.
 
 A state keeps two records, each a `Log` (append-only, shared by copies): the history, the text of
-every action since the start, chance included (the full record, for replays), with each player's
-move also kept typed beside its text (a `Move`: what the game kernel replays, never reading the
-text), and the events, what happened as raw records (moves, reveals, values set, restarts, the
+every action since the start, chance included (the full record, for replays), with the legal
+`Action` each player's move took kept beside its text (its typed `Move`, which the game kernel
+replays without reading the text: `decisions.recorded_moves`), and the events, what happened as raw records (moves, reveals, values set, restarts, the
 end).  Who may read what is
 kept beside them: `redact` says, for each history entry some players may not read, what they read
 instead; each event says who saw it.  `history_for(player)` and `events_for(player)` are what one
@@ -23,28 +23,29 @@ from .text import _listify, short
 class Log:
     """An append-only record that copies share: appending and copying take constant time, so a
     state's `clone()` does not grow with the length of its history.  Entries are kept as a chain
-    of triples (the chain before, the entry, what is kept beside it: a history entry's typed
-    `Move`, or None); the list views are made once per copy when first asked for, then kept up
-    to date (the moves' only when asked for: an events log never is)."""
+    of triples (the chain before, the entry, what is kept beside it: for a move of the history,
+    the `Action` taken; else None); the list views are made once per copy when first asked for,
+    then kept up to date (the one of what is beside only when asked for: an events log never
+    is)."""
 
-    __slots__ = ("_chain", "_len", "_view", "_moves")
+    __slots__ = ("_chain", "_len", "_view", "_beside")
 
     def __init__(self, chain: Optional[tuple] = None, length: int = 0):
         self._chain = chain
         self._len = length
         self._view: Optional[list] = None if length else []
-        self._moves: Optional[list] = None
+        self._beside: Optional[list] = None
 
-    def append(self, x, move: Any = None) -> None:
-        """Add an entry (and beside it, for the history, the typed move it records, if any)."""
-        self._chain = (self._chain, x, move)
+    def append(self, x, beside: Any = None) -> None:
+        """Add an entry (and what is kept beside it: for a move of the history, its Action)."""
+        self._chain = (self._chain, x, beside)
         self._len += 1
         view = self._view
         if view is not None:
             view.append(x)
-        moves = self._moves
-        if moves is not None:
-            moves.append(move)
+        kept = self._beside
+        if kept is not None:
+            kept.append(beside)
 
     def __len__(self) -> int:
         return self._len
@@ -63,19 +64,19 @@ class Log:
             self._view = view
         return view
 
-    def moves(self) -> builtins.list:
-        """What each entry keeps beside it, in order: for the history, each player's move as a
-        typed `Move` (`fishrules.runtime.decisions`), None for chance and for an entry recorded
-        as text only (a determinization's record, say)."""
-        moves = self._moves
-        if moves is None:
-            moves, chain = [], self._chain
+    def beside(self) -> builtins.list:
+        """What each entry keeps beside it, in order: for the history, the `Action` each
+        player's move took; None for chance, and for an entry kept as text only (a
+        determinization's record holds what one player saw, and nothing beside)."""
+        kept = self._beside
+        if kept is None:
+            kept, chain = [], self._chain
             while chain is not None:
-                chain, _, m = chain
-                moves.append(m)
-            moves.reverse()
-            self._moves = moves
-        return moves
+                chain, _, b = chain
+                kept.append(b)
+            kept.reverse()
+            self._beside = kept
+        return kept
 
     def truncate(self, n: int) -> None:
         """Forget the entries past the first n (a failed call undone)."""
@@ -85,8 +86,8 @@ class Log:
         self._chain, self._len = chain, n
         if self._view is not None:
             del self._view[n:]
-        if self._moves is not None:
-            del self._moves[n:]
+        if self._beside is not None:
+            del self._beside[n:]
 
 
 class Record(Machine):
@@ -97,15 +98,15 @@ class Record(Machine):
     # ---- writing the record ----------------------------------------------------------------------
 
     def _record(self, text: str, redacted: Optional[str] = None, audience: Optional[tuple] = None,
-                move: Any = None) -> None:
-        """An entry of the history; with `audience`, the others read `redacted` instead.  `move`
-        is a player's move as a typed `Move`, kept beside its text."""
+                action: Any = None) -> None:
+        """An entry of the history; with `audience`, the others read `redacted` instead.  For a
+        player's move, `action` is the legal Action it took, kept beside its text."""
         history = self._history
         if history is None:  # a playout keeps no history
             return
         if audience is not None and redacted is not None:
             self.redact = self.redact + ((len(history), redacted, audience),)
-        history.append(text, move)
+        history.append(text, action)
 
     def _note_move(self, cards: tuple, dest: int, facing) -> None:
         """Record a move as one event, with who saw each card: those who see the zone it leaves or
