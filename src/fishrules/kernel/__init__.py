@@ -22,7 +22,7 @@ import warnings
 from typing import Any, Iterator, NamedTuple, Optional
 
 from ..errors import OptionError
-from ..runtime import CHANCE
+from ..runtime import CHANCE, recorded_moves
 from ..limits import MAX_PLAYOUT_DECISIONS
 from . import abi as A
 from . import layout as L
@@ -218,9 +218,11 @@ class Kernel:
 
     def state_of(self, state: Any) -> Any:
         """The kernel state of an engine state (seeded, with its whole history): the game replayed
-        in the kernel, decision by decision; chance comes out the same from the same seed (each
-        outcome the kernel resolves is one entry of the history, skipped).  Raises KFault if the
-        kernel cannot play it."""
+        in the kernel, decision by decision, each move as the typed `Move` its record keeps beside
+        its text (`recorded_moves`), found among the kernel's legal moves by its key (no text written
+        or read); chance comes out the same from the same seed (each outcome the kernel resolves
+        is one entry of the history, skipped).  Raises KFault if the kernel cannot play it (a
+        move the kernel does not list)."""
         if state._history is None or state.cur == CHANCE or isinstance(self.backend, _Engine):
             raise KFault(FAULT_CAPACITY)  # no whole record to replay, waiting for chance, or no kernel: the engine's machine
         origin = getattr(state, "_kernel_origin", None)
@@ -231,23 +233,21 @@ class Kernel:
             return S
         be, bd = self.backend, self.boundary
         texts = state._history.list()
-        be.script([self._chance_item(t, state) for t in texts])
+        moves = recorded_moves(state)
+        be.script([self._chance_item(t, state) if m is None else (0, 0, 0) for t, m in zip(texts, moves)])
         S = be.new(state.n, {o.name: state.g[o.slot] for o in self.program.model.options}, state.seed)
         S[A.H_SCRIPT] = 0
         be.start(S, False)
         pending: dict = {}
-        while S[A.H_SCRIPT] < len(texts):
+        while S[A.H_SCRIPT] < len(moves):
             i = S[A.H_SCRIPT]
             cur = S[A.H_CUR]
-            text = texts[i]
             if cur == A.CUR_SIMUL:
                 who = be.who_together(S)
-                head, _, _ = text.partition(": ")
-                p = int(head[1:]) if head[1:].isdigit() else -1
-                mv = next((m for m in be.moves(S, p) if bd.text(m, True) == text), None) if p in who else None
-                if mv is None:
+                p, km = self._replayed(S, moves[i], texts[i], True, who)
+                if p in pending:
                     raise KFault(FAULT_RULE)
-                pending[p] = mv
+                pending[p] = km
                 S[A.H_SCRIPT] = i + 1
                 if len(pending) == len(who):
                     be.play_together(S, tuple(pending[q] for q in who))
@@ -255,11 +255,9 @@ class Kernel:
                 continue
             if cur < 0:
                 raise KFault(FAULT_RULE)
-            mv = next((m for m in be.moves(S, cur) if bd.text(m) == text), None)
-            if mv is None:
-                raise KFault(FAULT_RULE)
+            _, km = self._replayed(S, moves[i], texts[i], False, (cur,))
             S[A.H_SCRIPT] = i + 1
-            be.play(S, mv)
+            be.play(S, km)
         if pending:
             raise KFault(FAULT_CAPACITY)  # some players chose at a simultaneous decision, not all: the API keeps that
         if S[A.H_CUR] == A.CUR_RUN or (S[A.H_CUR] == A.CUR_OVER) != state.is_over:
@@ -267,6 +265,29 @@ class Kernel:
         S[A.H_SCRIPT] = -1  # from here on, chance from the state's own generator
         S[A.H_SEED], S[A.H_DRAWS] = _signed(state.seed), state.draws
         return S
+
+    def _replayed(self, S: Any, move: Any, text: str, together: bool, who: tuple) -> tuple:
+        """(actor, kernel move) of a move of the record, one of `who`'s legal moves in S, found by
+        its typed `Move`'s key.  KFault if it is none of them."""
+        be, bd = self.backend, self.boundary
+        if move is not None:
+            actor = move.actor
+            km = bd.kernel_move(move) if move.together == together and actor in who else None
+            if km is None or km not in be.moves(S, actor):
+                raise KFault(FAULT_RULE)
+            return actor, km
+        # A record kept as text only: a determinization's, which holds what one player saw and no
+        # typed moves (they could tell apart identical cards its texts do not).  Its move is found
+        # by its text among the kernel's.
+        if together:
+            head = text.partition(": ")[0]
+            actor = int(head[1:]) if head[:1] == "p" and head[1:].isdigit() else -1
+        else:
+            actor = who[0]
+        km = next((m for m in be.moves(S, actor) if bd.text(m, together) == text), None) if actor in who else None
+        if km is None:
+            raise KFault(FAULT_RULE)
+        return actor, km
 
     def _chance_item(self, text: str, state: Any) -> tuple:
         """A history entry as a chance outcome the kernel can replay: (1, label, 0) a card drawn,

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Union
 
-from ..runtime import SIMULTANEOUS, Action, State
+from ..runtime import SIMULTANEOUS, Action, State, play_move
 from ..runtime.fields import Fields
 from .abi import CUR_OVER as _CUR_OVER, CUR_SIMUL as _CUR_SIMUL, FAULT_STUCK, H_CUR as _H_CUR
 from .pyruntime import KFault
@@ -179,8 +179,9 @@ class KState(State):
         be = kernel.backend
         applied, pending = ks[_APPLIED], ks[_PENDING]
         napplied, pending_before = len(applied), dict(pending)
+        together = S[_H_CUR] == _CUR_SIMUL
         try:
-            if S[_H_CUR] == _CUR_SIMUL:
+            if together:
                 pending[actor] = (records, i)
                 who = be.who_together(S)
                 if len(pending) < len(who):
@@ -208,7 +209,7 @@ class KState(State):
             del applied[napplied:]
             ks[_PENDING] = pending_before
             ks[_LEGAL] = legal
-            return self._as_state().apply(action.text)
+            return play_move(self._as_state(), kernel.boundary.move(be.decode(records, i), together))
         return self
 
     def scores(self) -> list[int]:
@@ -256,10 +257,12 @@ class KState(State):
         return self
 
     def _become_state(self) -> None:
-        """Replay the actions applied on the engine's machine, and be that state from now on.  (A
-        method of the KState bound before this, as in `state.apply(bot.choose(state, p))`, where
-        `state.apply` is looked up before the bot runs, is still KState's: each public one that
-        reads `_ks` hands a state that has become a State over to State's own.)"""
+        """Replay the actions applied on the engine's machine, and be that state from now on.  Each
+        move crosses as a typed `Move` (`play_move`: found among the engine's legal actions by its
+        action and values, no text written or read).  (A method of the KState bound before this,
+        as in `state.apply(bot.choose(state, p))`, where `state.apply` is looked up before the bot
+        runs, is still KState's: each public one that reads `_ks` hands a state that has become a
+        State over to State's own.)"""
         ks = self._ks
         if ks is None:
             return
@@ -267,10 +270,11 @@ class KState(State):
         be, bd = kernel.backend, kernel.boundary
         game, n, seed = _SLOTS["game"].__get__(self), _SLOTS["n"].__get__(self), _SLOTS["seed"].__get__(self)
         ref = State._new(game, n, ks[_OPTIONS], seed, False, count_rules=ks[_COUNT])
+        decode, move = be.decode, bd.move
         for records, i, together, _ in ks[_APPLIED]:
-            ref.apply(bd.text(be.decode(records, i), together))
+            play_move(ref, move(decode(records, i), together))
         for records, i in ks[_PENDING].values():
-            ref.apply(bd.text(be.decode(records, i), True))
+            play_move(ref, move(decode(records, i), True))
         self.__class__ = State
         for name, slot in _SLOTS.items():
             if name != "_ks":
@@ -289,8 +293,10 @@ class KAction(Action):
             return
         where, i = _K_MOVE_GET(self)
         kernel, records, actor, prefix, prog = where
-        name, values, rule = kernel.boundary.action_of(kernel.backend.decode(records, i))
-        ap = prog.actions[name]
+        bd = kernel.boundary
+        move = bd.move(kernel.backend.decode(records, i))
+        ap = bd.programs[move.action]
+        name, values, rule = ap.name, move.values, move.breaks
         _A["player"].__set__(self, actor)
         _A["to"].__set__(self, None)
         # never the engine's legal list (whose slot may be None before it is listed): applied to

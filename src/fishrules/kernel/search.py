@@ -5,9 +5,11 @@ state is replayed into the kernel once (`Kernel.state_of`), and each sample puts
 player cannot tell apart into the places they could be, exactly as `Determinizer.sample` does for
 an engine state (the same classes, places and shuffles: fishrules.determinize), with new seeds for
 chance and for the rollout's choices.  `uct` is the bots' UCT walk (fishrules.bots.MCTSBot): down
-the tree by UCB1 over action texts, one node added, a random playout to the end on the kernel,
+the tree by UCB1 over the moves, one node added, a random playout to the end on the kernel,
 the winners credited.  At a simultaneous choice the players are searched one after the other, the
-searching player first, and their choices played together once all are made.
+searching player first, and their choices played together once all are made.  The tree's nodes
+are the kernel's moves themselves (block, actor and values): no move is written as text but the
+root's children, in the answer.
 
 Nothing here reads what the player may not know: a sample's hidden cards are drawn, not copied;
 the rest of the state is what the determinization of an engine state keeps too.
@@ -91,16 +93,8 @@ def uct(worlds: Worlds, me: int, players: int, iterations: int, seconds: Optiona
     """The root's children after the search: {action text: (visits, my wins)}."""
     kernel = worlds.kernel
     be, bd = kernel.backend, kernel.boundary
-    texts: dict = {}
-
-    def text(move, together: bool) -> str:
-        key = (move, together)
-        t = texts.get(key)
-        if t is None:
-            t = texts[key] = bd.text(move, together)
-        return t
-
     root = _Node(players)
+    root_together = worlds.base[A.H_CUR] == A.CUR_SIMUL
     world = None if fresh else worlds.sample(rng)
     deadline = time.perf_counter() + seconds if seconds is not None else None
     it = 0
@@ -121,28 +115,29 @@ def uct(worlds: Worlds, me: int, players: int, iterations: int, seconds: Optiona
                     actor = me if me in left else left[0]
                 else:
                     actor = cur
+                # a child is keyed by its move itself (block, actor, values), as the engine's
+                # tree keys it by the move's text: one move, one text
                 moves = be.moves(S, actor)
-                names = [text(m, together) for m in moves]
                 children = node.children
-                untried = [i for i, t in enumerate(names) if t not in children]
-                for t in names:
-                    ch = children.get(t)
+                untried = [i for i, m in enumerate(moves) if m not in children]
+                for m in moves:
+                    ch = children.get(m)
                     if ch is not None:
                         ch.avail += 1
                 if untried:
                     i = untried[rng.randrange(len(untried))]
-                    child = children[names[i]] = _Node(players)
+                    child = children[moves[i]] = _Node(players)
                     child.avail = 1
                     pending = _play(be, S, moves[i], actor, together, pending)
                     path.append(child)
                     break
                 best, best_value = 0, -math.inf
-                for i, t in enumerate(names):
-                    ch = children[t]
+                for i, m in enumerate(moves):
+                    ch = children[m]
                     value = ch.wins[actor] / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
                     if value > best_value:
                         best, best_value = i, value
-                node = children[names[best]]
+                node = children[moves[best]]
                 pending = _play(be, S, moves[best], actor, together, pending)
                 path.append(node)
             if S[A.H_CUR] != A.CUR_OVER:
@@ -157,7 +152,7 @@ def uct(worlds: Worlds, me: int, players: int, iterations: int, seconds: Optiona
             w = nd.wins
             for p, r in enumerate(result):
                 w[p] += r
-    return {t: (ch.visits, ch.wins[me]) for t, ch in root.children.items()}
+    return {bd.text(m, root_together): (ch.visits, ch.wins[me]) for m, ch in root.children.items()}
 
 
 def _play(be, S, move, actor: int, together: bool, pending: dict) -> dict:

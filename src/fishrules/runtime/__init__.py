@@ -19,7 +19,7 @@ layer calls only what it or a layer below defines; fields.py draws the stack):
 - `zones`: cards moving between zones, draws, the `where` and `up` bookkeeping;
 - `chance`: the state's random generator;
 - `decisions`: who acts, the legal actions (`Legal`, `Action`) and chance outcomes, applying one,
-  reading action texts;
+  reading action texts, a move typed (`Move`) as it crosses to and from the game kernel;
 - `views`: what a player may see (`view`);
 - `saving`: `to_dict`/`to_json`, reading a saved state back, replaying a history;
 - `playout`: `State.playout`, the fast path of simulations (`Playout`);
@@ -30,9 +30,11 @@ layer calls only what it or a layer below defines; fields.py draws the stack):
 """
 
 # What other modules and the tests import from `fishrules.runtime` (besides `__all__`): `Legal`,
-# `Log`, `Playout`, `empty_draws`, `_zones_of`.
+# `Log`, `Playout`, `empty_draws`, `_zones_of`, and a move as it crosses to and from the game
+# kernel: `Move`, `move_of` (a legal Action's), `play_move` (one applied to a state),
+# `recorded_moves` (those of a state's history).
 from ..compiler import CHANCE, SIMULTANEOUS
-from .decisions import Action, Legal
+from .decisions import Action, Legal, Move, move_of, play_move, recorded_moves
 from .playout import Playout
 from .record import Log
 from .state import State

@@ -6,18 +6,76 @@ legality key; at a chance node, the outcomes with their probabilities), and doin
 `Action` from the legal list, or a text, read against the rules (`_read_action`), which either finds
 the legal action it means or names the rule that forbids it.  A choice at a simultaneous decision
 stays secret until everybody has chosen (`_commit`).
-"""
+
+A move also crosses typed, with no text written or read: a `Move` (the action by number, the
+actor, the values as the engine keeps them, the rule broken, whether it is a choice made together
+with others).  Each move of the history keeps the Action it took beside its text (the `Move`s:
+`recorded_moves(state)`), and `play_move(state, move)` applies one, found among the legal actions
+by its action and values, and otherwise refused (or taken) by `apply` as the Action it names, in
+`apply`'s own words.  This is how the game kernel and the engine hand moves to each other
+(fishrules.kernel.boundary)."""
 
 from __future__ import annotations
 
+import weakref
 from fractions import Fraction
-from typing import Any, Optional, Self, Union
+from typing import Any, NamedTuple, Optional, Self, Union
 
 from ..compiler import CHANCE, MEMO_LIMIT, MEMO_MIN_HITS, MEMO_TRIAL, SIMULTANEOUS, DrawPause, RollPause, SimulPause
 from ..errors import Diagnostic, FishrulesError, IllegalAction, OptionError, RuleError
 from ..limits import MAX_ACTION_TEXT
 from .chance import Chance
 from .text import short
+
+
+class Move(NamedTuple):
+    """One player's move, typed: what crosses between the game kernel and the engine (no text).
+
+    `action` is the action's number, its place among the rules' actions (`model.actions`, in the
+    order the rules declare them); `actor` the player who takes it; `values` its parameters'
+    values as the engine keeps them (`Action._values`: a player's seat, a die's number from 0, a
+    card's number, a number, a choice's word, `some` a tuple of them); `breaks` the rule the move
+    breaks on purpose, or None; `together` whether it is a choice made at a simultaneous decision.
+    """
+
+    action: int
+    actor: int
+    values: tuple
+    breaks: Optional[str] = None
+    together: bool = False
+
+
+#: Program -> (the ActionPrograms by number, {action name: number}): the numbering of `Move`.
+_NUMBERED: "weakref.WeakKeyDictionary[Any, tuple]" = weakref.WeakKeyDictionary()
+
+
+def _numbered(prog: Any) -> tuple:
+    got = _NUMBERED.get(prog)
+    if got is None:
+        aps = tuple(prog.actions[name] for name in prog.model.actions)
+        got = _NUMBERED[prog] = (aps, {ap.name: i for i, ap in enumerate(aps)})
+    return got
+
+
+def move_of(action: "Action") -> Move:
+    """The typed move of a player's legal `Action` (not a chance outcome)."""
+    if action.player is None:
+        raise ValueError("a chance outcome is not a player's move")
+    return Move(_numbered(action._prog)[1][action.name], action.player, action._values, action.breaks,
+                bool(action._prefix))
+
+
+def play_move(state: Any, move: Move) -> Any:
+    """Apply a typed move to `state` (see `Decisions._play`); returns the state."""
+    return state._play(move)
+
+
+def recorded_moves(state: Any) -> list[Optional[Move]]:
+    """The typed move of each entry of a state's history, in order: None for chance, and for an
+    entry kept as text only (a determinization's record)."""
+    numbers = _numbered(state.prog)[1]
+    return [None if a is None else Move(numbers[a.name], a.player, a._values, a.breaks, bool(a._prefix))
+            for a in state._history.beside()]
 
 
 class Action:
@@ -131,7 +189,7 @@ class Legal:
     legality key: the moves (action program, values, rule broken or None) in order, and the
     `Action` objects and their texts, made only when somebody asks for them."""
 
-    __slots__ = ("moves", "actor", "prefix", "prog", "token", "_actions", "_by_text")
+    __slots__ = ("moves", "actor", "prefix", "prog", "token", "_actions", "_by_text", "_by_key")
 
     def __init__(self, moves: list, actor: int, prefix: str, prog):
         self.moves = moves
@@ -144,6 +202,7 @@ class Legal:
         self.token = object()
         self._actions: Optional[list] = None
         self._by_text: Optional[dict] = None
+        self._by_key: Optional[dict] = None
 
     def actions(self) -> list:
         out = self._actions
@@ -161,6 +220,13 @@ class Legal:
         by = self._by_text
         if by is None:
             by = self._by_text = {a.text: a for a in self.actions()}
+        return by
+
+    def by_key(self) -> dict:
+        """The actions by (action name, values): how a typed `Move` is found (no text written)."""
+        by = self._by_key
+        if by is None:
+            by = self._by_key = {(a.name, a._values): a for a in self.actions()}
         return by
 
 
@@ -436,9 +502,14 @@ class Decisions(Chance):
             if isinstance(canonical, tuple):  # pragma: no cover - no violation handlers at simultaneous choices
                 raise IllegalAction(text, "a broken rule cannot be accepted at a simultaneous choice")
             found = by_text[prefix + canonical]
+        self._chosen(found, player, fr, info)
+
+    def _chosen(self, found: Action, player: int, fr: list, info: Any) -> None:
+        """`player`'s legal choice `found` at the simultaneous decision `info` (in frame `fr`): kept
+        secret until everybody has chosen, then every choice takes effect."""
         L = fr[2]
         L[info.slot + 1] = L[info.slot + 1] + ((player, found.name, found._values, len(self._history)),)
-        self._record(found.text, f"{prefix}?", (player,))
+        self._record(found.text, f"p{player}: ?", (player,), found)
         self._legal = None
         if len(L[info.slot + 1]) < len(L[info.slot]):
             return
@@ -466,29 +537,98 @@ class Decisions(Chance):
     def _do(self, a: Action) -> None:
         ap = self.prog.actions[a.name]
         if a.breaks is not None:  # accepted as the rules say: their `when … is broken` block runs
-            self._do_broken(ap, a.player, a._values, a.text, ap.broken[a.breaks][1])
+            self._do_broken(ap, a.player, a._values, a.text, a.breaks, a)
             return
         fr = self.stack[-1]
         fr[1] += 1
         self._push_action(ap, a.player, a._values)
         hidden = ap.render_redacted(a._values) if ap.params else None
         if hidden is None:
-            self._record(a.text)
+            self._record(a.text, None, None, a)
         else:
-            self._record(a.text, hidden, (a.player,))
+            self._record(a.text, hidden, (a.player,), a)
         self._resume()
 
-    def _do_broken(self, ap: Any, player: Optional[int], values: tuple, text: str, block: int) -> None:
-        """An action that breaks a rule, accepted as the rules say: its `when … is broken` block
-        runs instead of its effects."""
+    def _do_broken(self, ap: Any, player: Optional[int], values: tuple, text: str, rule: str,
+                   action: Optional[Action] = None) -> None:
+        """An action that breaks the rule `rule`, accepted as the rules say: its `when … is broken`
+        block runs instead of its effects.  `action`: the legal Action it is (else made here, for
+        the record)."""
         self.stack[-1][1] += 1
-        self._push_action(ap, player, values, block)
+        self._push_action(ap, player, values, ap.broken[rule][1])
+        if action is None:
+            action = Action(ap.name, text, player, values, ap if ap.params else None, None, "", self.prog, rule)
         hidden = ap.render_redacted(values) if ap.params else None
         if hidden is None:
-            self._record(text)
+            self._record(text, None, None, action)
         else:
-            self._record(text, hidden, (player,))
+            self._record(text, hidden, (player,), action)
         self._resume()
+
+    # ---- applying a typed move -------------------------------------------------------------------
+
+    def _play(self, move: Move) -> Self:
+        """Apply a typed `Move` (see the module's docstring): the legal action with its action and
+        values, found and taken as `apply` takes its text (the same work budget, the same record, a
+        failure undone alike), but found by its key, with no text written or read.  A move that is
+        not one of its actor's legal actions now (another player's turn, chance to play, a move
+        the rules forbid) is handed to `apply` as the `Action` it names, which refuses it (or
+        takes it) in its own words."""
+        cur = self.cur
+        if cur is not None and cur != CHANCE and (cur == SIMULTANEOUS) == move.together:
+            snap = self._snapshot()
+            self._work = 0
+            try:
+                if self._play_found(move):
+                    return self
+            except FishrulesError:
+                self._restore(snap)
+                raise
+            except Exception as exc:  # a rule that went wrong (as `apply` says it of a text)
+                self._restore(snap)
+                raise self._fault(exc, self._pause_span(), f"while reading {self._action_of(move).text!r}") from None
+            except BaseException:
+                self._restore(snap)
+                raise
+            self._restore(snap)
+        return self.apply(self._action_of(move))
+
+    def _play_found(self, move: Move) -> bool:
+        """Take `move` if it is one of the legal actions of its actor now; False if it is not."""
+        aps = _numbered(self.prog)[0]
+        if not (0 <= move.action < len(aps)):
+            return False
+        key = (aps[move.action].name, move.values)
+        if move.together:
+            if move.actor not in self.waiting:
+                return False
+            fr, info = self._pause()
+            found = _found(self._enumerate_for(info, move.actor), key)
+            if found is None:
+                return False
+            self._chosen(found, move.actor, fr, info)
+            return True
+        if move.actor != self.cur:
+            return False
+        if self._legal is None:
+            self._legal = self._enumerate()
+        found = _found(self._legal, key)
+        if found is None:
+            return False
+        self._do(found)
+        return True
+
+    def _action_of(self, move: Move) -> Action:
+        """The `Action` a typed move names, for `apply` to check (and refuse) when it is not one
+        of the legal actions now."""
+        aps = _numbered(self.prog)[0]
+        if not (0 <= move.action < len(aps)):
+            raise IllegalAction(short(move), "there is no such action in these rules")
+        ap = aps[move.action]
+        prefix = f"p{move.actor}: " if move.together else ""
+        if ap.params:
+            return Action(ap.name, None, move.actor, move.values, ap, None, prefix, self.prog, move.breaks)
+        return Action(ap.name, prefix + ap.name, move.actor, (), None, None, prefix, self.prog, move.breaks)
 
     def _resume(self) -> None:
         """Carry on after a decision or a chance outcome, until the rules wait again."""
@@ -580,6 +720,14 @@ class Decisions(Chance):
             if not test(self, L):
                 handler = ap.broken.get(name)
                 if handler is not None and (handler[0] is None or handler[0](self, L)):
-                    return (ap, actor, tuple(L[p.slot] for p in ap.params), canonical, handler[1])
+                    return (ap, actor, tuple(L[p.slot] for p in ap.params), canonical, name)
                 raise IllegalAction(text, f'it breaks the rule "{name}"', rule=name, span=span)
         return canonical
+
+
+def _found(legal: Legal, key: tuple) -> Optional[Action]:
+    """The legal action with this (name, values), or None (values that cannot be a key: None)."""
+    try:
+        return legal.by_key().get(key)
+    except TypeError:  # unhashable values: no legal action has them
+        return None

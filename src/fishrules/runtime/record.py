@@ -1,8 +1,10 @@
 """Stage 5, running: the record of a game.
 
 A state keeps two records, each a `Log` (append-only, shared by copies): the history, the text of
-every action since the start, chance included (the full record, for replays), and the events,
-what happened as raw records (moves, reveals, values set, restarts, the end).  Who may read what is
+every action since the start, chance included (the full record, for replays), with the legal
+`Action` each player's move took kept beside its text (its typed `Move`, which the game kernel
+replays without reading the text: `decisions.recorded_moves`), and the events, what happened as raw records (moves, reveals, values set, restarts, the
+end).  Who may read what is
 kept beside them: `redact` says, for each history entry some players may not read, what they read
 instead; each event says who saw it.  `history_for(player)` and `events_for(player)` are what one
 player may know.  A playout keeps neither record.
@@ -10,6 +12,7 @@ player may know.  A playout keeps neither record.
 
 from __future__ import annotations
 
+import builtins
 from typing import Any, Optional
 
 from ..errors import OptionError
@@ -20,21 +23,29 @@ from .text import _listify, short
 class Log:
     """An append-only record that copies share: appending and copying take constant time, so a
     state's `clone()` does not grow with the length of its history.  Entries are kept as a chain
-    of pairs; the list view is made once per copy when first asked for, then kept up to date."""
+    of triples (the chain before, the entry, what is kept beside it: for a move of the history,
+    the `Action` taken; else None); the list views are made once per copy when first asked for,
+    then kept up to date (the one of what is beside only when asked for: an events log never
+    is)."""
 
-    __slots__ = ("_chain", "_len", "_view")
+    __slots__ = ("_chain", "_len", "_view", "_beside")
 
     def __init__(self, chain: Optional[tuple] = None, length: int = 0):
         self._chain = chain
         self._len = length
         self._view: Optional[list] = None if length else []
+        self._beside: Optional[list] = None
 
-    def append(self, x) -> None:
-        self._chain = (self._chain, x)
+    def append(self, x, beside: Any = None) -> None:
+        """Add an entry (and what is kept beside it: for a move of the history, its Action)."""
+        self._chain = (self._chain, x, beside)
         self._len += 1
         view = self._view
         if view is not None:
             view.append(x)
+        kept = self._beside
+        if kept is not None:
+            kept.append(beside)
 
     def __len__(self) -> int:
         return self._len
@@ -47,11 +58,25 @@ class Log:
         if view is None:
             view, chain = [], self._chain
             while chain is not None:
-                chain, x = chain
+                chain, x, _ = chain
                 view.append(x)
             view.reverse()
             self._view = view
         return view
+
+    def beside(self) -> builtins.list:
+        """What each entry keeps beside it, in order: for the history, the `Action` each
+        player's move took; None for chance, and for an entry kept as text only (a
+        determinization's record holds what one player saw, and nothing beside)."""
+        kept = self._beside
+        if kept is None:
+            kept, chain = [], self._chain
+            while chain is not None:
+                chain, _, b = chain
+                kept.append(b)
+            kept.reverse()
+            self._beside = kept
+        return kept
 
     def truncate(self, n: int) -> None:
         """Forget the entries past the first n (a failed call undone)."""
@@ -61,6 +86,8 @@ class Log:
         self._chain, self._len = chain, n
         if self._view is not None:
             del self._view[n:]
+        if self._beside is not None:
+            del self._beside[n:]
 
 
 class Record(Machine):
@@ -70,14 +97,16 @@ class Record(Machine):
 
     # ---- writing the record ----------------------------------------------------------------------
 
-    def _record(self, text: str, redacted: Optional[str] = None, audience: Optional[tuple] = None) -> None:
-        """An entry of the history; with `audience`, the others read `redacted` instead."""
+    def _record(self, text: str, redacted: Optional[str] = None, audience: Optional[tuple] = None,
+                action: Any = None) -> None:
+        """An entry of the history; with `audience`, the others read `redacted` instead.  For a
+        player's move, `action` is the legal Action it took, kept beside its text."""
         history = self._history
         if history is None:  # a playout keeps no history
             return
         if audience is not None and redacted is not None:
             self.redact = self.redact + ((len(history), redacted, audience),)
-        history.append(text)
+        history.append(text, action)
 
     def _note_move(self, cards: tuple, dest: int, facing) -> None:
         """Record a move as one event, with who saw each card: those who see the zone it leaves or
