@@ -25,7 +25,7 @@ STATEMENTS = ("each", "has", "the", "set", "to", "subtract", "from", "clear", "r
               "broken", "with", "faces", "seen", "by", "line", "circles", "before", "after", "at", "start", "of",
               "some", "one", "a", "number", "numbers", "list", "zone", "zones", "player", "x", "secret", "hidden",
               "internal", "public", "highest", "lowest", "other", "than", "starting", "going", "your", "left", "right",
-              "value", "attribute", "log")
+              "value", "attribute", "log", "about", "out")
 #: Words that combine conditions and collections.
 WORD_OPERATORS = ("and", "or", "not", "in", "is", "where", "every", "any", "no", "shows", "showing")
 CONSTANTS = ("yes", "nobody", "you", "it")
