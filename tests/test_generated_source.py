@@ -65,6 +65,8 @@ def hostile_fishfry() -> tuple[str, list[str]]:
 
         def swap(_m):
             text = HOSTILE[len(strings) % len(HOSTILE)] + str(len(strings))
+            if code.lstrip().startswith("log "):  # a log sentence's braces are its placeholders: checked, never code
+                text = text.replace("{", "(").replace("}", ")")
             strings.append(text)
             return '"' + text + '"'
 

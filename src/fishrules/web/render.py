@@ -309,7 +309,7 @@ def _value(info: TableInfo, kind: str, v: Any) -> Markup:
         return tag("span", None, "yes" if v else "no")
     if isinstance(v, list):
         return tag("span", None, ", ".join("?" if x is None else str(x) for x in v) if v else "none")
-    if isinstance(v, str):  # a choice of the rules' (`horse_mackerel`) as words
+    if isinstance(v, str):  # a choice of the rules' (`two_pairs`) as words
         return tag("span", None, v.replace("_", " "))
     return tag("span", None, str(v))
 

@@ -372,7 +372,7 @@ def may_take_back(before: fishrules.State, after: fishrules.State) -> bool:
 
 
 def _breaks(state: fishrules.State, text: str) -> bool:
-    """Whether `text` breaks a rule that costs a penalty (a fiasco): such a step stands."""
+    """Whether `text` breaks a rule that costs a penalty (`breaks`): such a step stands."""
     who = state.waiting[0] if state.current == SIMULTANEOUS else None
     return any(a.text == text and a.breaks for a in state.legal_actions(who))
 
