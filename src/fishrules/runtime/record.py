@@ -54,29 +54,26 @@ class Log:
         return Log(self._chain, self._len)
 
     def list(self) -> list:
-        view = self._view
-        if view is None:
-            view, chain = [], self._chain
-            while chain is not None:
-                chain, x, _ = chain
-                view.append(x)
-            view.reverse()
-            self._view = view
-        return view
+        if self._view is None:
+            self._view = self._column(1)
+        return self._view
 
     def beside(self) -> builtins.list:
         """What each entry keeps beside it, in order: for the history, the `Action` each
         player's move took; None for chance, and for an entry kept as text only (a
         determinization's record holds what one player saw, and nothing beside)."""
-        kept = self._beside
-        if kept is None:
-            kept, chain = [], self._chain
-            while chain is not None:
-                chain, _, b = chain
-                kept.append(b)
-            kept.reverse()
-            self._beside = kept
-        return kept
+        if self._beside is None:
+            self._beside = self._column(2)
+        return self._beside
+
+    def _column(self, k: int) -> builtins.list:
+        """Part `k` of every link of the chain (1: the entries, 2: what each keeps beside), in order."""
+        out, chain = [], self._chain
+        while chain is not None:
+            out.append(chain[k])
+            chain = chain[0]
+        out.reverse()
+        return out
 
     def truncate(self, n: int) -> None:
         """Forget the entries past the first n (a failed call undone)."""

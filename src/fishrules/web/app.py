@@ -337,16 +337,24 @@ def create_app(store: Store, bot_delay: float = 1.5, bot_iterations: int = 100,
         except (FishrulesError, Refusal) as e:
             return None, e
 
-    async def rules(request: Request) -> Response:
+    async def bundled_of(request: Request) -> tuple[Any, str, Optional[str]] | Response:
+        """The bundled ruleset (and variant) a GET names: (its RulesInfo, name, variant), or the
+        page saying there is none."""
         ruleset = request.query_params.get("ruleset") or ""
         variant = request.query_params.get("variant") or None
         await tables.ready()
         if (ruleset, None) not in tables.bundled:
             return _error("No such game", "There is no bundled game of that name.", 404)
         try:
-            game = await tables.rules_of(ruleset, None, variant)
+            return await tables.rules_of(ruleset, None, variant), ruleset, variant
         except FishrulesError as e:
             return _error("No such variant", str(e), 404)
+
+    async def rules(request: Request) -> Response:
+        found = await bundled_of(request)
+        if isinstance(found, Response):
+            return found
+        game, ruleset, _ = found
         return _html(pages.rules_page(game, ruleset))
 
     async def check(request: Request) -> Response:
@@ -360,15 +368,10 @@ def create_app(store: Store, bot_delay: float = 1.5, bot_iterations: int = 100,
 
     async def new(request: Request) -> Response:
         if request.method == "GET":
-            ruleset = request.query_params.get("ruleset") or ""
-            variant = request.query_params.get("variant") or None
-            await tables.ready()
-            if (ruleset, None) not in tables.bundled:
-                return _error("No such game", "There is no bundled game of that name.", 404)
-            try:
-                game = await tables.rules_of(ruleset, None, variant)
-            except FishrulesError as e:
-                return _error("No such variant", str(e), 404)
+            found = await bundled_of(request)
+            if isinstance(found, Response):
+                return found
+            game, ruleset, variant = found
             return _html(pages.setup(game, ruleset, None, variant, base=tables.bundled[(ruleset, None)]))
         form = await _form(request, 8)
         text = str(form.get("rules") or "")
