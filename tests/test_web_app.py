@@ -271,6 +271,8 @@ def test_the_command_says_what_is_wrong_with_its_database(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "cannot use the database" in err and "Traceback" not in err
     assert cli_main(["serve", "--port", "70000"]) == 2
+    assert cli_main(["serve", "--house-nice", "20"]) == 2
+    assert "--house-nice 20: from 0" in capsys.readouterr().err
 
 
 # ---- issue 33: the lobby says what `fishrules check` says; a table that cannot be dealt -------------

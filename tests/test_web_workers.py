@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 
 import pytest
 
@@ -40,6 +41,22 @@ def test_a_job_runs_and_answers():
     run(go())
 
 
+@pytest.mark.parametrize("nice", [19, 5, 0])
+def test_a_lane_runs_at_the_priority_it_was_given(nice):
+    # 19, the house rules' default, is Linux's idle class too; a lower number (`serve --house-nice`)
+    # is plain nice, sharing the machine with other programs
+    async def go():
+        lane = await _lane(nice=nice)
+        try:
+            (got, policy), _ = await lane.run("priority", cpu=5)
+        finally:
+            lane.close()
+        assert got == min(19, os.nice(0) + nice)
+        if hasattr(os, "SCHED_IDLE"):
+            assert (policy == os.SCHED_IDLE) == (nice >= 19)
+    run(go())
+
+
 @pytest.mark.parametrize("fn, args, what", [
     ("spin", (30,), "time"),        # CPU past the budget: the worker's own timer
     ("sleep", (30,), "time"),       # no CPU at all, no answer: the deadline kills it
@@ -58,6 +75,46 @@ def test_a_job_past_a_limit_ends_and_the_lane_goes_on(fn, args, what):
             (_, pid2), _ = await lane.run("echo", 0, cpu=5)
             assert pid2 != pid  # a fresh worker: nothing the job left behind is kept
         finally:
+            lane.close()
+    run(go())
+
+
+def _hogs(seconds):
+    """Every core busy at normal priority for `seconds`: a lane at the lowest gets none of them."""
+    import subprocess
+    import sys
+
+    code = f"import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end: pass\n"
+    return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(os.cpu_count() or 2)]
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="Linux's idle class")
+@pytest.mark.parametrize("most_wait, what", [(60.0, None), (1.0, "busy")])
+def test_a_starved_job_waits_for_a_core_it_is_not_killed_as_stuck(monkeypatch, most_wait, what):
+    # A house rule's job at the lowest priority on a busy machine is runnable and under its CPU
+    # budget: its deadline is pushed back (it used to be killed and reported as "took more than
+    # N s"), up to MOST_WAIT, past which the visitor hears the server is busy
+    from fishrules.web import workers
+
+    monkeypatch.setattr(workers, "MOST_WAIT", most_wait)
+
+    async def go():
+        lane = await _lane(nice=19)
+        hogs = _hogs(3.0)
+        try:
+            await asyncio.sleep(0.2)  # the hogs are running
+            if what is None:
+                value, _ = await lane.run("spin", 0.2, cpu=2, wall=0.5)
+                assert value > 0
+            else:
+                with pytest.raises(Limit) as got:
+                    await lane.run("spin", 0.2, cpu=2, wall=0.5)
+                assert got.value.what == what
+            assert (await lane.run("echo", 1, cpu=5))[0][0] == 1  # the lane goes on
+        finally:
+            for h in hogs:
+                h.kill()
+                h.wait()
             lane.close()
     run(go())
 

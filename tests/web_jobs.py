@@ -45,3 +45,8 @@ def bug():
 
 def recurse(n):
     return recurse(n + 1)
+
+
+def priority():
+    policy = os.sched_getscheduler(0) if hasattr(os, "sched_getscheduler") else None
+    return os.nice(0), policy

@@ -726,6 +726,8 @@ def cmd_serve(args) -> int:
         raise OptionError(f"--header-timeout {args.header_timeout}: from 0.1 to 600 seconds")
     if not (1 <= args.workers <= 64):
         raise OptionError(f"--workers {args.workers}: from 1 to 64")
+    if not (0 <= args.house_nice <= 19):
+        raise OptionError(f"--house-nice {args.house_nice}: from 0 (the server's own games' priority) to 19 (the lowest)")
     if args.public_url is not None and not re.fullmatch(r"https?://[^/\s?#]+/?", args.public_url):
         raise OptionError(f"--public-url {args.public_url[:80]!r}: an address like https://games.example.org")
     if not args.quiet:
@@ -736,7 +738,8 @@ def cmd_serve(args) -> int:
         serve(args.host, args.port, args.db, bot_delay=args.bot_delay, bot_iterations=args.bot_iterations, seed=args.seed,
               allowed_hosts=tuple(args.allowed_host or ()), public_url=args.public_url, workers=args.workers,
               most_connections=args.most_connections, most_per_address=args.most_per_address,
-              header_timeout=args.header_timeout, tables_per_hour=args.tables_per_hour)
+              header_timeout=args.header_timeout, tables_per_hour=args.tables_per_hour,
+              house_nice=args.house_nice)
     except StoreError as e:
         _err(f"fishrules: {e}")
         return 1
@@ -895,6 +898,9 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--workers", type=int, default=2, metavar="N",
                     help="worker processes for the rules' work, for each of the server's own games and house rules "
                     "(default 2)")
+    sv.add_argument("--house-nice", type=int, default=19, metavar="N",
+                    help="CPU priority of house rules' work, 0 to 19 (default 19, the lowest: it runs only on a core "
+                    "nobody else wants; on a machine busy with other programs, lower it or house tables wait for them)")
     sv.add_argument("--most-connections", type=_positive, metavar="N", help="connections at once, in all (default 1000)")
     sv.add_argument("--most-per-address", type=_positive, metavar="N",
                     help="connections at once from one address (default 256)")

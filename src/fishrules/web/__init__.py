@@ -46,13 +46,14 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str = "fishrules.sqlite
           bot_iterations: int = 100, log_level: str = "warning", seed: "int | None" = None,
           allowed_hosts: "tuple[str, ...]" = (), public_url: "str | None" = None, workers: int = 2,
           most_connections: "int | None" = None, most_per_address: "int | None" = None,
-          header_timeout: float = 10.0, tables_per_hour: "int | None" = None) -> None:
+          header_timeout: float = 10.0, tables_per_hour: "int | None" = None, house_nice: int = 19) -> None:
     """Serve the tables kept in `db` (a SQLite file, or a postgresql:// URL) at http://host:port/
     until interrupted.  With `seed`, new tables are seeded seed, seed + 1, … (the same games again,
     for tests and demonstrations); otherwise each gets 63 random bits.  The server answers to
     addresses, `localhost`, `host`, `allowed_hosts` and the name of `public_url` (which its links
     are built on); `workers` processes do the rule work of each lane (web/tables.py); connections
-    are bounded in all and per address (web/connections.py)."""
+    are bounded in all and per address (web/connections.py); house rules' work runs at CPU priority
+    `house_nice` (19: only on a core nobody else wants)."""
     import uvicorn
 
     from . import connections
@@ -67,7 +68,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str = "fishrules.sqlite
         counter = itertools.count(seed)
         seeds = lambda: next(counter)  # noqa: E731
     app = make(store, bot_delay=bot_delay, bot_iterations=bot_iterations, seeds=seeds, workers=workers,
-               hosts=Hosts(host, allowed_hosts, public_url), tables_per_hour=tables_per_hour)
+               hosts=Hosts(host, allowed_hosts, public_url), tables_per_hour=tables_per_hour,
+               house_nice=house_nice)
     connections.configure(most=most_connections or connections.MOST_CONNECTIONS,
                           per_address=most_per_address or connections.MOST_PER_ADDRESS, header_timeout=header_timeout)
     _tune_gc()

@@ -295,14 +295,16 @@ class Conn:
 
 def create_app(store: Store, bot_delay: float = 1.5, bot_iterations: int = 100,
                seeds: Optional[Callable[[], int]] = None, hosts: Optional[Hosts] = None, workers: int = 2,
-               tables_per_hour: Optional[int] = None) -> Starlette:
+               tables_per_hour: Optional[int] = None, house_nice: int = 19) -> Starlette:
     """The application serving the tables kept in `store`.  A bot plays once the table's last
     change has been shown `bot_delay` seconds (0: at once), and searches `bot_iterations` per decision; `seeds()` gives each new table its seed
     (by default 63 random bits); `hosts` the names it answers to (by default: addresses and
     localhost); `workers` the worker processes of each lane (tables.py); `tables_per_hour` how many
-    tables one address may set up (TABLES_PER_HOUR).  (Long, and kept whole:
+    tables one address may set up (TABLES_PER_HOUR); `house_nice` the CPU priority of house rules'
+    work (19, the lowest, runs only on a core nobody else wants).  (Long, and kept whole:
     each route is a short closure over `tables`, in the order of the table of routes at the end.)"""
-    tables = Tables(store, bot_delay=bot_delay, bot_iterations=bot_iterations, seeds=seeds, workers=workers)
+    tables = Tables(store, bot_delay=bot_delay, bot_iterations=bot_iterations, seeds=seeds, workers=workers,
+                    house_nice=house_nice)
     hosts = hosts or Hosts()
     checks = Rate(CHECKS_PER_SECOND, CHECKS_AT_ONCE)
     per_hour = TABLES_PER_HOUR if tables_per_hour is None else tables_per_hour

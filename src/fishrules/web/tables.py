@@ -89,6 +89,8 @@ def limit_message(what: str, seconds: float, doing: str) -> str:
         return "This was cancelled: a newer request took its place."
     if what == "crashed":
         return f"The server's worker stopped while it tried to {doing}; nothing was changed."
+    if what == "busy":
+        return f"The server was too busy to {doing}; nothing was changed. Try again in a while."
     return f"These rules took more than {seconds:g} s to {doing}."
 
 
@@ -208,7 +210,7 @@ class Tables:
     (once); `close()` lets everything go."""
 
     def __init__(self, store: Store, bot_delay: float = BOT_DELAY, bot_iterations: int = 100,
-                 seeds: Optional[Callable[[], int]] = None, workers: int = 2):
+                 seeds: Optional[Callable[[], int]] = None, workers: int = 2, house_nice: int = 19):
         import concurrent.futures
 
         self.store = store
@@ -219,10 +221,11 @@ class Tables:
         self.bot_delay = bot_delay
         self.bot_iterations = bot_iterations
         # The server's own rulesets play at normal priority; pasted house rules at the lowest, in
-        # workers of their own; compiles one at a time.
+        # workers of their own; compiles one at a time.  (An operator whose machine is busy with
+        # other programs may raise the house rules' priority: at nice 19 they wait for any of them.)
         self.trusted = Lane("rules", workers)
-        self.untrusted = Lane("house-rules", workers, nice=19)
-        self.compiler = Lane("compile", 1, nice=19)
+        self.untrusted = Lane("house-rules", workers, nice=house_nice)
+        self.compiler = Lane("compile", 1, nice=house_nice)
         self.bundled: dict[tuple, RulesInfo] = {}
         self._opening: Optional[asyncio.Future] = None
         self._tables: dict[str, Table] = {}

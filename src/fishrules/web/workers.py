@@ -9,8 +9,9 @@ job's limits:
 - **CPU time**: each job has a budget of CPU seconds, counted by the worker itself
   (`ITIMER_PROF`); past it the job ends with `Limit` and the worker starts afresh.
 - **Wall time**: a job that has not answered after its deadline (its CPU budget three times over,
-  plus a little: a worker can be slowed by others, never by that much) has its worker killed
-  (SIGKILL) and replaced.
+  plus a little) has its worker killed (SIGKILL) and replaced — unless the worker is waiting for a
+  core and has used less than its budget: a low-priority lane on a busy machine is starved, not
+  stuck, and its job gets more time, up to `MOST_WAIT` (past it: `Limit("busy")`).
 - **Memory**: a worker's address space is bounded (`RLIMIT_AS`); a job that runs out ends with
   `Limit` and the worker starts afresh.
 
@@ -46,6 +47,8 @@ log = logging.getLogger("fishrules.web")
 
 #: A worker's address space: what it has after importing fishrules, plus this much.
 MEMORY_HEADROOM = 1 << 30
+#: Seconds a job of a starved worker (runnable, under its CPU budget) may take in all.
+MOST_WAIT = 60.0
 #: How long a job waits for the worker it prefers while that worker is busy, in seconds.
 PREFERENCE_WAIT = 0.03
 _PRELOAD = ["fishrules.web.preload"]
@@ -53,8 +56,8 @@ _ctx: Any = None
 
 
 class Limit(Exception):
-    """A job passed one of its limits (`what`: "time", "memory"), was cancelled ("cancelled"), or
-    its worker died ("crashed").  Nothing it did is kept."""
+    """A job passed one of its limits (`what`: "time", "memory"), waited for a core past
+    `MOST_WAIT` ("busy"), was cancelled ("cancelled"), or its worker died ("crashed").  Nothing it did is kept."""
 
     def __init__(self, what: str):
         super().__init__(what)
@@ -145,12 +148,13 @@ def _worker_main(conn: Any, nice: int, headroom: int, module: str) -> None:
             reply, fresh = ("limit", "memory"), True
         except Exception:
             reply = ("bug", traceback.format_exc(limit=-8)[-4000:])
+        spent = time.process_time()  # the next job's CPU is counted from here (`Lane._overdue`)
         try:
-            conn.send((job_id,) + reply)
+            conn.send((job_id,) + reply + (spent,))
         except Exception:  # an error that cannot be pickled: its words still can
             err = reply[1]
-            conn.send((job_id, "error", _plain_error(err)) if reply[0] == "error"
-                      else (job_id, "bug", f"could not send the answer of {fn}"))
+            conn.send((job_id, "error", _plain_error(err), spent) if reply[0] == "error"
+                      else (job_id, "bug", f"could not send the answer of {fn}", spent))
         if fresh:  # what a job cut short left behind (half-built caches) goes with the process
             return
 
@@ -181,7 +185,7 @@ _ids = itertools.count(1)
 
 
 class _Worker:
-    __slots__ = ("slot", "gen", "proc", "conn", "job", "started", "timer")
+    __slots__ = ("slot", "gen", "proc", "conn", "job", "started", "timer", "spent")
 
     def __init__(self, slot: int, gen: int, proc: Any, conn: Any):
         self.slot = slot
@@ -191,6 +195,7 @@ class _Worker:
         self.job: Optional[_Job] = None
         self.started = 0.0
         self.timer: Optional[asyncio.TimerHandle] = None
+        self.spent = 0.0  # its CPU seconds when it answered its last job
 
     @property
     def home(self) -> tuple:
@@ -381,10 +386,22 @@ class Lane:
     def _overdue(self, w: _Worker, job: _Job) -> None:
         if w.job is not job:
             return
+        waited = time.monotonic() - w.started
+        state = _cpu_state(w.proc.pid)
+        if state is not None and state[0] == "R" and state[1] - w.spent < job.cpu:
+            # runnable and under its budget: it waits for a core (a low-priority lane on a busy
+            # machine), it is not stuck; its own timer still ends it past its CPU budget
+            if waited + job.wall <= MOST_WAIT:
+                w.timer = asyncio.get_running_loop().call_later(job.wall, self._overdue, w, job)
+                return
+            what = "busy"
+        else:
+            what = "time"
         w.job = None
-        log.warning("%s worker %d: %s ran past %.1f s; the worker was replaced", self.name, w.slot, job.fn, job.wall)
+        log.warning("%s worker %d: %s ran past %.1f s (%s); the worker was replaced", self.name, w.slot, job.fn,
+                    waited, "waiting for a core" if what == "busy" else "stuck or over its CPU")
         if not job.future.done():
-            job.future.set_exception(Limit("time"))
+            job.future.set_exception(Limit(what))
         self._replace(w)
 
     def _readable(self, w: _Worker) -> None:
@@ -401,6 +418,7 @@ class Lane:
             self._replace(w)
             return
         job = w.job
+        w.spent = msg[3]
         if job is None or msg[0] != job.id:
             return  # the answer of a job cancelled since
         w.job = None
@@ -425,6 +443,17 @@ class Lane:
             self._replace(w)
             return
         self._pump()
+
+
+def _cpu_state(pid: int) -> Optional[tuple[str, float]]:
+    """A process's scheduling state ("R": running or waiting for a core; "S", "D": asleep) and CPU
+    seconds, from Linux's /proc; None where there is none."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return fields[0].decode(), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 class _quiet:
