@@ -125,6 +125,43 @@ async def test_an_overlay(client: LanguageClient, tmp_path):
     assert await diagnostics(client, uri) == []
 
 
+# A character past U+FFFF is one code point (fishrules, Lark) but two UTF-16 units (the client,
+# unless it agreed on another encoding); a U+2028 in a comment is no line break to the parser,
+# though Python's `splitlines` takes it for one.
+ASTRAL = ('extends "fishfry"\n# a comment \u2028 on one line\ngame "Fishfry with a bonus"\n'
+          'define bonus: fish_caught + 1\nscore "\U0001F41F extra": bonsu + bonus\n')
+
+
+def utf16(line: str, cp: int) -> int:
+    return len(line[:cp].encode("utf-16-le")) // 2
+
+
+@pytest.mark.asyncio
+async def test_columns_are_counted_as_the_client_counts_them(client: LanguageClient, tmp_path):
+    path = tmp_path / "astral.fish"
+    path.write_text(ASTRAL, encoding="utf-8")
+    uri = open_doc(client, path)
+    (diag,) = await diagnostics(client, uri)
+    line = ASTRAL.split("\n")[4]
+    at = line.index("bonsu")
+    assert diag.range.start == t.Position(4, utf16(line, at)) and diag.range.end == t.Position(4, utf16(line, at + 5))
+    assert utf16(line, at) == at + 1  # the fish is two units
+    actions = await client.text_document_code_action_async(t.CodeActionParams(
+        text_document=t.TextDocumentIdentifier(uri=uri), range=diag.range, context=t.CodeActionContext(diagnostics=[diag])))
+    (fix,) = actions
+    assert fix.edit.changes[uri][0].range == diag.range
+    # a position the client sends, after the fish: the name there, and its range sent back
+    use = line.rindex("bonus")
+    hover = await client.text_document_hover_async(t.HoverParams(
+        text_document=t.TextDocumentIdentifier(uri=uri), position=t.Position(4, utf16(line, use) + 4)))
+    assert "**define** `bonus`" in hover.contents.value
+    assert hover.range == t.Range(t.Position(4, utf16(line, use)), t.Position(4, utf16(line, use + 5)))
+    refs = await client.text_document_references_async(t.ReferenceParams(
+        text_document=t.TextDocumentIdentifier(uri=uri), position=t.Position(4, utf16(line, use) + 1),
+        context=t.ReferenceContext(include_declaration=True)))
+    assert {(r.range.start.line, r.range.start.character) for r in refs if r.uri == uri} == {(3, 7), (4, utf16(line, use))}
+
+
 @pytest.mark.asyncio
 async def test_every_syntax_error_and_formatting(client: LanguageClient, tmp_path):
     path = tmp_path / "broken.fish"

@@ -104,7 +104,7 @@ class Declaration:
         """The comment lines right above the declaration (or at the end of its line)."""
         if self.span is None:
             return ""
-        lines = self.span.source.text.splitlines()
+        lines = _lines(self.span.source.text)
         out = []
         i = self.span.line - 2
         while i >= 0 and lines[i].strip().startswith("#"):
@@ -173,6 +173,7 @@ class Analysis:
         self.bases: dict[str, Path] = {}
         self.module: Optional[n.Module] = None
         self.presentation: Optional[Any] = None  # model.Presentation of the effective rules, once checked
+        self._lines: Optional[list[str]] = None
         if run:
             self._run()
 
@@ -220,12 +221,23 @@ class Analysis:
             return True
         return self.path is not None and self.bases.get(name) == _resolved(self.path)
 
+    def lines(self) -> list[str]:
+        """The document's lines, counted as the parser counts them (at each "\\n"), so that a
+        position means the same line to both."""
+        if self._lines is None:
+            self._lines = _lines(self.text)
+        return self._lines
+
+    def line(self, line: int) -> str:
+        """The document's 0-based line `line` ("" past its end)."""
+        lines = self.lines()
+        return lines[line] if 0 <= line < len(lines) else ""
+
     def word_at(self, line: int, character: int) -> Optional[tuple[str, int, int]]:
-        """The name at a 0-based position: (name, start, end) on that line."""
-        lines = self.text.splitlines()
-        if not 0 <= line < len(lines):
+        """The name at a 0-based position (`character` in code points): (name, start, end) on that line."""
+        if not 0 <= line < len(self.lines()):
             return None
-        for m in _WORD.finditer(lines[line]):
+        for m in _WORD.finditer(self.line(line)):
             if m.start() <= character <= m.end():
                 return m.group(), m.start(), m.end()
         return None
@@ -280,23 +292,23 @@ class Analysis:
             out.append(f"in the log: “{p.logs[name]}”")
         return "\n\n".join(out) or None
 
-    def references(self, name: str) -> list[tuple[Optional[Path], int, int, int]]:
+    def references(self, name: str) -> list[tuple[Optional[Path], int, int, int, str]]:
         """Every use of a name as a word (not in a comment or a text) in the files of the chain:
-        (file, 0-based line, start, end), the file None for this document."""
+        (file, 0-based line, start, end, the line), the file None for this document."""
         texts: dict[Optional[Path], Optional[str]] = {}
         for base, file in self.bases.items():
             if not self.is_mine(base):
                 texts.setdefault(file, self._text_of(base, file))
         texts[None] = self.text
-        out: list[tuple[Optional[Path], int, int, int]] = []
+        out: list[tuple[Optional[Path], int, int, int, str]] = []
         for where, text in texts.items():
             if text is None:
                 continue
-            for i, line in enumerate(text.splitlines()):
+            for i, line in enumerate(_lines(text)):
                 code = _code_part(line)
                 for m in _WORD.finditer(code):
                     if m.group() == name and not _in_string(code, m.start()):
-                        out.append((where, i, m.start(), m.end()))
+                        out.append((where, i, m.start(), m.end(), line))
         return out
 
     def _text_of(self, name: str, path: Path) -> Optional[str]:
@@ -359,6 +371,13 @@ def analyze(text: str, path: Optional[str | Path], name: Optional[str] = None) -
     """The analysis of a document's text; `path` (None: a document that is no file, or outside
     the workspace) is where its `extends` may look, `name` what messages call it then."""
     return Analysis(text, Path(path) if path is not None else None, name=name)
+
+
+def _lines(text: str) -> list[str]:
+    """A text's lines as the parser and `Source.line` count them: at each "\\n", a "\\r" before
+    it dropped (`str.splitlines` also breaks at form feeds and U+2028, which would put every
+    position after one on the wrong line)."""
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
 
 
 def quick_fixes(d: Diagnostic) -> list[tuple[str, int, int, int]]:
@@ -634,8 +653,33 @@ def build_server():
             del cache[next(iter(cache))]
         return a
 
-    def rng(line: int, start: int, end: int):
-        return t.Range(t.Position(line, start), t.Position(line, end))
+    # Columns: fishrules counts code points (as Lark and Python do); a client counts the units of
+    # the encoding it agreed on at initialize (UTF-16 unless it offered another), so a line with
+    # a character past U+FFFF (an emoji) is counted differently.  Every column is converted at
+    # the edge, with the text of its line.
+    def units(text: str, cp: int) -> int:
+        return server.workspace.position_codec.client_num_units(text[:max(cp, 0)])
+
+    def code_points(text: str, u: int) -> int:
+        if text.isascii():
+            return u
+        count = server.workspace.position_codec.impl.code_units_for_char
+        seen = 0
+        for i, c in enumerate(text):
+            if seen >= u:
+                return i
+            seen += count(c)
+        return len(text)
+
+    def pos(text: str, line: int, cp: int):
+        return t.Position(line, units(text, cp))
+
+    def rng(text: str, line: int, start: int, end: int):
+        return t.Range(pos(text, line, start), pos(text, line, end))
+
+    def word(a: Analysis, position):
+        """The name at a client's position: (name, start, end) in code points."""
+        return a.word_at(position.line, code_points(a.line(position.line), position.character))
 
     def to_lsp(a: Analysis, d: Diagnostic):
         sev = t.DiagnosticSeverity.Warning if d.severity == "warning" else t.DiagnosticSeverity.Error
@@ -643,12 +687,13 @@ def build_server():
         sp = d.span
         if sp is None or not a.is_mine(sp.file):
             where = f"{sp}: " if sp is not None else ""
-            return t.Diagnostic(range=rng(0, 0, 0), message=where + message, severity=sev, source="fishrules", code=d.code)
+            return t.Diagnostic(range=rng("", 0, 0, 0), message=where + message, severity=sev, source="fishrules", code=d.code)
         end_line = sp.end_line if sp.end_line >= sp.line else sp.line
         end_col = sp.end_column if (sp.end_line > sp.line or sp.end_column > sp.column) else sp.column + 1
-        fixes = quick_fixes(d)
+        first = sp.source.line(sp.line)
+        fixes = [(right, line, units(first, s), units(first, e)) for right, line, s, e in quick_fixes(d)]
         return t.Diagnostic(
-            range=t.Range(t.Position(sp.line - 1, max(sp.column - 1, 0)), t.Position(end_line - 1, max(end_col - 1, 0))),
+            range=t.Range(pos(first, sp.line - 1, sp.column - 1), pos(sp.source.line(end_line), end_line - 1, end_col - 1)),
             message=message, severity=sev, source="fishrules", code=d.code,
             data={"fixes": [list(f) for f in fixes]} if fixes else None)
 
@@ -656,7 +701,7 @@ def build_server():
         pending.pop(uri, None)
         if uri in too_large:
             server.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=[t.Diagnostic(
-                range=rng(0, 0, 0), message=too_large[uri], severity=t.DiagnosticSeverity.Error, source="fishrules")]))
+                range=rng("", 0, 0, 0), message=too_large[uri], severity=t.DiagnosticSeverity.Error, source="fishrules")]))
             return
         if server.workspace.text_documents.get(unquote(uri)) is None:
             return
@@ -741,20 +786,20 @@ def build_server():
     @_guarded(None)
     def hover(ls, params: t.HoverParams):
         a = analysis(params.text_document.uri)
-        w = a.word_at(params.position.line, params.position.character)
+        w = word(a, params.position)
         if w is None:
             return None
         text = a.hover(w[0], params.position.line)
         if text is None:
             return None
         return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=text),
-                       range=rng(params.position.line, w[1], w[2]))
+                       range=rng(a.line(params.position.line), params.position.line, w[1], w[2]))
 
     @server.feature(t.TEXT_DOCUMENT_DEFINITION)
     @_guarded(None)
     def definition(ls, params: t.DefinitionParams):
         a = analysis(params.text_document.uri)
-        w = a.word_at(params.position.line, params.position.character)
+        w = word(a, params.position)
         if w is None:
             return None
         d = a.lookup(w[0], params.position.line)
@@ -763,7 +808,7 @@ def build_server():
         line_text = d.span.source.line(d.span.line)
         col = line_text.find(d.name, max(d.span.column - 1, 0))
         col = col if col >= 0 else max(d.span.column - 1, 0)
-        where = rng(d.span.line - 1, col, col + len(d.name))
+        where = rng(line_text, d.span.line - 1, col, col + len(d.name))
         if a.is_mine(d.span.file):
             return t.Location(uri=params.text_document.uri, range=where)
         path = a.file_of(d.span.file)
@@ -773,11 +818,11 @@ def build_server():
     @_guarded([])
     def references(ls, params: t.ReferenceParams):
         a = analysis(params.text_document.uri)
-        w = a.word_at(params.position.line, params.position.character)
+        w = word(a, params.position)
         if w is None:
             return []
-        return [t.Location(uri=params.text_document.uri if p is None else _uri_of(p), range=rng(line, s, e))
-                for p, line, s, e in a.references(w[0])]
+        return [t.Location(uri=params.text_document.uri if p is None else _uri_of(p), range=rng(text, line, s, e))
+                for p, line, s, e, text in a.references(w[0])]
 
     kinds = {
         "keyword": t.CompletionItemKind.Keyword, "function": t.CompletionItemKind.Function,
@@ -807,12 +852,13 @@ def build_server():
         for d in a.symbols():
             if d.span is None:
                 continue
-            whole = t.Range(t.Position(d.span.line - 1, max(d.span.column - 1, 0)),
-                            t.Position(max(d.span.end_line, d.span.line) - 1, max(d.span.end_column - 1, 0)))
             line_text = d.span.source.line(d.span.line)
+            last = max(d.span.end_line, d.span.line)
+            whole = t.Range(pos(line_text, d.span.line - 1, d.span.column - 1),
+                            pos(d.span.source.line(last), last - 1, d.span.end_column - 1))
             col = max(line_text.find(d.name), 0)
             out.append(t.DocumentSymbol(name=d.name, detail=d.kind, kind=symbol_kinds.get(d.kind, t.SymbolKind.Variable),
-                                        range=whole, selection_range=rng(d.span.line - 1, col, col + len(d.name))))
+                                        range=whole, selection_range=rng(line_text, d.span.line - 1, col, col + len(d.name))))
         return out
 
     @server.feature(t.TEXT_DOCUMENT_CODE_ACTION,
@@ -828,7 +874,7 @@ def build_server():
                         and all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 1 << 31 for x in fix[1:])):
                     continue  # the editor sends back what the server wrote; anything else is not a fix
                 right, line, s, e = fix
-                edit = t.TextEdit(range=rng(line, s, e), new_text=right[:200])
+                edit = t.TextEdit(range=t.Range(t.Position(line, s), t.Position(line, e)), new_text=right[:200])  # units already
                 out.append(t.CodeAction(title=f"Change to `{right[:200]}`", kind=t.CodeActionKind.QuickFix, diagnostics=[diag],
                                         edit=t.WorkspaceEdit(changes={params.text_document.uri: [edit]})))
         return out
@@ -847,8 +893,7 @@ def build_server():
             return None
         if new == doc.source:
             return []
-        lines = doc.source.splitlines()
-        return [t.TextEdit(range=t.Range(t.Position(0, 0), t.Position(len(lines) + 1, 0)), new_text=new)]
+        return [t.TextEdit(range=t.Range(t.Position(0, 0), t.Position(len(_lines(doc.source)) + 1, 0)), new_text=new)]
 
     return server
 
