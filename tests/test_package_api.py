@@ -61,9 +61,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     # the kernel's bridge to the engine's State; it goes when State is one class (issue 32)
     ("kernel/apistate.py", "_ks"): "a State deciding on the kernel keeps its kernel position in this slot",
     ("kernel/__init__.py", "_kernel_origin"): "a determinized State says how to build its kernel position",
-    # between top-level modules
-    ("lsp.py", "_check"): "the language server checks resolved rules as load() does (api._check)",
-    ("simulation.py", "_is_bundled"): "a worker loads a bundled ruleset by name (logs._is_bundled)",
 }
 
 

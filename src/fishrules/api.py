@@ -477,7 +477,7 @@ def load(ruleset: str | os.PathLike, variant: Optional[str] = None, backend: str
     if key in _cache:
         return _cache[key]
     resolved = resolve_file(path, variant)
-    model = _check(resolved)
+    model = check_resolved(resolved)
     name = path.stem if variant is None else f"{path.stem}:{variant}"
     game = Game(resolved, model, name, _hash_files(resolved), backend)
     _cache[key] = game
@@ -499,11 +499,11 @@ def loads(text: str, name: str = "<rules>", variant: Optional[str] = None, base_
 
     check_backend(backend)
     resolved = resolve_text(text, name, variant, Path(base_dir) if base_dir else None)
-    model = _check(resolved)
+    model = check_resolved(resolved)
     return Game(resolved, model, name, _hash_files(resolved), backend)
 
 
-def _check(resolved: Resolved) -> m.Model:
+def check_resolved(resolved: Resolved) -> m.Model:
     """The checked model of resolved rules.  A file with syntax errors is still checked, as far as
     it could be read, so that one `RuleError` holds every problem: its syntax errors and the
     checker's errors (but those that only follow from the lines left out, and its warnings)."""

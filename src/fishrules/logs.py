@@ -119,7 +119,8 @@ def rules_hash(texts: list[tuple[Optional[Path], str]]) -> str:
     return h.hexdigest()
 
 
-def _is_bundled(path: Optional[Path]) -> bool:
+def is_bundled(path: Optional[Path]) -> bool:
+    """Whether `path` is a ruleset bundled with fishrules (a worker loads one by its name)."""
     try:
         return path is not None and path.parent.resolve() == rulesets_dir().resolve()
     except (OSError, ValueError):  # pragma: no cover
@@ -157,7 +158,7 @@ def new_log(game: api.Game, ref: str, variant: Optional[str], log_path: str, pla
     if embed is None:
         embed = not bundled
     if embed:
-        local = [p for p, _ in texts[1:] if not _is_bundled(p)]
+        local = [p for p, _ in texts[1:] if not is_bundled(p)]
         if local:
             note = (f"the rules extend {os.path.basename(str(local[0]))}, a file that is not bundled, so the log "
                     f"names the rule files instead of carrying them: keep them beside the log to replay it")

@@ -178,7 +178,7 @@ class Analysis:
             self._run()
 
     def _run(self) -> None:
-        from .api import _check
+        from .api import check_resolved
         from .variants import resolve_text
 
         try:
@@ -200,7 +200,7 @@ class Analysis:
         # ruleset's is its bare name, which the current folder may hold as well)
         self.bases = {name: Path(path).resolve() for name, path in resolved.bases}
         try:
-            model = _check(resolved)
+            model = check_resolved(resolved)
             self.diagnostics = list(model.warnings)
             self.presentation = model.presentation
         except RuleError as exc:

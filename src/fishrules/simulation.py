@@ -73,7 +73,7 @@ def rules_spec(game) -> dict:
     """What a worker needs to load `game`, as plain data: the text of the file asked for and of each
     file it extends that is not a bundled ruleset (by its path relative to the first file's folder),
     the variant, and the SHA-256 of the whole chain (`logs.rules_hash`, bundled bases included)."""
-    from .logs import _is_bundled, rules_hash, rules_texts
+    from .logs import is_bundled, rules_hash, rules_texts
 
     texts = rules_texts(game)
     top_path, top_text = texts[0]
@@ -82,7 +82,7 @@ def rules_spec(game) -> dict:
     name = top_path.name if top_path is not None else os.path.basename(game.files[-1] if game.files else "")
     files = [(name if _NAME.fullmatch(name) else "rules.fish", top_text)]
     for path, text in texts[1:]:
-        if _is_bundled(path):
+        if is_bundled(path):
             continue  # the worker's own, checked by the hash
         files.append((os.path.relpath(os.path.realpath(path), root), text))
     return {"hash": rules_hash(texts), "variant": game.variant, "files": files, "title": game.title}
