@@ -211,7 +211,7 @@ def _under_board(lines: list[str], header: int, line: int) -> bool:
     (The body of any other broken header is read under a stand-in and its errors reported:
     `Recovering.hold`; a board's rows and a presentation's entries are no statements, and go with
     it.)"""
-    if not re.match(r"\s*(?:replace\s+)?(?:board|presentation)\b", lines[header - 1]):
+    if not re.match(r"\s*(?:\)\s*)?(?:replace\s+)?(?:board|presentation)\b", lines[header - 1]):
         return False
     def indent(k: int) -> int:
         return len(lines[k - 1]) - len(lines[k - 1].lstrip())
@@ -237,6 +237,33 @@ def test_breaking_lines_gives_one_error_each(path, data):
     broken = "\n".join(lines) + "\n"
     parsed = parse_partial(broken, path.name)
     assert [d.span.line for d in parsed.errors] == expected, [d.render() for d in parsed.errors]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(RULESETS.glob("*.fish"))), st.data())
+def test_a_run_of_lines_broken_at_their_start_gives_one_error_each(path, data):
+    """Lines broken one after the other (a stray `)` before the first word): each its own error,
+    in one run of `check` — the line after a left-out one used to be left out unreported, so 10,000
+    misspelled `defin` lines said one error (boards and presentations as above)."""
+    text = path.read_text(encoding="utf-8")
+    candidates = _code_lines(text)
+    first = data.draw(st.integers(0, len(candidates) - 1))
+    chosen = candidates[first:first + data.draw(st.integers(1, 4))]
+    lines = text.splitlines()
+    expected = [i for i in chosen if not any(_under_board(lines, j, i) for j in chosen)]
+    for i in chosen:
+        body = lines[i - 1].lstrip()
+        lines[i - 1] = lines[i - 1][:len(lines[i - 1]) - len(body)] + ") " + body
+    parsed = parse_partial("\n".join(lines) + "\n", path.name)
+    assert [d.span.line for d in parsed.errors] == expected, [d.render() for d in parsed.errors]
+
+
+def test_consecutive_misspelled_declarations_are_each_reported():
+    text = BASE + "defin a: 1\ndefin b: 2\ndefin c: 3\ndefine ok: 1\ndefin d: 4\n"
+    ds = parse_partial(text, "x.fish").errors
+    start = BASE.count("\n")
+    assert [d.span.line for d in ds] == [start + 1, start + 2, start + 3, start + 5], [d.render() for d in ds]
+    assert all("did you mean `define`" in (d.hint or "") for d in ds)
 
 
 def test_a_broken_row_of_a_broken_board_is_left_out_with_it():

@@ -32,8 +32,11 @@ _DECLARES = re.compile(
     r"|(?:each\s+player|the\s+game)\s+has\s+(?:(?:public|secret|hidden|internal)\s+)?([A-Za-z_]\w*)"
     r'|(?:rule|require)\s+"([^"\n]*)"'
     r"|(game|players|dice|board|winners|extends)\b)")
-_IF = re.compile(r"(?:if|otherwise)\b")
+# (after any stray symbols the line broke on: `) if x:` is still an `if`, and its `otherwise` goes with it)
+_IF = re.compile(r"[^\w\"#\n]*(?:if|otherwise)\b")
 _OTHERWISE = re.compile(r"otherwise\b")
+#: A header whose lines are rows or entries, not statements.
+_ROWS = re.compile(r"[^\w\"#]*(?:replace\s+)?(?:board|presentation)\b")
 
 
 def _at(exc) -> int:
@@ -316,8 +319,11 @@ class Recovering:
         they say would make little sense to the checker without their header."""
         line = self.line_of(start)
         col = start - self.starts[line - 1] + 1
-        if re.match(r"(?:replace\s+)?(?:board|presentation)\b", self.text[start:start + 40]):
-            return False  # a board's `line …` rows, a presentation's entries: no statements, left out with their header
+        head = self.text[start:self.starts[line] if line < len(self.starts) else len(self.text)]
+        if _ROWS.match(head):
+            # a board's `line …` rows, a presentation's entries: no statements, left out with their
+            # header (wherever the line broke: before the word too, as in `) presentation:`)
+            return False
 
         def tok(ttype: str, value: str) -> Token:
             return Token(ttype, value, start, line, col, line, col, start)
@@ -370,8 +376,8 @@ class Recovering:
         self.first_after_skip()
 
     def first_after_skip(self) -> None:
-        """Feed the first token of the line parsing goes on at; if it cannot come here either (an
-        `otherwise` after a broken `if`), leave that line out too, without a second report."""
+        """Feed the first token of the line parsing goes on at; if it cannot come here either,
+        leave that line out too (`drop_line`)."""
         while True:
             try:
                 tok = next(self.tokens)
@@ -380,34 +386,50 @@ class Recovering:
                 return
             except (UnexpectedCharacters, UnexpectedToken) as exc:
                 pos = exc.pos_in_stream if isinstance(exc, UnexpectedCharacters) else exc.token.start_pos
-                line = self.line_of(pos)
-                nxt = self.resume_line(line + 1, self.indent[-1])
-                if nxt is None:
-                    self.skip_to(None)
+                if self.drop_line(self.line_of(pos), exc if isinstance(exc, UnexpectedCharacters) else self.lalr.explained(exc)):
                     return
-                self.lex_from(nxt)
-                ind = self.indent_of(nxt) or 0
-                self.dedent_quietly(ind, nxt)
                 continue
             if tok.type == "_NL":  # cannot be: the line holds code
                 continue
             try:
                 self.feed(tok)
             except UnexpectedToken:
-                line = self.line_of(tok.start_pos)
-                nxt = self.resume_line(line + 1, self.indent[-1])
-                self.note_lost(tok.start_pos)
-                if nxt is None:
-                    self.skip_to(None)
+                if self.drop_line(self.line_of(tok.start_pos), self.lalr.explained(self.exception(tok))):
                     return
-                self.lex_from(nxt)
-                self.dedent_quietly(self.indent_of(nxt) or 0, nxt)
                 continue
             self.line_start = tok.start_pos
             if tok.type == "LPAR":
                 self.paren += 1
             self.skipping = False
             return
+
+    def drop_line(self, line: int, exc) -> bool:
+        """Leave out `line`, whose first token cannot come where parsing went on, and set the lexer
+        at the line after it; True when there is nothing more for `first_after_skip` to do.
+
+        An `otherwise` after a broken `if` only cannot follow the line left out: it goes quietly,
+        with what is indented under it.  Any other line is broken itself (the next of several
+        broken lines, each of which is an error to report in the same run, or a file of misspelled
+        lines would show one error a run), and its body is read as `broken` reads one."""
+        pos = self.starts[line - 1] + (self.indent_of(line) or 0)
+        quiet = bool(_OTHERWISE.match(self.text, pos))
+        if not quiet:
+            self.report(exc, since=self.starts[line - 1])
+        if self.gaveup:
+            self.skip_to(None)
+            return True
+        self.note_lost(pos)
+        if not quiet:
+            body = self.resume_line(line + 1, 1 << 30)
+            if body is not None and (self.indent_of(body) or 0) > self.indent[-1] and self.hold(pos, body):
+                return True
+        nxt = self.past_otherwise(self.resume_line(line + 1, self.indent[-1]), pos)
+        if nxt is None:
+            self.skip_to(None)
+            return True
+        self.lex_from(nxt)
+        self.dedent_quietly(self.indent_of(nxt) or 0, nxt)
+        return False
 
     def dedent_quietly(self, ind: int, line: int) -> None:
         at = Token("_NL", "\n" + " " * ind, self.starts[line - 1] - 1, line - 1, 1, line, ind + 1,
