@@ -108,15 +108,17 @@ class Server:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "fishrules", "serve", "--port", str(self.port), "--db", self.db, *self.extra],
             stdout=self.log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
-        deadline = time.monotonic() + 30
+        # ready, not only alive: its workers started and the bundled rulesets read (on a loaded
+        # machine that took more than a first page's 8 s, and the page waited for it)
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"fishrules serve exited: {self.output()}")
             try:
-                with urllib.request.urlopen(self.url + "/healthz", timeout=1) as r:
+                with urllib.request.urlopen(self.url + "/readyz", timeout=1) as r:
                     if r.status == 200:
                         return self
-            except OSError:
+            except OSError:  # refused, or 503 while it starts
                 time.sleep(0.1)
         raise RuntimeError(f"fishrules serve did not start: {self.output()}")
 

@@ -458,3 +458,20 @@ def test_taking_back_is_allowed_only_where_it_tells_nobody_anything_hidden():
                             assert c is None or c in seen_before
             state = after
     assert allowed["open"] and not allowed["fishfry"] and not allowed["fisherman"]
+
+
+def test_ready_only_once_the_workers_have_started(tmp_path):
+    # /healthz is liveness (the event loop answers); /readyz readiness: 503 until the workers
+    # have started and the bundled rulesets are read, which a fresh server does in the background
+    import time
+
+    app = create_app(SQLiteStore(str(tmp_path / "ready.sqlite")), bot_delay=0, hosts=HOSTS)
+    cold = TestClient(app)  # outside `with`: the application never started, nor its workers
+    r = cold.get("/readyz")
+    assert (r.status_code, r.text) == (503, "starting") and cold.get("/healthz").text == "ok"
+    with TestClient(app) as c:
+        deadline = time.monotonic() + 120
+        while (r := c.get("/readyz")).status_code != 200 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert r.text == "ready"
+        assert "Fishfry" in c.get("/new?ruleset=fishfry").text

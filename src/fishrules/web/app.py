@@ -7,7 +7,8 @@ Routes:
   table and sends the host to `GET /host/TOKEN`, the page of its links;
 - `GET /p/TOKEN` a seat's (or the spectators') table, `WS /ws/TOKEN` its live frames and actions,
   `GET /p/TOKEN/log` the finished game as a log for `fishrules replay`;
-- `GET /static/…` the script and style sheet, `GET /healthz`.
+- `GET /static/…` the script and style sheet, `GET /healthz` (the server answers), `GET /readyz`
+  (its workers have started: 503 until then).
 
 Guards, for every response: a Content-Security-Policy allowing scripts, styles and connections
 from this origin only (no inline script), no framing, no referrer (the links are secrets), no
@@ -527,6 +528,14 @@ def create_app(store: Store, bot_delay: float = 1.5, bot_iterations: int = 100,
     async def healthz(request: Request) -> Response:
         return PlainTextResponse("ok")
 
+    async def readyz(request: Request) -> Response:
+        # liveness is /healthz (the event loop answers); readiness also needs the workers started
+        # and the bundled rulesets read, which a fresh server does in the background: a proxy or
+        # a test sends people here only once the first page will not wait for that
+        if tables.is_ready:
+            return PlainTextResponse("ready")
+        return PlainTextResponse("starting", status_code=503)
+
     async def not_found(request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status_code", 500)
         if status == 404:
@@ -560,6 +569,7 @@ def create_app(store: Store, bot_delay: float = 1.5, bot_iterations: int = 100,
             Route("/p/{token}/log", download),
             WebSocketRoute("/ws/{token}", ws),
             Route("/healthz", healthz),
+            Route("/readyz", readyz),
             Route("/favicon.ico", lambda request: RedirectResponse("/static/icon.svg", status_code=301)),
             Mount("/static", app=static, name="static"),
         ],

@@ -247,6 +247,12 @@ class Tables:
         infos, _ = await self.trusted.run("bundled_infos", cpu=120)
         self.bundled = infos
 
+    @property
+    def is_ready(self) -> bool:
+        """Whether the workers have started and the bundled rulesets are read (`/readyz`)."""
+        op = self._opening
+        return op is not None and op.done() and not op.cancelled() and op.exception() is None
+
     async def ready(self) -> None:
         """Wait until the workers have started and the bundled rulesets are read."""
         if self._opening is None:
