@@ -26,7 +26,7 @@ from typing import Any, Callable, Optional
 
 from .. import SIMULTANEOUS
 from .html import Markup, esc, join, tag
-from .telling import card_words, log_html, score_sheet, sheet_html, turn_head, turns_of
+from .telling import card_words, log_html, log_start, score_sheet, sheet_html, turn_head, turns_of
 
 __all__ = ["frame", "frame_json", "frame_data", "frame_from", "frame_text", "table_html", "board_layout", "TableInfo"]
 
@@ -425,7 +425,8 @@ def _status(info: TableInfo, view: dict, seat: Optional[int], mine: bool) -> Mar
                tag("p", {"class_": "turn"}, who, " ", tag("span", {"class_": "you"}, you)))
 
 
-#: The most lines the "just now" box shows of the latest turn (its latest lines).
+#: How many of the latest turn's lines the "just now" box shows: its latest lines, and always all
+#: of what its latest decision did (`Turn.latest`: a turn-ending move says every value it set).
 JUST_NOW_LINES = 10
 
 
@@ -434,7 +435,7 @@ def _just_now(info: TableInfo, turn: Any, seat: Optional[int]) -> Markup:
     player acts: what they chose, what it rolled, and the cards it moved or turned face up, drawn
     as cards (a finished trick, a reveal, a fight's stacks), so that nothing that mattered passes
     unseen when the next frame comes."""
-    lines = turn.lines[-JUST_NOW_LINES:]
+    lines = turn.lines[max(0, min(turn.latest, len(turn.lines) - JUST_NOW_LINES)):]
     who = "you" if turn.actor is not None and turn.actor == seat else turn_head(info, turn)
     return tag("section", {"class_": "justnow", "aria-label": "just now", "data_actor": turn.actor},
                tag("h2", None, f"Just now — {who}"),
@@ -489,12 +490,13 @@ def table_html(view: dict, events: list, seat: Optional[int], info: TableInfo, m
     parts.append(tag("div", {"class_": "seats"}, *seats))
     hist = view["history"]
     first = max(0, len(hist) - HISTORY_SHOWN)
-    turns = turns_of(info, hist, events, steps, first, cur if isinstance(cur, int) else None)
+    # the log begins at a decision, not in the chance after it: see `frame_data`
+    turns = turns_of(info, hist, events, steps, log_start(hist, HISTORY_SHOWN), cur if isinstance(cur, int) else None)
     latest = next((t for t in reversed(turns) if t.decided), None)
     if latest is not None:
         parts.insert(1, _just_now(info, latest, seat))
     parts.append(tag("div", {"class_": "record"},
-                     log_html(info, hist, events, steps, first,
+                     log_html(info, hist, events, steps, log_start(hist, HISTORY_SHOWN),
                               turns=[(turn_head(info, t), [x for x, _ in t.lines]) for t in turns]),
                      tag("details", {"class_": "history"},
                          tag("summary", None, f"Every move as the rules write it ({len(hist)})"),
@@ -517,7 +519,9 @@ def frame_data(state: Any, seat: Optional[int]) -> dict:
         for a in legal[:MOST_ACTIONS]:
             args = {k: list(v) if isinstance(v, tuple) else v for k, v in a.args.items()}
             actions.append({"text": a.text, "name": a.name, "args": args, "breaks": a.breaks})
-    events = state.events_for(seat, since=max(0, at - HISTORY_SHOWN))
+    # what the latest entries did, from the decision the window would begin after (a deal of 48
+    # cards after the round's last card would leave out what that card did: the trick, the scores)
+    events = state.events_for(seat, since=log_start(view["history"], HISTORY_SHOWN))
     return {"view": view, "events": events, "actions": actions, "mine": mine,
             "prefix": f"p{seat}: " if mine and state.current == SIMULTANEOUS else "",
             "sheet": score_sheet(state, seat)}

@@ -25,11 +25,19 @@ from typing import Any, Optional
 
 from .html import Markup, tag
 
-__all__ = ["log_html", "sheet_html", "score_sheet", "card_words", "turns_of", "turn_head", "Turn", "LOG_TURNS"]
+__all__ = ["log_html", "sheet_html", "score_sheet", "card_words", "turns_of", "turn_head", "Turn", "LOG_TURNS",
+           "log_start"]
 
-#: How many turns the log shows (latest first), and how many lines a step says at most.
+#: How many turns the log shows (latest first).  A step says every value it changed (up to
+#: STEP_MOST lines: a house rule may set thousands) but at most MOVE_LINES lines of cards moved
+#: once it says more than STEP_LINES in all: a deal is "… and N more", a score never is.
 LOG_TURNS = 12
 STEP_LINES = 8
+MOVE_LINES = 5
+STEP_MOST = 40
+#: How far back the log reaches past the history a frame shows to begin at a decision rather than
+#: in the chance that followed it (a deal of a hundred cards): entries, at most.
+LOG_BACK = 400
 
 _PREFIX = re.compile(r"^p([0-9]{1,3}): (.*)$", re.S)
 _ROLL = re.compile(r"^die ([0-9]+) rolls (.*)$")
@@ -160,7 +168,13 @@ def event_sentences(w: _Words, events: list) -> list[str]:
 def event_items(w: _Words, events: list) -> list[tuple[str, Optional[list]]]:
     """`event_sentences`, each with the cards it is about where the seat saw cards move or turn
     face up (a list of labels, None for a card it did not see), for a table to draw them."""
-    out: list[tuple[str, Optional[list]]] = []
+    return [(text, cards) for text, cards, _ in _event_lines(w, events)]
+
+
+def _event_lines(w: _Words, events: list) -> list[tuple[str, Optional[list], str]]:
+    """`event_items`, each with the kind of event it tells.  One value set several times in a row
+    (a list growing one by one) is one line, from where it was to where it ended."""
+    out: list[tuple[str, Optional[list], str]] = []
     i = 0
     while i < len(events):
         e = events[i]
@@ -178,37 +192,71 @@ def event_items(w: _Words, events: list) -> list[tuple[str, Optional[list]]]:
             srcs = [w.zone(x) for x in dict.fromkeys(srcs)]
             face = f", face {e['face']}" if e.get("face") else ""
             out.append((f"{_cards(w, cards)}: from {_and(srcs)} to {w.zone(e['to'])}{face}.",
-                        cards if any(c is not None for c in cards) else None))
+                        cards if any(c is not None for c in cards) else None, "move"))
             i = j
             continue
         if kind == "reveal":
             out.append((f"Revealed: {_and([card_words(c) for c in e['cards']])} "
-                        f"({_and([w.zone(z) for z in dict.fromkeys(e['in'])])}).", list(e["cards"])))
+                        f"({_and([w.zone(z) for z in dict.fromkeys(e['in'])])}).", list(e["cards"]), "reveal"))
         elif kind == "set" and not w.hidden(e["value"]):
+            j = i + 1
+            while j < len(events) and events[j].get("event") == "set" and events[j].get("value") == e["value"] \
+                    and events[j].get("player") == e.get("player"):
+                j += 1
             v = w.values.get(e["value"], {})
             whose = f"{w.who(e['player'])}'s " if "player" in e else ""
             label = w.label(e["value"])
             out.append((f"{(whose + label)[:1].upper()}{(whose + label)[1:]}: "
-                        f"{w.plain(e['from'], v.get('kind', ''))} → {w.plain(e['to'], v.get('kind', ''))}.", None))
+                        f"{w.plain(e['from'], v.get('kind', ''))} → {w.plain(events[j - 1]['to'], v.get('kind', ''))}.",
+                        None, "set"))
+            i = j
+            continue
         elif kind == "restart":
-            out.append(("The game starts again.", None))
+            out.append(("The game starts again.", None, "restart"))
         elif kind == "over":
             won = [w.who(p) for p in e.get("winners") or []]
-            out.append(("The game is over" + (f": {_and(won)} win{'s' if len(won) == 1 else ''}." if won else "."), None))
+            out.append(("The game is over" + (f": {_and(won)} win{'s' if len(won) == 1 else ''}." if won else "."), None,
+                        "over"))
         i += 1
+    return out
+
+
+def _step_lines(w: _Words, events: list) -> list[tuple[str, Optional[list]]]:
+    """What one step caused, in words, bounded: every value it changed and what ended the game
+    are said (up to STEP_MOST lines); cards moved, past MOVE_LINES lines when there is much to
+    say, are counted rather than told."""
+    said = _event_lines(w, events)
+    if len(said) <= STEP_LINES:
+        return [(text, cards) for text, cards, _ in said]
+    out: list[tuple[str, Optional[list]]] = []
+    moves = left = 0
+    for text, cards, kind in said:
+        if kind == "move":
+            moves += 1
+            if moves > MOVE_LINES:
+                left += 1
+                continue
+        elif len(out) >= STEP_MOST:
+            left += 1
+            continue
+        out.append((text, cards))
+    if left:
+        out.append((f"… and {left} more.", None))
     return out
 
 
 class Turn:
     """One turn of the log: whose it is (None: the setting up, or an unknown player), whether
-    somebody decided anything in it, and its lines, each a sentence and the cards it shows."""
+    somebody decided anything in it, its lines, each a sentence and the cards it shows, and where
+    among them its latest decision begins (`latest`: what that decision did is lines[latest:])."""
 
-    __slots__ = ("actor", "decided", "lines")
+    __slots__ = ("actor", "decided", "lines", "latest")
 
     def __init__(self, actor: Optional[int], decided: bool, lines: list[tuple[str, Optional[list]]]):
         self.actor = actor
         self.decided = decided
         self.lines = lines
+        self.latest = 0
 
 
 def turns_of(info: Any, history: list, events: list, steps: Optional[list], first: int,
@@ -216,15 +264,18 @@ def turns_of(info: Any, history: list, events: list, steps: Optional[list], firs
     """The log from history entry `first` on, oldest first.  `steps` are (position, seat) of each
     action the table took (None: unknown, each decision its own step, its actor unsaid unless the
     history names it); `now` the seat to decide at the position (public: the table says whose turn
-    it is).  Chance that follows a decision which ends its player's turn — the next player's first
-    roll, a new deal — is told in the next player's turn, not the one before."""
+    it is).  What a decision did — every value it set, every card it moved, with the chance that
+    is its own (the dice it rerolled) — is told in its player's turn, even when it ends that turn;
+    chance that follows a decision which ends its player's turn — the next player's first roll, a
+    new deal — is told in the next player's turn, not the one before."""
     w = _Words(info)
     n = len(history)
     if steps is None:
         starts = [(i, None) for i, t in enumerate(history) if not _is_chance(t)]
     else:
         starts = [(int(at), seat) for at, seat in steps if 0 <= int(at) < n]
-    bounds: list[tuple[int, Optional[int], bool]] = [(0, None, False)] if not starts or starts[0][0] > 0 else []
+    # the setting up: the chance before the first decision, and what was set before any entry
+    bounds: list[tuple[int, Optional[int], bool]] = [(0, None, False)]
     for k, (at, seat) in enumerate(starts):
         end = starts[k + 1][0] if k + 1 < len(starts) else n
         nxt = starts[k + 1][1] if k + 1 < len(starts) else now
@@ -239,7 +290,7 @@ def turns_of(info: Any, history: list, events: list, steps: Optional[list], firs
     turns: list[Turn] = []
     for k, (at, seat, decided) in enumerate(bounds):
         end = bounds[k + 1][0] if k + 1 < len(bounds) else n
-        if end <= first:
+        if end < first or (end == first and first > 0):
             continue
         lines: list[tuple[str, Optional[list]]] = []
         entries = history[at:end]
@@ -247,11 +298,10 @@ def turns_of(info: Any, history: list, events: list, steps: Optional[list], firs
             lines.append((action_sentence(w, entries[0], seat), None))
             entries = entries[1:]
         lines += [(x, None) for x in _rolls(entries)]
-        evs = [e for after in range(at + 1, end + 1) for e in by_after.get(after, ())]
-        said = event_items(w, evs)
-        if len(said) > STEP_LINES:
-            said = said[:STEP_LINES - 1] + [(f"… and {len(said) - STEP_LINES + 1} more.", None)]
-        lines += said
+        # what the entry at i caused happened "after" i + 1: a turn from `at` to `end` tells what
+        # happened after at + 1 to end (the setting up also what was set before any entry)
+        evs = [e for after in range(at + 1 if decided or at else 0, end + 1) for e in by_after.get(after, ())]
+        lines += _step_lines(w, evs)
         if not lines:
             continue
         actor = seat
@@ -260,11 +310,25 @@ def turns_of(info: Any, history: list, events: list, steps: Optional[list], firs
             actor = int(m.group(1)) if m else None
         last = turns[-1] if turns else None
         if last is not None and last.actor == actor and (actor is not None or last.decided == decided):
+            if decided:
+                last.latest = len(last.lines)
             last.lines.extend(lines)
             last.decided = last.decided or decided
         else:
             turns.append(Turn(actor, decided, lines))
     return turns
+
+
+def log_start(history: list, shown: int) -> int:
+    """Where a log of the latest `shown` entries of `history` begins: at the decision whose chance
+    the window would begin in (a deal after the last card of a round), so that what that decision
+    did is told with it, in its player's turn, and not lost (bounded: LOG_BACK entries at most).
+    Read from the seat's own history: it tells no more than the history does."""
+    k = max(0, len(history) - shown)
+    stop = max(0, k - LOG_BACK)
+    while k > stop and _is_chance(history[k]):
+        k -= 1
+    return k
 
 
 def log_turns(info: Any, history: list, events: list, steps: Optional[list], first: int,
