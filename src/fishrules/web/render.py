@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 import zlib
 from typing import Any, Callable, Optional
 
@@ -504,6 +505,53 @@ def table_html(view: dict, events: list, seat: Optional[int], info: TableInfo, m
     return tag("div", {"class_": "table", "data_at": len(hist)}, *parts)
 
 
+#: How far back a frame says when each piece of the table last changed (`changed_at`): history
+#: entries.  A page coming back to the table marks what changed since its seat last looked (within
+#: these: a look older than that marks only what changed since).  Reading the events of 500 entries
+#: again for each frame costs a few milliseconds a seat.
+MARKS_BACK = 500
+
+_ZONE = re.compile(r"^(\w+)(?:\(([0-9-]+)\))?(?: of p([0-9]{1,3}))?$")
+_DIE = re.compile(r"^die ([0-9]+) rolls ")
+
+
+def changed_at(history: list, events: list, since: int) -> dict[str, int]:
+    """When each piece of the table last changed, from entry `since` of a seat's history and the
+    events it saw since then: {piece: the history's length just after}.  A piece is named as the
+    page names it: "player:P|NAME" for a player's value or zone, "|NAME" for the game's ("|NAME N"
+    for a zone of a family, "|num:N" for its circle on a board), "|die:K" for a die.  Read from
+    what the seat saw only, so it says no more than its history and events do."""
+    out: dict[str, int] = {}
+
+    def zone(name: str, at: int) -> None:
+        m = _ZONE.match(name)
+        if m is None:
+            return
+        value, num, owner = m.groups()
+        head = f"player:{owner}|" if owner is not None else "|"
+        if num is None:
+            out[head + value] = at
+        else:
+            out[f"{head}{value} {num}"] = at
+            out[f"{head}num:{num}"] = at
+
+    for i in range(max(0, since), len(history)):
+        m = _DIE.match(history[i])
+        if m:
+            out[f"|die:{m.group(1)}"] = i + 1
+    for e in events:
+        at, kind = int(e.get("after", 0)), e.get("event")
+        if kind == "set":
+            out[(f"player:{e['player']}|" if "player" in e else "|") + str(e["value"])] = at
+        elif kind == "move":
+            for name in ([e["from"]] if isinstance(e["from"], str) else e["from"]) + [e["to"]]:
+                zone(name, at)
+        elif kind == "reveal":
+            for name in e["in"]:
+                zone(name, at)
+    return out
+
+
 def frame_data(state: Any, seat: Optional[int]) -> dict:
     """What the rules say of `state` to a browser at `seat` (None: a spectator), as plain data:
     the view, the events of the history's latest entries, the legal actions when the seat is to
@@ -521,8 +569,12 @@ def frame_data(state: Any, seat: Optional[int]) -> dict:
             actions.append({"text": a.text, "name": a.name, "args": args, "breaks": a.breaks})
     # what the latest entries did, from the decision the window would begin after (a deal of 48
     # cards after the round's last card would leave out what that card did: the trick, the scores)
-    events = state.events_for(seat, since=log_start(view["history"], HISTORY_SHOWN))
+    start = log_start(view["history"], HISTORY_SHOWN)
+    back = max(0, at - MARKS_BACK)
+    every = state.events_for(seat, since=back)
+    events = [e for e in every if e["after"] > start]
     return {"view": view, "events": events, "actions": actions, "mine": mine,
+            "changed": changed_at(view["history"], every, back),
             "prefix": f"p{seat}: " if mine and state.current == SIMULTANEOUS else "",
             "sheet": score_sheet(state, seat)}
 
@@ -536,6 +588,7 @@ def frame_from(data: dict, seat: Optional[int], info: TableInfo, steps: Optional
     html = table_html(view, data["events"], seat, info, mine, steps, data.get("sheet"))
     names = list(dict.fromkeys(a["name"] for a in actions))
     return {"type": "frame", "at": len(view["history"]), "over": view["over"], "mine": mine, "html": str(html),
+            "changed_at": data.get("changed", {}),
             "actions": actions, "prefix": data["prefix"],
             "decl": {n: info.decl[n] for n in names if n in info.decl},
             "words": {n: info.action_words[n] for n in names if n in info.action_words},
