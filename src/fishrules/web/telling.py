@@ -3,7 +3,7 @@
 Two halves, as for a frame (render.py):
 
 - rule work, in a worker (`score_sheet`, called by `render.frame_data`): each part of the score, as
-  the rules name them (`score "victory": …`), worked out for each player, and hidden from a seat
+  the rules name them (`score "victory": …`), for each player (`State.score_parts`), hidden from a seat
   unless it reads only what that seat may see (every value it reads is public, or it reads the
   player's own `secret` values and the seat is that player); the total is public, so the sum of
   what is hidden is said too;
@@ -17,8 +17,6 @@ and their parameters, an action's log sentence; and players by their names.
 """
 
 from __future__ import annotations
-
-import copy
 
 import re
 from typing import Any, Optional
@@ -423,26 +421,6 @@ def log_html(info: Any, history: list, events: list, steps: Optional[list], firs
 
 # ---- the score sheet -----------------------------------------------------------------------------
 
-_term_programs: dict = {}  # id of a model -> (the model, [each score term's compiled score])
-
-
-def _terms(model: Any) -> list:
-    """Each score term of `model` compiled alone (the same slots as the whole rules: a term's score
-    function reads a state of the whole rules)."""
-    import attrs
-
-    from ..compiler import compile_model
-
-    found = _term_programs.get(id(model))
-    if found is not None and found[0] is model:
-        return found[1]
-    progs = [compile_model(attrs.evolve(model, scores=(t,))).score for t in model.scores]
-    if len(_term_programs) > 64:
-        _term_programs.clear()
-    _term_programs[id(model)] = (model, progs)
-    return progs
-
-
 def _audience(model: Any, term: Any) -> str:
     """Who may read a score term: "all" (it reads only public values), "owner" (besides, only the
     player's own `secret` values, directly), "none"."""
@@ -484,19 +462,10 @@ def score_sheet(state: Any, seat: Optional[int]) -> Optional[dict]:
     if len(terms) < 2:
         parts = None
     else:
-        py = copy.copy(state)  # a plain State (a state deciding on the kernel becomes one): it has the slots
-        fns = _terms(model)
         who = [_audience(model, t) for t in terms]
-        parts = []
-        for p in range(state.n):
-            row = []
-            for fn, aud in zip(fns, who):
-                if aud == "all" or (aud == "owner" and seat == p):
-                    py._work = 0
-                    row.append(fn(py, p))
-                else:
-                    row.append(None)
-            parts.append(row)
+        parts = [[value if aud == "all" or (aud == "owner" and seat == p) else None
+                  for (_, value), aud in zip(row, who)]
+                 for p, row in enumerate(state.score_parts())]
     return {"terms": [t.name for t in terms], "parts": parts, "scores": state.scores(), "winners": state.winners()}
 
 
