@@ -65,11 +65,34 @@ action tally:
   move your hand to pile face down
 """
 
-GAMES = [(Path(p).stem, p) for p in sorted(glob.glob(str(ROOT / "rulesets" / "*.fish")))] + [("house rule", TALLY)]
+#: A house rule whose move rolls the dice itself and scores them, and the next player's turn
+#: opens with no chance: the roll and the points are the mover's, not the next player's.
+PUSH = """\
+game "Push"
+players 2 to 3
+dice: 2 with faces A, B, C
+each player has points: number
+score "points": your points
+
+phase game:
+  repeat 6 times:
+    for each player:
+      player chooses push or pass
+
+action push:
+  roll all dice
+  add count(dice showing A) + 1 to your points
+
+action pass:
+  nothing
+"""
+
+GAMES = [(Path(p).stem, p) for p in sorted(glob.glob(str(ROOT / "rulesets" / "*.fish")))] + [
+    ("house rule tally", TALLY), ("house rule push", PUSH)]
 
 
 def _load(source):
-    return fishrules.loads(source, "tally.fish") if "\n" in source else fishrules.load(source)
+    return fishrules.loads(source, "house.fish") if "\n" in source else fishrules.load(source)
 
 
 def _sections(html, cls):
@@ -133,8 +156,12 @@ def test_what_a_turn_ending_decision_did_is_told_in_its_turn(name, source):
         step(state, rng)
         if state.current == who or state.current == SIMULTANEOUS:
             continue  # the turn goes on (or several choose at once: nobody's turn ended)
+        nxt = len(state.history)  # the next decision's position
         for seat in (None, who):
-            events = [e for e in state.events_for(seat, since=at) if e["after"] == at + 1]
+            # what the decision did (what happened right after it was taken), and every change of
+            # the decider's own values before the next decision (what its own roll or draw did)
+            events = [e for e in state.events_for(seat, since=at)
+                      if e["after"] == at + 1 or (e["event"] == "set" and e.get("player") == who and e["after"] <= nxt)]
             keys = _keys(event_sentences(words, events))
             if not keys:
                 continue

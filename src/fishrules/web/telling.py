@@ -366,19 +366,26 @@ def _runs(history: list, at: int, end: int) -> list[int]:
 
 def _next_turn_from(w: _Words, history: list, at: int, end: int) -> Optional[int]:
     """Where the next player's turn begins among the chance after the decision at `at` (which
-    handed the turn on), or None: the last run of chance, unless it is the decision's own — the one
-    run after a decision that chose dice is the roll of those dice."""
+    handed the turn on), or None: the last run of chance, unless it is the decision's own — the
+    run right after a decision whose action rolls or draws itself (`chance` in the rules'
+    description: "push: roll all dice", or a parameter that chooses dice to reroll) is what that
+    action rolled or drew, and so is told in its player's turn with what it changed."""
     runs = _runs(history, at, end)
     if not runs:
         return None
-    if len(runs) > 1:
-        return runs[-1]
     text = history[at]
     m = _PREFIX.match(text)
     name = (m.group(2) if m else text).split(" ", 1)[0]
     action = w.actions.get(name)
-    rolled_own = action is not None and any(p["of"] == "die" for p in action["params"])
-    return None if rolled_own and _ROLL.match(history[runs[0]]) else runs[0]
+    own: set = set()
+    if action is not None:
+        own = set(action.get("chance") or ())
+        if any(p["of"] == "die" for p in action["params"]):
+            own.add("roll")
+    kind = "roll" if _ROLL.match(history[runs[0]]) else "draw"
+    if runs[0] == at + 1 and kind in own:
+        return runs[-1] if len(runs) > 1 else None
+    return runs[-1]
 
 
 def _rolls(entries: list) -> list[str]:
