@@ -540,6 +540,47 @@ def test_what_changed_is_marked_and_only_it_is_drawn_again(browser, server):
         p.page.context.close()
 
 
+def test_what_changed_since_a_seats_last_look_is_marked_after_a_reload(browser, server):
+    """Ana looks at her Fishfry table after her turn, leaves; Bob rerolls one die; Ana's page opened
+    again marks what changed since her look (the roll counter, Bob's die) and nothing before it
+    (her catch, the other dice).  The browser keeps only how far the game was, by the link."""
+    host = _person(browser, server, "/new?ruleset=fishfry")
+    links = _set_up(host.page, 2, ["human", "human"], ["Ana", "Bob"])
+    ana = _person(browser, server, links[0])
+    frame = ana.wait_frame()
+    page = ana.page
+    page.locator("#picker .names button", has_text="stay").click()
+    page.locator("#picker button.play").click()
+    page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) > at", arg=frame["at"])
+    looked = ana.frame["at"]
+    token = links[0].rstrip("/").split("/")[-1]
+    assert page.evaluate("k => localStorage.getItem(k)", f"fishrules.seen.{token}") == str(looked)
+    # nothing but a number is kept: no card, no value, no text of the table
+    kept = page.evaluate("() => Object.keys(localStorage).map(k => [k, localStorage.getItem(k)])")
+    assert all(not k.startswith("fishrules.seen.") or re.fullmatch(r"[0-9]+", v) for k, v in kept)
+    page.goto("about:blank")
+    bob = _person(browser, server, links[1])
+    f = bob.wait_frame()
+    assert f["mine"]
+    bob.page.locator("#picker .names button", has_text="reroll").click()
+    bob.page.locator('#table .die.can[data-pick="die:2"]').click()
+    bob.page.locator("#picker button.play").click()
+    bob.page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) > at", arg=f["at"])
+    page.goto(server.url + links[0])
+    ana.wait_frame()
+    page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) > at", arg=looked)
+
+    def marked(selector):
+        return "changed" in (page.locator(selector).first.get_attribute("class") or "")
+
+    assert marked('.kv[data-name="roll"]') and marked('.die[data-pick="die:2"]')
+    assert not marked('.die[data-pick="die:1"]') and not marked('.die[data-pick="die:5"]')
+    assert not marked('.seat[data-pick="player:0"] .kv[data-name="catch"]')
+    assert not ana.errors and not bob.errors
+    for p in (host, ana, bob):
+        p.page.context.close()
+
+
 def test_a_click_the_rules_refuse_keeps_the_pick_and_a_move_waits_for_play(browser, server):
     """Clicking a die the rules do not offer keeps what was picked, says so, and offers to try it
     anyway to see the rule; "Start again" clears the message; `stay` goes only with Play."""

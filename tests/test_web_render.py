@@ -393,3 +393,23 @@ def test_a_counter_reads_out_of_its_bound():
     view = state.view(None)
     assert _bound(info, "game", "line_number", 0, view) is None and _bound(info, "game", "line_number", 6, view) is None
     assert _bound(info, "game", "line_number", 5, view) == 5
+
+
+def test_a_frame_says_when_each_piece_last_changed_as_the_page_names_it():
+    """`changed_at` (for a page opened again to mark what changed since its seat last looked):
+    the roll counter and the dice rerolled at the position after the reroll, the others' older;
+    every piece it names is one the page draws (the page's own naming: seat|name)."""
+    import re
+
+    game = fishrules.load("fishfry")
+    state = game.start(players=2, seed=3)
+    info = _info(game, 2)
+    before = frame(state, 0, info)["changed_at"]
+    state.apply("reroll 2 4")
+    f = frame(state, None, info, [[5, 0]])
+    at = f["at"]
+    assert f["changed_at"]["|roll"] == 6 and f["changed_at"]["|die:2"] == at - 1 and f["changed_at"]["|die:4"] == at
+    assert f["changed_at"]["|die:1"] == before["|die:1"] < 6
+    drawn = set(re.findall(r'data-(?:name|zone|pick)="([^"]+)"', f["html"]))
+    for key in f["changed_at"]:
+        assert key.split("|", 1)[1] in drawn, key

@@ -131,7 +131,8 @@ class Game:
         And how to word them, from the rules' `presentation:` blocks or, where they say nothing,
         the names as words (`round_points` -> "round points"): each value, action and parameter
         has a `label` and a `description` (or None), a value `hidden` (the table need not show it),
-        an action `log` (its sentence in a log, `{player}` and `{PARAM}` to fill, or None);
+        an action `log` (its sentence in a log, `{player}` and `{PARAM}` to fill, or None) and
+        `chance` (what its own lines, or the phases they play, roll or draw: "roll", "draw");
         `derived` words the public defines a view shows (`label`, `description`, `hidden`),
         `options` each option (`name`, `label`, `description`), `attributes` each card
         attribute's label, `phases` each phase's label, `scores` the names of the score's
@@ -166,7 +167,8 @@ class Game:
                 kind = {"some": "some", "one of": "one", "number": "number", "choice": "choice"}.get(p.kind, p.kind)
                 params.append({"name": p.name, "kind": kind, "of": kind_of(t), "choices": list(p.choices),
                                "secret": bool(p.secret), **said("action", a.name, p.name)})
-            actions.append({"name": a.name, "params": params, **said("action", a.name), "log": shown.logs.get(a.name)})
+            actions.append({"name": a.name, "params": params, **said("action", a.name), "log": shown.logs.get(a.name),
+                            "chance": _own_chance(model, a)})
         cards: dict[str, dict[str, Any]] = {}
         for c in model.cards:
             cards.setdefault(c.label, {k: v for k, v in c.values})
@@ -429,6 +431,27 @@ class Game:
 _cache: dict[tuple, Game] = {}
 #: What a variant's name may be (a `variant NAME:` block, or the NAME of a bundled NAME-VARIANT.fish).
 _VARIANT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,99}")
+
+
+def _own_chance(model: m.Model, action: Any) -> list[str]:
+    """What chance an action's effects take themselves, in its own lines or the phases they play:
+    "roll" (dice), "draw" (cards).  A table tells that chance in the turn of the player who chose
+    the action, not as the opening of the next player's turn."""
+    from .walk import find_all
+
+    found: set[str] = set()
+    seen: set[str] = set()  # each phase is read once: phases may play one another
+    roots = list(action.body) + [x for b in action.broken for x in b.body]
+    while roots:
+        phases = []
+        for node in find_all(roots, (m.RollDice, m.DrawCards, m.CallPhase)):
+            if not isinstance(node, m.CallPhase):
+                found.add("roll" if isinstance(node, m.RollDice) else "draw")
+            elif node.phase in model.phases and node.phase not in seen:
+                seen.add(node.phase)
+                phases.append(node.phase)
+        roots = [x for name in phases for x in model.phases[name].body]
+    return sorted(found)
 
 
 def _said(x: Any) -> str:

@@ -118,6 +118,7 @@ class _Compiler:
 
         prog.defines = {name: ns[fn] for name, fn in ex.define_fn.items()}
         prog.score = ns[ex.score_fn]
+        prog.score_terms = [ns[fn] for fn in ex.score_term_fns]
         prog.winners = ns[ex.winners_fn]
         prog.dice_count = ns[dice_count] if dice_count else None
         prog.game_inits = [(slot, ns[fn]) for slot, fn in game_inits]

@@ -52,6 +52,7 @@ class ExprWriter:
         self._by_arg: dict = {}  # define name -> what it reads by argument (see analysis.kept_reads)
         self.cache_plan: Optional[CachePlan] = None  # while an action's rules are written into its loops
         self.score_fn = "score"
+        self.score_term_fns: list[str] = []  # each score term's function, in the rules' order
         self.winners_fn = "winners"
         self._level = 0  # how deep inside the expression being written into the current function
         self._heights: dict = {}  # id(node) -> how many levels its expression nests
@@ -149,6 +150,7 @@ class ExprWriter:
         for t in model.scores:
             fn = self.function(self.src.mint("t"), "s, p", self.expr(t.expr, {0: "p"}), f"score at {where(t.span)}")
             terms.append(fn)
+        self.score_term_fns = terms
         calls = [f"{t}(s, p)" for t in terms]
         # CPython compiles `a + b + …` as sums nested in one another, and gives up at about 3,000
         # terms (its recursion limit): many terms are added up by `sum` instead.

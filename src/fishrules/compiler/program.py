@@ -205,6 +205,8 @@ class Program:
         self.actions: dict[str, ActionProgram] = {}
         self.defines: dict[str, Fn] = {}
         self.score: Fn = lambda s, p: 0
+        #: each score term's function (s, p) -> its value, in the rules' order: `score` is their sum
+        self.score_terms: list[Fn] = []
         self.winners: Fn = lambda s: ()
         self.game_inits: list[tuple[int, Fn]] = []
         self.player_inits: list[Fn] = []

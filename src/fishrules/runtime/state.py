@@ -96,6 +96,31 @@ class State(Views, Saving, Playouts):
             return None
         return {name: self.fires[k] for name, k in self.prog.rules.items()}
 
+    # ---- the score in its parts -------------------------------------------------------------------
+
+    def score_parts(self) -> list[list[tuple[str, int]]]:
+        """Each player's score in its parts, as the rules name them (`score "victory": …`, one
+        line a part): for each player, a list of (the part's name, its value) in the rules'
+        order, adding up to that player's `scores()`.  Rules with no `score` line have no parts
+        (every score is 0).  Like `scores()`, it reads the whole position, hidden values included:
+        a part that reads what a player may not see is not for that player's eyes."""
+        prog = self.prog
+        terms = list(zip(prog.model.scores, prog.score_terms))
+        self._work = 0
+        out: list[list[tuple[str, int]]] = []
+        term = None
+        try:
+            for p in range(self.n):
+                row = []
+                for term, f in terms:
+                    row.append((term.name, f(self, p)))
+                out.append(row)
+        except FishrulesError:
+            raise
+        except Exception as exc:  # said at the part that went wrong
+            raise self._fault(exc, term.span if term is not None else None, "while working out the scores") from None
+        return out
+
     # ---- determinization (for bots that search): see determinize.py ----------------------------
 
     def determinize(self, player: Optional[int], rng: random.Random, chance: Optional[str] = None) -> "State":

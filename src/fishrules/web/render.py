@@ -21,12 +21,13 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 import zlib
 from typing import Any, Callable, Optional
 
 from .. import SIMULTANEOUS
 from .html import Markup, esc, join, tag
-from .telling import card_words, log_html, score_sheet, sheet_html, turn_head, turns_of
+from .telling import card_words, log_html, log_start, score_sheet, sheet_html, turn_head, turns_of
 
 __all__ = ["frame", "frame_json", "frame_data", "frame_from", "frame_text", "table_html", "board_layout", "TableInfo"]
 
@@ -425,7 +426,8 @@ def _status(info: TableInfo, view: dict, seat: Optional[int], mine: bool) -> Mar
                tag("p", {"class_": "turn"}, who, " ", tag("span", {"class_": "you"}, you)))
 
 
-#: The most lines the "just now" box shows of the latest turn (its latest lines).
+#: How many of the latest turn's lines the "just now" box shows: its latest lines, and always all
+#: of what its latest decision did (`Turn.latest`: a turn-ending move says every value it set).
 JUST_NOW_LINES = 10
 
 
@@ -434,7 +436,7 @@ def _just_now(info: TableInfo, turn: Any, seat: Optional[int]) -> Markup:
     player acts: what they chose, what it rolled, and the cards it moved or turned face up, drawn
     as cards (a finished trick, a reveal, a fight's stacks), so that nothing that mattered passes
     unseen when the next frame comes."""
-    lines = turn.lines[-JUST_NOW_LINES:]
+    lines = turn.lines[max(0, min(turn.latest, len(turn.lines) - JUST_NOW_LINES)):]
     who = "you" if turn.actor is not None and turn.actor == seat else turn_head(info, turn)
     return tag("section", {"class_": "justnow", "aria-label": "just now", "data_actor": turn.actor},
                tag("h2", None, f"Just now — {who}"),
@@ -489,17 +491,65 @@ def table_html(view: dict, events: list, seat: Optional[int], info: TableInfo, m
     parts.append(tag("div", {"class_": "seats"}, *seats))
     hist = view["history"]
     first = max(0, len(hist) - HISTORY_SHOWN)
-    turns = turns_of(info, hist, events, steps, first, cur if isinstance(cur, int) else None)
+    # the log begins at a decision, not in the chance after it: see `frame_data`
+    turns = turns_of(info, hist, events, steps, log_start(hist, HISTORY_SHOWN), cur if isinstance(cur, int) else None)
     latest = next((t for t in reversed(turns) if t.decided), None)
     if latest is not None:
         parts.insert(1, _just_now(info, latest, seat))
     parts.append(tag("div", {"class_": "record"},
-                     log_html(info, hist, events, steps, first,
+                     log_html(info, hist, events, steps, log_start(hist, HISTORY_SHOWN),
                               turns=[(turn_head(info, t), [x for x, _ in t.lines]) for t in turns]),
                      tag("details", {"class_": "history"},
                          tag("summary", None, f"Every move as the rules write it ({len(hist)})"),
                          tag("ol", {"start": first + 1}, Markup("".join("<li>" + esc(t) + "</li>" for t in hist[first:]))))))
     return tag("div", {"class_": "table", "data_at": len(hist)}, *parts)
+
+
+#: How far back a frame says when each piece of the table last changed (`changed_at`): history
+#: entries.  A page coming back to the table marks what changed since its seat last looked (within
+#: these: a look older than that marks only what changed since).  Reading the events of 500 entries
+#: again for each frame costs a few milliseconds a seat.
+MARKS_BACK = 500
+
+_ZONE = re.compile(r"^(\w+)(?:\(([0-9-]+)\))?(?: of p([0-9]{1,3}))?$")
+_DIE = re.compile(r"^die ([0-9]+) rolls ")
+
+
+def changed_at(history: list, events: list, since: int) -> dict[str, int]:
+    """When each piece of the table last changed, from entry `since` of a seat's history and the
+    events it saw since then: {piece: the history's length just after}.  A piece is named as the
+    page names it: "player:P|NAME" for a player's value or zone, "|NAME" for the game's ("|NAME N"
+    for a zone of a family, "|num:N" for its circle on a board), "|die:K" for a die.  Read from
+    what the seat saw only, so it says no more than its history and events do."""
+    out: dict[str, int] = {}
+
+    def zone(name: str, at: int) -> None:
+        m = _ZONE.match(name)
+        if m is None:
+            return
+        value, num, owner = m.groups()
+        head = f"player:{owner}|" if owner is not None else "|"
+        if num is None:
+            out[head + value] = at
+        else:
+            out[f"{head}{value} {num}"] = at
+            out[f"{head}num:{num}"] = at
+
+    for i in range(max(0, since), len(history)):
+        m = _DIE.match(history[i])
+        if m:
+            out[f"|die:{m.group(1)}"] = i + 1
+    for e in events:
+        at, kind = int(e.get("after", 0)), e.get("event")
+        if kind == "set":
+            out[(f"player:{e['player']}|" if "player" in e else "|") + str(e["value"])] = at
+        elif kind == "move":
+            for name in ([e["from"]] if isinstance(e["from"], str) else e["from"]) + [e["to"]]:
+                zone(name, at)
+        elif kind == "reveal":
+            for name in e["in"]:
+                zone(name, at)
+    return out
 
 
 def frame_data(state: Any, seat: Optional[int]) -> dict:
@@ -517,8 +567,14 @@ def frame_data(state: Any, seat: Optional[int]) -> dict:
         for a in legal[:MOST_ACTIONS]:
             args = {k: list(v) if isinstance(v, tuple) else v for k, v in a.args.items()}
             actions.append({"text": a.text, "name": a.name, "args": args, "breaks": a.breaks})
-    events = state.events_for(seat, since=max(0, at - HISTORY_SHOWN))
+    # what the latest entries did, from the decision the window would begin after (a deal of 48
+    # cards after the round's last card would leave out what that card did: the trick, the scores)
+    start = log_start(view["history"], HISTORY_SHOWN)
+    back = max(0, at - MARKS_BACK)
+    every = state.events_for(seat, since=back)
+    events = [e for e in every if e["after"] > start]
     return {"view": view, "events": events, "actions": actions, "mine": mine,
+            "changed": changed_at(view["history"], every, back),
             "prefix": f"p{seat}: " if mine and state.current == SIMULTANEOUS else "",
             "sheet": score_sheet(state, seat)}
 
@@ -532,6 +588,7 @@ def frame_from(data: dict, seat: Optional[int], info: TableInfo, steps: Optional
     html = table_html(view, data["events"], seat, info, mine, steps, data.get("sheet"))
     names = list(dict.fromkeys(a["name"] for a in actions))
     return {"type": "frame", "at": len(view["history"]), "over": view["over"], "mine": mine, "html": str(html),
+            "changed_at": data.get("changed", {}),
             "actions": actions, "prefix": data["prefix"],
             "decl": {n: info.decl[n] for n in names if n in info.decl},
             "words": {n: info.action_words[n] for n in names if n in info.action_words},

@@ -3,7 +3,7 @@
 Two halves, as for a frame (render.py):
 
 - rule work, in a worker (`score_sheet`, called by `render.frame_data`): each part of the score, as
-  the rules name them (`score "victory": …`), worked out for each player, and hidden from a seat
+  the rules name them (`score "victory": …`), for each player (`State.score_parts`), hidden from a seat
   unless it reads only what that seat may see (every value it reads is public, or it reads the
   player's own `secret` values and the seat is that player); the total is public, so the sum of
   what is hidden is said too;
@@ -18,18 +18,24 @@ and their parameters, an action's log sentence; and players by their names.
 
 from __future__ import annotations
 
-import copy
-
 import re
 from typing import Any, Optional
 
 from .html import Markup, tag
 
-__all__ = ["log_html", "sheet_html", "score_sheet", "card_words", "turns_of", "turn_head", "Turn", "LOG_TURNS"]
+__all__ = ["log_html", "sheet_html", "score_sheet", "card_words", "turns_of", "turn_head", "Turn", "LOG_TURNS",
+           "log_start"]
 
-#: How many turns the log shows (latest first), and how many lines a step says at most.
+#: How many turns the log shows (latest first).  A step says every value it changed (up to
+#: STEP_MOST lines: a house rule may set thousands) but at most MOVE_LINES lines of cards moved
+#: once it says more than STEP_LINES in all: a deal is "… and N more", a score never is.
 LOG_TURNS = 12
 STEP_LINES = 8
+MOVE_LINES = 5
+STEP_MOST = 40
+#: How far back the log reaches past the history a frame shows to begin at a decision rather than
+#: in the chance that followed it (a deal of a hundred cards): entries, at most.
+LOG_BACK = 400
 
 _PREFIX = re.compile(r"^p([0-9]{1,3}): (.*)$", re.S)
 _ROLL = re.compile(r"^die ([0-9]+) rolls (.*)$")
@@ -160,7 +166,13 @@ def event_sentences(w: _Words, events: list) -> list[str]:
 def event_items(w: _Words, events: list) -> list[tuple[str, Optional[list]]]:
     """`event_sentences`, each with the cards it is about where the seat saw cards move or turn
     face up (a list of labels, None for a card it did not see), for a table to draw them."""
-    out: list[tuple[str, Optional[list]]] = []
+    return [(text, cards) for text, cards, _ in _event_lines(w, events)]
+
+
+def _event_lines(w: _Words, events: list) -> list[tuple[str, Optional[list], str]]:
+    """`event_items`, each with the kind of event it tells.  One value set several times in a row
+    (a list growing one by one) is one line, from where it was to where it ended."""
+    out: list[tuple[str, Optional[list], str]] = []
     i = 0
     while i < len(events):
         e = events[i]
@@ -178,37 +190,71 @@ def event_items(w: _Words, events: list) -> list[tuple[str, Optional[list]]]:
             srcs = [w.zone(x) for x in dict.fromkeys(srcs)]
             face = f", face {e['face']}" if e.get("face") else ""
             out.append((f"{_cards(w, cards)}: from {_and(srcs)} to {w.zone(e['to'])}{face}.",
-                        cards if any(c is not None for c in cards) else None))
+                        cards if any(c is not None for c in cards) else None, "move"))
             i = j
             continue
         if kind == "reveal":
             out.append((f"Revealed: {_and([card_words(c) for c in e['cards']])} "
-                        f"({_and([w.zone(z) for z in dict.fromkeys(e['in'])])}).", list(e["cards"])))
+                        f"({_and([w.zone(z) for z in dict.fromkeys(e['in'])])}).", list(e["cards"]), "reveal"))
         elif kind == "set" and not w.hidden(e["value"]):
+            j = i + 1
+            while j < len(events) and events[j].get("event") == "set" and events[j].get("value") == e["value"] \
+                    and events[j].get("player") == e.get("player"):
+                j += 1
             v = w.values.get(e["value"], {})
             whose = f"{w.who(e['player'])}'s " if "player" in e else ""
             label = w.label(e["value"])
             out.append((f"{(whose + label)[:1].upper()}{(whose + label)[1:]}: "
-                        f"{w.plain(e['from'], v.get('kind', ''))} → {w.plain(e['to'], v.get('kind', ''))}.", None))
+                        f"{w.plain(e['from'], v.get('kind', ''))} → {w.plain(events[j - 1]['to'], v.get('kind', ''))}.",
+                        None, "set"))
+            i = j
+            continue
         elif kind == "restart":
-            out.append(("The game starts again.", None))
+            out.append(("The game starts again.", None, "restart"))
         elif kind == "over":
             won = [w.who(p) for p in e.get("winners") or []]
-            out.append(("The game is over" + (f": {_and(won)} win{'s' if len(won) == 1 else ''}." if won else "."), None))
+            out.append(("The game is over" + (f": {_and(won)} win{'s' if len(won) == 1 else ''}." if won else "."), None,
+                        "over"))
         i += 1
+    return out
+
+
+def _step_lines(w: _Words, events: list) -> list[tuple[str, Optional[list]]]:
+    """What one step caused, in words, bounded: every value it changed and what ended the game
+    are said (up to STEP_MOST lines); cards moved, past MOVE_LINES lines when there is much to
+    say, are counted rather than told."""
+    said = _event_lines(w, events)
+    if len(said) <= STEP_LINES:
+        return [(text, cards) for text, cards, _ in said]
+    out: list[tuple[str, Optional[list]]] = []
+    moves = left = 0
+    for text, cards, kind in said:
+        if kind == "move":
+            moves += 1
+            if moves > MOVE_LINES:
+                left += 1
+                continue
+        elif len(out) >= STEP_MOST:
+            left += 1
+            continue
+        out.append((text, cards))
+    if left:
+        out.append((f"… and {left} more.", None))
     return out
 
 
 class Turn:
     """One turn of the log: whose it is (None: the setting up, or an unknown player), whether
-    somebody decided anything in it, and its lines, each a sentence and the cards it shows."""
+    somebody decided anything in it, its lines, each a sentence and the cards it shows, and where
+    among them its latest decision begins (`latest`: what that decision did is lines[latest:])."""
 
-    __slots__ = ("actor", "decided", "lines")
+    __slots__ = ("actor", "decided", "lines", "latest")
 
     def __init__(self, actor: Optional[int], decided: bool, lines: list[tuple[str, Optional[list]]]):
         self.actor = actor
         self.decided = decided
         self.lines = lines
+        self.latest = 0
 
 
 def turns_of(info: Any, history: list, events: list, steps: Optional[list], first: int,
@@ -216,15 +262,18 @@ def turns_of(info: Any, history: list, events: list, steps: Optional[list], firs
     """The log from history entry `first` on, oldest first.  `steps` are (position, seat) of each
     action the table took (None: unknown, each decision its own step, its actor unsaid unless the
     history names it); `now` the seat to decide at the position (public: the table says whose turn
-    it is).  Chance that follows a decision which ends its player's turn — the next player's first
-    roll, a new deal — is told in the next player's turn, not the one before."""
+    it is).  What a decision did — every value it set, every card it moved, with the chance that
+    is its own (the dice it rerolled) — is told in its player's turn, even when it ends that turn;
+    chance that follows a decision which ends its player's turn — the next player's first roll, a
+    new deal — is told in the next player's turn, not the one before."""
     w = _Words(info)
     n = len(history)
     if steps is None:
         starts = [(i, None) for i, t in enumerate(history) if not _is_chance(t)]
     else:
         starts = [(int(at), seat) for at, seat in steps if 0 <= int(at) < n]
-    bounds: list[tuple[int, Optional[int], bool]] = [(0, None, False)] if not starts or starts[0][0] > 0 else []
+    # the setting up: the chance before the first decision, and what was set before any entry
+    bounds: list[tuple[int, Optional[int], bool]] = [(0, None, False)]
     for k, (at, seat) in enumerate(starts):
         end = starts[k + 1][0] if k + 1 < len(starts) else n
         nxt = starts[k + 1][1] if k + 1 < len(starts) else now
@@ -239,7 +288,7 @@ def turns_of(info: Any, history: list, events: list, steps: Optional[list], firs
     turns: list[Turn] = []
     for k, (at, seat, decided) in enumerate(bounds):
         end = bounds[k + 1][0] if k + 1 < len(bounds) else n
-        if end <= first:
+        if end < first or (end == first and first > 0):
             continue
         lines: list[tuple[str, Optional[list]]] = []
         entries = history[at:end]
@@ -247,11 +296,10 @@ def turns_of(info: Any, history: list, events: list, steps: Optional[list], firs
             lines.append((action_sentence(w, entries[0], seat), None))
             entries = entries[1:]
         lines += [(x, None) for x in _rolls(entries)]
-        evs = [e for after in range(at + 1, end + 1) for e in by_after.get(after, ())]
-        said = event_items(w, evs)
-        if len(said) > STEP_LINES:
-            said = said[:STEP_LINES - 1] + [(f"… and {len(said) - STEP_LINES + 1} more.", None)]
-        lines += said
+        # what the entry at i caused happened "after" i + 1: a turn from `at` to `end` tells what
+        # happened after at + 1 to end (the setting up also what was set before any entry)
+        evs = [e for after in range(at + 1 if decided or at else 0, end + 1) for e in by_after.get(after, ())]
+        lines += _step_lines(w, evs)
         if not lines:
             continue
         actor = seat
@@ -260,11 +308,25 @@ def turns_of(info: Any, history: list, events: list, steps: Optional[list], firs
             actor = int(m.group(1)) if m else None
         last = turns[-1] if turns else None
         if last is not None and last.actor == actor and (actor is not None or last.decided == decided):
+            if decided:
+                last.latest = len(last.lines)
             last.lines.extend(lines)
             last.decided = last.decided or decided
         else:
             turns.append(Turn(actor, decided, lines))
     return turns
+
+
+def log_start(history: list, shown: int) -> int:
+    """Where a log of the latest `shown` entries of `history` begins: at the decision whose chance
+    the window would begin in (a deal after the last card of a round), so that what that decision
+    did is told with it, in its player's turn, and not lost (bounded: LOG_BACK entries at most).
+    Read from the seat's own history: it tells no more than the history does."""
+    k = max(0, len(history) - shown)
+    stop = max(0, k - LOG_BACK)
+    while k > stop and _is_chance(history[k]):
+        k -= 1
+    return k
 
 
 def log_turns(info: Any, history: list, events: list, steps: Optional[list], first: int,
@@ -304,19 +366,26 @@ def _runs(history: list, at: int, end: int) -> list[int]:
 
 def _next_turn_from(w: _Words, history: list, at: int, end: int) -> Optional[int]:
     """Where the next player's turn begins among the chance after the decision at `at` (which
-    handed the turn on), or None: the last run of chance, unless it is the decision's own — the one
-    run after a decision that chose dice is the roll of those dice."""
+    handed the turn on), or None: the last run of chance, unless it is the decision's own — the
+    run right after a decision whose action rolls or draws itself (`chance` in the rules'
+    description: "push: roll all dice", or a parameter that chooses dice to reroll) is what that
+    action rolled or drew, and so is told in its player's turn with what it changed."""
     runs = _runs(history, at, end)
     if not runs:
         return None
-    if len(runs) > 1:
-        return runs[-1]
     text = history[at]
     m = _PREFIX.match(text)
     name = (m.group(2) if m else text).split(" ", 1)[0]
     action = w.actions.get(name)
-    rolled_own = action is not None and any(p["of"] == "die" for p in action["params"])
-    return None if rolled_own and _ROLL.match(history[runs[0]]) else runs[0]
+    own: set = set()
+    if action is not None:
+        own = set(action.get("chance") or ())
+        if any(p["of"] == "die" for p in action["params"]):
+            own.add("roll")
+    kind = "roll" if _ROLL.match(history[runs[0]]) else "draw"
+    if runs[0] == at + 1 and kind in own:
+        return runs[-1] if len(runs) > 1 else None
+    return runs[-1]
 
 
 def _rolls(entries: list) -> list[str]:
@@ -359,26 +428,6 @@ def log_html(info: Any, history: list, events: list, steps: Optional[list], firs
 
 # ---- the score sheet -----------------------------------------------------------------------------
 
-_term_programs: dict = {}  # id of a model -> (the model, [each score term's compiled score])
-
-
-def _terms(model: Any) -> list:
-    """Each score term of `model` compiled alone (the same slots as the whole rules: a term's score
-    function reads a state of the whole rules)."""
-    import attrs
-
-    from ..compiler import compile_model
-
-    found = _term_programs.get(id(model))
-    if found is not None and found[0] is model:
-        return found[1]
-    progs = [compile_model(attrs.evolve(model, scores=(t,))).score for t in model.scores]
-    if len(_term_programs) > 64:
-        _term_programs.clear()
-    _term_programs[id(model)] = (model, progs)
-    return progs
-
-
 def _audience(model: Any, term: Any) -> str:
     """Who may read a score term: "all" (it reads only public values), "owner" (besides, only the
     player's own `secret` values, directly), "none"."""
@@ -420,19 +469,10 @@ def score_sheet(state: Any, seat: Optional[int]) -> Optional[dict]:
     if len(terms) < 2:
         parts = None
     else:
-        py = copy.copy(state)  # a plain State (a state deciding on the kernel becomes one): it has the slots
-        fns = _terms(model)
         who = [_audience(model, t) for t in terms]
-        parts = []
-        for p in range(state.n):
-            row = []
-            for fn, aud in zip(fns, who):
-                if aud == "all" or (aud == "owner" and seat == p):
-                    py._work = 0
-                    row.append(fn(py, p))
-                else:
-                    row.append(None)
-            parts.append(row)
+        parts = [[value if aud == "all" or (aud == "owner" and seat == p) else None
+                  for (_, value), aud in zip(row, who)]
+                 for p, row in enumerate(state.score_parts())]
     return {"terms": [t.name for t in terms], "parts": parts, "scores": state.scores(), "winners": state.winners()}
 
 

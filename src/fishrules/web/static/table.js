@@ -96,19 +96,42 @@
   }
 
   // What changed since this page was last looked at is marked (while the page is hidden, the
-  // marks gather until it is seen again).
+  // marks gather until it is seen again).  Where the seat last looked is kept in this browser, by
+  // the link's token: only a position (how long the history was), nothing the table showed.  A
+  // page opened again (a reload, coming back later) marks what changed since then, from when
+  // the frame says each piece last changed (`changed_at`).
+  var SEEN = "fishrules.seen." + token;
+
+  function seenAt() {
+    var v = null;
+    try { v = localStorage.getItem(SEEN); } catch (e) { /* storage refused */ }
+    var n = v === null ? NaN : Number(v);
+    return isFinite(n) && n >= 0 ? n : null;
+  }
+
+  function lookedAt() {
+    if (!frame || document.hidden) return;
+    try { localStorage.setItem(SEEN, String(frame.at)); } catch (e) { /* private mode, or full */ }
+  }
+
   function markChanged(first) {
     var now = pieces();
     var was = lastLook;
+    var since = first ? seenAt() : null;
+    var when = (frame && frame.changed_at) || {};
     Object.keys(now).forEach(function (k) {
-      var changed = !first && was && (!(k in was) || was[k] !== now[k].text);
+      var changed = first ? since !== null && since < frame.at && typeof when[k] === "number" && when[k] > since
+        : was && (!(k in was) || was[k] !== now[k].text);
       now[k].el.classList.toggle("changed", !!changed);
     });
     if (first || !document.hidden || !lastLook) {
       lastLook = {};
       Object.keys(now).forEach(function (k) { lastLook[k] = now[k].text; });
     }
+    lookedAt();
   }
+
+  document.addEventListener("visibilitychange", lookedAt);
 
   function el(name, attrs, text) {
     var e = document.createElement(name);
