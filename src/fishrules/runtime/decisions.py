@@ -295,7 +295,10 @@ class Decisions(Chance):
     def legal_actions(self, player: Optional[int] = None) -> list[Action]:
         """Every action the player to act may take, in a fixed order.  At a chance node these are the
         chance outcomes; when the game is over, none.  At a simultaneous choice, ask for one of
-        `waiting`.  A position where a player must act but may do nothing raises `RuleError`."""
+        `waiting`.  A position where a player must act but may do nothing raises `RuleError`; a
+        player who is not in the game (a seat past the last, `True`, "0") raises `OptionError`."""
+        if player is not None and (type(player) is not int or not (0 <= player < self.n)):
+            raise OptionError(f"there is no player {short(player)} in this game of {self.n}")
         cur = self.cur
         if cur is None:
             return []

@@ -152,6 +152,9 @@ class Record(Machine):
     def history_for(self, player: Optional[int]) -> list[str]:
         """The history as `player` may know it (None: a spectator).  `state.history` itself is the
         full record, for replays: never show it to a player."""
+        if player is not None and (type(player) is not int or not (0 <= player < self.n)):
+            # (`True in {1}` holds: a bool would read as seat 1)
+            raise OptionError(f"there is no player {short(player)} in this game of {self.n}")
         hist = list(self.history)
         for i, text, audience in self.redact:
             if player not in audience:
