@@ -558,9 +558,11 @@ def test_what_changed_since_a_seats_last_look_is_marked_after_a_reload(browser, 
     looked = ana.frame["at"]
     token = links[0].rstrip("/").split("/")[-1]
     assert page.evaluate("k => localStorage.getItem(k)", f"fishrules.seen.{token}") == str(looked)
-    # nothing but a number is kept: no card, no value, no text of the table
-    kept = page.evaluate("() => Object.keys(localStorage).map(k => [k, localStorage.getItem(k)])")
-    assert all(not k.startswith("fishrules.seen.") or re.fullmatch(r"[0-9]+", v) for k, v in kept)
+    # a number is kept, and the public scores and defines: no card, no other value of the table
+    kept = dict(page.evaluate("() => Object.keys(localStorage).map(k => [k, localStorage.getItem(k)])"))
+    assert re.fullmatch(r"[0-9]+", kept[f"fishrules.seen.{token}"])
+    public = json.loads(kept[f"fishrules.seen.{token}.public"])
+    assert public and all(re.fullmatch(r"player:[0-9]+\|score|\|[a-z_]+", k) for k in public), list(public)
     page.goto("about:blank")
     bob = _person(browser, server, links[1])
     f = bob.wait_frame()
@@ -579,6 +581,59 @@ def test_what_changed_since_a_seats_last_look_is_marked_after_a_reload(browser, 
     assert marked('.kv[data-name="roll"]') and marked('.die[data-pick="die:2"]')
     assert not marked('.die[data-pick="die:1"]') and not marked('.die[data-pick="die:5"]')
     assert not marked('.seat[data-pick="player:0"] .kv[data-name="catch"]')
+    assert not ana.errors and not bob.errors
+    for p in (host, ana, bob):
+        p.page.context.close()
+
+
+MARKS = """\
+game "Marks"
+players 2 to 3
+the game has pushes: number
+each player has points: number
+score "points": your points
+# fishrules: ignore[unused-define]
+define pushes_left: 6 - pushes
+
+phase game:
+  repeat 3 times:
+    for each player:
+      player chooses push or pass
+
+action push:
+  add 1 to your points
+  add 1 to pushes
+
+action pass:
+  nothing
+"""
+
+
+def test_scores_and_public_defines_changed_since_a_seats_last_look_are_marked_after_a_reload(browser, server):
+    """No event says when a score or a define changes: the page keeps what they read (they are
+    public) beside how far the game was, and marks them on the next visit if they differ."""
+    host, links = _house_table(browser, server, MARKS, 2, ["human", "human"], ["Ana", "Bob"])
+    ana = _person(browser, server, links[0])
+    frame = ana.wait_frame()
+    page = ana.page
+    page.locator("#picker .names button", has_text="pass").click()
+    page.locator("#picker button.play").click()
+    page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) > at", arg=frame["at"])
+    page.goto("about:blank")
+    bob = _person(browser, server, links[1])
+    f = bob.wait_frame()
+    bob.page.locator("#picker .names button", has_text="push").click()
+    bob.page.locator("#picker button.play").click()
+    bob.page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) > at", arg=f["at"])
+    page.goto(server.url + links[0])
+    ana.wait_frame()
+    page.wait_for_function("() => document.querySelector('#table .table')")
+
+    def marked(selector):
+        return "changed" in (page.locator(selector).first.get_attribute("class") or "")
+
+    assert marked('.seat[data-pick="player:1"] .score') and marked('.kv[data-name="pushes_left"]')
+    assert not marked('.seat[data-pick="player:0"] .score')
     assert not ana.errors and not bob.errors
     for p in (host, ana, bob):
         p.page.context.close()

@@ -355,7 +355,9 @@ def _kv(info: TableInfo, name: str, kind: str, v: Any, scope: str = "game", of: 
 
 def _draw_kv(info: TableInfo, name: str, kind: str, v: Any, scope: str = "game", of: Any = None) -> Markup:
     shown = _value(info, kind, v) if of is None else tag("span", None, f"{v} of {of}")
-    return tag("div", {"class_": "kv", "data_name": name},
+    # a public define is marked so: the page may keep what it read (it has no event saying when it
+    # changed, see table.js) as it keeps the scores
+    return tag("div", {"class_": "kv", "data_name": name, "data_public": "1" if scope == "derived" else None},
                tag("span", {"class_": "k", "title": info.described(scope, name)}, info.label(scope, name)), " ",
                shown)
 

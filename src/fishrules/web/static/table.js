@@ -88,8 +88,9 @@
     for (var i = 0; i < all.length; i++) {
       var e = all[i];
       var seatEl = e.closest(".seat");
+      // (the first class only: a marked piece's class list has "changed" too, and its key must not change)
       var key = (seatEl ? seatEl.getAttribute("data-pick") : "") + "|" + (e.getAttribute("data-zone") ||
-        e.getAttribute("data-name") || e.getAttribute("data-pick") || e.className);
+        e.getAttribute("data-name") || e.getAttribute("data-pick") || e.classList[0]);
       out[key] = { el: e, text: e.textContent };
     }
     return out;
@@ -101,6 +102,16 @@
   // page opened again (a reload, coming back later) marks what changed since then, from when
   // the frame says each piece last changed (`changed_at`).
   var SEEN = "fishrules.seen." + token;
+  // Scores and public defines change with no event to say when: what they read is kept beside the
+  // position (they are public: every seat and spectator sees them), and compared on the next visit.
+  var PUBLIC = SEEN + ".public";
+  var PUBLIC_PIECES = ".seat .score, .kv[data-public]";
+
+  function publicSeen() {
+    var v = null;
+    try { v = JSON.parse(localStorage.getItem(PUBLIC) || "null"); } catch (e) { /* refused, or not ours */ }
+    return v && typeof v === "object" && !Array.isArray(v) ? v : null;
+  }
 
   function seenAt() {
     var v = null;
@@ -111,7 +122,12 @@
 
   function lookedAt() {
     if (!frame || document.hidden) return;
-    try { localStorage.setItem(SEEN, String(frame.at)); } catch (e) { /* private mode, or full */ }
+    var now = pieces(), shown = {};
+    Object.keys(now).forEach(function (k) { if (now[k].el.matches(PUBLIC_PIECES)) shown[k] = now[k].text; });
+    try {
+      localStorage.setItem(SEEN, String(frame.at));
+      localStorage.setItem(PUBLIC, JSON.stringify(shown));
+    } catch (e) { /* private mode, or full */ }
   }
 
   function markChanged(first) {
@@ -119,8 +135,10 @@
     var was = lastLook;
     var since = first ? seenAt() : null;
     var when = (frame && frame.changed_at) || {};
+    var kept = first && since !== null && since < frame.at ? publicSeen() : null;
     Object.keys(now).forEach(function (k) {
-      var changed = first ? since !== null && since < frame.at && typeof when[k] === "number" && when[k] > since
+      var changed = first ? since !== null && since < frame.at && (typeof when[k] === "number" ? when[k] > since
+        : !!kept && typeof kept[k] === "string" && kept[k] !== now[k].text)
         : was && (!(k in was) || was[k] !== now[k].text);
       now[k].el.classList.toggle("changed", !!changed);
     });
