@@ -247,6 +247,10 @@ class Sight:
         # each field: fill(S, out, player, looks' values, faults, ctx) -> False where the engine
         # must be asked; ctx holds what several fields share ([current, waiting, scores fn, scores, ups])
         fills: list[Callable[..., Any]] = []
+        # what every viewer sees alike, filled in one loop each: (offset, S index of the zone,
+        # place of each card's label) and (offset, S index of the number)
+        public_zones: list[tuple[int, int, list]] = []
+        public_numbers: list[tuple[int, int]] = []
 
         def sees(vis: str, look: Optional[int], owner: int) -> Callable[..., Optional[bool]]:
             """Whether the viewer sees a value: True, False, or None where the engine must say."""
@@ -387,8 +391,12 @@ class Sight:
                     kind, where = "zone", zid
                 elif len(rest) != 1:
                     return None
-                if kind == "zone":
+                if kind == "zone" and vis == "public":
+                    public_zones.append((o, zones[where][0], [index.get(lab, size - 1) for lab in labels]))
+                elif kind == "zone":
                     fills.append(zone(o, where, sees(vis, look, -1), [index.get(lab, size - 1) for lab in labels], size - 1))
+                elif how == "number" and kind == "number" and vis == "public":
+                    public_numbers.append((o, where))
                 else:
                     fills.append(value(o, where, sees(vis, look, -1), how, kind, size, index))
             elif head == "seats" and len(rest) == 2 and rest[1] == "score":
@@ -396,8 +404,12 @@ class Sight:
             elif head == "seats" and len(rest) == 2 and rest[1] in seat:
                 name, kind, vis, where, stride = seat[rest[1]]
                 i = rest[0]
-                if kind == "zone":
+                if kind == "zone" and vis == "public":
+                    public_zones.append((o, zones[where + i][0], [index.get(lab, size - 1) for lab in labels]))
+                elif kind == "zone":
                     fills.append(zone(o, where + i, sees(vis, None, i), [index.get(lab, size - 1) for lab in labels], size - 1))
+                elif how == "number" and kind == "number" and vis == "public":
+                    public_numbers.append((o, where + i * stride))
                 else:
                     fills.append(value(o, where + i * stride, sees(vis, None, i), how, kind, size, index))
             elif head == "dice" and len(rest) == 1:
@@ -414,6 +426,16 @@ class Sight:
                 if f and f != FAULT_RULE:
                     return None  # the kernel's own limit, not a rule that cannot be worked out yet
             out = base[:]
+            for o, at in public_numbers:
+                v = S[at]
+                if v is not None and v != NIL:
+                    out[o] = float(v)
+                    out[o + 1] = 1.0
+            for o, at, cidx in public_zones:
+                n = S[at]
+                if n:
+                    for c in S[at + 1:at + 1 + n]:
+                        out[o + cidx[c]] += 1.0
             ctx = [current, waiting, scores, None, None]
             for fill in fills:
                 if not fill(S, out, player, got, faults, ctx):
