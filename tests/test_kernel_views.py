@@ -1,8 +1,9 @@
 """What a seat sees, read from the kernel's position (fishrules.kernel.views), is what the engine's
 view shows: the same values by the same visibility, the same zones, dice, scores, phases, public
 defines and legal actions, and the same observation vector, at every step of random games of every
-bundled ruleset at its fewest and most players, for every seat and a spectator.  Asking for an
-observation leaves a state deciding on the kernel where it is (no replay onto the engine).
+bundled ruleset at its fewest and most players, for every seat and a spectator; and the same ids
+of the legal actions.  Asking for an observation leaves a state deciding on the kernel where it is
+(no replay onto the engine).
 
 Each game is played twice from the same seed: on the kernel, and on the engine (a twin `State`
 made with the kernel off) with the same actions.  On the native backend through the API's
@@ -61,6 +62,10 @@ def same_sight(k: KState, e: State, where: str) -> None:
         assert encode(k._ks[1], p, k.current, k.waiting, k.scores) == observed, f"{where}, viewer {p}"
         assert k.observation(p) == observed, f"{where}, viewer {p}"
         assert type(k) is KState, f"{where}: looking made the state the engine's"
+    for p in e.waiting:
+        who = p if e.current == SIMULTANEOUS else None
+        # (on a copy: an id numbered by positions among what the rules offer is the engine's to work out)
+        assert k.clone().legal_action_ids(who) == e.legal_action_ids(who), f"{where}: the ids of p{p}'s actions"
 
 
 @pytest.mark.parametrize("name", RULESETS)
@@ -202,3 +207,25 @@ def test_a_card_a_seat_may_not_see_does_not_change_its_observation(name):
         assert twin.observation(owner) != k.observation(owner)  # the owner sees their own hand change
         assert type(k) is KState and type(twin) is KState
     assert found, f"no twin positions were found in {name}"
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_an_agents_loop_stays_on_the_kernel(name):
+    """Ids, an observation and an action by its id at every step, as an agent through the adapters
+    does: the state goes on deciding on the kernel to the end (but where an id is numbered by
+    positions among what the rules offer, which the engine works out)."""
+    g = game(name)
+    players = g.min_players
+    space = g.action_space(players)
+    by_position = {i.name for i in space.actions if any(p.kind == "positions" for p in i.params)}
+    s = g.start(players, seed=3)
+    rng = random.Random(3)
+    while not s.is_over:
+        who = s.waiting[0] if s.current == SIMULTANEOUS else None
+        if any(a.name in by_position for a in s.legal_actions(who)):
+            return
+        ids = s.legal_action_ids(who)
+        s.observation(s.waiting[0])
+        s = s.apply(s.action_of_id(rng.choice(ids), who))
+        assert type(s) is KState
+    assert s.winners() == s.clone().winners()

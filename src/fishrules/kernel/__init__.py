@@ -104,6 +104,8 @@ class Kernel:
         #: by action space, the actions whose ids depend on the position (the others' ids are kept
         #: with the legal lists: apistate)
         self.api_by_position: dict = {}
+        #: by action space, the ids of moves by their records (apistate: `ids_on_kernel`)
+        self.api_move_ids: dict = {}
         self.why_not_native: Optional[str] = None
         try:
             self.program: KernelProgram = lower(game.model)

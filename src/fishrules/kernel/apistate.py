@@ -40,6 +40,8 @@ _KERNEL, _S, _APPLIED, _PENDING, _LEGAL, _OPTIONS, _COUNT, _SHARED = range(8)
 _OWN = ("game", "prog", "n", "seed", "manual", "_ks")
 #: how many lists of legal actions a kernel keeps for the positions to share (all dropped when full)
 _SHARED_LISTS = 4096
+#: how many moves' action ids a kernel keeps, for each action space (all dropped when full)
+_SHARED_IDS = 1 << 16
 
 
 def start(game: Any, players: int, options: dict, seed: int, count_rules: bool) -> State:
@@ -300,7 +302,21 @@ class KState(State):
         if ids is None:
             if by_position[space] and any(a.name in by_position[space] for a in actions):
                 return None  # an id that depends on what the rules offer now: the engine works it out
-            ids = got[4][space] = [space.id_of(a) for a in actions]
+            # Lists rarely repeat where moves do ("bet 3 on p1"): an id is kept by its move's record
+            kernel = ks[_KERNEL]
+            by_move = kernel.api_move_ids.get(space)
+            if by_move is None or len(by_move) >= _SHARED_IDS:
+                by_move = kernel.api_move_ids[space] = {}
+            size = 8 * kernel.backend.width
+            raw = got[1].tobytes()
+            ids = []
+            for i, a in enumerate(actions):
+                key = raw[i * size:(i + 1) * size]
+                v = by_move.get(key)
+                if v is None:
+                    v = by_move[key] = space.id_of(a)
+                ids.append(v)
+            got[4][space] = ids
         return list(ids)
 
     def _sight(self) -> Sight:
