@@ -140,7 +140,8 @@ class Sight:
         """The view of `player` (None: a spectator) at position `S` of a game of `n` players, but
         its history; None where the engine must be asked (see the module's docstring).  `current`
         and `waiting` are the state's, `scores`, `winners` and `legal` (a seat's legal actions'
-        texts; None: leave them out) work them out when needed."""
+        texts; None: leave them out) work them out when needed.  (Long, and kept whole: it is
+        `Views._view` field by field, in the same order, read from the array instead.)"""
         if not self.can:
             return None
         try:
