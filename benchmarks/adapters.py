@@ -4,7 +4,9 @@ Plays the same random games (a few seeds) three ways and prints a Markdown table
 per decision: the plain API loop (`legal_actions`, `apply`), the same with ids and an observation
 for the player to act (`legal_action_ids`, `action_of_id`, `observation`: what an agent needs), an
 OpenSpiel state (`legal_actions`, `apply_action`, `observation_tensor`), and a PettingZoo AEC
-environment (`last`, `step`).  The docs' table (docs/adapters.md) is its output.
+environment (`last`, `step`).  The docs' table (docs/adapters.md) is its output.  Each cell also
+says how many times the plain API's cost it is, measured in the same run (a shared machine's
+load moves the microseconds; the ratios move less).
 """
 
 from __future__ import annotations
@@ -81,13 +83,16 @@ def pettingzoo(name, n, seed):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=5)
+    ap.add_argument("--most", action="store_true", help="the most players each ruleset allows (else the fewest)")
     ap.add_argument("rulesets", nargs="*", default=["fishfry", "fishfish", "fisherman", "fatfish", "fisheatfish"])
     args = ap.parse_args()
     print("| ruleset (players) | plain API | + ids and observation | OpenSpiel | PettingZoo AEC |")
     print("|---|---:|---:|---:|---:|")
     for name in args.rulesets:
-        n = fishrules.load(name).min_players
+        rules = fishrules.load(name)
+        n = rules.max_players if args.most else rules.min_players
         cols = []
+        first = 0.0
         for f in (lambda s: plain(fishrules.load(name), n, s, False), lambda s: plain(fishrules.load(name), n, s, True),
                   lambda s: openspiel(name, n, s), lambda s: pettingzoo(name, n, s)):
             total = steps = 0
@@ -95,7 +100,9 @@ def main() -> None:
                 dt, k = f(seed)
                 total += dt
                 steps += k
-            cols.append(f"{1e6 * total / steps:,.0f} µs")
+            us = 1e6 * total / steps
+            first = first or us
+            cols.append(f"{us:,.0f} µs" + (f" ({us / first:.1f}x)" if cols else ""))
         print(f"| {name} ({n}) | " + " | ".join(cols) + " |")
 
 

@@ -322,6 +322,11 @@ class ActionSpace:
         """The ids of `state.legal_actions(player)`, in the same order (chance: `chance_id`s)."""
         if state.current == "chance":
             return [self.chance_id(a) for a in state.legal_actions()]
+        kept = getattr(state, "ids_on_kernel", None)  # a state deciding on the game kernel keeps them
+        if kept is not None:
+            ids = kept(self, player)
+            if ids is not None:
+                return ids
         return [self.id_of(a, state) for a in state.legal_actions(player)]
 
     def action(self, state: "State", action_id: int, player: Optional[int] = None) -> "Action":
@@ -460,45 +465,56 @@ class ObservationSpec:
                 else:
                     seen = False
                     break
-            o = f.offset
             if how == "current":
-                key = v if seen else None
-                if key is None:
-                    out[o + f.size - 1] = 1.0
-                elif isinstance(key, int):
-                    out[o + key] = 1.0
-                else:
-                    out[o + index[key]] = 1.0
-            elif not seen or v is None:
-                continue
-            elif how == "player":
-                out[o + v] = 1.0
-            elif how == "players":
-                for x in v:
-                    out[o + x] = 1.0
-            elif how == "names":
-                for x in v:
-                    if x in index:
-                        out[o + index[x]] = 1.0
-            elif how == "number":
-                out[o] = float(v)
-                out[o + 1] = 1.0
-            elif how == "symbol":
-                if v in index:
-                    out[o + index[v]] = 1.0
-            elif how == "zone":
-                last = f.size - 1
-                for c in v:
-                    out[o + (last if c is None else index.get(c, last))] += 1.0
-            elif how == "list":
-                nums = [x for x in v if isinstance(x, (int, float)) and not isinstance(x, bool)]
-                out[o], out[o + 1], out[o + 2] = float(len(v)), float(sum(nums)), 1.0
-            elif how == "seen":
-                out[o] = 1.0
+                put(out, how, f.offset, f.size, index, v if seen else None)
+            elif seen and v is not None:
+                put(out, how, f.offset, f.size, index, v)
         return out
+
+    def fields_to_fill(self) -> list[tuple[tuple, str, int, int, dict]]:
+        """How `encode` fills the vector, field by field: (where in a view, how, offset, size,
+        {label: place}); for code that fills it from elsewhere than a view (the game kernel reads
+        it from a position: fishrules.kernel.views), with `put`."""
+        return [(path, how, f.offset, f.size, index) for path, how, f, index in self._fill]
 
     def __repr__(self) -> str:
         return f"<ObservationSpec {self.size} floats, {len(self.fields)} fields>"
+
+
+def put(out: list, how: str, o: int, size: int, index: Mapping, v: Any) -> None:
+    """Fill one field of an observation (`size` floats at `o`; `index`: its labels' places) with
+    the view's value `v`, which is there and not None (but for "current", where None is nobody)."""
+    if how == "current":
+        if v is None:
+            out[o + size - 1] = 1.0
+        elif isinstance(v, int):
+            out[o + v] = 1.0
+        else:
+            out[o + index[v]] = 1.0
+    elif how == "player":
+        out[o + v] = 1.0
+    elif how == "players":
+        for x in v:
+            out[o + x] = 1.0
+    elif how == "names":
+        for x in v:
+            if x in index:
+                out[o + index[x]] = 1.0
+    elif how == "number":
+        out[o] = float(v)
+        out[o + 1] = 1.0
+    elif how == "symbol":
+        if v in index:
+            out[o + index[v]] = 1.0
+    elif how == "zone":
+        last = size - 1
+        for c in v:
+            out[o + (last if c is None else index.get(c, last))] += 1.0
+    elif how == "list":
+        nums = [x for x in v if isinstance(x, (int, float)) and not isinstance(x, bool)]
+        out[o], out[o + 1], out[o + 2] = float(len(v)), float(sum(nums)), 1.0
+    elif how == "seen":
+        out[o] = 1.0
 
 
 def observation(state: "State", player: Optional[int]) -> list[float]:

@@ -309,10 +309,12 @@ class Observer:
     def set_from(self, state: FishrulesState, player: int) -> None:
         s = state._box.state
         who = self._who(player)
+        if not self._recall:  # the observation alone (a state deciding on the kernel reads it from its position)
+            self.tensor[:self._spec.size] = s.observation(who)
+            return
         view = s.view(who)
         self.tensor[:self._spec.size] = self._spec.encode(view)
-        if self._recall:
-            self.tensor[-1] = len(view["history"])
+        self.tensor[-1] = len(view["history"])
 
     def string_from(self, state: FishrulesState, player: int) -> str:
         s = state._box.state

@@ -99,6 +99,13 @@ class Kernel:
         #: ((actor, chosen together, move records) -> actions; kernel/apistate.py)
         self.api_actions: Optional[dict] = {}
         self.api_shared = 0  # how many positions found their list since it was last emptied
+        #: how to read what a seat sees from a position (kernel/views.py), made when first needed
+        self.sight: Any = None
+        #: by action space, the actions whose ids depend on the position (the others' ids are kept
+        #: with the legal lists: apistate)
+        self.api_by_position: dict = {}
+        #: by action space, the ids of moves by their records (apistate: `ids_on_kernel`)
+        self.api_move_ids: dict = {}
         self.why_not_native: Optional[str] = None
         try:
             self.program: KernelProgram = lower(game.model)

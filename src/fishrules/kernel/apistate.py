@@ -4,7 +4,10 @@
 on the native kernel: `current`, `is_over`, `waiting`, `legal_actions()`, `apply()` of one of its
 own legal actions, `scores()`, `winners()` and `clone()`.  A legal action is the kernel's move,
 read into an `Action` only when somebody looks at it (`KAction`); the state keeps the moves it
-applied.  The moment anything else of the state is asked for (a view, the history, events, JSON,
+applied.  What a seat sees comes from the position too: `observation(player)` (kernel/views.py
+reads the floats of the observation layout straight from the kernel's array), and the ids of the
+legal actions in the action space (kept with each shared list of legal actions).  The moment
+anything else of the state is asked for (a view, the history, events, JSON,
 a determinization, an action given as text, equality, any of the engine's fields), it becomes a
 plain `State`: the engine's machine replays its actions (chance comes out the same from the same
 seed) and the state goes on as the engine's from there.  So a loop that only decides and applies
@@ -24,17 +27,21 @@ from ..runtime import SIMULTANEOUS, Action, State, play_move
 from ..runtime.fields import Fields
 from .abi import CUR_OVER as _CUR_OVER, CUR_SIMUL as _CUR_SIMUL, FAULT_STUCK, H_CUR as _H_CUR
 from .pyruntime import KFault
+from .views import Sight
 
 __all__ = ["KState", "KAction", "start"]
 
 # What a KState keeps of its own (State's slot `_ks`): [kernel, S, the moves applied as (records, i,
 # together), pending simultaneous choices {seat: (records, i)}, the legal moves of this position
-# {actor: (n, records, actions or None)}, options, count_rules].
-_KERNEL, _S, _APPLIED, _PENDING, _LEGAL, _OPTIONS, _COUNT = range(7)
+# {actor: [n, records, actions or None, where, ids]}, options, count_rules, what the game's
+# positions share (its options by name, action space and observation layout: `_spaces`)].
+_KERNEL, _S, _APPLIED, _PENDING, _LEGAL, _OPTIONS, _COUNT, _SHARED = range(8)
 #: the fields a KState holds itself; every other field of State is the engine's, made on demand
 _OWN = ("game", "prog", "n", "seed", "manual", "_ks")
 #: how many lists of legal actions a kernel keeps for the positions to share (all dropped when full)
 _SHARED_LISTS = 4096
+#: how many moves' action ids a kernel keeps, for each action space (all dropped when full)
+_SHARED_IDS = 1 << 16
 
 
 def start(game: Any, players: int, options: dict, seed: int, count_rules: bool) -> State:
@@ -48,7 +55,7 @@ def start(game: Any, players: int, options: dict, seed: int, count_rules: bool) 
         return State._new(game, players, options, seed, False, count_rules=count_rules)
     s = KState.__new__(KState)
     for name, value in (("game", game), ("prog", game.program), ("n", players), ("seed", seed), ("manual", False),
-                        ("_ks", [kernel, S, [], {}, {}, options, count_rules])):
+                        ("_ks", [kernel, S, [], {}, {}, options, count_rules, {}])):
         _SLOTS[name].__set__(s, value)
     try:
         s._check_can_act()
@@ -93,7 +100,7 @@ class KState(State):
             n, records = ks[_KERNEL].backend.moves_raw(ks[_S], actor)
             if not n:
                 raise KFault(FAULT_STUCK)  # a player who must act may do nothing: the engine's error
-            got = ks[_LEGAL][actor] = [n, records, None, None]
+            got = ks[_LEGAL][actor] = [n, records, None, None, None]
         return got
 
     def _check_can_act(self) -> None:
@@ -144,7 +151,7 @@ class KState(State):
                     a = new(KAction)
                     put(a, (where, i))
                     append(a)
-                listed = (actions, where)
+                listed = (actions, where, {})  # (the list's ids, by action space: `ids_on_kernel`)
                 if shared is not None:
                     if len(shared) >= _SHARED_LISTS:
                         # Full.  Sharing goes on only where it paid: where most positions found
@@ -158,6 +165,7 @@ class KState(State):
                 kernel.api_shared += 1
             actions = got[2] = listed[0]
             got[3] = listed[1]
+            got[4] = listed[2]
         return list(actions)
 
     def apply(self, action: Union[Action, str]) -> "State":
@@ -200,7 +208,7 @@ class KState(State):
                 if cur >= 0:
                     if not n:
                         raise KFault(FAULT_STUCK)  # a player who must act may do nothing: the engine's error
-                    ks[_LEGAL][cur] = [n, listed, None, None]
+                    ks[_LEGAL][cur] = [n, listed, None, None, None]
                 elif cur == _CUR_SIMUL:
                     self._check_can_act()
         except KFault:
@@ -232,6 +240,107 @@ class KState(State):
         except KFault:
             return self._as_state().winners()
 
+    # ---- what a seat sees, from the position ------------------------------------------------------
+
+    def _options(self) -> dict:
+        ks = self._ks
+        if ks is None:
+            return State._options(self)
+        return dict(self._spaces()[0])
+
+    def _spaces(self) -> tuple:
+        """[options by name, action space, observation layout, players, the layout's encoder from
+        the position (kernel/views.py)] of this game, worked out once for the positions of one game
+        (its clones included)."""
+        shared = self._ks[_SHARED]
+        got = shared.get("spaces")
+        if got is None:
+            opts = self._ks[_OPTIONS]
+            by_name = {o.name: opts[o.name] for o in self.prog.model.options}
+            n = _SLOTS["n"].__get__(self)
+            got = shared["spaces"] = [by_name, None, None, n, None]
+        return got
+
+    def _action_space(self):
+        ks = self._ks
+        if ks is None:
+            return State._action_space(self)
+        got = self._spaces()
+        if got[1] is None:
+            got[1] = self.game.action_space(got[3], got[0])
+        return got[1]
+
+    def _position_view(self, player: Optional[int], legal: bool) -> Optional[dict]:
+        """`view(player)` but its history, read from the kernel's position (kernel/views.py); None
+        where the engine must be asked."""
+        ks = self._ks
+        return self._sight().view(ks[_S], _SLOTS["n"].__get__(self), ks[_OPTIONS], player, self.current, self.waiting,
+                          self.scores, self.winners,
+                          (lambda p: [a.text for a in self.legal_actions(p)]) if legal else None)
+
+    def ids_on_kernel(self, space: Any, player: Optional[int]) -> Optional[list]:
+        """The ids in `space` of `legal_actions(player)`, kept with the list of legal actions (the
+        same moves have the same ids), or None where the space must work them out (fishrules.spaces:
+        `ActionSpace.legal_ids`).  Not where an id depends on the position (a parameter numbered by
+        positions among what the rules offer: the engine's machine works out what they are today).
+        """
+        ks = self._ks
+        if ks is None:
+            return None
+        by_position = ks[_KERNEL].api_by_position
+        if space not in by_position:
+            by_position[space] = {info.name for info in space.actions if any(p.kind == "positions" for p in info.params)}
+        cur = ks[_S][_H_CUR]
+        actor = cur if cur >= 0 and (player is None or player == cur) else player if cur == _CUR_SIMUL else None
+        if actor is None or actor in ks[_PENDING]:
+            return None
+        actions = self.legal_actions(player)
+        got = ks[_LEGAL].get(actor)
+        if self._ks is None or got is None or got[4] is None:
+            return None
+        ids = got[4].get(space)
+        if ids is None:
+            if by_position[space] and any(a.name in by_position[space] for a in actions):
+                return None  # an id that depends on what the rules offer now: the engine works it out
+            # Lists rarely repeat where moves do ("bet 3 on p1"): an id is kept by its move's record
+            kernel = ks[_KERNEL]
+            by_move = kernel.api_move_ids.get(space)
+            if by_move is None or len(by_move) >= _SHARED_IDS:
+                by_move = kernel.api_move_ids[space] = {}
+            size = 8 * kernel.backend.width
+            raw = got[1].tobytes()
+            ids = []
+            for i, a in enumerate(actions):
+                key = raw[i * size:(i + 1) * size]
+                v = by_move.get(key)
+                if v is None:
+                    v = by_move[key] = space.id_of(a)
+                ids.append(v)
+            got[4][space] = ids
+        return list(ids)
+
+    def _sight(self) -> Sight:
+        kernel = self._ks[_KERNEL]
+        if kernel.sight is None:
+            kernel.sight = Sight(kernel)
+        return kernel.sight
+
+    def observation(self, player: Optional[int] = None) -> list[float]:
+        ks = self._ks
+        if ks is not None and (player is None or (type(player) is int and 0 <= player < _SLOTS["n"].__get__(self))):
+            got = self._spaces()
+            if got[2] is None:
+                got[2] = self.game.observation_spec(got[3], got[0])
+                got[4] = self._sight().encoder_of(got[2], got[0])
+            if got[4] is not None:
+                vector = got[4](ks[_S], player, self.current, self.waiting, self.scores)
+                if vector is not None:
+                    return vector
+            view = self._position_view(player, False)
+            if view is not None:
+                return got[2].encode(view)
+        return State.observation(self._as_state() if ks is not None else self, player)
+
     def clone(self) -> "State":
         ks = self._ks
         if ks is None:
@@ -240,7 +349,7 @@ class KState(State):
         for name in ("game", "prog", "n", "seed", "manual"):
             _SLOTS[name].__set__(c, _SLOTS[name].__get__(self))
         _SLOTS["_ks"].__set__(c, [ks[_KERNEL], ks[_KERNEL].copy_state(ks[_S]), list(ks[_APPLIED]), dict(ks[_PENDING]),
-                                  {}, ks[_OPTIONS], False])
+                                  {}, ks[_OPTIONS], False, ks[_SHARED]])
         return c
 
     def __repr__(self) -> str:

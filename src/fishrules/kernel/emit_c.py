@@ -869,6 +869,10 @@ def _api(kp: KernelProgram, w: "_Writer") -> str:
     zones_to = (lay.zones[-1][0] + 1 + lay.zones[-1][1]) if lay.zones else 0
     prefix = max([H_MOVE + lay.move_width] + [lay.g_index[o.slot] + 1 for o in kp.model.options])
     tail = max(lay.nrules + 2 * len(lay.zones), 1)
+    # one setjmp each: a look that goes wrong (a define with nothing rolled yet) stops only itself
+    looks = "\n".join(f"    k->top = 0; S[{H_WORK}] = 0;\n"
+                      f"    if (setjmp(k->jb)) faults[{i}] = k->fault; else {{ out[{i}] = {fn}(k); faults[{i}] = 0; }}"
+                      for i, (_, fn) in enumerate(kp.looks)) or "    (void)out; (void)faults;"
     return f"""
 /* ---- entry points ---------------------------------------------------------------------------- */
 
@@ -1001,6 +1005,14 @@ FK_EXPORT int fk_scores(void *ctx, I *S, I *out) {{
     S[{H_WORK}] = 0;
     for (I p = 0; p < S[{H_N}]; p++) out[p] = score(k, p);
     return 0;
+}}
+
+/* what a view reads besides the position's values (KernelProgram.looks): each worked out on
+   its own, into out[i], with 0 or the fault that stopped it in faults[i] */
+FK_EXPORT void fk_looks(void *ctx, I *S, I *out, I *faults) {{
+    K *k = (K *)ctx;
+    k->S = S; k->size = {lay.size}; k->epoch++;
+{looks}
 }}
 
 FK_EXPORT I fk_winners(void *ctx, I *S, I *out) {{

@@ -16,7 +16,7 @@ from typing import Optional
 import attrs
 
 from .. import model as m
-from ..analysis import define_order, kept_defines, number_blocks, rule_numbers
+from ..analysis import define_order, kept_defines, number_blocks, reads, rule_numbers
 from ..limits import MAX_SUBSET
 from . import ir
 from .arms import Arms, cut
@@ -47,6 +47,10 @@ class KernelProgram:
         self.nrules = 0
         self.frame_cap: dict[str, int] = {}  # block function -> its frame's size, in C (ints)
         self.keep: Optional[Keep] = None  # the kept defines, and what makes them stale
+        #: what a view reads of the rules besides the position's values, one function each (worked
+        #: out together, `looks` of a backend): ("define", name) a public game-wide define a view
+        #: shows, ("seen by", game slot) who sees a `seen by` value
+        self.looks: list[tuple[tuple[str, object], str]] = []
 
     def define_cap_of(self, fn: ir.Function) -> int:
         """The most elements the collection a define gives can hold."""
@@ -85,6 +89,7 @@ def lower(model: m.Model) -> KernelProgram:
         f = bl.define(name, model.defines[name], index[name])
         fns.append(attrs.evolve(f, memo=memo[name]))
     fns.extend(bl.scores())
+    fns.extend(_looks(model, bl, out, len(model.defines)))
     fns.append(bl.init_values())
     fns.append(bl.dice_count())
     for name, ph in model.phases.items():
@@ -122,6 +127,31 @@ def lower(model: m.Model) -> KernelProgram:
             out.frame_cap[f.name] = 2 + len(scalars) + sum(1 + cap for _, cap in buffers)
     layout.reserve_blocks(len(blocks.names), out.nrules, _frames_needed(out))
     return out
+
+
+def _looks(model: m.Model, bl: BlockLowering, out: KernelProgram, first: int) -> list[ir.Function]:
+    """The functions of `out.looks`: each public game-wide define a view shows (a number or yes or
+    no that reads only public values, as the engine's compiler finds them) is called as it is; who
+    sees each `seen by` value is a function of its own, lowered as a define without arguments."""
+    public = {("g", v.slot + i) for v in model.game_vars if v.visibility == "public"
+              for i in range(v.family[1] if v.family else 1)}
+    public |= {("g", o.slot) for o in model.options}
+    public |= {("p", v.slot) for v in model.player_vars if v.visibility == "public"}
+    index = {name: i for i, name in enumerate(model.defines)}
+    for name, d in model.defines.items():
+        if d.per_player or d.params or d.type.kind not in ("number", "bool"):
+            continue
+        r = reads(model, d.expr)
+        if r is not None and all(x in public for x in r if isinstance(x, tuple) and x[0] in ("g", "p")):
+            out.looks.append((("define", name), f"d{index[name]}"))
+    fns = []
+    for v in model.game_vars:
+        if v.seen_by is not None and v.visibility == "seen by":
+            decl = m.DefineDecl(f"seen by of {v.name}", False, v.seen_by, 0, m.PLAYER, span=v.span)
+            f = attrs.evolve(bl.define(decl.name, decl, first + len(fns)), memo=False)
+            fns.append(f)
+            out.looks.append((("seen by", v.slot), f.name))
+    return fns
 
 
 def _frames_needed(kp: KernelProgram) -> int:

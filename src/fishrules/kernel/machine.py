@@ -201,6 +201,36 @@ class PyBackend:
         S[A.H_WORK] = 0
         return list(self._winners(S))
 
+    def looks(self, S: list) -> tuple[list, list]:
+        """(values, faults) of the program's `looks` at this position: each value (None for
+        nothing), and 0 or the fault that stopped working it out (-1: the Python of the kernel
+        went wrong, as it may where the engine says what is wrong)."""
+        values: list = []
+        faults: list = []
+        ns = self.ns
+        self._epoch[0] += 1
+        for _, fn in self.kp.looks:
+            S[A.H_WORK] = 0
+            try:
+                values.append(ns[fn](S))
+                faults.append(0)
+            except KFault as f:
+                values.append(None)
+                faults.append(f.code)
+            except (TypeError, IndexError, KeyError, ValueError, ZeroDivisionError, RecursionError, OverflowError):
+                values.append(None)
+                faults.append(-1)
+        return values, faults
+
+    def frame_blocks(self, S: list) -> list:
+        """The blocks running where the game waits (a frame each), outermost first."""
+        fp, out = self.kp.layout.frames, []
+        for _ in range(S[A.H_DEPTH]):
+            b = S[fp]
+            out.append(b)
+            fp += 2 + len(self._slots[self.kp.block_fn[b]])
+        return out
+
 
 def pick_waiting(be, S) -> Any:
     """The random choice a playout makes where the game waits (a move, or at a simultaneous

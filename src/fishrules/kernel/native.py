@@ -770,7 +770,7 @@ class NativeBackend:
             ("fk_size", _I, []), ("fk_move_width", _I, []), ("fk_context", _P, [_I, _I]), ("fk_free", None, [_P]),
             ("fk_new", ctypes.c_int, [_P, _P]), ("fk_run", ctypes.c_int, [_P, _P, ctypes.c_int, ctypes.c_int]),
             ("fk_moves", _I, [_P, _P, _I, _P, _I]), ("fk_scores", ctypes.c_int, [_P, _P, _P]),
-            ("fk_winners", _I, [_P, _P, _P]),
+            ("fk_winners", _I, [_P, _P, _P]), ("fk_looks", None, [_P, _P, _P, _P]),
             ("fk_simulate", None, [_P, _P, _P, _I, _P, _P, _P, _P, _P, _P, _P]),
             ("fk_script", ctypes.c_int, [_P, _P, _I]), ("fk_step", _I, [_P, _P, _P, _P, _I]),
         ):
@@ -791,6 +791,8 @@ class NativeBackend:
         self._free = lib.fk_free
         self._templates: dict = {}  # (players, limit, options) -> a template state (`template`)
         self._step = lib.fk_step
+        self._fk_looks = lib.fk_looks
+        self._looks = (array("q", bytes(8 * len(kp.looks))), array("q", bytes(8 * len(kp.looks))))
         self.size = lay.size
         self.tail = max(lay.nrules + 2 * len(lay.zones), 1)  # what `simulate` gives of a game after its outcome
         self.width = lay.move_width
@@ -955,6 +957,15 @@ class NativeBackend:
             fp += self._sizes[self.kp.block_fn[S[fp]]]
         return fp
 
+    def frame_blocks(self, S: array) -> list:
+        """The blocks running where the game waits (a frame each), outermost first."""
+        fp, out = self.kp.layout.frames, []
+        for _ in range(S[A.H_DEPTH]):
+            b = S[fp]
+            out.append(b)
+            fp += self._sizes[self.kp.block_fn[b]]
+        return out
+
     def _together(self, S: array, what: str) -> tuple[int, int]:
         top = self.top_frame(S)
         key = (S[top], S[A.H_SITE], what)
@@ -995,6 +1006,13 @@ class NativeBackend:
         if n < 0:
             raise KFault(-n)
         return list(out[:n])
+
+    def looks(self, S: array) -> tuple[list, list]:
+        """(values, faults) of the program's `looks` at this position: each value (None for
+        nothing), and 0 or the fault that stopped working it out."""
+        out, faults = self._looks
+        self._fk_looks(self.ctx, S.buffer_info()[0], out.buffer_info()[0], faults.buffer_info()[0])
+        return [None if v == NIL else v for v in out], faults.tolist()
 
     def simulate(self, players: int, options: dict, seeds: list, limit: int = MAX_PLAYOUT_DECISIONS) -> tuple:
         """Whole games, one per seed, in one call: (scores per game, winner masks, decisions,

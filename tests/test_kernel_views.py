@@ -1,0 +1,231 @@
+"""What a seat sees, read from the kernel's position (fishrules.kernel.views), is what the engine's
+view shows: the same values by the same visibility, the same zones, dice, scores, phases, public
+defines and legal actions, and the same observation vector, at every step of random games of every
+bundled ruleset at its fewest and most players, for every seat and a spectator; and the same ids
+of the legal actions.  Asking for an observation leaves a state deciding on the kernel where it is
+(no replay onto the engine).
+
+Each game is played twice from the same seed: on the kernel, and on the engine (a twin `State`
+made with the kernel off) with the same actions.  On the native backend through the API's
+`KState`; on the Python kernel by driving its backend directly, move by move."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import fishrules
+from fishrules.kernel import NativeError, abi as A
+from fishrules.kernel.apistate import KState
+from fishrules.kernel.native import compiler
+from fishrules.kernel.views import Sight
+from fishrules.runtime import SIMULTANEOUS, State, play_move
+
+try:
+    compiler()
+except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
+    pytest.skip("no C compiler here", allow_module_level=True)
+
+RULESETS = fishrules.bundled()
+_games: dict = {}
+
+
+def game(name: str, backend: str = "native"):
+    if (name, backend) not in _games:
+        _games[(name, backend)] = fishrules.load(name, backend=backend)
+    return _games[(name, backend)]
+
+
+def engine_view(e: State, p):
+    v = e.view(p)
+    del v["history"]
+    return v
+
+
+def first_difference(k: dict, e: dict) -> str:
+    for key in sorted(set(k) | set(e)):
+        if k.get(key, "<missing>") != e.get(key, "<missing>"):
+            return f"{key}: kernel {k.get(key, '<missing>')!r}, engine {e.get(key, '<missing>')!r}"
+    return ""
+
+
+def same_sight(k: KState, e: State, where: str) -> None:
+    spec = e.game.observation_spec(e.n, e._options())
+    encode = k._sight().encoder_of(spec, k._options())
+    assert encode is not None, f"{where}: no encoder from the position for this layout"
+    for p in [None, *range(e.n)]:
+        got, want = k._position_view(p, True), engine_view(e, p)
+        assert got is not None, f"{where}: the kernel could not read the view of {p}"
+        assert got == want, f"{where}, viewer {p}: {first_difference(got, want)}"
+        observed = e.observation(p)
+        assert encode(k._ks[1], p, k.current, k.waiting, k.scores) == observed, f"{where}, viewer {p}"
+        assert k.observation(p) == observed, f"{where}, viewer {p}"
+        assert type(k) is KState, f"{where}: looking made the state the engine's"
+    for p in e.waiting:
+        who = p if e.current == SIMULTANEOUS else None
+        # (on a copy: an id numbered by positions among what the rules offer is the engine's to work out)
+        assert k.clone().legal_action_ids(who) == e.legal_action_ids(who), f"{where}: the ids of p{p}'s actions"
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_views_and_observations_from_the_position_are_the_engines(name):
+    g = game(name)
+    for players in (g.min_players, g.max_players):
+        seed = players
+        k = g.start(players, seed=seed)
+        assert type(k) is KState
+        e = State._new(g, players, g._options(None), seed, False, count_rules=False)
+        rng = random.Random(seed)
+        step = 0
+        while True:
+            same_sight(k, e, f"{name} ({players} players), step {step}")
+            if e.is_over:
+                break
+            p = e.waiting[0]
+            i = rng.randrange(len(e.legal_actions(p)))
+            k = k.apply(k.legal_actions(p)[i])
+            e = e.apply(e.legal_actions(p)[i].text)
+            step += 1
+        assert type(k) is KState and k.winners() == e.winners()
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_the_python_kernel_reads_the_same_views(name):
+    """The same on the Python kernel, driven move by move (its states are plain lists)."""
+    g = game(name, "python")
+    kernel = g.kernel
+    be, bd = kernel.backend, kernel.boundary
+    assert be.name == "python"
+    sight = Sight(kernel)
+    players = g.max_players
+    encode = sight.encoder(g.observation_spec(players), g._options(None))
+    assert encode is not None
+    seed = 7
+    opts = g._options(None)
+    S = be.new(players, opts, seed)
+    be.start(S, False)
+    e = State._new(g, players, opts, seed, False, count_rules=False)
+    rng = random.Random(seed)
+    step = 0
+    while True:
+        cur = S[A.H_CUR]
+        together = cur == A.CUR_SIMUL
+        current = cur if cur >= 0 else SIMULTANEOUS if together else None
+        waiting = list(be.who_together(S)) if together else [cur] if cur >= 0 else []
+        for p in [None, *range(players)]:
+            got = sight.view(S, players, opts, p, current, waiting, lambda: be.scores(S), lambda: be.winners(S),
+                             lambda q: [bd.text(m, together) for m in be.moves(S, q)])
+            want = engine_view(e, p)
+            assert got == want, f"step {step}, viewer {p}: {first_difference(got, want)}"
+            assert encode(S, p, current, waiting, lambda: be.scores(S)) == e.observation(p), f"step {step}, viewer {p}"
+        if e.is_over:
+            assert cur == A.CUR_OVER
+            break
+        if together:
+            chosen = tuple(rng.choice(be.moves(S, q)) for q in waiting)
+            be.play_together(S, chosen)
+            for m in chosen:
+                e = play_move(e, bd.move(m, True))
+        else:
+            m = rng.choice(be.moves(S, cur))
+            be.play(S, m)
+            e = play_move(e, bd.move(m))
+        step += 1
+
+
+# ---- hidden information: what a seat may not see cannot change its observation ---------------------------
+
+
+def _hidden_pairs(g, S, seat: int):
+    """Two face-down cards (different labels) in two zones `seat` may not see, the first a zone
+    another seat sees (its secret zone, or a zone `seen by` it), so that the swap shows there:
+    (zone a, zone b, who sees zone a, card x, card y); None if there are none."""
+    kp = g.kernel.program
+    lay, model, labels = kp.layout, kp.model, g.program.card_labels
+    players = S[A.H_N]
+    owned, hidden = [], []
+    for v in model.player_vars:
+        if v.type.kind == "zone" and v.visibility == "secret":
+            owned += [(lay.p_zone[v.slot] + q, q) for q in range(players) if q != seat]
+        if v.type.kind == "zone" and v.visibility == "hidden":
+            hidden += [lay.p_zone[v.slot] + q for q in range(players)]
+    looks, _ = g.kernel.backend.looks(S)
+    sees = {key[1]: looks[i] for i, (key, _) in enumerate(kp.looks) if key[0] == "seen by"}
+    for v in model.game_vars:
+        if v.type.kind == "zone" and v.visibility == "seen by" and sees[v.slot] not in (None, seat):
+            owned.append((lay.g_zone[v.slot], sees[v.slot]))
+        if v.type.kind == "zone" and v.visibility == "hidden":
+            hidden += [lay.g_zone[v.slot + i] for i in range(v.family[1] if v.family else 1)]
+    for za, owner in owned:
+        for zb in hidden + [z for z, _ in owned if z != za]:
+            a, b = lay.zones[za][0], lay.zones[zb][0]
+            for x in S[a + 1:a + 1 + S[a]]:
+                for y in S[b + 1:b + 1 + S[b]]:
+                    if labels[x] != labels[y] and not S[lay.up + x] and not S[lay.up + y]:
+                        return za, zb, owner, x, y
+    return None
+
+
+def _swap(g, S, za, zb, x, y) -> None:
+    lay = g.kernel.program.layout
+    a, b = lay.zones[za][0], lay.zones[zb][0]
+    i = a + 1 + list(S[a + 1:a + 1 + S[a]]).index(x)
+    j = b + 1 + list(S[b + 1:b + 1 + S[b]]).index(y)
+    S[i], S[j] = y, x
+    S[lay.where + x], S[lay.where + y] = S[lay.where + y], S[lay.where + x]
+
+
+@pytest.mark.parametrize("name", ["fatfish", "fatfish-licenses", "fisherman", "fishfish"])
+def test_a_card_a_seat_may_not_see_does_not_change_its_observation(name):
+    """Twin positions on the kernel, alike but for two face-down cards swapped between zones a seat
+    may not see (another seat's secret hand and a hidden pile, say): that seat and a spectator get
+    the same observation and view from both, the seat who sees the first zone does not."""
+    g = game(name)
+    found = 0
+    for seed in range(6):
+        k = g.start(g.max_players, seed=seed)
+        rng = random.Random(seed)
+        for _ in range(rng.randrange(0, 6)):
+            if k.is_over:
+                break
+            p = k.waiting[0]
+            k = k.apply(rng.choice(k.legal_actions(p)))
+        if k.is_over:
+            continue
+        twin = k.clone()
+        S = twin._ks[1]
+        seat, pair = next(((q, got) for q in range(k.n) if (got := _hidden_pairs(g, S, q)) is not None), (0, None))
+        if pair is None:
+            continue
+        za, zb, owner, x, y = pair
+        _swap(g, S, za, zb, x, y)
+        found += 1
+        for p in (seat, None):
+            assert twin.observation(p) == k.observation(p), f"seed {seed}: viewer {p} tells the twins apart"
+            assert twin._position_view(p, True) == k._position_view(p, True)
+        assert twin.observation(owner) != k.observation(owner)  # the owner sees their own hand change
+        assert type(k) is KState and type(twin) is KState
+    assert found, f"no twin positions were found in {name}"
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_an_agents_loop_stays_on_the_kernel(name):
+    """Ids, an observation and an action by its id at every step, as an agent through the adapters
+    does: the state goes on deciding on the kernel to the end (but where an id is numbered by
+    positions among what the rules offer, which the engine works out)."""
+    g = game(name)
+    players = g.min_players
+    space = g.action_space(players)
+    by_position = {i.name for i in space.actions if any(p.kind == "positions" for p in i.params)}
+    s = g.start(players, seed=3)
+    rng = random.Random(3)
+    while not s.is_over:
+        who = s.waiting[0] if s.current == SIMULTANEOUS else None
+        if any(a.name in by_position for a in s.legal_actions(who)):
+            return
+        ids = s.legal_action_ids(who)
+        s.observation(s.waiting[0])
+        s = s.apply(s.action_of_id(rng.choice(ids), who))
+        assert type(s) is KState
+    assert s.winners() == s.clone().winners()
