@@ -163,6 +163,27 @@ async def test_columns_are_counted_as_the_client_counts_them(client: LanguageCli
 
 
 @pytest.mark.asyncio
+async def test_references_on_a_long_line_with_wide_characters_stay_fast(client: LanguageClient, tmp_path):
+    # every use's columns converted from code points to the client's units: once per line, not
+    # once per use (a line of 8,000 uses after an emoji took minutes; the bound is loose on purpose)
+    import time
+
+    line = 'define bonus: 1\ndefine a: "\U0001F41F" == "x" or ' + " + ".join(["bonus"] * 8000) + " > 0\n"
+    path = tmp_path / "long.fish"
+    path.write_text('extends "fishfry"\ngame "Long"\n' + line, encoding="utf-8")
+    uri = open_doc(client, path)
+    await diagnostics(client, uri)
+    started = time.monotonic()
+    refs = await client.text_document_references_async(t.ReferenceParams(
+        text_document=t.TextDocumentIdentifier(uri=uri), position=t.Position(2, 8),
+        context=t.ReferenceContext(include_declaration=True)))
+    assert time.monotonic() - started < 30
+    mine = sorted(r.range.start.character for r in refs if r.uri == uri and r.range.start.line == 3)
+    text = (line.split("\n")[1])
+    assert len(mine) == 8000 and mine[0] == len(text[:text.index("bonus")].encode("utf-16-le")) // 2
+
+
+@pytest.mark.asyncio
 async def test_every_syntax_error_and_formatting(client: LanguageClient, tmp_path):
     path = tmp_path / "broken.fish"
     text = (ROOT / "tests" / "broken" / "ten_errors.fish").read_text(encoding="utf-8")

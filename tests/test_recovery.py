@@ -266,6 +266,15 @@ def test_consecutive_misspelled_declarations_are_each_reported():
     assert all("did you mean `define`" in (d.hint or "") for d in ds)
 
 
+def test_a_bracket_closed_at_the_start_of_the_next_line_is_one_error():
+    # the error is at the first token of a line: the broken line is left out and parsing goes on
+    # at that very token, which must not be reported a second time
+    text = BASE + "define a: max(1, 2,\n)\ndefine b: max(\n  1,\n  2,\n)\ndefine c: 1\n"
+    ds = parse_partial(text, "x.fish").errors
+    start = BASE.count("\n")
+    assert [d.span.line for d in ds] == [start + 2, start + 6], [d.render() for d in ds]
+
+
 def test_a_broken_row_of_a_broken_board_is_left_out_with_it():
     text = (RULESETS / "fisheatfish.fish").read_text(encoding="utf-8")
     lines = text.splitlines()

@@ -657,8 +657,25 @@ def build_server():
     # the encoding it agreed on at initialize (UTF-16 unless it offered another), so a line with
     # a character past U+FFFF (an emoji) is counted differently.  Every column is converted at
     # the edge, with the text of its line.
+    offsets: dict[str, list[int]] = {}  # a line's unit offset at each code point (lines not ASCII only)
+
     def units(text: str, cp: int) -> int:
-        return server.workspace.position_codec.client_num_units(text[:max(cp, 0)])
+        cp = min(max(cp, 0), len(text))
+        if text.isascii():
+            return cp
+        # counted once per line, not once per column asked: a reference search asks for every use
+        # of a name on a line, and a line may be long
+        table = offsets.get(text)
+        if table is None:
+            count = server.workspace.position_codec.impl.code_units_for_char
+            table, seen = [0], 0
+            for c in text:
+                seen += count(c)
+                table.append(seen)
+            if len(offsets) > 256:
+                offsets.clear()
+            offsets[text] = table
+        return table[cp]
 
     def code_points(text: str, u: int) -> int:
         if text.isascii():

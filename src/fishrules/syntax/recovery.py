@@ -74,6 +74,7 @@ class Recovering:
         self.prev_start: Optional[int] = None  # where the logical line before it started
         self.last: Optional[Token] = None  # the last token fed
         self.gaveup = False
+        self.reported_at = -1  # where the last error reported is: a token is reported once
         self.braces = 0  # blocks opened with `{` (reported): their `}` is no second error
 
     # ---- the parser ------------------------------------------------------------------------------
@@ -90,6 +91,12 @@ class Recovering:
         return self.lalr.unexpected(tok)
 
     def report(self, exc, since: Optional[int] = None) -> None:
+        at = _at(exc)
+        if at == self.reported_at:
+            # the same token again: the line it opens was left out after its error (a bracket left
+            # open on the line before, closed at the start of this one), and parsing went on here
+            return
+        self.reported_at = at
         if since is None:
             since = self.line_start if self.line_start is not None else self.starts[self.line_of(_at(exc)) - 1]
         if len(self.diags) >= MAX_SYNTAX_ERRORS:
