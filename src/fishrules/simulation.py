@@ -715,19 +715,20 @@ class Runner:
                 pool.halt()
         client, self._client = self._client, None
         cluster, self._cluster = self._cluster, None
-        if client is not None:
-            client.close()
-        if cluster is not None:
+        # At Ctrl-C or SIGTERM on a loaded machine a worker can still be closing when distributed
+        # asserts that all are closed: its processes end by themselves once orphaned (tested), and
+        # what the user hears is what stopped the run, so each close is tried on its own
+        for what in (client, cluster):
+            if what is None:
+                continue
             try:
-                cluster.close()
-            except Exception:  # noqa: BLE001 - at Ctrl-C or SIGTERM on a loaded machine a worker can
-                # still be closing when distributed asserts that all are closed: its processes end
-                # by themselves once orphaned (tested), and there is nothing to tell the user
-                log.debug("the local Dask cluster did not close cleanly", exc_info=True)
-            finally:
-                # else distributed's exit hook closes it again and prints that assertion's
-                # traceback after fishrules' own one line (seen in CI, once)
-                cluster.shutdown_on_close = False
+                what.close()
+            except Exception:  # noqa: BLE001 - see above
+                log.debug("the Dask %s did not close cleanly", type(what).__name__, exc_info=True)
+        if cluster is not None:
+            # else distributed's exit hook closes it again and prints that assertion's traceback
+            # after fishrules' own one line (seen in CI, once)
+            cluster.shutdown_on_close = False
 
     def play(self, game, job: dict, games: int, progress: Optional[Callable[[int], None]] = None) -> list[dict]:
         """Games 0..games-1 of `job` (`{"players", "options", "seed", "bots", "iterations"}`; its
