@@ -4,6 +4,7 @@ from the rules, escaped."""
 from __future__ import annotations
 
 import json
+import re
 import random
 
 import pytest
@@ -413,3 +414,49 @@ def test_a_frame_says_when_each_piece_last_changed_as_the_page_names_it():
     drawn = set(re.findall(r'data-(?:name|zone|pick)="([^"]+)"', f["html"]))
     for key in f["changed_at"]:
         assert key.split("|", 1)[1] in drawn, key
+
+
+#: A house rule whose one move rolls a hundred times and moves a thousand cards one at a time.
+BUSY = """\
+game "Busy"
+players 2 to 3
+dice: 1 with faces A, B
+cards chips: number from 1 to 1200
+the game has pile: zone of chips
+each player has hand: zone of chips
+each player has points: number
+score "points": your points
+
+phase game:
+  repeat 2 times:
+    for each player:
+      player chooses busy
+
+action busy:
+  repeat 100 times:
+    roll all dice
+  repeat 1000 times:
+    draw 1 from pile to your hand face down
+  add 1 to your points
+"""
+
+
+def test_a_move_that_does_a_great_deal_is_told_in_bounded_words():
+    """A house rule's move that rolls a hundred times and moves a thousand cards: the frame carries
+    a bounded number of events, the log and the "just now" box a bounded number of lines."""
+    from fishrules.web.render import JUST_NOW_MOST, MOST_FRAME_EVENTS, frame_data
+    from fishrules.web.telling import ROLL_LINES, STEP_MOST
+
+    game = fishrules.loads(BUSY, "busy.fish")
+    state = game.start(players=2, seed=3)
+    for _ in range(3):
+        state.apply(state.legal_actions()[0])
+    data = frame_data(state, 0)
+    assert len(data["events"]) <= MOST_FRAME_EVENTS
+    html = frame(state, 0, _info(game, 2))["html"]
+    box = _section(html, "justnow")
+    assert box.count("<li>") <= JUST_NOW_MOST and "more in the log" in box or box.count("<li>") <= JUST_NOW_MOST
+    rolls = re.findall(r"<li>(?:The dice roll|Rolled)", html)
+    assert 0 < len(rolls) <= 4 * (ROLL_LINES + 1), len(rolls)
+    assert "rolls before these" in html
+    assert html.count("<li>") < 8 * (STEP_MOST + ROLL_LINES + 5)

@@ -431,6 +431,8 @@ def _status(info: TableInfo, view: dict, seat: Optional[int], mine: bool) -> Mar
 #: How many of the latest turn's lines the "just now" box shows: its latest lines, and always all
 #: of what its latest decision did (`Turn.latest`: a turn-ending move says every value it set).
 JUST_NOW_LINES = 10
+#: The most lines the "just now" box shows (a decision that did a great deal: the rest are in the log).
+JUST_NOW_MOST = 60
 
 
 def _just_now(info: TableInfo, turn: Any, seat: Optional[int]) -> Markup:
@@ -439,6 +441,8 @@ def _just_now(info: TableInfo, turn: Any, seat: Optional[int]) -> Markup:
     as cards (a finished trick, a reveal, a fight's stacks), so that nothing that mattered passes
     unseen when the next frame comes."""
     lines = turn.lines[max(0, min(turn.latest, len(turn.lines) - JUST_NOW_LINES)):]
+    if len(lines) > JUST_NOW_MOST:  # the log has them all; the box stays a box
+        lines = lines[:JUST_NOW_MOST - 1] + [(f"… and {len(lines) - JUST_NOW_MOST + 1} more in the log.", None)]
     who = "you" if turn.actor is not None and turn.actor == seat else turn_head(info, turn)
     return tag("section", {"class_": "justnow", "aria-label": "just now", "data_actor": turn.actor},
                tag("h2", None, f"Just now — {who}"),
@@ -512,6 +516,8 @@ def table_html(view: dict, events: list, seat: Optional[int], info: TableInfo, m
 #: these: a look older than that marks only what changed since).  Reading the events of 500 entries
 #: again for each frame costs a few milliseconds a seat.
 MARKS_BACK = 500
+#: The most events a frame carries to be drawn (the latest): drawing is the event loop's work.
+MOST_FRAME_EVENTS = 2000
 
 _ZONE = re.compile(r"^(\w+)(?:\(([0-9-]+)\))?(?: of p([0-9]{1,3}))?$")
 _DIE = re.compile(r"^die ([0-9]+) rolls ")
@@ -575,6 +581,10 @@ def frame_data(state: Any, seat: Optional[int]) -> dict:
     back = max(0, at - MARKS_BACK)
     every = state.events_for(seat, since=back)
     events = [e for e in every if e["after"] > start]
+    if len(events) > MOST_FRAME_EVENTS:
+        # the frame is drawn on the server's event loop (frame_from): a house rule that moves
+        # thousands of cards one at a time gives the log the latest of them, not every one
+        events = events[-MOST_FRAME_EVENTS:]
     return {"view": view, "events": events, "actions": actions, "mine": mine,
             "changed": changed_at(view["history"], every, back),
             "prefix": f"p{seat}: " if mine and state.current == SIMULTANEOUS else "",

@@ -33,6 +33,8 @@ LOG_TURNS = 12
 STEP_LINES = 8
 MOVE_LINES = 5
 STEP_MOST = 40
+#: The rolls a step tells at most (the latest): "… N rolls before these" says the rest.
+ROLL_LINES = 6
 #: How far back the log reaches past the history a frame shows to begin at a decision rather than
 #: in the chance that followed it (a deal of a hundred cards): entries, at most.
 LOG_BACK = 400
@@ -401,6 +403,9 @@ def _rolls(entries: list) -> list[str]:
             rolls.append([])
         rolls[-1].append((k, m.group(2)))
     out = []
+    if len(rolls) > ROLL_LINES:  # a house rule may roll again and again within one step
+        out.append(f"… {len(rolls) - ROLL_LINES} rolls before these.")
+        rolls = rolls[-ROLL_LINES:]
     for r in rolls:
         if [k for k, _ in r] == list(range(1, len(r) + 1)) and len(r) > 2:
             out.append("The dice roll: " + ", ".join(f for _, f in r) + ".")
