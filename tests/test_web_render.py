@@ -460,3 +460,55 @@ def test_a_move_that_does_a_great_deal_is_told_in_bounded_words():
     assert 0 < len(rolls) <= 4 * (ROLL_LINES + 1), len(rolls)
     assert "rolls before these" in html
     assert html.count("<li>") < 8 * (STEP_MOST + ROLL_LINES + 5)
+
+
+DRAWER = """\
+game "Drawer"
+players 2 to 3
+cards chips: number from 1 to 40
+the game has pile: zone of chips
+each player has hand: zone of chips
+each player has points: number
+score "points": your points
+
+phase game:
+  move chips to pile face down
+  shuffle pile
+  repeat 3 times:
+    for each player:
+      draw 1 from pile to player's hand face down
+      player chooses take or skip
+
+action take:
+  draw 1 from pile to your hand face down
+  add 1 to your points
+
+action skip:
+  add 2 to your points
+"""
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_a_moves_own_draw_and_the_next_players_opening_draw_are_told_in_their_turns(n):
+    """The move's own draw and the next player's opening draw come one after the other (one run of
+    draws): each is told in its player's turn, as where each card went says."""
+    from fishrules.web.telling import log_turns
+
+    game = fishrules.loads(DRAWER, "drawer.fish")
+    names = ["Ana", "Gus", "Cy"][:n]
+    info = _info(game, n, names=names)
+    for seed in range(4):
+        state = game.start(players=n, seed=seed)
+        steps = []
+        rng = random.Random(seed)
+        while not state.is_over:
+            steps.append([len(state.history), state.current])
+            step(state, rng)
+        for seat in (None, 0):
+            turns = log_turns(info, state.history, state.events_for(seat), steps, 0, None)
+            told = 0
+            for who, lines in turns[1:]:  # (the first opening draw is the setting up's)
+                drawn = [x for x in lines if "from pile to" in x]
+                assert all(f"to {who}'s hand" in x for x in drawn), (who, lines)
+                told += len(drawn)
+            assert told >= 3 * n - 1

@@ -274,6 +274,9 @@ def turns_of(info: Any, history: list, events: list, steps: Optional[list], firs
         starts = [(i, None) for i, t in enumerate(history) if not _is_chance(t)]
     else:
         starts = [(int(at), seat) for at, seat in steps if 0 <= int(at) < n]
+    by_after: dict[int, list] = {}
+    for e in events:
+        by_after.setdefault(int(e.get("after", 0)), []).append(e)
     # the setting up: the chance before the first decision, and what was set before any entry
     bounds: list[tuple[int, Optional[int], bool]] = [(0, None, False)]
     for k, (at, seat) in enumerate(starts):
@@ -281,12 +284,9 @@ def turns_of(info: Any, history: list, events: list, steps: Optional[list], firs
         nxt = starts[k + 1][1] if k + 1 < len(starts) else now
         bounds.append((at, seat, True))
         if seat is not None and isinstance(nxt, int) and nxt != seat:
-            split = _next_turn_from(w, history, at, end)
+            split = _next_turn_from(w, history, at, end, by_after, nxt)
             if split is not None:
                 bounds.append((split, nxt, False))
-    by_after: dict[int, list] = {}
-    for e in events:
-        by_after.setdefault(int(e.get("after", 0)), []).append(e)
     turns: list[Turn] = []
     for k, (at, seat, decided) in enumerate(bounds):
         end = bounds[k + 1][0] if k + 1 < len(bounds) else n
@@ -366,7 +366,8 @@ def _runs(history: list, at: int, end: int) -> list[int]:
     return starts
 
 
-def _next_turn_from(w: _Words, history: list, at: int, end: int) -> Optional[int]:
+def _next_turn_from(w: _Words, history: list, at: int, end: int, by_after: Optional[dict] = None,
+                    nxt: Optional[int] = None) -> Optional[int]:
     """Where the next player's turn begins among the chance after the decision at `at` (which
     handed the turn on), or None: the last run of chance, unless it is the decision's own — the
     run right after a decision whose action rolls or draws itself (`chance` in the rules'
@@ -386,7 +387,18 @@ def _next_turn_from(w: _Words, history: list, at: int, end: int) -> Optional[int
             own.add("roll")
     kind = "roll" if _ROLL.match(history[runs[0]]) else "draw"
     if runs[0] == at + 1 and kind in own:
-        return runs[-1] if len(runs) > 1 else None
+        if len(runs) > 1:
+            return runs[-1]
+        if kind == "draw" and by_after and nxt is not None:
+            # draws one after another are one run: the move's own draw, then the next player's
+            # opening draw; the first draw after the move's own that goes to the next player's
+            # zone (as the seat's events say: where a card went is said even when it is face
+            # down) begins the next turn
+            mark = f" of p{nxt}"
+            for i in range(runs[0] + 1, end):
+                if any(e.get("event") == "move" and str(e.get("to", "")).endswith(mark) for e in by_after.get(i + 1, ())):
+                    return i
+        return None
     return runs[-1]
 
 
