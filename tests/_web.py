@@ -229,11 +229,10 @@ class Person:
                     shown = (frame["names"][v] if p["of"] == "player" else f"die {v}" if p["of"] == "die"
                              else str(v).replace("_", " "))
                     buttons = picker.locator(f'.param[data-param="{p["name"]}"] button.value')
-                    for i in range(buttons.count()):
-                        if buttons.nth(i).inner_text() == shown:
-                            buttons.nth(i).click()
-                            done = True
-                            break
+                    texts = buttons.all_inner_texts()  # one round trip, not one a button
+                    if shown in texts:
+                        buttons.nth(texts.index(shown)).click()
+                        done = True
                 assert done, (f"cannot choose {p['name']}={v!r} in the page for {action['text']}: "
                               + page.locator("#picker").inner_html()[:3000])
         play = picker.locator("button.play")
