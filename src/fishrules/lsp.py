@@ -36,6 +36,7 @@ standard error in one line.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from pathlib import Path
@@ -659,34 +660,28 @@ def build_server():
     # the edge, with the text of its line.
     offsets: dict[str, list[int]] = {}  # a line's unit offset at each code point (lines not ASCII only)
 
-    def units(text: str, cp: int) -> int:
-        cp = min(max(cp, 0), len(text))
-        if text.isascii():
-            return cp
+    def table(text: str) -> list[int]:
         # counted once per line, not once per column asked: a reference search asks for every use
         # of a name on a line, and a line may be long
-        table = offsets.get(text)
-        if table is None:
+        got = offsets.get(text)
+        if got is None:
             count = server.workspace.position_codec.impl.code_units_for_char
-            table, seen = [0], 0
+            got, seen = [0], 0
             for c in text:
                 seen += count(c)
-                table.append(seen)
+                got.append(seen)
             if len(offsets) > 256:
                 offsets.clear()
-            offsets[text] = table
-        return table[cp]
+            offsets[text] = got
+        return got
+
+    def units(text: str, cp: int) -> int:
+        cp = min(max(cp, 0), len(text))
+        return cp if text.isascii() else table(text)[cp]
 
     def code_points(text: str, u: int) -> int:
-        if text.isascii():
-            return u
-        count = server.workspace.position_codec.impl.code_units_for_char
-        seen = 0
-        for i, c in enumerate(text):
-            if seen >= u:
-                return i
-            seen += count(c)
-        return len(text)
+        # the first code point at or past unit `u` (a position inside a character goes to its end)
+        return u if text.isascii() else min(bisect.bisect_left(table(text), u), len(text))
 
     def pos(text: str, line: int, cp: int):
         return t.Position(line, units(text, cp))

@@ -23,10 +23,9 @@ from __future__ import annotations
 
 from typing import Any, Optional, Union
 
-from ..errors import OptionError
 from ..runtime import SIMULTANEOUS, Action, State, play_move
 from ..runtime.fields import Fields
-from ..runtime.text import short
+from ..runtime.text import check_seat
 from .abi import CUR_OVER as _CUR_OVER, CUR_SIMUL as _CUR_SIMUL, FAULT_STUCK, H_CUR as _H_CUR
 from .pyruntime import KFault
 from .views import Sight
@@ -64,14 +63,6 @@ def start(game: Any, players: int, options: dict, seed: int, count_rules: bool) 
     except KFault:
         s._become_state()  # the engine raises its error (a player who must act may do nothing)
     return s
-
-
-def _seat(s: State, player: Any) -> None:
-    """Refuse a player who is not in the game, as the engine's methods do (a bool is an int:
-    `True` would read as seat 1)."""
-    n = _SLOTS["n"].__get__(s)
-    if type(player) is not int or not (0 <= player < n):
-        raise OptionError(f"there is no player {short(player)} in this game of {n}")
 
 
 class KState(State):
@@ -128,7 +119,7 @@ class KState(State):
         if ks is None:  # called through a method bound while this was a KState (see _become_state)
             return State.legal_actions(self, player)
         if player is not None:
-            _seat(self, player)
+            check_seat(player, _SLOTS["n"].__get__(self))
         cur = ks[_S][_H_CUR]
         if cur == _CUR_OVER:
             return []
@@ -300,7 +291,7 @@ class KState(State):
         if ks is None:
             return None
         if player is not None:
-            _seat(self, player)
+            check_seat(player, _SLOTS["n"].__get__(self))
         by_position = ks[_KERNEL].api_by_position
         if space not in by_position:
             by_position[space] = {info.name for info in space.actions if any(p.kind == "positions" for p in info.params)}

@@ -25,7 +25,7 @@ from ..compiler import CHANCE, MEMO_LIMIT, MEMO_MIN_HITS, MEMO_TRIAL, SIMULTANEO
 from ..errors import Diagnostic, FishrulesError, IllegalAction, OptionError, RuleError
 from ..limits import MAX_ACTION_TEXT
 from .chance import Chance
-from .text import short
+from .text import check_seat, short
 
 
 class Move(NamedTuple):
@@ -297,8 +297,8 @@ class Decisions(Chance):
         chance outcomes; when the game is over, none.  At a simultaneous choice, ask for one of
         `waiting`.  A position where a player must act but may do nothing raises `RuleError`; a
         player who is not in the game (a seat past the last, `True`, "0") raises `OptionError`."""
-        if player is not None and (type(player) is not int or not (0 <= player < self.n)):
-            raise OptionError(f"there is no player {short(player)} in this game of {self.n}")
+        if player is not None:
+            check_seat(player, self.n)
         cur = self.cur
         if cur is None:
             return []

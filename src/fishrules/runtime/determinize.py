@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Optional
 from ..compiler import SIMULTANEOUS
 from ..errors import OptionError
 from .record import Log
+from .text import check_seat
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import State
@@ -63,8 +64,8 @@ class Determinizer:
 
 
     def __init__(self, state: "State", player: Optional[int]):
-        if player is not None and (type(player) is not int or not (0 <= player < state.n)):
-            raise OptionError(f"there is no player {player!r} in this game of {state.n}")
+        if player is not None:
+            check_seat(player, state.n)
         if state._history is None or state.events is None:
             raise OptionError("this state was played out by playout(): it keeps no record of what each "
                               "player saw, so it cannot be determinized")

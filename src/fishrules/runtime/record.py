@@ -17,7 +17,7 @@ from typing import Any, Optional
 
 from ..errors import OptionError
 from .machine import Machine
-from .text import _listify, short
+from .text import _listify, check_seat
 
 
 class Log:
@@ -152,9 +152,8 @@ class Record(Machine):
     def history_for(self, player: Optional[int]) -> list[str]:
         """The history as `player` may know it (None: a spectator).  `state.history` itself is the
         full record, for replays: never show it to a player."""
-        if player is not None and (type(player) is not int or not (0 <= player < self.n)):
-            # (`True in {1}` holds: a bool would read as seat 1)
-            raise OptionError(f"there is no player {short(player)} in this game of {self.n}")
+        if player is not None:
+            check_seat(player, self.n)
         hist = list(self.history)
         for i, text, audience in self.redact:
             if player not in audience:
@@ -180,8 +179,8 @@ class Record(Machine):
 
         With `history_for(player)` it tells the player everything they saw, in order: a card
         revealed and turned face down again within one action is here, though no view shows it."""
-        if player is not None and (type(player) is not int or not (0 <= player < self.n)):
-            raise OptionError(f"there is no player {short(player)} in this game of {self.n}")
+        if player is not None:
+            check_seat(player, self.n)
         out = []
         for e in self.events.list() if self.events is not None else ():
             if since is None or e[1] > since:

@@ -2,7 +2,8 @@
 
 `_listify` turns the tuples a state keeps into the lists of JSON; `short` quotes a value that came
 from outside (a saved state's field, a history entry, a word of an action's text) in a message
-without flooding it.
+without flooding it; `check_seat` refuses a player who is not in the game, for every method that
+takes one.
 """
 
 from __future__ import annotations
@@ -11,6 +12,16 @@ import reprlib
 
 _REPR = reprlib.Repr()
 _REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 3, 40, 40
+
+
+def check_seat(player, n: int) -> None:
+    """Refuse a player who is not in a game of `n`: a seat past the last, a negative one, or what
+    is no whole number (a bool is an int to Python: `True` would read as seat 1).  `None` (a
+    spectator, or whoever is to act) is for the caller to allow before asking."""
+    if type(player) is not int or not (0 <= player < n):
+        from ..errors import OptionError
+
+        raise OptionError(f"there is no player {short(player)} in this game of {n}")
 
 
 def short(x) -> str:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..compiler import SIMULTANEOUS
-from ..errors import FishrulesError, OptionError
+from ..errors import FishrulesError
 from .decisions import Decisions
-from .text import _listify, short
+from .text import _listify, check_seat
 
 
 class Views(Decisions):
@@ -28,8 +28,8 @@ class Views(Decisions):
         where the viewer may not see it (a face-up card everybody sees).  The history is the one
         this viewer may know: hidden outcomes and secret choices of others read `?`.  Scores are
         public."""
-        if player is not None and (type(player) is not int or not (0 <= player < self.n)):
-            raise OptionError(f"there is no player {short(player)} in this game of {self.n}")
+        if player is not None:
+            check_seat(player, self.n)
         try:
             return self._view(player)
         except FishrulesError:
