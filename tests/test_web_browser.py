@@ -543,6 +543,15 @@ def test_what_changed_is_marked_and_only_it_is_drawn_again(browser, server):
         p.page.context.close()
 
 
+def _play_named(person, name, frame):
+    """Choose a move with nothing to pick by its button, Play it, and wait until the page shows
+    the position after it."""
+    page = person.page
+    page.locator("#picker .names button", has_text=name).click()
+    page.locator("#picker button.play").click()
+    page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) > at", arg=frame["at"])
+
+
 def test_what_changed_since_a_seats_last_look_is_marked_after_a_reload(browser, server):
     """Ana looks at her Fishfry table after her turn, leaves; Bob rerolls one die; Ana's page opened
     again marks what changed since her look (the roll counter, Bob's die) and nothing before it
@@ -552,9 +561,7 @@ def test_what_changed_since_a_seats_last_look_is_marked_after_a_reload(browser, 
     ana = _person(browser, server, links[0])
     frame = ana.wait_frame()
     page = ana.page
-    page.locator("#picker .names button", has_text="stay").click()
-    page.locator("#picker button.play").click()
-    page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) > at", arg=frame["at"])
+    _play_named(ana, "stay", frame)
     looked = ana.frame["at"]
     token = links[0].rstrip("/").split("/")[-1]
     assert page.evaluate("k => localStorage.getItem(k)", f"fishrules.seen.{token}") == str(looked)
@@ -616,15 +623,10 @@ def test_scores_and_public_defines_changed_since_a_seats_last_look_are_marked_af
     ana = _person(browser, server, links[0])
     frame = ana.wait_frame()
     page = ana.page
-    page.locator("#picker .names button", has_text="pass").click()
-    page.locator("#picker button.play").click()
-    page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) > at", arg=frame["at"])
+    _play_named(ana, "pass", frame)
     page.goto("about:blank")
     bob = _person(browser, server, links[1])
-    f = bob.wait_frame()
-    bob.page.locator("#picker .names button", has_text="push").click()
-    bob.page.locator("#picker button.play").click()
-    bob.page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) > at", arg=f["at"])
+    _play_named(bob, "push", bob.wait_frame())
     page.goto(server.url + links[0])
     ana.wait_frame()
     page.wait_for_function("() => document.querySelector('#table .table')")
