@@ -167,6 +167,15 @@ SYNTAX = {
     "statement that lost its indentation": (
         BASE + "roll all dice\n", 7, 1,
         "unexpected `roll` at the start of a line", "indented under it"),
+    "otherwise with no if before it": (
+        BASE + "  roll all dice\n  otherwise:\n    roll all dice\n", 8, 3,
+        "`otherwise` follows no `if` block", "right after the block of the `if`"),
+    "otherwise if with no if before it": (
+        BASE + "  otherwise if count(dice) > 1:\n    roll all dice\n", 7, 3,
+        "`otherwise` follows no `if` block", "indented as that `if` is"),
+    "otherwise under the block of its if": (
+        BASE + "  if count(dice) > 1:\n    roll all dice\n    otherwise:\n      roll all dice\n", 9, 5,
+        "`otherwise` follows no `if` block", "indented as that `if` is"),
     "keyword choices are listed one by one": (
         BASE + 'add rule "x" beside rule "y":\n  nothing\n', 7, 14,
         "expected `after`, `at` or `before`", None),

@@ -247,6 +247,14 @@ def _unexpected_word(tok, expected: set[str], source: Source, span: Span) -> tup
     hint = None
     if expected:
         msg += f"; expected {_expected(expected)}"
+    stray = _stray_otherwise(source, tok)
+    if stray is not None:
+        # `otherwise` where no `if` block ends is read as the start of a statement (a name), so
+        # the parser's own complaint is about the word after it: say what is really wrong.
+        return (Span(source, span.line, stray, span.line, stray + len("otherwise")),
+                "`otherwise` follows no `if` block",
+                "an `otherwise:` block comes right after the block of the `if` it belongs to, "
+                "indented as that `if` is")
     if tok.type == "COLON" and "_NL" in expected:
         hint = "only lines that start a block end with `:`"
     elif tok.type == "NAME" and "COLON" in expected:
@@ -262,6 +270,20 @@ def _unexpected_word(tok, expected: set[str], source: Source, span: Span) -> tup
         span = Span(source, tline, tcol - 1, tline, tcol + 1)
         hint = "compare with a single `=`, or `is`, as in `count(dice) is 2`"
     return span, msg, hint
+
+
+_OTHERWISE_LINE = re.compile(r"(\s*)otherwise\s*(?=:|if\b)")
+
+
+def _stray_otherwise(source: Source, tok) -> Optional[int]:
+    """The column of a line's leading `otherwise` when `tok` is the word right after it (`:` or
+    `if`): an `otherwise` that no `if` block ends.  None otherwise."""
+    if not tok.line or tok.type not in ("COLON", "IF"):
+        return None
+    m = _OTHERWISE_LINE.match(source.line(tok.line))
+    if m is None or (tok.column or 0) - 1 != m.end():
+        return None
+    return len(m.group(1)) + 1
 
 
 # ---- habits from word processors and other languages ---------------------------------------------
