@@ -120,14 +120,35 @@
     return isFinite(n) && n >= 0 ? n : null;
   }
 
+  // The tables this browser keeps marks for, the latest looked at first ("fishrules.seen"): at
+  // most SEEN_TABLES, so the marks of tables long over do not fill the browser's storage (and a
+  // full storage drops the oldest rather than every new mark).
+  var SEEN_LIST = "fishrules.seen", SEEN_TABLES = 50;
+
+  function keepSeen(most) {
+    var list;
+    try { list = JSON.parse(localStorage.getItem(SEEN_LIST) || "[]"); } catch (e) { list = []; }
+    if (!Array.isArray(list)) list = [];
+    list = [token].concat(list.filter(function (t) { return typeof t === "string" && t !== token; }));
+    list.slice(most).forEach(function (t) {
+      localStorage.removeItem("fishrules.seen." + t);
+      localStorage.removeItem("fishrules.seen." + t + ".public");
+    });
+    localStorage.setItem(SEEN_LIST, JSON.stringify(list.slice(0, most)));
+  }
+
   function lookedAt() {
     if (!frame || document.hidden) return;
     var now = pieces(), shown = {};
     Object.keys(now).forEach(function (k) { if (now[k].el.matches(PUBLIC_PIECES)) shown[k] = now[k].text; });
-    try {
-      localStorage.setItem(SEEN, String(frame.at));
-      localStorage.setItem(PUBLIC, JSON.stringify(shown));
-    } catch (e) { /* private mode, or full */ }
+    for (var most = SEEN_TABLES; most >= 1; most = Math.floor(most / 2)) {
+      try {
+        keepSeen(most);
+        localStorage.setItem(SEEN, String(frame.at));
+        localStorage.setItem(PUBLIC, JSON.stringify(shown));
+        return;
+      } catch (e) { /* private mode, or full: keep fewer tables' marks */ }
+    }
   }
 
   function markChanged(first) {
