@@ -3,7 +3,9 @@
 `Program` holds everything needed to run one ruleset: the generated functions of its blocks,
 expressions and legal actions (written by `fishrules.compiler`), the pauses where the rules wait for
 a player or for chance, the actions with their parameters, and the tables that describe dice, cards
-and zones.  It is built once per ruleset and shared, read-only, by every state of the game.
+and zones.  It is built once per ruleset and shared, read-only, by every state of the game.  How an
+action is written and read, and those tables, are the model's (`fishrules.forms`): the program
+holds them, and its actions delegate their texts to their forms.
 
 This module is also the generated code's library: the helpers it calls (`charge`, `bounded`,
 `checked_value`, `Fail`, ..., all in `HELPERS`) live here.  Which attributes of the state the

@@ -5,7 +5,8 @@ a `Legal`, the legal moves of one player at one decision, shared by every positi
 legality key; at a chance node, the outcomes with their probabilities), and doing it (`apply`): an
 `Action` from the legal list, or a text, read against the rules (`_read_action`), which either finds
 the legal action it means or names the rule that forbids it.  A choice at a simultaneous decision
-stays secret until everybody has chosen (`_commit`).
+stays secret until everybody has chosen (`_commit`).  How an action's values are written and read
+back, and the tables of faces and cards, are the model's (`fishrules.forms`), not the engine's.
 
 A move also crosses typed, with no text written or read: a `Move` (the action by number, the
 actor, the values as the engine keeps them, the rule broken, whether it is a choice made together
