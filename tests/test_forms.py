@@ -15,7 +15,7 @@ import pytest
 
 import fishrules
 from fishrules import forms as F
-from fishrules.compiler.program import ParamProgram
+from fishrules.compiler.program import ActionProgram, ParamProgram
 from fishrules.forms import forms_of
 from fishrules.limits import MAX_NUMBER
 from fishrules.runtime import SIMULTANEOUS, move_of
@@ -165,8 +165,12 @@ def test_the_engine_writes_moves_only_through_the_forms(name):
     g = game(name)
     prog, forms = g.program, forms_of(g.model)
     assert prog.forms is forms
+    # the compiled actions write with the forms' own code and writers (none of their own)
+    assert ActionProgram.render is F.ActionForm.render
+    assert ActionProgram.render_redacted is F.ActionForm.render_redacted
     for action, ap in prog.actions.items():
         assert ap.form is forms.actions[action]
+        assert ap.writers is ap.form.writers and ap.redacted is ap.form.redacted
         assert [p.form for p in ap.params] == list(forms.actions[action].params)
     assert not {"render", "render_one", "parse", "describe"} & set(ParamProgram.__slots__)
     assert prog.face_labels == list(forms.face_labels) and prog.face_values == list(forms.face_values)

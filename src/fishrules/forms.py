@@ -155,28 +155,35 @@ def _joined(render1: Callable) -> Callable:
 
 class ActionForm:
     """One action of the rules: `name`, `number` (its place among the rules' actions: how a typed
-    move names it), `params` (`ParamForm`s, in order), `secret` (whether any parameter is)."""
+    move names it), `params` (`ParamForm`s, in order), `secret` (whether any parameter is);
+    `writers` how each parameter's value is written, `redacted` the same with None for a secret one.
 
-    __slots__ = ("name", "number", "params", "secret", "_labels")
+    (Its texts read only `name`, `writers`, `secret` and `redacted`: the engine's compiled action
+    is an ActionForm with those of its form, and writes its texts with this very code.)"""
+
+    __slots__ = ("name", "number", "params", "secret", "writers", "redacted", "card_labels")
 
     def __init__(self, a: m.ActionDecl, number: int, card_labels: tuple):
         self.name = a.name
         self.number = number
         self.params: tuple[ParamForm, ...] = tuple(ParamForm(p, card_labels) for p in a.params)
+        self.writers: tuple[Callable[[Any], str], ...] = tuple(p.render for p in self.params)
+        self.redacted: tuple[Optional[Callable[[Any], str]], ...] = tuple(
+            None if p.secret else p.render for p in self.params)
         self.secret = any(p.secret for p in self.params)
-        self._labels = card_labels
+        self.card_labels = card_labels
 
     def render(self, values: tuple) -> str:
         """The action's text with these values (`reroll 1 3`)."""
         if not values:
             return self.name
-        return " ".join([self.name] + [p.render(v) for p, v in zip(self.params, values)])
+        return " ".join([self.name] + [w(v) for w, v in zip(self.writers, values)])
 
     def render_redacted(self, values: tuple) -> Optional[str]:
         """The text others read, when some parameter is secret (`bid ?`); None when nothing is."""
         if not self.secret:
             return None
-        return " ".join([self.name] + ["?" if p.secret else p.render(v) for p, v in zip(self.params, values)])
+        return " ".join([self.name] + ["?" if w is None else w(v) for w, v in zip(self.redacted, values)])
 
     def parse_token(self, i: int, tok: str) -> Any:
         """What one token of parameter `i` names (one thing, for `some`): a player's seat from `p1`,
@@ -188,7 +195,7 @@ class ActionForm:
         """The values by parameter name, typed as `Action.args` gives them: a player their seat, a
         die its number (1 first), a card its label, a number an int, a choice its word, `some` a
         tuple of them."""
-        labels = self._labels
+        labels = self.card_labels
         out: dict[str, Any] = {}
         for p, v in zip(self.params, values):
             kind = p.element.kind if p.element is not None else "number"

@@ -101,11 +101,13 @@ class ParamProgram:
         self.elements = elements  # for `some`: the things chosen from, in their order
 
 
-class ActionProgram:
-    """An action as the engine runs it.  Its text is its `form`'s (`fishrules.forms.ActionForm`):
-    `render`, `render_redacted` and `args` are the form's."""
+class ActionProgram(ActionForm):
+    """An action as the engine runs it: its block, its parameters' programs, its rules.  It is an
+    ActionForm with its form's writers, so its texts (`render`, `render_redacted`) are written by
+    the form's code, with no call more (a kernel state's actions are written through these);
+    `args` and `parse_token` are its form's (`form`)."""
 
-    __slots__ = ("name", "block", "nlocals", "params", "requires", "checks", "span", "broken", "enumerate", "form")
+    __slots__ = ("block", "nlocals", "requires", "checks", "span", "broken", "enumerate", "form")
 
     def __init__(self, name, block, nlocals, params, requires, span, form: ActionForm):
         self.name = name
@@ -121,16 +123,14 @@ class ActionProgram:
         # enumerate(state, actor, ok, bad): every choice, generated code (`write_enumerator`)
         self.enumerate: Optional[Fn] = None
         self.form = form
-
-    def render(self, values: tuple) -> str:
-        return self.form.render(values)
-
-    def render_redacted(self, values: tuple) -> Optional[str]:
-        """The text others see, when some parameter is secret; None when nothing is."""
-        return self.form.render_redacted(values)
+        self.number, self.secret, self.card_labels = form.number, form.secret, form.card_labels
+        self.writers, self.redacted = form.writers, form.redacted
 
     def args(self, values: tuple) -> dict:
         return self.form.args(values)
+
+    def parse_token(self, i: int, tok: str):
+        return self.form.parse_token(i, tok)
 
 
 class ChoosePause:
