@@ -18,7 +18,6 @@ by its action and values, and otherwise refused (or taken) by `apply` as the Act
 
 from __future__ import annotations
 
-import weakref
 from fractions import Fraction
 from typing import Any, NamedTuple, Optional, Self, Union
 
@@ -34,7 +33,7 @@ class Move(NamedTuple):
     """One player's move, typed: what crosses between the game kernel and the engine (no text).
 
     `action` is the action's number, its place among the rules' actions (`model.actions`, in the
-    order the rules declare them); `actor` the player who takes it; `values` its parameters'
+    order the rules declare them: `fishrules.forms.ActionForm.number`); `actor` the player who takes it; `values` its parameters'
     values as the engine keeps them (`Action._values`: a player's seat, a die's number from 0, a
     card's number, a number, a choice's word, `some` a tuple of them); `breaks` the rule the move
     breaks on purpose, or None; `together` whether it is a choice made at a simultaneous decision.
@@ -47,23 +46,11 @@ class Move(NamedTuple):
     together: bool = False
 
 
-#: Program -> (the ActionPrograms by number, {action name: number}): the numbering of `Move`.
-_NUMBERED: "weakref.WeakKeyDictionary[Any, tuple]" = weakref.WeakKeyDictionary()
-
-
-def _numbered(prog: Any) -> tuple:
-    got = _NUMBERED.get(prog)
-    if got is None:
-        aps = tuple(prog.actions[name] for name in prog.model.actions)
-        got = _NUMBERED[prog] = (aps, {ap.name: i for i, ap in enumerate(aps)})
-    return got
-
-
 def move_of(action: "Action") -> Move:
     """The typed move of a player's legal `Action` (not a chance outcome)."""
     if action.player is None:
         raise ValueError("a chance outcome is not a player's move")
-    return Move(_numbered(action._prog)[1][action.name], action.player, action._values, action.breaks,
+    return Move(action._prog.forms.number[action.name], action.player, action._values, action.breaks,
                 bool(action._prefix))
 
 
@@ -75,7 +62,7 @@ def play_move(state: Any, move: Move) -> Any:
 def recorded_moves(state: Any) -> list[Optional[Move]]:
     """The typed move of each entry of a state's history, in order: None for chance, and for an
     entry kept as text only (a determinization's record)."""
-    numbers = _numbered(state.prog)[1]
+    numbers = forms_of(state.game.model).number
     return [None if a is None else Move(numbers[a.name], a.player, a._values, a.breaks, bool(a._prefix))
             for a in state._history.beside()]
 
@@ -576,10 +563,10 @@ class Decisions(Chance):
 
     def _play_found(self, move: Move) -> bool:
         """Take `move` if it is one of the legal actions of its actor now; False if it is not."""
-        aps = _numbered(self.prog)[0]
-        if not (0 <= move.action < len(aps)):
+        forms = forms_of(self.game.model).by_number
+        if not (0 <= move.action < len(forms)):
             return False
-        key = (aps[move.action].name, move.values)
+        key = (forms[move.action].name, move.values)
         if move.together:
             if move.actor not in self.waiting:
                 return False
@@ -602,10 +589,10 @@ class Decisions(Chance):
     def _action_of(self, move: Move) -> Action:
         """The `Action` a typed move names, for `apply` to check (and refuse) when it is not one
         of the legal actions now."""
-        aps = _numbered(self.prog)[0]
-        if not (0 <= move.action < len(aps)):
+        forms = forms_of(self.game.model).by_number
+        if not (0 <= move.action < len(forms)):
             raise IllegalAction(short(move), "there is no such action in these rules")
-        ap = aps[move.action]
+        ap = self.prog.actions[forms[move.action].name]
         prefix = f"p{move.actor}: " if move.together else ""
         if ap.params:
             return Action(ap.name, None, move.actor, move.values, ap.form, None, prefix, self.prog, move.breaks)
