@@ -16,8 +16,8 @@ import random
 import pytest
 
 import fishrules
-from fishrules.compiler import ActionProgram
 from fishrules.errors import FishrulesError, RuleError
+from fishrules.forms import ActionForm
 from fishrules.kernel import Kernel, NativeError
 from fishrules.kernel import abi as A
 from fishrules.kernel.native import compiler
@@ -71,15 +71,15 @@ def played(g, players: int, seed: int, steps: int) -> State:
 
 @pytest.fixture
 def texts_written(monkeypatch):
-    """How many action texts are written (`ActionProgram.render`) from now on."""
+    """How many action texts are written (`ActionForm.render`, which every text goes through) from now on."""
     count = [0]
-    render = ActionProgram.render
+    render = ActionForm.render
 
     def counting(self, values):
         count[0] += 1
         return render(self, values)
 
-    monkeypatch.setattr(ActionProgram, "render", counting)
+    monkeypatch.setattr(ActionForm, "render", counting)
     return count
 
 

@@ -27,7 +27,7 @@ from .walk import Node, find_all
 __all__ = [
     "reference", "node_reads", "reads", "reads_by_argument", "kept_reads", "loops", "kept_defines", "define_order",
     "define_uses", "board_adjacency", "board_runs", "locals_in", "free_locals", "chooses_cards", "pushdown",
-    "Blocks", "number_blocks", "rule_numbers", "card_values", "Faces", "faces",
+    "Blocks", "number_blocks", "rule_numbers", "card_values", "Faces", "faces", "public_defines",
 ]
 
 
@@ -211,6 +211,21 @@ def dependency_order(names: list, uses: Callable[[Any], Iterable]) -> list:
                 state[nxt] = 1
                 stack.append((nxt, iter(uses(nxt))))
     return order
+
+
+def public_defines(model: m.Model) -> frozenset[str]:
+    """The game-wide defines that read only public values (options, public game and player
+    values): a view shows them to everybody."""
+    public = {("g", v.slot + i) for v in model.game_vars if v.visibility == "public"
+              for i in range(v.family[1] if v.family else 1)}
+    public |= {("g", o.slot) for o in model.options}
+    public |= {("p", v.slot) for v in model.player_vars if v.visibility == "public"}
+    out = set()
+    for name, d in model.defines.items():
+        r = reads(model, d.expr)
+        if r is not None and all(x in public for x in r if isinstance(x, tuple) and x[0] in ("g", "p")):
+            out.add(name)
+    return frozenset(out)
 
 
 # ---- the board ------------------------------------------------------------------------------------

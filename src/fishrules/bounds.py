@@ -1,6 +1,6 @@
 """What values an expression of the rules can take, worked out from the rules alone.
 
-`Bounds(model, prog, players, dice, options)` bounds the numbers an expression can be (`num`: its
+`Bounds(model, players, dice, options)` bounds the numbers an expression can be (`num`: its
 lowest and highest value, or of the numbers of a list or a collection) and how many things a
 collection or a list can hold (`length`), for a number of players, of dice and the options' values,
 with None where the rules set no bound.  A variable is bounded by its first value and every value
@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional
 
 from . import model as m
+from .forms import forms_of
 from .walk import find_all
 
 __all__ = ["Bounds"]
@@ -24,8 +25,9 @@ _Range = tuple[Optional[int], Optional[int]]
 class Bounds:
     """Bounds on numbers and list lengths worked out from the model (None: not bounded)."""
 
-    def __init__(self, model: m.Model, prog: Any, players: int, dice: int, options: Mapping[str, Any]):
-        self.model, self.prog, self.n, self.dice = model, prog, players, dice
+    def __init__(self, model: m.Model, players: int, dice: int, options: Mapping[str, Any]):
+        self.model, self.n, self.dice = model, players, dice
+        self.forms = forms_of(model)  # the faces' and the cards' values
         self.opt_values = {o.slot: options[o.name] for o in model.options}
         self.busy: set = set()
         self.memo: dict = {}
@@ -82,10 +84,10 @@ class Bounds:
         if isinstance(e, m.DieAttr):
             if e.attr == "number":
                 return (1, self.dice)
-            values = self.prog.face_values
+            values = self.forms.face_values
             return (min(values), max(values)) if values else (None, None)
         if isinstance(e, m.CardAttr):
-            vals = [v for v in self.prog.card_values.get(e.attr, ()) if isinstance(v, int) and not isinstance(v, bool)]
+            vals = [v for v in self.forms.card_values.get(e.attr, ()) if isinstance(v, int) and not isinstance(v, bool)]
             return (min(vals), max(vals)) if vals else (None, None)
         if isinstance(e, m.BinOp) and e.op in ("+", "-", "*"):
             a, b = self.num(e.left), self.num(e.right)

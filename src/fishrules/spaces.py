@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional, Protocol
 import attrs
 
 from . import model as m
-from .errors import IllegalAction, OptionError
 from .bounds import Bounds
+from .errors import IllegalAction, OptionError
+from .forms import forms_of
 from .limits import MAX_SUBSET
 
 if TYPE_CHECKING:
@@ -55,6 +56,9 @@ class GameLike(Protocol):
 
     @property
     def program(self) -> Any: ...
+
+    @property
+    def _identity(self) -> str: ...
 
     def start(self, players: int = ..., seed: Optional[int] = ..., options: Optional[Mapping[str, Any]] = ...,
               chance: str = ..., count_rules: bool = ...) -> "State": ...
@@ -119,19 +123,20 @@ class ActionSpace:
 
     def __init__(self, game: GameLike, players: int, options: Mapping[str, Any]):
         state = game.start(players=players, seed=0, options=options, chance="manual")
-        model, prog = game.model, game.program
-        self.rule_hash: str = game.program.identity
+        model, forms = game.model, forms_of(game.model)
+        self.rule_hash: str = game._identity
         self.players: int = players
         self.options: dict[str, Any] = dict(options)
-        self._prog = prog
-        bounds = Bounds(model, prog, players, len(state.dice_ids), options)
+        # the engine's program, for what only it can tell yet: the things a `some` parameter offers
+        self._prog = game.program
+        bounds = Bounds(model, players, len(state.dice_ids), options)
         infos: list[ActionInfo] = []
         problems: list[str] = []
         offset = 0
         for a in model.actions.values():
             params = []
             for p in a.params:
-                info = self._param(model, prog, p, players, len(state.dice_ids), bounds, a.name, problems)
+                info = self._param(model, p, players, len(state.dice_ids), bounds, a.name, problems)
                 if info is not None:
                     params.append(info)
             size = prod(p.size for p in params) if len(params) == len(a.params) else 0
@@ -151,13 +156,14 @@ class ActionSpace:
         for i in infos:
             for k, p in enumerate(i.params):
                 self._index[(i.name, k)] = {v: j for j, v in enumerate(p.values)}
-        self._faces = list(prog.face_labels[:len(prog.faces)])  # not the last: a die in the air ('-')
-        self._card_labels = list(dict.fromkeys(prog.card_labels))
+        self._faces = list(forms.face_labels[:forms.nfaces])  # not the last: a die in the air ('-')
+        self._labels_of_cards = forms.card_labels
+        self._card_labels = list(dict.fromkeys(forms.card_labels))
         self._card_label_index = {lab: j for j, lab in enumerate(self._card_labels)}
         self.chance_size: int = max(len(self._faces), len(self._card_labels), 1)
 
     @staticmethod
-    def _param(model: m.Model, prog: Any, p: m.ParamDecl, players: int, dice: int, bounds: Bounds,
+    def _param(model: m.Model, p: m.ParamDecl, players: int, dice: int, bounds: Bounds,
                action: str, problems: list[str]) -> Optional[ParamInfo]:
         where = f"`{p.name}` of `{action}`"
         if p.kind == "choice":
@@ -311,7 +317,7 @@ class ActionSpace:
         """The id of a chance outcome (from `chance_outcomes`)."""
         if outcome.name == "roll":
             return outcome._values[1]
-        return self._card_label_index[self._prog.card_labels[outcome._values[0]]]
+        return self._card_label_index[self._labels_of_cards[outcome._values[0]]]
 
     def chance_text(self, outcome_id: int) -> str:
         """What a chance outcome id stands for: a face's label or a card's."""
@@ -373,7 +379,7 @@ class ObservationSpec:
     it hides), each score, the dice, and the rules' public `define`s."""
 
     def __init__(self, game: GameLike, players: int, options: Mapping[str, Any]):
-        model, prog = game.model, game.program
+        model, forms = game.model, forms_of(game.model)
         self.players = players
         self.fields: list[Field] = []
         self._fill: list[tuple] = []  # (where in the view, how to encode, field)
@@ -402,11 +408,11 @@ class ObservationSpec:
                     self._value(f"p{i} {v.name}", ("seats", i, v.name), v.type, v.choices, model, n)
             self._add(f"p{i} score", "number", ("value", "seen"), ("seats", i, "score"), "number")
         ndice = len(game.start(players=players, seed=0, options=options, chance="manual").dice_ids)
-        faces = tuple(dict.fromkeys(prog.face_labels))
+        faces = tuple(dict.fromkeys(forms.face_labels))
         for d in range(ndice):
             self._add(f"die {d + 1}", "one-hot", faces, ("dice", d), "symbol")
         for name, d in model.defines.items():
-            if not d.per_player and not d.params and d.type.kind in ("number", "bool") and name in prog.public_defines:
+            if not d.per_player and not d.params and d.type.kind in ("number", "bool") and name in forms.public_defines:
                 self._add(f"define {name}", "number", ("value", "seen"), ("derived", name), "number")
         self.size: int = sum(f.size for f in self.fields)
         self._names = {f.name: f for f in self.fields}

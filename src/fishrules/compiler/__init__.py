@@ -22,7 +22,7 @@ changed: from trees of closures to compiled Python.
 from __future__ import annotations
 
 from .. import model as m
-from ..analysis import faces, number_blocks, pushdown, reads, rule_numbers
+from ..analysis import number_blocks, pushdown, rule_numbers
 from . import actions as act
 from .blocks import BlockWriter
 from .expressions import ExprWriter
@@ -64,7 +64,6 @@ class _Compiler:
 
     def run(self) -> Program:
         prog, model, src, ex = self.prog, self.model, self.src, self.ex
-        self.dice()
         src.add(f"# Compiled by fishrules from the checked rules of {ascii(model.title)}.\n")
         ex.defines()
         prog.stale_g = [ex.stale_after(("g", k)) for k in range(model.n_game_slots)]
@@ -88,7 +87,8 @@ class _Compiler:
         prog.rules = rule_numbers(model)
         handler_blocks = blocks.handler
         for name, a in model.actions.items():
-            prog.actions[name] = ActionProgram(name, blocks.action[name], a.nlocals, [], [], a.span)
+            prog.actions[name] = ActionProgram(name, blocks.action[name], a.nlocals, [], [], a.span,
+                                               prog.forms.actions[name])
         block_fns = {}
         for name, ph in model.phases.items():
             bid = prog.phase_block[name]
@@ -127,8 +127,8 @@ class _Compiler:
         self.visibility({name: ns[fn] for name, fn in seen_by.items()})
         for name, plan in plans.items():
             ap = prog.actions[name]
-            ap.params = [act.param(prog, p, ns.get(s_), ns.get(lo), ns.get(hi), [(k, ns[c], w) for k, c, w in f])
-                         for p, s_, lo, hi, f in plan["params"]]
+            ap.params = [act.param(prog, form, p, ns.get(s_), ns.get(lo), ns.get(hi), [(k, ns[c], w) for k, c, w in f])
+                         for form, (p, s_, lo, hi, f) in zip(ap.form.params, plan["params"])]
             ap.requires = [(rname, span, ns[fn]) for rname, span, fn, _ in plan["requires"]]
             ap.checks = [ns[fn] for _, _, fn, done in plan["requires"] if not done]
             ap.enumerate = ns[plan["enumerate"]]
@@ -137,22 +137,10 @@ class _Compiler:
         for info in prog.pauses.values():
             if isinstance(info, ChoosePause):  # simultaneous choices too
                 info.key = act.legality_key(prog, model, [model.actions[ap.name] for ap in info.actions])
-        self.public_defines()
         prog.source = src.text()
         return prog
 
     # ---- pieces ----------------------------------------------------------------------------------
-
-    def dice(self) -> None:
-        prog, model = self.prog, self.model
-        if model.dice is None:
-            return
-        f = faces(model)
-        prog.faces = list(model.dice.faces)
-        prog.face_kinds, prog.face_values, prog.face_labels = list(f.kinds), list(f.values), list(f.labels)
-        prog.face_canonical = list(f.canonical)
-        prog.unrolled = len(prog.faces)
-        prog.chance_outcomes = list(f.outcomes)
 
     def block(self, bid: int, body: tuple, span, comment: str) -> str:
         writer = BlockWriter(self.src, self.ex, self.prog, self.model, bid, self.noted)
@@ -199,23 +187,8 @@ class _Compiler:
             for i in range(v.family[1] if v.family else 1):
                 prog.game_vis[v.slot + i] = see
                 prog.game_audience[v.slot + i] = hear
-                prog.game_var_names[v.slot + i] = v.name
-                prog.game_zone_names[v.slot + i] = f"{v.name}({v.family[0] + i})" if v.family else v.name
         for o in model.options:
             prog.game_vis[o.slot] = lambda s, viewer, owner: True
         for v in model.player_vars:
             prog.player_vis[v.slot] = vis(v)
             prog.player_audience[v.slot] = aud(v)
-            prog.player_var_names[v.slot] = v.name
-
-    def public_defines(self) -> None:
-        """The game-wide defines that read only public values: a view shows them."""
-        model = self.model
-        public = {("g", v.slot + i) for v in model.game_vars if v.visibility == "public"
-                  for i in range(v.family[1] if v.family else 1)}
-        public |= {("g", o.slot) for o in model.options}
-        public |= {("p", v.slot) for v in model.player_vars if v.visibility == "public"}
-        for name, d in model.defines.items():
-            r = reads(model, d.expr)
-            if r is not None and all(x in public for x in r if isinstance(x, tuple) and x[0] in ("g", "p")):
-                self.prog.public_defines.add(name)

@@ -3,8 +3,8 @@
 Worked out here from the model (the `require`s that only filter a `some` parameter's elements
 are found by `fishrules.analysis.pushdown`):
 
-- `param`: each parameter's domain (what it may be, in a fixed order), how a value is written in an
-  action's text and read back;
+- `param`: each parameter's domain (what it may be, in a fixed order); how a value is written in an
+  action's text and read back is the parameter's form (`fishrules.forms`), from the model alone;
 - `legality_key`: everything the legality of a decision's actions reads, so that legal lists can be
   shared by every position that agrees on it;
 - `write_enumerator`: the generated function that lists an action's choices.
@@ -16,9 +16,10 @@ from typing import Callable, Optional
 
 from .. import model as m
 from ..analysis import chooses_cards, reads
+from ..forms import ParamForm
 from ..limits import MAX_CHOICES
 from .expressions import CachePlan
-from .program import Fail, ParamProgram, Program, _codec, _parse_int, card_choices, charge, distinct_choices, subsets
+from .program import Fail, ParamProgram, Program, card_choices, charge, distinct_choices, subsets
 
 __all__ = ["param", "legality_key", "write_enumerator"]
 
@@ -29,14 +30,14 @@ Fn = Callable
 LOOPS_PER_FUNCTION = 12
 
 
-def param(prog: Program, p: m.ParamDecl, src: Optional[Fn], lo: Optional[Fn], hi: Optional[Fn],
+def param(prog: Program, form: ParamForm, p: m.ParamDecl, src: Optional[Fn], lo: Optional[Fn], hi: Optional[Fn],
           filters: Optional[list]) -> ParamProgram:
-    """The program of one parameter; `src`, `lo`, `hi` are the compiled functions of its source
-    and bounds, `filters` [(element slot, compiled condition, wanted)]."""
+    """The program of one parameter (`form`: how its values are written and read); `src`, `lo`,
+    `hi` are the compiled functions of its source and bounds, `filters` [(element slot, compiled
+    condition, wanted)]."""
     if p.kind == "choice":
         choices = list(p.choices)
-        return ParamProgram(p.name, "choice", p.slot, lambda s, L: choices, str, lambda t: t, p.type, p.span,
-                            "one of " + " or ".join(choices), secret=p.secret)
+        return ParamProgram(form, lambda s, L: choices, p.span)
     if p.kind == "number":
         name, span = p.name, p.span
 
@@ -47,10 +48,8 @@ def param(prog: Program, p: m.ParamDecl, src: Optional[Fn], lo: Optional[Fn], hi
                            span)
             return range(low, high + 1)
 
-        return ParamProgram(p.name, "number", p.slot, domain, str, _parse_int, m.NUMBER, p.span, "a number",
-                            secret=p.secret)
-    elem = p.type.element if p.kind == "some" else p.type
-    render1, parse1, what = _codec(elem, prog)
+        return ParamProgram(form, domain, p.span)
+    elem = form.element
     if p.kind == "one of":
         if elem.kind == "card":
             labels = prog.card_labels
@@ -63,8 +62,7 @@ def param(prog: Program, p: m.ParamDecl, src: Optional[Fn], lo: Optional[Fn], hi
             def domain(s, L):
                 return distinct_choices(s, src(s, L))
 
-        return ParamProgram(p.name, "one of", p.slot, domain, render1, parse1, elem, p.span, what,
-                            render_one=render1, secret=p.secret)
+        return ParamProgram(form, domain, p.span)
 
     if filters:
 
@@ -91,18 +89,7 @@ def param(prog: Program, p: m.ParamDecl, src: Optional[Fn], lo: Optional[Fn], hi
     def domain(s, L):
         return subsets(s, pool(s, L), labels if dedupe else None, span)
 
-    memo: dict = {}
-
-    def render(vals):
-        t = memo.get(vals)
-        if t is None:
-            t = " ".join(render1(v) for v in vals)
-            if len(memo) < 4096:
-                memo[vals] = t
-        return t
-
-    return ParamProgram(p.name, "some", p.slot, domain, render, parse1, elem, p.span, f"one or more of {what}",
-                        lambda s, L: tuple(src(s, L)), render_one=render1, secret=p.secret)
+    return ParamProgram(form, domain, p.span, lambda s, L: tuple(src(s, L)))
 
 
 # ---- what legality depends on ----------------------------------------------------------------------

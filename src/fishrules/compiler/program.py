@@ -3,7 +3,9 @@
 `Program` holds everything needed to run one ruleset: the generated functions of its blocks,
 expressions and legal actions (written by `fishrules.compiler`), the pauses where the rules wait for
 a player or for chance, the actions with their parameters, and the tables that describe dice, cards
-and zones.  It is built once per ruleset and shared, read-only, by every state of the game.
+and zones.  It is built once per ruleset and shared, read-only, by every state of the game.  How an
+action is written and read, and those tables, are the model's (`fishrules.forms`): the program
+holds them, and its actions delegate their texts to their forms.
 
 This module is also the generated code's library: the helpers it calls (`charge`, `bounded`,
 `checked_value`, `Fail`, ..., all in `HELPERS`) live here.  Which attributes of the state the
@@ -19,8 +21,8 @@ from itertools import combinations
 from typing import Callable, Optional
 
 from .. import model as m
-from ..analysis import card_values
 from ..errors import Span
+from ..forms import ActionForm, ParamForm, forms_of
 from ..limits import MAX_CHOICES, MAX_LIST_LENGTH, MAX_NUMBER, MAX_PHASE_DEPTH, MAX_SUBSET, WORK_BUDGET
 
 __all__ = ["HELPERS", "Located", "Program", "ActionProgram", "ParamProgram", "ChoosePause", "SimulPause", "RollPause", "DrawPause",
@@ -83,29 +85,31 @@ class Unplayable(Exception):
 
 
 class ParamProgram:
-    __slots__ = ("name", "kind", "slot", "domain", "render", "parse", "element", "span", "describe", "elements",
-                 "render_one", "secret")
+    """A parameter as the engine runs it: its domain (what it may be now, in a fixed order) and
+    for `some` the things chosen from; how its values are written and read is its `form`
+    (`fishrules.forms.ParamForm`)."""
 
-    def __init__(self, name, kind, slot, domain, render, parse, element, span, describe, elements=None,
-                 render_one=None, secret=False):
-        self.name = name
-        self.kind = kind
-        self.slot = slot
+    __slots__ = ("form", "name", "kind", "slot", "domain", "span", "elements")
+
+    def __init__(self, form: ParamForm, domain, span, elements=None):
+        self.form = form
+        self.name = form.name
+        self.kind = form.kind
+        self.slot = form.slot
         self.domain = domain
-        self.render = render
-        self.parse = parse
-        self.element = element
         self.span = span
-        self.describe = describe
         self.elements = elements  # for `some`: the things chosen from, in their order
-        self.render_one = render_one or render  # how one element is written
-        self.secret = secret  # written `?` in the history everybody but the actor sees
 
 
-class ActionProgram:
-    __slots__ = ("name", "block", "nlocals", "params", "requires", "checks", "span", "broken", "enumerate")
+class ActionProgram(ActionForm):
+    """An action as the engine runs it: its block, its parameters' programs, its rules.  It is an
+    ActionForm with its form's writers, so its texts (`render`, `render_redacted`) are written by
+    the form's code, with no call more (a kernel state's actions are written through these);
+    `args` and `parse_token` are its form's (`form`)."""
 
-    def __init__(self, name, block, nlocals, params, requires, span):
+    __slots__ = ("block", "nlocals", "requires", "checks", "span", "broken", "enumerate", "form")
+
+    def __init__(self, name, block, nlocals, params, requires, span, form: ActionForm):
         self.name = name
         self.block = block
         self.nlocals = nlocals
@@ -118,17 +122,15 @@ class ActionProgram:
         self.broken: dict[str, tuple] = {}
         # enumerate(state, actor, ok, bad): every choice, generated code (`write_enumerator`)
         self.enumerate: Optional[Fn] = None
+        self.form = form
+        self.number, self.secret, self.card_labels = form.number, form.secret, form.card_labels
+        self.writers, self.redacted = form.writers, form.redacted
 
-    def render(self, values: tuple) -> str:
-        if not values:
-            return self.name
-        return " ".join([self.name] + [p.render(v) for p, v in zip(self.params, values)])
+    def args(self, values: tuple) -> dict:
+        return self.form.args(values)
 
-    def render_redacted(self, values: tuple) -> Optional[str]:
-        """The text others see, when some parameter is secret; None when nothing is."""
-        if not any(p.secret for p in self.params):
-            return None
-        return " ".join([self.name] + ["?" if p.secret else p.render(v) for p, v in zip(self.params, values)])
+    def parse_token(self, i: int, tok: str):
+        return self.form.parse_token(i, tok)
 
 
 class ChoosePause:
@@ -211,13 +213,17 @@ class Program:
         self.game_inits: list[tuple[int, Fn]] = []
         self.player_inits: list[Fn] = []
         self.dice_count: Optional[Fn] = None
-        self.faces: list[m.FaceInfo] = []
-        self.face_kinds: list = []
-        self.face_values: list[int] = []
-        self.face_labels: list[str] = []
-        self.face_canonical: list[int] = []
-        self.unrolled = 0
-        self.chance_outcomes: list[tuple[str, int, Fraction]] = []
+        #: how actions are written and read, and the tables below: from the model (fishrules.forms)
+        self.forms = forms = forms_of(model)
+        self.faces: list[m.FaceInfo] = list(model.dice.faces) if model.dice is not None else []
+        self.face_kinds: list = list(forms.face_kinds)
+        self.face_values: list[int] = list(forms.face_values)
+        self.face_labels: list[str] = list(forms.face_labels)
+        self.face_canonical: list[int] = list(forms.face_canonical)
+        self.unrolled = forms.unrolled
+        self.chance_outcomes: list[tuple[str, int, Fraction]] = list(forms.chance_outcomes)
+        #: roll_text(die, face): a roll's outcome as the history writes it
+        self.roll_text: Callable[[int, int], str] = forms.roll_text
         self.option_slots = {o.name: o.slot for o in model.options}
         self.G = model.n_game_slots
         # The memoised defines a change of a zone makes stale, by the zone's key (see
@@ -226,18 +232,18 @@ class Program:
         self.stale_g: list = []
         self.stale_p: list = []
         self.cards = list(model.cards)
-        self.card_labels = [ci.label for ci in model.cards]
-        self.card_values: dict[str, list] = card_values(model)
+        self.card_labels = list(forms.card_labels)
+        self.card_values: dict[str, list] = forms.card_values
         # visibility of every variable: vis(state, viewer, owner) -> may the viewer see it
         self.game_vis: dict[int, Fn] = {}
         self.player_vis: dict[int, Fn] = {}
         # who sees a value or a zone now: aud(state, owner) -> None (everybody) or a tuple of players
         self.game_audience: dict[int, Fn] = {}
         self.player_audience: dict[int, Fn] = {}
-        self.game_zone_names: dict[int, str] = {}
-        self.game_var_names: dict[int, str] = {}
-        self.player_var_names: dict[int, str] = {}
-        self.public_defines: set[str] = set()
+        self.game_zone_names: dict[int, str] = forms.game_zone_names
+        self.game_var_names: dict[int, str] = forms.game_var_names
+        self.player_var_names: dict[int, str] = forms.player_var_names
+        self.public_defines: frozenset[str] = forms.public_defines
         #: the named rules (`rule "…":` blocks), numbered (`fishrules.analysis.rule_numbers`): the
         #: index of each in a state's counts of firings (`State.rules_fired`)
         self.rules: dict[str, int] = {}
@@ -267,11 +273,7 @@ class Program:
         """A zone as the rules name it: `deck`, `rows(2)`, `hand of p1`; `the box` for -1."""
         if key < 0:
             return "the box"
-        is_game, slot, owner = self.zone_of_key(key)
-        return self.game_zone_names[slot] if is_game else f"{self.player_var_names[slot]} of p{owner}"
-
-    def roll_text(self, die: int, face: int) -> str:
-        return f"die {die + 1} rolls {self.face_labels[face]}"
+        return self.forms.zone_name(*self.zone_of_key(key))
 
 
 # ---- the compiler ---------------------------------------------------------------------------------
@@ -290,46 +292,6 @@ def roll_faces(s, k: int, nfaces: int) -> list[int]:
             out.append(f)
         return out
     return [s._randbelow(nfaces) for _ in range(k)]
-
-
-
-def _parse_int(tok: str):
-    """A whole number written in ASCII digits (an optional minus first), within ±MAX_NUMBER; or None.
-    (int() alone would read other scripts' digits, and raise on thousands of them.)"""
-    digits = tok[1:] if tok.startswith("-") else tok
-    if not digits or len(digits) > 16 or not digits.isascii() or not digits.isdigit():
-        return None
-    v = int(tok)
-    return v if -MAX_NUMBER <= v <= MAX_NUMBER else None
-
-
-def _codec(t: m.Type, prog: Program):
-    """How a value of type `t` is written in an action's text, and read back."""
-    if t.kind == "die":
-
-        def parse_die(tok):
-            v = _parse_int(tok)
-            return v - 1 if v is not None and v > 0 else None
-
-        return (lambda d: str(d + 1)), parse_die, "dice (by number, 1 first)"
-    if t.kind == "player":
-
-        def parse(tok):
-            tok = tok.lower()
-            if 2 <= len(tok) <= 3 and tok.startswith("p") and tok[1:].isascii() and tok[1:].isdigit():
-                return int(tok[1:])
-            return None
-
-        return (lambda p: f"p{p}"), parse, "players (written p0, p1, …)"
-    if t.kind == "number":
-        return str, _parse_int, "numbers"
-    if t.kind == "symbol":
-        return str, (lambda tok: tok), "choices"
-    if t.kind == "card":
-        labels = prog.card_labels
-        return (lambda c: labels[c]), (lambda tok: tok), "cards"
-    return str, (lambda tok: tok), str(t)
-
 
 
 

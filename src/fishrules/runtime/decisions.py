@@ -5,7 +5,8 @@ a `Legal`, the legal moves of one player at one decision, shared by every positi
 legality key; at a chance node, the outcomes with their probabilities), and doing it (`apply`): an
 `Action` from the legal list, or a text, read against the rules (`_read_action`), which either finds
 the legal action it means or names the rule that forbids it.  A choice at a simultaneous decision
-stays secret until everybody has chosen (`_commit`).
+stays secret until everybody has chosen (`_commit`).  How an action's values are written and read
+back, and the tables of faces and cards, are the model's (`fishrules.forms`), not the engine's.
 
 A move also crosses typed, with no text written or read: a `Move` (the action by number, the
 actor, the values as the engine keeps them, the rule broken, whether it is a choice made together
@@ -17,12 +18,12 @@ by its action and values, and otherwise refused (or taken) by `apply` as the Act
 
 from __future__ import annotations
 
-import weakref
 from fractions import Fraction
 from typing import Any, NamedTuple, Optional, Self, Union
 
 from ..compiler import CHANCE, MEMO_LIMIT, MEMO_MIN_HITS, MEMO_TRIAL, SIMULTANEOUS, DrawPause, RollPause, SimulPause
 from ..errors import Diagnostic, FishrulesError, IllegalAction, OptionError, RuleError
+from ..forms import forms_of, parse_seat
 from ..limits import MAX_ACTION_TEXT
 from .chance import Chance
 from .text import check_seat, short
@@ -32,7 +33,7 @@ class Move(NamedTuple):
     """One player's move, typed: what crosses between the game kernel and the engine (no text).
 
     `action` is the action's number, its place among the rules' actions (`model.actions`, in the
-    order the rules declare them); `actor` the player who takes it; `values` its parameters'
+    order the rules declare them: `fishrules.forms.ActionForm.number`); `actor` the player who takes it; `values` its parameters'
     values as the engine keeps them (`Action._values`: a player's seat, a die's number from 0, a
     card's number, a number, a choice's word, `some` a tuple of them); `breaks` the rule the move
     breaks on purpose, or None; `together` whether it is a choice made at a simultaneous decision.
@@ -45,23 +46,11 @@ class Move(NamedTuple):
     together: bool = False
 
 
-#: Program -> (the ActionPrograms by number, {action name: number}): the numbering of `Move`.
-_NUMBERED: "weakref.WeakKeyDictionary[Any, tuple]" = weakref.WeakKeyDictionary()
-
-
-def _numbered(prog: Any) -> tuple:
-    got = _NUMBERED.get(prog)
-    if got is None:
-        aps = tuple(prog.actions[name] for name in prog.model.actions)
-        got = _NUMBERED[prog] = (aps, {ap.name: i for i, ap in enumerate(aps)})
-    return got
-
-
 def move_of(action: "Action") -> Move:
     """The typed move of a player's legal `Action` (not a chance outcome)."""
     if action.player is None:
         raise ValueError("a chance outcome is not a player's move")
-    return Move(_numbered(action._prog)[1][action.name], action.player, action._values, action.breaks,
+    return Move(action._prog.forms.number[action.name], action.player, action._values, action.breaks,
                 bool(action._prefix))
 
 
@@ -73,7 +62,7 @@ def play_move(state: Any, move: Move) -> Any:
 def recorded_moves(state: Any) -> list[Optional[Move]]:
     """The typed move of each entry of a state's history, in order: None for chance, and for an
     entry kept as text only (a determinization's record)."""
-    numbers = _numbered(state.prog)[1]
+    numbers = forms_of(state.game.model).number
     return [None if a is None else Move(numbers[a.name], a.player, a._values, a.breaks, bool(a._prefix))
             for a in state._history.beside()]
 
@@ -104,7 +93,9 @@ class Action:
         self.to: Optional[str] = None
         self._values = values
         self._text = text
-        self._render = render  # the ActionProgram, to write the text only when somebody asks
+        # How its text is written, only when somebody asks, and its values typed: its action's
+        # form (fishrules.forms.ActionForm); for chance, the game's Forms.  None: no parameters.
+        self._render = render
         self._origin = origin  # the token of the Legal this came from: applying it needs no re-checking
         self._prefix = prefix  # "p1: " at a simultaneous choice, where the text says who chooses
         self._prog = prog  # the compiled rules it belongs to: another game's action is refused
@@ -115,22 +106,9 @@ class Action:
         (1 first), a card its label, a number an int, a choice its word, `some X` a tuple of them.
         A chance outcome has `die` and `face`, or `card`.  An action with no parameters: {}."""
         if self.player is None:  # chance
-            prog = self._prog
-            if self.name == "roll":
-                return {"die": self._values[0] + 1, "face": prog.face_labels[self._values[1]]}
-            return {"card": prog.card_labels[self._values[0]]}
-        ap = self._render
-        if ap is None:
-            return {}
-        labels = self._prog.card_labels if self._prog is not None else ()
-        out: dict[str, Any] = {}
-        for p, v in zip(ap.params, self._values):
-            kind = p.element.kind if p.element is not None else "number"
-            if p.kind == "some":
-                out[p.name] = tuple(_typed(kind, x, labels) for x in v)
-            else:
-                out[p.name] = v if p.kind == "choice" else _typed(kind, v, labels)
-        return out
+            return self._render.chance_args(self.name, self._values)
+        form = self._render
+        return {} if form is None else form.args(self._values)
 
     @property
     def text(self) -> str:
@@ -154,25 +132,8 @@ class Action:
         return hash(self.text)
 
 
-def _typed(kind: str, v: Any, labels: Any) -> Any:
-    """A parameter's value as `Action.args` gives it."""
-    if kind == "die":
-        return v + 1
-    if kind == "card":
-        return labels[v]
-    return v
-
-
 def _normalize(text: str) -> str:
     return " ".join(text.split())
-
-
-def _seat(word: str) -> Optional[int]:
-    """The player a word such as `p1` names (ASCII digits only), or None."""
-    word = word.lower()
-    if len(word) < 2 or len(word) > 3 or word[0] != "p" or not word[1:].isascii() or not word[1:].isdigit():
-        return None
-    return int(word[1:])
 
 
 def _listed(items: list, most: int = 10) -> str:
@@ -211,7 +172,7 @@ class Legal:
             actor, prefix, prog, token = self.actor, self.prefix, self.prog, self.token
             for ap, values, breaks in self.moves:
                 if ap.params:
-                    out.append(Action(ap.name, None, actor, values, ap, token, prefix, prog, breaks))
+                    out.append(Action(ap.name, None, actor, values, ap.form, token, prefix, prog, breaks))
                 else:
                     out.append(Action(ap.name, prefix + ap.name, actor, (), None, token, prefix, prog, breaks))
         return out
@@ -268,16 +229,18 @@ class Decisions(Chance):
         if self.cur != CHANCE:
             return []
         fr, info = self._pause()
-        prog = self.prog
+        prog, forms = self.prog, forms_of(self.game.model)
         if isinstance(info, RollPause):
             L = fr[2]
             die = L[info.slot][L[info.slot + 1]]
-            return [(Action("roll", prog.roll_text(die, face), None, (die, face), prog=prog), p) for _, face, p in prog.chance_outcomes]
+            return [(Action("roll", forms.roll_text(die, face), None, (die, face), forms, prog=prog), p)
+                    for _, face, p in forms.chance_outcomes]
         if isinstance(info, DrawPause):
             cards = self._zget(fr[2][info.slot + 1])
+            labels = forms.card_labels
             groups: dict = {}
             for c in cards:
-                k = (prog.card_labels[c], self.up[c])
+                k = (labels[c], self.up[c])
                 if k in groups:
                     groups[k][1] += 1
                 else:
@@ -286,7 +249,7 @@ class Decisions(Chance):
             to = prog.zone_name(fr[2][info.slot + 2])
             out = []
             for (lab, _), (c, k) in groups.items():
-                a = Action("draw", f"draw {lab}", None, (c,), prog=prog)
+                a = Action("draw", f"draw {lab}", None, (c,), forms, prog=prog)
                 a.to = to
                 out.append((a, Fraction(k, total)))
             return out
@@ -481,7 +444,7 @@ class Decisions(Chance):
             player, rest = action.player, text.split(": ", 1)[-1]
         else:
             head, sep, rest = text.partition(":")
-            player = _seat(head.strip()) if sep else None
+            player = parse_seat(head.strip()) if sep else None
             if player is None:
                 who = ", ".join(f"p{p}" for p in waiting)
                 raise IllegalAction(text, f"several players choose at once here: say who, as in 'p{waiting[0]}: …' "
@@ -545,7 +508,8 @@ class Decisions(Chance):
         fr = self.stack[-1]
         fr[1] += 1
         self._push_action(ap, a.player, a._values)
-        hidden = ap.render_redacted(a._values) if ap.params else None
+        form = ap.form
+        hidden = form.render_redacted(a._values) if form.secret else None
         if hidden is None:
             self._record(a.text, None, None, a)
         else:
@@ -559,9 +523,10 @@ class Decisions(Chance):
         the record)."""
         self.stack[-1][1] += 1
         self._push_action(ap, player, values, ap.broken[rule][1])
+        form = ap.form
         if action is None:
-            action = Action(ap.name, text, player, values, ap if ap.params else None, None, "", self.prog, rule)
-        hidden = ap.render_redacted(values) if ap.params else None
+            action = Action(ap.name, text, player, values, form if ap.params else None, None, "", self.prog, rule)
+        hidden = form.render_redacted(values) if form.secret else None
         if hidden is None:
             self._record(text, None, None, action)
         else:
@@ -598,10 +563,10 @@ class Decisions(Chance):
 
     def _play_found(self, move: Move) -> bool:
         """Take `move` if it is one of the legal actions of its actor now; False if it is not."""
-        aps = _numbered(self.prog)[0]
-        if not (0 <= move.action < len(aps)):
+        forms = forms_of(self.game.model).by_number
+        if not (0 <= move.action < len(forms)):
             return False
-        key = (aps[move.action].name, move.values)
+        key = (forms[move.action].name, move.values)
         if move.together:
             if move.actor not in self.waiting:
                 return False
@@ -624,13 +589,13 @@ class Decisions(Chance):
     def _action_of(self, move: Move) -> Action:
         """The `Action` a typed move names, for `apply` to check (and refuse) when it is not one
         of the legal actions now."""
-        aps = _numbered(self.prog)[0]
-        if not (0 <= move.action < len(aps)):
+        forms = forms_of(self.game.model).by_number
+        if not (0 <= move.action < len(forms)):
             raise IllegalAction(short(move), "there is no such action in these rules")
-        ap = aps[move.action]
+        ap = self.prog.actions[forms[move.action].name]
         prefix = f"p{move.actor}: " if move.together else ""
         if ap.params:
-            return Action(ap.name, None, move.actor, move.values, ap, None, prefix, self.prog, move.breaks)
+            return Action(ap.name, None, move.actor, move.values, ap.form, None, prefix, self.prog, move.breaks)
         return Action(ap.name, prefix + ap.name, move.actor, (), None, None, prefix, self.prog, move.breaks)
 
     def _resume(self) -> None:
@@ -673,37 +638,38 @@ class Decisions(Chance):
             raise IllegalAction(text, f"no action given; {who} chooses {choices}")
         ap = offered.get(words[0])
         if ap is None:
-            if words[0] in self.prog.actions:
+            if words[0] in forms_of(self.game.model).actions:
                 raise IllegalAction(text, f"`{words[0]}` is not offered now; {who} chooses {choices}")
             raise IllegalAction(text, f"there is no action `{words[0]}`; {who} chooses {choices}")
+        form = ap.form  # how its values are written and read (the engine's `ap` says what they may be)
         L: list = [None] * ap.nlocals
         L[0] = actor
         toks = words[1:]
-        for i, p in enumerate(ap.params):
+        for i, (p, f) in enumerate(zip(ap.params, form.params)):
             if p.kind == "some":
                 take, toks = toks, []
                 if not take:
-                    raise IllegalAction(text, f"`{ap.name}` needs {p.describe} for `{p.name}`")
+                    raise IllegalAction(text, f"`{ap.name}` needs {f.describe} for `{p.name}`")
                 elements = list(p.elements(self, L))
                 order = {v: i for i, v in enumerate(elements)}
                 vals = []
                 for t in take:
-                    found = next((v for v in elements if p.render_one(v) == t and v not in vals), None)
+                    found = next((v for v in elements if f.render_one(v) == t and v not in vals), None)
                     if found is None:
-                        if any(p.render_one(v) == t for v in elements):
+                        if any(f.render_one(v) == t for v in elements):
                             raise IllegalAction(text, f"something is named twice in `{p.name}`")
-                        raise IllegalAction(text, f"{t} is not one of the {p.describe[len('one or more of '):]} to choose from now")
+                        raise IllegalAction(text, f"{t} is not one of the {f.things} to choose from now")
                     vals.append(found)
                 value: Any = tuple(sorted(vals, key=order.__getitem__))
             else:
                 if not toks:
-                    raise IllegalAction(text, f"`{ap.name}` needs {p.describe} for `{p.name}`")
+                    raise IllegalAction(text, f"`{ap.name}` needs {f.describe} for `{p.name}`")
                 tok, toks = toks[0], toks[1:]
                 dom = list(p.domain(self, L))
-                value = next((v for v in dom if p.render(v) == tok), None)
+                value = next((v for v in dom if f.render(v) == tok), None)
                 if value is None:
-                    if p.parse(tok) is None:
-                        raise IllegalAction(text, f"`{p.name}` takes {p.describe}, not {short(tok)}")
+                    if form.parse_token(i, tok) is None:
+                        raise IllegalAction(text, f"`{p.name}` takes {f.describe}, not {short(tok)}")
                     if isinstance(info, SimulPause):
                         # The text names the chooser, but anybody may have sent it: a refusal
                         # here lists nothing a player may be keeping secret.
@@ -711,14 +677,14 @@ class Decisions(Chance):
                                                   f"(ask legal_actions(p{actor}) for p{actor}'s choices)")
                     given = tuple(L[q.slot] for q in ap.params[:i])
                     legal = self._enumerate_for(info, actor).actions()
-                    possible = list(dict.fromkeys(p.render(a._values[i]) for a in legal
+                    possible = list(dict.fromkeys(f.render(a._values[i]) for a in legal
                                                   if a.name == ap.name and a._values[:i] == given))
                     raise IllegalAction(text, f"{short(tok)} is not a possible `{p.name}` now ({_listed(possible)})")
             L[p.slot] = value
         if toks:
             takes = ", ".join(p.name for p in ap.params) or "nothing more"
             raise IllegalAction(text, f"too many words: `{ap.name}` takes {takes}")
-        canonical = " ".join([ap.name] + [p.render(L[p.slot]) for p in ap.params])
+        canonical = form.render(tuple(L[p.slot] for p in ap.params))
         for name, span, test in ap.requires:
             if not test(self, L):
                 handler = ap.broken.get(name)
