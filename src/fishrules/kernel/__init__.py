@@ -107,6 +107,8 @@ class Kernel:
         #: by action space, the ids of moves by their records (apistate: `ids_on_kernel`)
         self.api_move_ids: dict = {}
         self.why_not_native: Optional[str] = None
+        #: how the kernel's traces become the engine's record (kernel/record.py), made when first needed
+        self.recorder: Any = None
         try:
             self.program: KernelProgram = lower(game.model)
         except L.TooLarge as exc:  # the engine's own machine plays every game (see `_fallback`)

@@ -1,0 +1,253 @@
+"""The record of a game on the kernel (fishrules.kernel.record) is the engine's: the history's texts,
+what each player may not read of it (`redact`), each seat's history, at every step of random games
+of every bundled ruleset at its fewest and most players and of house rules with secret and
+simultaneous choices, `seen by` values, reveals and `play again`; and a state that is asked for
+it stays on the kernel (no replay onto the engine).
+
+Each game is played twice from the same seed: on the kernel, and on the engine (a twin `State`
+made with the kernel off) with the same actions.  On the native backend through the API's
+`KState`; on the Python kernel (and the native one) by driving the backend directly with the
+record kept, move by move.  Twin positions that differ only in cards a seat may not see give that
+seat the same record."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import fishrules
+from fishrules.kernel import NativeError, abi as A
+from fishrules.kernel.apistate import KState
+from fishrules.kernel.native import compiler
+from fishrules.runtime import State, play_move
+
+from .test_backends_refuse_alike import SECRET_BIDS
+
+try:
+    compiler()
+except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
+    pytest.skip("no C compiler here", allow_module_level=True)
+
+RULESETS = fishrules.bundled()
+
+#: House rules with what the bundled ones lack: a zone and a number `seen by` a role that moves on,
+#: a face-up draw into a secret hand, a secret parameter at a simultaneous choice and at a turn,
+#: lists, a yes or no, a choice of words, reveals, and `play again` when both dice show LOW.
+LEDGER = """\
+game "Ledger"
+players 2 to 3
+dice: 2 with faces LOW 1, HIGH 2
+
+cards tile: kind in Red x 3, Blue x 3, Gold x 2, Jade x 2
+
+the game has watcher: player
+the game has vault: zone of tile seen by watcher
+the game has tally: number seen by watcher
+the game has hidden pool: zone of tile
+the game has table: zone of tile
+the game has mood: one of calm, angry
+the game has notes: list of numbers
+the game has alarm: yes or no
+the game has internal rounds: number
+each player has secret hand: zone of tile
+each player has secret bid: number
+each player has shown: number
+each player has marks: list of numbers
+
+phase game:
+  set watcher to first(players)
+  move tile to pool face down
+  shuffle pool
+  for each player:
+    draw 2 from pool to player's hand
+  draw 2 from pool to vault
+  draw from pool to table face up
+  repeat 3 times:
+    roll all dice
+    each of players secretly chooses offer or hold
+    set watcher to left of watcher
+    add sum(value of dice) to tally
+    add sum(value of dice) to notes
+    draw from pool to vault
+    for each player:
+      player chooses pass or peek or give or flip
+  set alarm to yes
+  reveal vault
+  if every die shows LOW:
+    play again
+  move vault to table
+
+action offer(secret n: a number from 1 to 3):
+  set your bid to n
+  add n to your marks
+
+action hold:
+  set your bid to 0
+  clear your marks
+
+action pass:
+  add 1 to your shown
+
+action peek(card: one of your hand):
+  move card to table face down
+  draw from pool to your hand face up
+
+action give(secret card: one of your hand):
+  move card to vault
+  set mood to angry
+
+action flip:
+  reveal your hand
+  move your hand to table face down
+  set mood to calm
+
+score "shown": your shown + count(your hand)
+"""
+
+HOUSE = {"ledger": LEDGER, "secret-bids": SECRET_BIDS}
+_games: dict = {}
+
+
+def game(name: str, backend: str = "native"):
+    if (name, backend) not in _games:
+        if name in HOUSE:
+            g = fishrules.loads(HOUSE[name], f"{name}.fish", backend=backend)
+        else:
+            g = fishrules.load(name, backend=backend)
+        g.kernel  # built: `start` gives states on the native kernel
+        _games[(name, backend)] = g
+    return _games[(name, backend)]
+
+
+def same_record(k: KState, e: State, where: str) -> None:
+    """The kernel's record of `k` is the engine's twin's, for every seat and a spectator, and
+    reading it leaves `k` on the kernel."""
+    assert k.history == e.history, f"{where}: the history"
+    assert k.redact == e.redact, f"{where}: what each player may not read"
+    for p in [None, *range(e.n)]:
+        assert k.history_for(p) == e.history_for(p), f"{where}, viewer {p}: the history"
+    assert type(k) is KState, f"{where}: reading the record made the state the engine's"
+
+
+def play_twins(g, players: int, seed: int, check) -> int:
+    """A random game on the kernel (a KState) and on the engine from the same seed, `check`ed at
+    every step; how many steps."""
+    k = g.start(players, seed=seed)
+    assert type(k) is KState
+    e = State._new(g, players, g._options(None), seed, False, count_rules=False)
+    rng = random.Random(seed)
+    step = 0
+    while True:
+        check(k, e, f"{g.title} ({players} players, seed {seed}), step {step}")
+        if e.is_over:
+            break
+        p = e.waiting[0]
+        i = rng.randrange(len(e.legal_actions(p)))
+        k = k.apply(k.legal_actions(p)[i])
+        e = e.apply(e.legal_actions(p)[i].text)
+        step += 1
+    assert type(k) is KState and k.winners() == e.winners()
+    return step
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_the_record_of_every_bundled_ruleset_is_the_engines(name):
+    g = game(name)
+    for players in (g.min_players, g.max_players):
+        play_twins(g, players, players + 11, same_record)
+
+
+@pytest.mark.parametrize("name", sorted(HOUSE))
+def test_the_record_of_house_rules_is_the_engines(name):
+    g = game(name)
+    for players in (g.min_players, g.max_players):
+        for seed in range(4):
+            play_twins(g, players, seed, same_record)
+
+
+def test_a_record_asked_for_now_and_then_is_the_same():
+    """The record is worked out when asked for, from where it was last asked: asked at every third
+    step, at the end only, and of clones, it is the same record."""
+    g = game("fisheatfish")
+    seed, players = 4, 3
+    k = g.start(players, seed=seed)
+    e = State._new(g, players, g._options(None), seed, False, count_rules=False)
+    rng = random.Random(seed)
+    step = 0
+    while not e.is_over:
+        if step % 3 == 0:
+            c = k.clone()
+            same_record(c, e, f"a clone, step {step}")
+            same_record(k, e, f"step {step}")
+        p = e.waiting[0]
+        i = rng.randrange(len(e.legal_actions(p)))
+        k = k.apply(k.legal_actions(p)[i])
+        e = e.apply(e.legal_actions(p)[i].text)
+        step += 1
+    same_record(k, e, "the end")
+
+
+# ---- driving a backend directly, with the record kept ------------------------------------------------
+
+
+def traced(be, rc, rec, n: int, run, *args) -> None:
+    be.trace_on()
+    try:
+        run(*args)
+    finally:
+        trace = be.trace_off()
+    rc.absorb(rec, trace, n)
+
+
+def drive(g, players: int, seed: int):
+    """A random game played on the kernel's backend with the record kept, and on the engine: yields
+    (S, record, engine state) at every step."""
+    from fishrules.kernel.record import KRecord, Recorder  # (imported here: on main, the tests above fail one by one)
+
+    kernel = g.kernel
+    be, bd = kernel.backend, kernel.boundary
+    rc = Recorder(kernel)
+    assert rc.can
+    opts = g._options(None)
+    S = be.new(players, opts, seed)
+    rec = KRecord()
+    traced(be, rc, rec, players, be.start, S, False)
+    e = State._new(g, players, opts, seed, False, count_rules=False)
+    rng = random.Random(seed)
+    while True:
+        yield S, rec, e
+        if e.is_over:
+            assert S[A.H_CUR] == A.CUR_OVER
+            return
+        cur = S[A.H_CUR]
+        if cur == A.CUR_SIMUL:
+            who = be.who_together(S)
+            chosen = tuple(rng.choice(be.moves(S, q)) for q in who)
+            for m in chosen:
+                rc.move(rec, m, True)
+            rc.unveil(rec, list(chosen))
+            traced(be, rc, rec, players, be.play_together, S, chosen)
+            for m in chosen:
+                e = play_move(e, bd.move(m, True))
+        else:
+            m = rng.choice(be.moves(S, cur))
+            rc.move(rec, m, False)
+            traced(be, rc, rec, players, be.play, S, m)
+            e = play_move(e, bd.move(m))
+
+
+def same_driven(rec, e: State, where: str) -> None:
+    assert rec.history.list() == e.history, f"{where}: the history"
+    assert rec.redact == e.redact, f"{where}: what each player may not read"
+    for p in [None, *range(e.n)]:
+        assert rec.history_for(p) == e.history_for(p), f"{where}, viewer {p}"
+
+
+@pytest.mark.parametrize("name", RULESETS + sorted(HOUSE))
+def test_the_python_kernel_keeps_the_same_record(name):
+    g = game(name, "python")
+    assert g.kernel.backend.name == "python"
+    for players in (g.min_players, g.max_players):
+        for step, (S, rec, e) in enumerate(drive(g, players, players + 5)):
+            same_driven(rec, e, f"{name} ({players} players), step {step}")
