@@ -13,6 +13,7 @@ seat the same record."""
 from __future__ import annotations
 
 import random
+from typing import Optional
 
 import pytest
 
@@ -120,28 +121,34 @@ def game(name: str, backend: str = "native"):
     return _games[(name, backend)]
 
 
-def same_record(k: KState, e: State, where: str) -> None:
+def same_record(k: KState, e: State, where: str, since: int = 0, whole: bool = True) -> None:
     """The kernel's record of `k` is the engine's twin's, for every seat and a spectator, and
-    reading it leaves `k` on the kernel."""
+    reading it leaves `k` on the kernel: the events `since` (a client that remembered the length
+    of the history before the last apply), and all of them if `whole`."""
     assert k.history == e.history, f"{where}: the history"
     assert k.redact == e.redact, f"{where}: what each player may not read"
     for p in [None, *range(e.n)]:
         assert k.history_for(p) == e.history_for(p), f"{where}, viewer {p}: the history"
+        assert k.events_for(p, since) == e.events_for(p, since), f"{where}, viewer {p}: the events since {since}"
+        if whole:
+            assert k.events_for(p) == e.events_for(p), f"{where}, viewer {p}: the events"
     assert type(k) is KState, f"{where}: reading the record made the state the engine's"
 
 
 def play_twins(g, players: int, seed: int, check) -> int:
     """A random game on the kernel (a KState) and on the engine from the same seed, `check`ed at
-    every step; how many steps."""
+    every step (the events since the last apply; all of them every 8th step and at the end); how
+    many steps."""
     k = g.start(players, seed=seed)
     assert type(k) is KState
     e = State._new(g, players, g._options(None), seed, False, count_rules=False)
     rng = random.Random(seed)
-    step = 0
+    step, since = 0, 0
     while True:
-        check(k, e, f"{g.title} ({players} players, seed {seed}), step {step}")
+        check(k, e, f"{g.title} ({players} players, seed {seed}), step {step}", since, step % 8 == 0 or e.is_over)
         if e.is_over:
             break
+        since = len(e.history)
         p = e.waiting[0]
         i = rng.randrange(len(e.legal_actions(p)))
         k = k.apply(k.legal_actions(p)[i])
@@ -161,9 +168,17 @@ def test_the_record_of_every_bundled_ruleset_is_the_engines(name):
 @pytest.mark.parametrize("name", sorted(HOUSE))
 def test_the_record_of_house_rules_is_the_engines(name):
     g = game(name)
+    kinds: set = set()
+
+    def check(k, e, where, since, whole):
+        same_record(k, e, where, since, whole)
+        kinds.update(x["event"] for x in e.events_for(None))
+
     for players in (g.min_players, g.max_players):
         for seed in range(4):
-            play_twins(g, players, seed, same_record)
+            play_twins(g, players, seed, check)
+    if name == "ledger":  # what these rules are here for
+        assert kinds == {"move", "set", "reveal", "restart", "over"}
 
 
 def test_a_record_asked_for_now_and_then_is_the_same():
@@ -178,8 +193,8 @@ def test_a_record_asked_for_now_and_then_is_the_same():
     while not e.is_over:
         if step % 3 == 0:
             c = k.clone()
-            same_record(c, e, f"a clone, step {step}")
-            same_record(k, e, f"step {step}")
+            same_record(c, e, f"a clone, step {step}", whole=step % 9 == 0)
+            same_record(k, e, f"step {step}", whole=step % 9 == 0)
         p = e.waiting[0]
         i = rng.randrange(len(e.legal_actions(p)))
         k = k.apply(k.legal_actions(p)[i])
@@ -237,11 +252,16 @@ def drive(g, players: int, seed: int):
             e = play_move(e, bd.move(m))
 
 
-def same_driven(rec, e: State, where: str) -> None:
+def same_driven(g, S, rec, e: State, where: str, since: Optional[int]) -> None:
+    from fishrules.kernel.record import events_for
+
+    be = g.kernel.backend
     assert rec.history.list() == e.history, f"{where}: the history"
     assert rec.redact == e.redact, f"{where}: what each player may not read"
     for p in [None, *range(e.n)]:
         assert rec.history_for(p) == e.history_for(p), f"{where}, viewer {p}"
+        got = events_for(rec, g.program, e.n, p, since, lambda: be.winners(S), lambda: be.scores(S))
+        assert got == e.events_for(p, since), f"{where}, viewer {p}: the events since {since}"
 
 
 @pytest.mark.parametrize("name", RULESETS + sorted(HOUSE))
@@ -249,5 +269,8 @@ def test_the_python_kernel_keeps_the_same_record(name):
     g = game(name, "python")
     assert g.kernel.backend.name == "python"
     for players in (g.min_players, g.max_players):
+        since = 0
         for step, (S, rec, e) in enumerate(drive(g, players, players + 5)):
-            same_driven(rec, e, f"{name} ({players} players), step {step}")
+            whole = step % 8 == 0 or e.is_over
+            same_driven(g, S, rec, e, f"{name} ({players} players), step {step}", None if whole else since)
+            since = len(e.history)

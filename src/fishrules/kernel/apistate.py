@@ -29,7 +29,7 @@ from ..runtime.text import check_seat
 from .abi import CUR_OVER as _CUR_OVER, CUR_SIMUL as _CUR_SIMUL, FAULT_CAPACITY, FAULT_STUCK, H_CUR as _H_CUR
 from .abi import H_WORK as _H_WORK
 from .pyruntime import KFault
-from .record import KRecord, Recorder
+from .record import KRecord, Recorder, events_for
 from .views import Sight
 
 __all__ = ["KState", "KAction", "start"]
@@ -488,6 +488,18 @@ class KState(State):
         if rec is None:
             return State.history_for(self._as_state(), player)
         return rec.history_for(player)
+
+    def events_for(self, player: Optional[int], since: Optional[int] = None) -> list[dict]:
+        ks = self._ks
+        if ks is None:
+            return State.events_for(self, player, since)
+        n = _SLOTS["n"].__get__(self)
+        if player is not None:
+            check_seat(player, n)
+        rec = self._kernel_record()
+        if rec is None:
+            return State.events_for(self._as_state(), player, since)
+        return events_for(rec, self.prog, n, player, since, self.winners, self.scores)
 
     def __repr__(self) -> str:
         return self._as_state().__repr__()
