@@ -132,6 +132,7 @@ def same_record(k: KState, e: State, where: str, since: int = 0, whole: bool = T
         assert k.events_for(p, since) == e.events_for(p, since), f"{where}, viewer {p}: the events since {since}"
         if whole:
             assert k.events_for(p) == e.events_for(p), f"{where}, viewer {p}: the events"
+        assert k.view(p) == e.view(p), f"{where}, viewer {p}: the view"
     assert type(k) is KState, f"{where}: reading the record made the state the engine's"
 
 
@@ -274,3 +275,105 @@ def test_the_python_kernel_keeps_the_same_record(name):
             whole = step % 8 == 0 or e.is_over
             same_driven(g, S, rec, e, f"{name} ({players} players), step {step}", None if whole else since)
             since = len(e.history)
+
+
+# ---- hidden information: what a seat may not see cannot change its record ----------------------------
+
+
+@pytest.mark.parametrize("backend", ["native", "python"])
+@pytest.mark.parametrize("name", ["fatfish", "fisherman", "fishfish", "ledger"])
+def test_a_card_a_seat_may_not_see_does_not_change_its_record(name, backend):
+    """Twin games on the kernel, alike but for two face-down cards swapped after the set-up between
+    zones a seat may not see (another seat's secret hand, a pile nobody sees, a zone `seen by`
+    another): played on with the same moves while neither card comes where the seat sees it, the
+    seat and a spectator read the same history, events and view in both; the seat who sees the
+    first zone does not."""
+    from fishrules.kernel.record import KRecord, Recorder, events_for
+    from fishrules.kernel.views import Sight
+
+    from .test_kernel_views import _hidden_pairs, _swap
+
+    g = game(name, backend)
+    kernel = g.kernel
+    be, bd = kernel.backend, kernel.boundary
+    rc, sight = Recorder(kernel), Sight(kernel)
+    players, opts = g.max_players, g._options(None)
+    found = told = 0
+    def play(T, R, cur, moves) -> list:
+        """Play `moves` (of the seat to act, or of everybody choosing together) with the record kept."""
+        if cur == A.CUR_SIMUL:
+            for m in moves:
+                rc.move(R, m, True)
+            rc.unveil(R, moves)
+            run, args = be.play_together, (T, tuple(moves))
+        else:
+            rc.move(R, moves[0], False)
+            run, args = be.play, (T, moves[0])
+        be.trace_on()
+        try:
+            run(*args)
+        finally:
+            trace = be.trace_off()
+        rc.absorb(R, trace, players)
+        return trace
+
+    for seed in range(8):
+        S = be.new(players, opts, seed)
+        rec = KRecord()
+        traced(be, rc, rec, players, be.start, S, False)
+        rng = random.Random(seed)
+        for _ in range(rng.randrange(0, 6)):
+            cur = S[A.H_CUR]
+            if cur == A.CUR_OVER:
+                break
+            who = be.who_together(S) if cur == A.CUR_SIMUL else (cur,)
+            play(S, rec, cur, [rng.choice(be.moves(S, q)) for q in who])
+        if S[A.H_CUR] == A.CUR_OVER:
+            continue
+        seat, pair = next(((q, got) for q in range(players) if (got := _hidden_pairs(g, S, q)) is not None), (0, None))
+        if pair is None:
+            continue
+        za, zb, owner, x, y = pair
+        twins = [(S, rec), (kernel.copy_state(S), rec.copy())]
+        _swap(g, twins[1][0], za, zb, x, y)
+        found += 1
+
+        def seen_by_seat(trace) -> bool:
+            """Whether x or y came where the seat sees it (or face up) in this trace."""
+            for r in trace:
+                if r[0] == 3 and any(c in (x, y) for c in r[4]) and (r[2] == 1 or rc._sees(r[1], seat, r[3])):
+                    return True
+                if r[0] == 4 and any(c in (x, y) for c in r[1]):
+                    return True
+            return False
+
+        def read(T, R, p):
+            cur = T[A.H_CUR]
+            together = cur == A.CUR_SIMUL
+            waiting = list(be.who_together(T)) if together else [cur] if cur >= 0 else []
+            current = cur if cur >= 0 else fishrules.SIMULTANEOUS if together else None
+            v = sight.view(T, players, opts, p, current, waiting, lambda: be.scores(T), lambda: be.winners(T),
+                           lambda q: [bd.text(m, together) for m in be.moves(T, q)])
+            v["history"] = R.history_for(p)
+            return v, events_for(R, g.program, players, p, None, lambda: be.winners(T), lambda: be.scores(T))
+
+        for step in range(40):
+            for p in (seat, None):
+                assert read(*twins[0], p) == read(*twins[1], p), f"seed {seed}, step {step}: viewer {p} tells the twins apart"
+            told += read(*twins[0], owner) != read(*twins[1], owner)
+            T0 = twins[0][0]
+            cur = T0[A.H_CUR]
+            if cur == A.CUR_OVER:
+                break
+            who = be.who_together(T0) if cur == A.CUR_SIMUL else (cur,)
+            listed = [{q: be.moves(T, q) for q in who} for T, _ in twins]
+            if [{q: [bd.text(m) for m in ms] for q, ms in x.items()} for x in listed] != \
+                    [{q: [bd.text(m) for m in ms] for q, ms in listed[0].items()}] * 2:
+                break  # the seats who see the cards may play them: the twins part
+            picks = {q: rng.randrange(len(listed[0][q])) for q in who}
+            chosen = [[x[q][picks[q]] for q in who] for x in listed]
+            traces = [play(T, R, cur, moves) for (T, R), moves in zip(twins, chosen)]
+            if any(seen_by_seat(t) for t in traces):
+                break
+    assert found, f"no twin positions were found in {name}"
+    assert told, f"the owner of the swapped cards never told the twins apart in {name}"

@@ -489,6 +489,21 @@ class KState(State):
             return State.history_for(self._as_state(), player)
         return rec.history_for(player)
 
+    def view(self, player: Optional[int] = None) -> dict:
+        """`State.view`, from the position (kernel/views.py) and the kernel's record."""
+        ks = self._ks
+        if ks is None:
+            return State.view(self, player)
+        if player is not None:
+            check_seat(player, _SLOTS["n"].__get__(self))
+        out = self._position_view(player, True)
+        if out is not None and self._ks is not None:
+            rec = self._kernel_record()
+            if rec is not None:
+                out["history"] = rec.history_for(player)
+                return out
+        return State.view(self._as_state(), player)
+
     def events_for(self, player: Optional[int], since: Optional[int] = None) -> list[dict]:
         ks = self._ks
         if ks is None:
