@@ -377,3 +377,34 @@ def test_a_card_a_seat_may_not_see_does_not_change_its_record(name, backend):
                 break
     assert found, f"no twin positions were found in {name}"
     assert told, f"the owner of the swapped cards never told the twins apart in {name}"
+
+
+@pytest.mark.parametrize("backend", ["native", "python"])
+def test_a_call_that_fails_leaves_no_trace(backend):
+    """A step the kernel cannot finish (here a value about to be changed by a division by zero: its
+    old value is traced, the new never comes) leaves nothing of itself in the trace, as the engine
+    undoes a failed call's record; the trace goes on whole after it."""
+    from .test_backends_refuse_alike import ZERO_TOGETHER
+
+    from fishrules.kernel import KFault
+
+    g = fishrules.loads(ZERO_TOGETHER, "zero.fish", backend=backend)
+    be = g.kernel.backend
+    S = be.new(2, g._options(None), 1)
+    be.start(S, False)
+    zero = [m for m in be.moves(S, 0) if g.kernel.boundary.text(m) == "zero"][0]
+    passing = [m for m in be.moves(S, 1) if g.kernel.boundary.text(m) == "pass"][0]
+    T = g.kernel.copy_state(S)
+    be.trace_on()
+    try:
+        with pytest.raises((KFault, ZeroDivisionError)):  # (the Python kernel's own way of going wrong)
+            be.play_together(T, (passing, zero))
+        assert be.trace_off() == []
+    finally:
+        be.trace_off()
+    be.trace_on()
+    try:
+        be.play_together(S, (passing, passing))
+    finally:
+        trace = be.trace_off()
+    assert [r[0] for r in trace] == [5, 5]  # each player's n changed, and nothing else

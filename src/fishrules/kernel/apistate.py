@@ -6,12 +6,16 @@ own legal actions, `scores()`, `winners()` and `clone()`.  A legal action is the
 read into an `Action` only when somebody looks at it (`KAction`); the state keeps the moves it
 applied.  What a seat sees comes from the position too: `observation(player)` (kernel/views.py
 reads the floats of the observation layout straight from the kernel's array), and the ids of the
-legal actions in the action space (kept with each shared list of legal actions).  The moment
-anything else of the state is asked for (a view, the history, events, JSON,
-a determinization, an action given as text, equality, any of the engine's fields), it becomes a
-plain `State`: the engine's machine replays its actions (chance comes out the same from the same
-seed) and the state goes on as the engine's from there.  So a loop that only decides and applies
-(a bot playing itself, a learning loop, a simulation through the API) runs on the kernel, and
+legal actions in the action space (kept with each shared list of legal actions).  So does the
+record (kernel/record.py): `history`, `redact`, `history_for`, `events_for` and `view(player)`
+are the engine's record kept by the kernel's own trace, worked out when first asked for (the moves
+applied since the last record played again on a copy of that position with the trace kept; a
+state that only decides and applies records nothing).  The moment anything else of the state is
+asked for (JSON, a determinization, an action given as text, equality, the phases by name, any of
+the engine's fields), or a record the kernel cannot keep (`Recorder.can`), it becomes a plain
+`State`: the engine's machine replays its actions (chance comes out the same from the same seed)
+and the state goes on as the engine's from there.  So a loop that decides, applies and shows each
+seat what it sees (a bot playing itself, a learning loop, a table) runs on the kernel, and
 everything else is exactly what it always was.
 
 A step the kernel cannot play (a rule that goes wrong, a player who must choose and may do
@@ -361,8 +365,11 @@ class KState(State):
         c = KState.__new__(KState)
         for name in ("game", "prog", "n", "seed", "manual"):
             _SLOTS[name].__set__(c, _SLOTS[name].__get__(self))
+        rec = ks[_REC]
+        if rec is not None:  # its own Logs (sharing what was recorded), as an engine state's clone has
+            rec = (rec[0].copy(), rec[1], rec[2])
         _SLOTS["_ks"].__set__(c, [ks[_KERNEL], ks[_KERNEL].copy_state(ks[_S]), list(ks[_APPLIED]), dict(ks[_PENDING]),
-                                  {}, ks[_OPTIONS], False, ks[_SHARED], ks[_REC], ks[_RECP]])
+                                  {}, ks[_OPTIONS], False, ks[_SHARED], rec, None])
         return c
 
     # ---- the record, from the kernel's trace (kernel/record.py) -----------------------------------

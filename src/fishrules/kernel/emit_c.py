@@ -995,7 +995,8 @@ FK_EXPORT int fk_new(void *ctx, I *S) {{
 FK_EXPORT int fk_run(void *ctx, I *S, int resume, int playout) {{
     K *k = (K *)ctx;
     k->S = S; k->size = {lay.size}; k->top = 0; k->epoch++;
-    if (setjmp(k->jb)) return k->fault;
+    k->rec_mark = k->nrec;
+    if (setjmp(k->jb)) {{ k->nrec = k->rec_mark; return k->fault; }}  /* a call that fails leaves no trace */
     S[{H_MODE}] = playout;
     S[{H_WORK}] = 0;
     if (S[{H_CUR}] == {CUR_OVER}) return 0;

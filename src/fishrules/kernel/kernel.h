@@ -37,7 +37,7 @@ typedef struct K {
     I *script;  /* a record being replayed: its chance outcomes, 3 numbers each (see Kernel.state_of) */
     I nscript;
     I *rec;  /* the trace of a record being kept (fishrules.kernel.record): rec[0 .. nrec) of rec_cap */
-    I nrec, rec_cap, note_at;
+    I nrec, rec_cap, note_at, rec_mark;
     int recording;  /* 1 while a caller keeps a record: the kernel writes its trace (never in a playout) */
     jmp_buf jb;
     int fault;

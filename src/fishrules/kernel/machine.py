@@ -106,6 +106,18 @@ class PyBackend:
 
     def run(self, S: list, resume: bool) -> None:
         """Run until the game waits for a player (`S[H_CUR]` says who) or ends (CUR_OVER)."""
+        trace = self._trace[0]
+        if trace is None:
+            self._run(S, resume)
+            return
+        mark = len(trace)
+        try:
+            self._run(S, resume)
+        except BaseException:
+            del trace[mark:]  # a call that fails leaves no trace
+            raise
+
+    def _run(self, S: list, resume: bool) -> None:
         self._epoch[0] += 1
         frames = self.kp.layout.frames
         while True:

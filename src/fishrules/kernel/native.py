@@ -1059,6 +1059,13 @@ def _nil(v: int):
 def _records(f: array, nseen: int) -> list:
     """The native kernel's flat trace (kernel_state.h: `k_note_*`) as the records of
     fishrules.kernel.record, as the Python kernel writes them."""
+    try:
+        return _read_records(f, nseen)
+    except IndexError:  # pragma: no cover - a record cut short: never (a call that fails leaves no trace)
+        raise KFault(FAULT_CAPACITY) from None
+
+
+def _read_records(f: array, nseen: int) -> list:
     out: list = []
     i, n = 0, len(f)
     while i < n:
