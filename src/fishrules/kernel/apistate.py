@@ -394,6 +394,7 @@ class KState(State):
                 base = ks[_REC] = self._catch_up(rc, base)
             except KFault:
                 return None
+            ks[_RECP] = None
         rec = base[0]
         pending = ks[_PENDING]
         if pending:
@@ -431,9 +432,25 @@ class KState(State):
             traced(be.start, S, False)
             at = 0
         else:
-            rec = base[0].copy()
+            # this state's own record (a clone copies it), written on where it ends: its lists
+            # grow as the engine's do, not made again at every step
+            rec = base[0]
             S = kernel.copy_state(base[1])
             at = base[2]
+            marks = (len(rec.history), rec.redact, len(rec.events))
+            try:
+                return self._replay(rc, rec, S, at, traced)
+            except BaseException:
+                rec.history.truncate(marks[0])
+                rec.redact = marks[1]
+                rec.events.truncate(marks[2])
+                raise
+        return self._replay(rc, rec, S, at, traced)
+
+    def _replay(self, rc: Recorder, rec: KRecord, S: Any, at: int, traced: Any) -> tuple:
+        """The moves applied from the `at`-th on, played on S with the trace kept into `rec`."""
+        ks = self._ks
+        be = ks[_KERNEL].backend
         applied = ks[_APPLIED]
         decode = be.decode
         while at < len(applied):
