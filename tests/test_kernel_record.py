@@ -408,3 +408,46 @@ def test_a_call_that_fails_leaves_no_trace(backend):
     finally:
         trace = be.trace_off()
     assert [r[0] for r in trace] == [5, 5]  # each player's n changed, and nothing else
+
+
+#: An action that changes a value 110,000 times: within the kernel's budget of work for one step
+#: when nothing is recorded, past it when each change is recorded too (as the engine counts it).
+BUSY = """\
+game "Busy"
+players 2 to 2
+the game has n: number
+phase game:
+  for each player:
+    player chooses done
+  for each player:
+    player chooses busy
+action done:
+  add 1 to n
+action busy:
+  repeat 110000 times:
+    add 1 to n
+score "n": n
+"""
+
+
+def test_a_record_the_kernel_cannot_work_out_is_the_engines():
+    """Deciding and applying stay on the kernel, and so does the record while the kernel can work it
+    out; past that (a step whose record takes more work than the kernel's budget), asking for the
+    record makes the state the engine's, with the engine's whole record (what the kernel had
+    recorded before is put back as it was, not kept half-written)."""
+    g = fishrules.loads(BUSY, "busy.fish", backend="native")
+    g.kernel
+    k = g.start(2, seed=1)
+    e = State._new(g, 2, g._options(None), 1, False, count_rules=False)
+    for _ in range(2):
+        k.apply(k.legal_actions()[0])
+        e.apply(e.legal_actions()[0].text)
+    assert k.history == e.history and k.events_for(0) == e.events_for(0)
+    assert type(k) is KState  # the record of the first moves, on the kernel
+    c = k.clone()
+    k.apply(k.legal_actions()[0])
+    e.apply(e.legal_actions()[0].text)
+    assert type(k) is KState  # the busy move played on the kernel
+    assert k.history_for(0) == e.history_for(0) and k.events_for(1, 2) == e.events_for(1, 2)
+    assert type(k) is State
+    assert c.history == e.history[:2] and type(c) is KState  # a clone's record is its own

@@ -22,11 +22,13 @@ player may not read (`redact`), and the events as the engine's tuples, kept in `
 share.  A player's move is written into the history by the action's declared form from its typed
 record (`move`), before its effects are traced, as the engine writes it.
 
-What the record cannot say, the engine still does (`Recorder.can` is False: the caller becomes the
-engine's state as before): a player's value `seen by` somebody (the kernel has no look for it),
-or a value of a kind the kernel does not hold as the engine does.  A trace the native kernel
-cannot grow (`REC_MAX` numbers in one call) stops the call with FAULT_CAPACITY, which the caller
-treats as any fault of the kernel's.
+Where the kernel cannot say who saw something, the engine still keeps the record (`Recorder.can`
+is False, and the caller becomes the engine's state as before): a `seen by` value with no look of
+the kernel's (the checker refuses a player's own value `seen by` somebody, so none today), or a
+value of a kind the kernel does not hold as the engine does.  A trace the native kernel cannot
+grow (`REC_MAX` numbers in one call) stops the call with FAULT_CAPACITY, and a record worked out
+again that the kernel cannot finish (a fault of its own, the work recording adds past its budget)
+is the engine's too: the caller treats either as any fault of the kernel's.
 """
 
 from __future__ import annotations
