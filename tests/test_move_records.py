@@ -157,8 +157,9 @@ def test_replaying_a_game_into_the_kernel_writes_no_text(name, texts_written):
 @pytest.mark.skipif(not NATIVE, reason="no C compiler here")
 @pytest.mark.parametrize("name", ["fatfish", "fisheatfish", "fishfry"])
 def test_a_state_leaving_the_kernel_writes_each_move_s_text_once(name, texts_written):
-    """A state deciding on the kernel becomes the engine's (here: its history is asked for): its
-    moves cross as records, and each move's text is written once, for the history."""
+    """A state deciding on the kernel keeps its record there (its history is asked for), then
+    becomes the engine's (its phases by name are asked for): either way its moves cross as
+    records, and each move's text is written once, for the history."""
     g = fishrules.load(name, backend="native")
     for players in (g.min_players, g.max_players):
         s = g.start(players, seed=4)
@@ -173,10 +174,14 @@ def test_a_state_leaving_the_kernel_writes_each_move_s_text_once(name, texts_wri
             moves += 1
         assert s._ks is not None  # still on the kernel
         texts_written[0] = 0
-        history = s.history
+        history = list(s.history)
+        assert s._ks is not None  # the kernel keeps the record
+        assert texts_written[0] <= moves
+        texts_written[0] = 0
+        s.phase
         assert s._ks is None  # the engine's now
         assert texts_written[0] <= moves
-        assert history == played_like(g, players, 4, moves)
+        assert s.history == history == played_like(g, players, 4, moves)
 
 
 def played_like(g, players: int, seed: int, moves: int) -> list:

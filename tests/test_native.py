@@ -215,8 +215,9 @@ SANITIZED = """
         for n in sorted({g.min_players, g.max_players}):
             out = be.simulate(n, g._options(None), list(range(GAMES)), 2000)
             played += len(out[0]) // n
-            # and step by step: every decision's moves listed, one played
+            # and step by step: every decision's moves listed, one played, the record's trace kept
             S = be.new(n, g._options(None), 7, limit=2000)
+            be.trace_on()
             try:
                 be.start(S, False)
                 for _ in range(200):
@@ -234,6 +235,8 @@ SANITIZED = """
                         be.play(S, moves[len(moves) // 2])
             except KFault:
                 pass
+            finally:
+                be.trace_off()
     print(json.dumps({"played": played}))
 """
 

@@ -5,6 +5,9 @@ the search bots' rollouts.  The stages are modules of this package:
 
     lower (lower_expr, lower_blocks, hoist) -> ir -> arms -> emit_python / emit_c -> machine / native
 
+and, for the API (`apistate`), what a seat sees of a position (`views`) and the record of a game
+from the kernel's own trace (`record`).
+
 `Kernel(game, backend)` is what the rest of the engine uses: `backend="auto"` (the default) runs
 native code where a C compiler can build it and Python otherwise, with one `NativeUnavailable`
 warning saying why; `"native"` insists (raising `NativeError`); `"python"` never compiles.
@@ -107,6 +110,8 @@ class Kernel:
         #: by action space, the ids of moves by their records (apistate: `ids_on_kernel`)
         self.api_move_ids: dict = {}
         self.why_not_native: Optional[str] = None
+        #: how the kernel's traces become the engine's record (kernel/record.py), made when first needed
+        self.recorder: Any = None
         try:
             self.program: KernelProgram = lower(game.model)
         except L.TooLarge as exc:  # the engine's own machine plays every game (see `_fallback`)

@@ -25,7 +25,7 @@ __all__ = [
     "H_DECISIONS", "H_CHANCES", "H_NDICE", "H_LIMIT", "H_SCRIPT", "H_MOVE",
     "CUR_OVER", "CUR_SIMUL", "CUR_RUN",
     "FAULT_RULE", "FAULT_BUDGET", "FAULT_CAPACITY", "FAULT_UNPLAYABLE", "FAULT_STUCK", "FAULT_ENDLESS",
-    "NIL", "KERNEL_BUDGET", "MAX_STACK", "LIST_CAPACITY", "RESTART_WORK", "ARENA", "MOVES_CAP",
+    "NIL", "KERNEL_BUDGET", "MAX_STACK", "LIST_CAPACITY", "RESTART_WORK", "ARENA", "MOVES_CAP", "REC_MAX",
     "M64", "GAMMA", "MUL1", "MUL2", "mix", "below", "decision_seed", "c_prelude",
 ]
 
@@ -82,6 +82,9 @@ RESTART_WORK = 16
 ARENA = 1 << 21
 #: The most legal moves one decision may list in the native kernel (more: the engine lists them).
 MOVES_CAP = 1 << 16
+#: The most numbers the native kernel's trace of one call may hold while a record is kept
+#: (kernel/record.py); past it the call stops with FAULT_CAPACITY.
+REC_MAX = 1 << 24
 
 #: The draw of the game's generator whose bits seed a playout's choices (one no game reaches).
 _DECISION_DRAW = M64 - 1
@@ -108,7 +111,7 @@ def c_prelude() -> str:
     headers (which define none of these names themselves)."""
     g = globals()
     values = {n: g[n] for n in __all__ if n.startswith(("H_", "CUR_", "FAULT_"))}
-    values.update(NIL=NIL, KERNEL_BUDGET=KERNEL_BUDGET, MAX_STACK=MAX_STACK, LIST_CAPACITY=LIST_CAPACITY)
+    values.update(NIL=NIL, KERNEL_BUDGET=KERNEL_BUDGET, MAX_STACK=MAX_STACK, LIST_CAPACITY=LIST_CAPACITY, REC_MAX=REC_MAX)
     # the engine's limits (fishrules.limits) that the kernel's helpers enforce as the engine does
     values.update(MAX_NUMBER=MAX_NUMBER, MAX_LIST_LENGTH=MAX_LIST_LENGTH, MAX_CHOICES=MAX_CHOICES, MAX_DICE=MAX_DICE)
     out = ["/* the kernel's ABI, written from fishrules.kernel.abi */"]

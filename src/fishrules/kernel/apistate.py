@@ -6,12 +6,16 @@ own legal actions, `scores()`, `winners()` and `clone()`.  A legal action is the
 read into an `Action` only when somebody looks at it (`KAction`); the state keeps the moves it
 applied.  What a seat sees comes from the position too: `observation(player)` (kernel/views.py
 reads the floats of the observation layout straight from the kernel's array), and the ids of the
-legal actions in the action space (kept with each shared list of legal actions).  The moment
-anything else of the state is asked for (a view, the history, events, JSON,
-a determinization, an action given as text, equality, any of the engine's fields), it becomes a
-plain `State`: the engine's machine replays its actions (chance comes out the same from the same
-seed) and the state goes on as the engine's from there.  So a loop that only decides and applies
-(a bot playing itself, a learning loop, a simulation through the API) runs on the kernel, and
+legal actions in the action space (kept with each shared list of legal actions).  So does the
+record (kernel/record.py): `history`, `redact`, `history_for`, `events_for` and `view(player)`
+are the engine's record kept by the kernel's own trace, worked out when first asked for (the moves
+applied since the last record played again on a copy of that position with the trace kept; a
+state that only decides and applies records nothing).  The moment anything else of the state is
+asked for (JSON, a determinization, an action given as text, equality, the phases by name, any of
+the engine's fields), or a record the kernel cannot keep (`Recorder.can`), it becomes a plain
+`State`: the engine's machine replays its actions (chance comes out the same from the same seed)
+and the state goes on as the engine's from there.  So a loop that decides, applies and shows each
+seat what it sees (a bot playing itself, a learning loop, a table) runs on the kernel, and
 everything else is exactly what it always was.
 
 A step the kernel cannot play (a rule that goes wrong, a player who must choose and may do
@@ -26,8 +30,10 @@ from typing import Any, Optional, Union
 from ..runtime import SIMULTANEOUS, Action, State, play_move
 from ..runtime.fields import Fields
 from ..runtime.text import check_seat
-from .abi import CUR_OVER as _CUR_OVER, CUR_SIMUL as _CUR_SIMUL, FAULT_STUCK, H_CUR as _H_CUR
+from .abi import CUR_OVER as _CUR_OVER, CUR_SIMUL as _CUR_SIMUL, FAULT_CAPACITY, FAULT_STUCK, H_CUR as _H_CUR
+from .abi import H_WORK as _H_WORK
 from .pyruntime import KFault
+from .record import KRecord, Recorder, events_for
 from .views import Sight
 
 __all__ = ["KState", "KAction", "start"]
@@ -36,9 +42,15 @@ __all__ = ["KState", "KAction", "start"]
 # together), pending simultaneous choices {seat: (records, i)}, the legal moves of this position
 # {actor: [n, records, actions or None, where, ids]}, options, count_rules, what the game's
 # positions share (its options by name, action space and observation layout: `_spaces`)].
-_KERNEL, _S, _APPLIED, _PENDING, _LEGAL, _OPTIONS, _COUNT, _SHARED = range(8)
+# The record (kernel/record.py), kept from the kernel's own trace when first asked for: _REC the
+# last record worked out (record, a copy of the position it is of, how many applied moves it
+# covers), shared by clones and never changed; _RECP the same record with the pending choices of
+# a simultaneous decision written in (base record, how many, record).
+_KERNEL, _S, _APPLIED, _PENDING, _LEGAL, _OPTIONS, _COUNT, _SHARED, _REC, _RECP = range(10)
 #: the fields a KState holds itself; every other field of State is the engine's, made on demand
 _OWN = ("game", "prog", "n", "seed", "manual", "_ks")
+#: the engine's fields a KState answers from the kernel's record (its properties, below)
+_KEPT = ("redact",)
 #: how many lists of legal actions a kernel keeps for the positions to share (all dropped when full)
 _SHARED_LISTS = 4096
 #: how many moves' action ids a kernel keeps, for each action space (all dropped when full)
@@ -56,7 +68,7 @@ def start(game: Any, players: int, options: dict, seed: int, count_rules: bool) 
         return State._new(game, players, options, seed, False, count_rules=count_rules)
     s = KState.__new__(KState)
     for name, value in (("game", game), ("prog", game.program), ("n", players), ("seed", seed), ("manual", False),
-                        ("_ks", [kernel, S, [], {}, {}, options, count_rules, {}])):
+                        ("_ks", [kernel, S, [], {}, {}, options, count_rules, {}, None, None])):
         _SLOTS[name].__set__(s, value)
     try:
         s._check_can_act()
@@ -353,9 +365,180 @@ class KState(State):
         c = KState.__new__(KState)
         for name in ("game", "prog", "n", "seed", "manual"):
             _SLOTS[name].__set__(c, _SLOTS[name].__get__(self))
+        rec = ks[_REC]
+        if rec is not None:  # its own Logs (sharing what was recorded), as an engine state's clone has
+            rec = (rec[0].copy(), rec[1], rec[2])
         _SLOTS["_ks"].__set__(c, [ks[_KERNEL], ks[_KERNEL].copy_state(ks[_S]), list(ks[_APPLIED]), dict(ks[_PENDING]),
-                                  {}, ks[_OPTIONS], False, ks[_SHARED]])
+                                  {}, ks[_OPTIONS], False, ks[_SHARED], rec, None])
         return c
+
+    # ---- the record, from the kernel's trace (kernel/record.py) -----------------------------------
+
+    def _kernel_record(self) -> Optional[KRecord]:
+        """The engine's record of this game, kept by the kernel; None where the engine must keep it
+        (`Recorder.can`, or a fault of the kernel's while recording).  Nothing is recorded while
+        the state only decides and applies: the first time a record is asked for, the moves applied
+        since the last record was worked out (from the start, the first time) are played again on a
+        copy of that position with the kernel's trace kept, and the record and the position it is
+        of are kept for the next time (and for clones)."""
+        ks = self._ks
+        kernel = ks[_KERNEL]
+        rc = kernel.recorder
+        if rc is None:
+            rc = kernel.recorder = Recorder(kernel)
+        if not rc.can:
+            return None
+        base = ks[_REC]
+        if base is None or base[2] != len(ks[_APPLIED]):
+            try:
+                base = ks[_REC] = self._catch_up(rc, base)
+            except KFault:
+                return None
+            ks[_RECP] = None
+        rec = base[0]
+        pending = ks[_PENDING]
+        if pending:
+            got = ks[_RECP]
+            if got is not None and got[0] is rec and got[1] == len(pending):
+                return got[2]
+            with_pending = rec.copy()
+            decode = kernel.backend.decode
+            for records, i in pending.values():
+                rc.move(with_pending, decode(records, i), True)
+            ks[_RECP] = (rec, len(pending), with_pending)
+            return with_pending
+        return rec
+
+    def _catch_up(self, rc: Recorder, base: Optional[tuple]) -> tuple:
+        """(record, position, moves applied) of this state: the moves applied since `base` played
+        again with the trace kept (KFault where the kernel cannot, or the position comes out other
+        than this state's: the engine then keeps the record)."""
+        ks = self._ks
+        kernel = ks[_KERNEL]
+        be = kernel.backend
+        n = _SLOTS["n"].__get__(self)
+
+        def traced(run: Any, *args: Any) -> None:
+            be.trace_on()
+            try:
+                run(*args)
+            finally:
+                trace = be.trace_off()
+            rc.absorb(rec, trace, n)
+
+        if base is None:
+            rec = KRecord()
+            S = be.new(n, ks[_OPTIONS], _SLOTS["seed"].__get__(self))
+            traced(be.start, S, False)
+            at = 0
+        else:
+            # this state's own record (a clone copies it), written on where it ends: its lists
+            # grow as the engine's do, not made again at every step
+            rec = base[0]
+            S = kernel.copy_state(base[1])
+            at = base[2]
+            marks = (len(rec.history), rec.redact, len(rec.events))
+            try:
+                return self._replay(rc, rec, S, at, traced)
+            except BaseException:
+                rec.history.truncate(marks[0])
+                rec.redact = marks[1]
+                rec.events.truncate(marks[2])
+                raise
+        return self._replay(rc, rec, S, at, traced)
+
+    def _replay(self, rc: Recorder, rec: KRecord, S: Any, at: int, traced: Any) -> tuple:
+        """The moves applied from the `at`-th on, played on S with the trace kept into `rec`."""
+        ks = self._ks
+        be = ks[_KERNEL].backend
+        applied = ks[_APPLIED]
+        decode = be.decode
+        while at < len(applied):
+            records, i, together, _ = applied[at]
+            if not together:
+                km = decode(records, i)
+                rc.move(rec, km, False)
+                traced(be.play, S, km)
+                at += 1
+                continue
+            who = be.who_together(S)
+            group = applied[at:at + len(who)]
+            chosen = [decode(r, k) for r, k, _, _ in group]  # in the order they were chosen
+            for km in chosen:
+                rc.move(rec, km, True)
+            rc.unveil(rec, chosen)
+            by_seat = {entry[3]: km for entry, km in zip(group, chosen)}
+            if len(group) != len(who) or set(by_seat) != set(who):
+                raise KFault(FAULT_CAPACITY)  # pragma: no cover - the moves applied are the kernel's own
+            traced(be.play_together, S, tuple(by_seat[p] for p in who))
+            at += len(who)
+        live = ks[_S]
+        S[_H_WORK] = live[_H_WORK]  # (the work of the last call into the kernel: listing moves, or not)
+        if S != live:
+            raise KFault(FAULT_CAPACITY)  # pragma: no cover - the same moves from the same seed
+        return rec, S, at
+
+    @property
+    def history(self) -> list[str]:
+        ks = self._ks
+        if ks is None:
+            return State.history.fget(self)  # type: ignore[attr-defined]
+        rec = self._kernel_record()
+        if rec is None:
+            return self._as_state().history
+        return rec.history.list()
+
+    @property
+    def redact(self) -> tuple:
+        if self._ks is None:
+            return _SLOTS["redact"].__get__(self)
+        rec = self._kernel_record()
+        if rec is None:
+            return self._as_state().redact
+        return rec.redact
+
+    @redact.setter
+    def redact(self, value: tuple) -> None:
+        self._become_state()
+        _SLOTS["redact"].__set__(self, value)
+
+    def history_for(self, player: Optional[int]) -> list[str]:
+        ks = self._ks
+        if ks is None:
+            return State.history_for(self, player)
+        if player is not None:
+            check_seat(player, _SLOTS["n"].__get__(self))
+        rec = self._kernel_record()
+        if rec is None:
+            return State.history_for(self._as_state(), player)
+        return rec.history_for(player)
+
+    def view(self, player: Optional[int] = None) -> dict:
+        """`State.view`, from the position (kernel/views.py) and the kernel's record."""
+        ks = self._ks
+        if ks is None:
+            return State.view(self, player)
+        if player is not None:
+            check_seat(player, _SLOTS["n"].__get__(self))
+        out = self._position_view(player, True)
+        if out is not None and self._ks is not None:
+            rec = self._kernel_record()
+            if rec is not None:
+                out["history"] = rec.history_for(player)
+                return out
+        return State.view(self._as_state(), player)
+
+    def events_for(self, player: Optional[int], since: Optional[int] = None) -> list[dict]:
+        ks = self._ks
+        if ks is None:
+            return State.events_for(self, player, since)
+        n = _SLOTS["n"].__get__(self)
+        if player is not None:
+            check_seat(player, n)
+        rec = self._kernel_record()
+        if rec is None:
+            return State.events_for(self._as_state(), player, since)
+        return events_for(rec, self.prog, n, player, since, self.winners, self.scores)
 
     def __repr__(self) -> str:
         return self._as_state().__repr__()
@@ -475,5 +658,5 @@ def _field(name: str) -> property:
 
 
 for _name in Fields.__slots__:
-    if _name not in _OWN:
+    if _name not in _OWN and _name not in _KEPT:
         setattr(KState, _name, _field(_name))

@@ -30,7 +30,7 @@ from .lower_blocks import DONE, PAUSE, RESTART, UNWIND
 __all__ = ["emit_c", "frame_layout_c", "EMITTER_VERSION"]
 
 #: Changes whenever the C a program emits changes: part of a compiled library's cache key.
-EMITTER_VERSION = "11"
+EMITTER_VERSION = "12"
 
 _CMP = {"<": "k_lt", "<=": "k_le", ">": "k_gt", ">=": "k_ge"}
 
@@ -436,6 +436,8 @@ class _Writer:
             self.put(depth, " ".join(f"k->dv[{a_}]++;" for a_ in a))
         elif n == "moves_action":
             self.put(depth, "k->act_ok = k->nok; k->act_bad = k->nbad;")
+        elif n in ("note_old", "note_new"):  # only while a record is kept (kernel/record.py)
+            self.put(depth, f"if (k->recording) k_{n}(k, {', '.join(a)});")
         else:
             self.put(depth, f"k_{n}(k, {', '.join(a)});")
 
@@ -779,6 +781,10 @@ def emit_c(kp: KernelProgram) -> str:
     out.append(_board(kp))
     out.append(f"#define FRAMES_END {lay.frames + lay.frames_size}")
     out.append(_stale_tables(kp))
+    # the record (kernel/record.py): the `seen by` looks, and which noted values are lists
+    out.append(f"#define NSEEN {sum(1 for key, _ in kp.looks if key[0] == 'seen by')}")
+    out.append(f"#define NNOTED {len(kp.noted)}")
+    out.append(_table("NOTED_LIST", [1 if entry[5] else 0 for entry in kp.noted]))
     out.append(head.joinpath("kernel_state.h").read_text())
     for name, values in kp.tables.items():
         out.append(_table(name, values))
@@ -873,6 +879,8 @@ def _api(kp: KernelProgram, w: "_Writer") -> str:
     looks = "\n".join(f"    k->top = 0; S[{H_WORK}] = 0;\n"
                       f"    if (setjmp(k->jb)) faults[{i}] = k->fault; else {{ out[{i}] = {fn}(k); faults[{i}] = 0; }}"
                       for i, (_, fn) in enumerate(kp.looks)) or "    (void)out; (void)faults;"
+    seen = "\n".join(f"    out[{i}] = {fn}(k);" for i, fn in enumerate(fn for key, fn in kp.looks if key[0] == "seen by"))
+    seen = seen or "    (void)k; (void)out;"
     return f"""
 /* ---- entry points ---------------------------------------------------------------------------- */
 
@@ -901,6 +909,7 @@ static void k_run(K *k, int resume) {{
         if (resume) r = k_block(k, S[{lay.frames}], {lay.frames}, 1);
         else r = {game}(k, {lay.frames}, 0, 0);
         if (r == {RESTART}) {{
+            if (k->recording) k_rec(k, 1)[0] = 7;
             k_charge(k, {restart} + S[{H_N}] * {nplayer_vars});
             k_reset(k);
             resume = 0;
@@ -909,8 +918,27 @@ static void k_run(K *k, int resume) {{
         if (r == {PAUSE}) return;
         S[{H_CUR}] = {CUR_OVER};
         S[{H_DEPTH}] = 0;
+        if (k->recording) k_rec(k, 1)[0] = 8;
         return;
     }}
+}}
+
+static void k_seen(K *k, I *out) {{
+{seen}
+}}
+
+/* keep a record (on 1) or not (0): the trace starts empty */
+FK_EXPORT void fk_record(void *ctx, int on) {{
+    K *k = (K *)ctx;
+    k->recording = on ? 1 : 0;
+    k->nrec = 0;
+}}
+
+/* the trace kept since fk_record: its length; copied into out when it fits in cap */
+FK_EXPORT I fk_trace(void *ctx, I *out, I cap) {{
+    K *k = (K *)ctx;
+    if (out && k->nrec <= cap && k->nrec > 0) memcpy(out, k->rec, (size_t)k->nrec * sizeof(I));
+    return k->nrec;
 }}
 
 FK_EXPORT void *fk_context(I arena_cap, I moves_cap) {{
@@ -935,7 +963,8 @@ FK_EXPORT void *fk_context(I arena_cap, I moves_cap) {{
 FK_EXPORT void fk_free(void *ctx) {{
     K *k = (K *)ctx;
     if (!k) return;
-    free(k->arena); free(k->ok); free(k->bad); free(k->dcache); free(k->dv); free(k->dva); free(k->script); free(k);
+    free(k->arena); free(k->ok); free(k->bad); free(k->dcache); free(k->dv); free(k->dva); free(k->script); free(k->rec);
+    free(k);
 }}
 
 /* the chance outcomes of a record to replay (3 numbers each), read while S[H_SCRIPT] >= 0 */
@@ -966,7 +995,8 @@ FK_EXPORT int fk_new(void *ctx, I *S) {{
 FK_EXPORT int fk_run(void *ctx, I *S, int resume, int playout) {{
     K *k = (K *)ctx;
     k->S = S; k->size = {lay.size}; k->top = 0; k->epoch++;
-    if (setjmp(k->jb)) return k->fault;
+    k->rec_mark = k->nrec;
+    if (setjmp(k->jb)) {{ k->nrec = k->rec_mark; return k->fault; }}  /* a call that fails leaves no trace */
     S[{H_MODE}] = playout;
     S[{H_WORK}] = 0;
     if (S[{H_CUR}] == {CUR_OVER}) return 0;

@@ -284,6 +284,9 @@ class _Writer:
             pass
         elif s.name == "stale":
             self.put(depth, "; ".join(f"DV[{a}] += 1" for a in args))
+        elif s.name in ("note_old", "note_new"):  # only while a record is kept (kernel/record.py)
+            self.put(depth, "if TRACE[0] is not None:")
+            self.put(depth + 1, f"{s.name}(S, {', '.join(args)})")
         else:
             self.put(depth, f"{s.name}(S, {', '.join(args)})")
 

@@ -36,11 +36,31 @@ typedef struct K {
     I *dcache;  /* the kept values of defines (see emit_c: each define's entries) */
     I *script;  /* a record being replayed: its chance outcomes, 3 numbers each (see Kernel.state_of) */
     I nscript;
+    I *rec;  /* the trace of a record being kept (fishrules.kernel.record): rec[0 .. nrec) of rec_cap */
+    I nrec, rec_cap, note_at, rec_mark;
+    int recording;  /* 1 while a caller keeps a record: the kernel writes its trace (never in a playout) */
     jmp_buf jb;
     int fault;
 } K;
 
 static void k_fault(K *k, int code) { k->fault = code; longjmp(k->jb, 1); }
+
+/* room for n more numbers at the end of the trace (grown as needed, at most REC_MAX) */
+static I *k_rec(K *k, I n) {
+    if (n < 0 || n > REC_MAX || k->nrec < 0 || k->nrec > REC_MAX - n) k_fault(k, FAULT_CAPACITY);
+    if (k->nrec + n > k->rec_cap) {
+        I cap = k->rec_cap > 0 ? k->rec_cap : 1024;
+        while (cap < k->nrec + n) cap *= 2;
+        if (cap > REC_MAX) cap = REC_MAX;
+        I *p = (I *)realloc(k->rec, (size_t)cap * sizeof(I));
+        if (!p) k_fault(k, FAULT_CAPACITY);
+        k->rec = p;
+        k->rec_cap = cap;
+    }
+    I *out = k->rec + k->nrec;
+    k->nrec += n;
+    return out;
+}
 
 /* ---- checked arithmetic -------------------------------------------------------------------- */
 

@@ -21,6 +21,75 @@ static I *k_scripted(K *k) {
 static void k_zstale(K *k, I zid);
 static void k_dstale(K *k);
 
+/* ---- the record (fishrules.kernel.record): written only while k->recording ------------------- */
+
+/* who sees each `seen by` value now, into out[0 .. NSEEN) (generated: the program's looks) */
+static void k_seen(K *k, I *out);
+
+/* cards (valid, distinct) about to move onto dest: `3, dest, facing, seen.., n, (card, from, up)..` */
+static void k_note_move(K *k, const I *cards, I n, I dest, I facing) {
+    I *S = k->S;
+    I seen[NSEEN + 1];
+    k_seen(k, seen);
+    if (n < 0 || n > NCARDS) k_fault(k, FAULT_RULE);
+    I *r = k_rec(k, 4 + NSEEN + 3 * n);
+    r[0] = 3; r[1] = dest; r[2] = facing;
+    for (I i = 0; i < NSEEN; i++) r[3 + i] = seen[i];
+    r[3 + NSEEN] = n;
+    for (I i = 0; i < n; i++) {
+        I c = cards[i];
+        if ((U)c >= (U)NCARDS) k_fault(k, FAULT_RULE);
+        r[4 + NSEEN + 3 * i] = c;
+        r[5 + NSEEN + 3 * i] = S[WHERE + c];
+        r[6 + NSEEN + 3 * i] = S[UP + c];
+    }
+}
+
+/* the items of noted value v at S[at]: `n, items..` (a scalar: one item) */
+static void k_note_value(K *k, I v, I at) {
+    I *S = k->S;
+    if ((U)v >= (U)NNOTED) k_fault(k, FAULT_RULE);
+    k_idx(k, at);
+    if (NOTED_LIST[v]) {
+        I n = S[at];
+        if ((U)n > (U)LIST_CAPACITY) k_fault(k, FAULT_CAPACITY);
+        k_idx(k, at + n);
+        I *r = k_rec(k, 1 + n);
+        r[0] = n;
+        for (I i = 0; i < n; i++) r[1 + i] = S[at + 1 + i];
+    } else {
+        I *r = k_rec(k, 2);
+        r[0] = 1;
+        r[1] = S[at];
+    }
+}
+
+/* before a noted value is written: `5, v, at, n, old..`; note_new keeps it only if the value changed */
+static void k_note_old(K *k, I v, I at) {
+    k->note_at = k->nrec;
+    I *r = k_rec(k, 3);
+    r[0] = 5; r[1] = v; r[2] = at;
+    k_note_value(k, v, at);
+}
+
+/* after: `.. n, new.., seen..` if it changed (recording it is work, as the engine counts it) */
+static void k_note_new(K *k, I v, I at) {
+    I start = k->note_at;
+    if (start < 0 || start > k->nrec - 4 || k->rec[start] != 5) k_fault(k, FAULT_RULE);  /* never */
+    I here = k->nrec;
+    k_note_value(k, v, at);
+    const I *old = k->rec + start + 3, *now = k->rec + here;
+    if (old[0] == now[0] && memcmp(old + 1, now + 1, (size_t)old[0] * sizeof(I)) == 0) {
+        k->nrec = start;
+        return;
+    }
+    k_charge(k, 2);
+    I seen[NSEEN + 1];
+    k_seen(k, seen);
+    I *r = k_rec(k, NSEEN);
+    for (I i = 0; i < NSEEN; i++) r[i] = seen[i];
+}
+
 /* ---- zones ------------------------------------------------------------------------------------ */
 
 static inline I k_zone_ok(K *k, I z) {
@@ -48,7 +117,8 @@ static I k_take(K *k, I c, I *src_out) {
     return 0;
 }
 
-static void k_move_one(K *k, I c, I dest, I facing) {
+/* card c onto dest, recorded by the caller (k_move_one, k_draw) */
+static void k_put_one(K *k, I c, I dest, I facing) {
     I *S = k->S;
     if (c == NIL) return;
     if ((U)c >= (U)NCARDS) k_fault(k, FAULT_RULE);
@@ -63,6 +133,14 @@ static void k_move_one(K *k, I c, I dest, I facing) {
     S[d] = m + 1;
     S[WHERE + c] = dest;
     if (facing) S[UP + c] = (facing == 1);
+}
+
+static void k_move_one(K *k, I c, I dest, I facing) {
+    if (c == NIL) return;
+    if ((U)c >= (U)NCARDS) k_fault(k, FAULT_RULE);
+    k_zone_ok(k, dest);
+    if (k->recording) k_note_move(k, &c, 1, dest, facing);
+    k_put_one(k, c, dest, facing);
 }
 
 static void k_move(K *k, B cards, I dest, I facing) {
@@ -80,6 +158,7 @@ static void k_move(K *k, B cards, I dest, I facing) {
         if (!moving.p[c]) { moving.p[c] = 1; uniq.p[uniq.n++] = c; }
     }
     if (uniq.n == 1) { k_move_one(k, uniq.p[0], dest, facing); return; }
+    if (k->recording) k_note_move(k, uniq.p, uniq.n, dest, facing);
     I *left = moving.p + NCARDS;
     I work = uniq.n;
     for (I i = 0; i < uniq.n; i++) {
@@ -145,13 +224,21 @@ static void k_draw(K *k, I count, I src, I dest, I facing) {
         }
         /* the card at `at` leaves the zone (as k_move_one, without looking for it) */
         I card = S[b + 1 + at];
+        if (k->recording) {
+            if (S[MIXED + src]) {  /* a chance outcome, before its move */
+                I *r = k_rec(k, 2);
+                r[0] = 2;
+                r[1] = card;
+            }
+            k_note_move(k, &card, 1, dest, facing);
+        }
         k_zstale(k, src);
         k_charge(k, 1 + n);
         memmove(S + b + 1 + at, S + b + 2 + at, (size_t)(n - 1 - at) * sizeof(I));
         S[b + n] = 0;
         S[b] = n - 1;
         S[WHERE + card] = -1;
-        k_move_one(k, card, dest, facing);
+        k_put_one(k, card, dest, facing);
         count -= 1;
     }
 }
@@ -163,11 +250,40 @@ static void k_reveal(K *k, B cards) {
     for (I i = 0; i < cards.n; i++) {
         I c = cards.p[i];
         if (c == NIL || (U)c >= (U)NCARDS) k_fault(k, FAULT_RULE);
-        S[UP + c] = 1;
     }
+    if (k->recording) {  /* `4, m, cards.., zones..`: those face down before (each time it is named) */
+        I m = 0;
+        for (I i = 0; i < cards.n; i++) if (!S[UP + cards.p[i]]) m++;
+        if (m) {
+            I *r = k_rec(k, 2 + 2 * m);
+            r[0] = 4;
+            r[1] = m;
+            I j = 0;
+            for (I i = 0; i < cards.n; i++) {
+                I c = cards.p[i];
+                if (S[UP + c]) continue;
+                r[2 + j] = c;
+                r[2 + m + j] = S[WHERE + c];
+                j++;
+            }
+        }
+    }
+    for (I i = 0; i < cards.n; i++) S[UP + cards.p[i]] = 1;
 }
 
 /* ---- dice ----------------------------------------------------------------------------------- */
+
+/* the dice rolled (checked already): `1, die, face` each */
+static void k_note_rolls(K *k, B dice) {
+    if (!k->recording) return;
+    if (dice.n < 0 || dice.n > MAX_DICE) k_fault(k, FAULT_RULE);
+    I *r = k_rec(k, 3 * dice.n);
+    for (I i = 0; i < dice.n; i++) {
+        r[3 * i] = 1;
+        r[3 * i + 1] = dice.p[i];
+        r[3 * i + 2] = k->S[DICE + dice.p[i]];
+    }
+}
 
 static void k_roll(K *k, B dice) {
     I *S = k->S;
@@ -182,6 +298,7 @@ static void k_roll(K *k, B dice) {
             S[DICE + dice.p[i]] = item[2];
         }
         S[H_CHANCES] += n;
+        k_note_rolls(k, dice);
         return;
     }
     /* NFACES**n, if it is at most 2**62: one draw for the whole group */
@@ -202,6 +319,7 @@ static void k_roll(K *k, B dice) {
         for (I i = 0; i < n; i++) S[DICE + dice.p[i]] = CANON[k_randbelow(k, NFACES)];
     }
     S[H_CHANCES] += n;
+    k_note_rolls(k, dice);
 }
 
 static void k_roll_one(K *k, I d) {

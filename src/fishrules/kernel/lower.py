@@ -51,6 +51,8 @@ class KernelProgram:
         #: out together, `looks` of a backend): ("define", name) a public game-wide define a view
         #: shows, ("seen by", game slot) who sees a `seen by` value
         self.looks: list[tuple[tuple[str, object], str]] = []
+        #: the values whose changes are events, by their number in the record (BlockLowering.noted)
+        self.noted: list[tuple] = []
 
     def define_cap_of(self, fn: ir.Function) -> int:
         """The most elements the collection a define gives can hold."""
@@ -117,6 +119,7 @@ def lower(model: m.Model) -> KernelProgram:
     out.symbols = sym.words
     out.tables = tab.tables
     out.sites = bl.sites
+    out.noted = bl.noted
     for f in fns:
         arms = cut(f, layout.seats, layout.move_width)
         if arms is not None:

@@ -76,6 +76,24 @@ class BlockLowering:
         self.fn: _Fn = _Fn()
         self.block = -1
         self.keep = None  # fishrules.kernel.keep.Keep, set before the blocks are lowered
+        # The values whose changes are events the players may see (all but `internal` ones and
+        # zones), numbered for the record (kernel/record.py): (game value?, slot, kind, S index of
+        # seat 0's, stride between seats, is a list).
+        self.noted: list[tuple] = []
+        self.noted_id: dict[tuple, int] = {}
+        for scope, vs in (("g", model.game_vars), ("p", model.player_vars)):
+            for v in vs:
+                if v.visibility == "internal" or v.type.kind == "zone":
+                    continue
+                is_list = v.type.kind == "list"
+                for i in range(v.family[1] if v.family else 1):
+                    slot = v.slot + i
+                    if scope == "g":
+                        at, stride = layout.g_index[slot], 0
+                    else:
+                        at, stride = layout.p_index[slot], (1 + LIST_CAPACITY if is_list else 1)
+                    self.noted_id[(scope, slot)] = len(self.noted)
+                    self.noted.append((scope == "g", slot, v.type.kind, at, stride, is_list))
 
     def stale(self, target: m.Expr) -> list:
         """After a write of the variable `target`: the kept defines that read it are stale."""
@@ -218,16 +236,32 @@ class BlockLowering:
         stride = 1 + LIST_CAPACITY if t.slot in lay.p_list else 1
         return self.ex.seat_index(lay.p_index[t.slot], self.ex.expr(t.player), stride)
 
+    def noted_var(self, t: m.Expr):
+        """The record's number of the value `t` names, if a change of it is an event; else None."""
+        return self.noted_id.get(("g" if isinstance(t, m.GameVar) else "p", t.slot))
+
     def s_Assign(self, s):
         t = s.target
         out: list = [ir.Do("charge", (ir.Int(2),))]
+        v_id = self.noted_var(t)
+        if v_id is not None and not isinstance(t, m.GameVar):
+            # the seat is worked out once: the value written may change who the expression names
+            at = self.fn.temp()
+            out.append(ir.Set(at, self.value_index(t)))
+            where: ir.Expr = ir.Var(at)
+        else:
+            where = self.value_index(t)
+        if v_id is not None:
+            out.append(ir.Do("note_old", (ir.Int(v_id), where)))
         if t.type.kind == "list":
-            out.append(ir.Do("set_list", (self.value_index(t), self.ex.buf(s.value))))
-            return out + self.stale(t)
-        v = self.ex.expr(s.value)
-        if t.type.kind == "number":
-            v = ir.Bounded(v)
-        out.append(ir.Put(self.value_index(t), v))
+            out.append(ir.Do("set_list", (where, self.ex.buf(s.value))))
+        else:
+            v = self.ex.expr(s.value)
+            if t.type.kind == "number":
+                v = ir.Bounded(v)
+            out.append(ir.Put(where, v))
+        if v_id is not None:
+            out.append(ir.Do("note_new", (ir.Int(v_id), where)))
         return out + self.stale(t)
 
     def s_Change(self, s):
@@ -236,6 +270,9 @@ class BlockLowering:
         at = self.fn.temp()
         out.append(ir.Set(at, self.value_index(t)))
         here = ir.Var(at)
+        v_id = self.noted_var(t)
+        if v_id is not None:
+            out.append(ir.Do("note_old", (ir.Int(v_id), here)))
         if s.op in ("increase", "decrease"):
             op = "+" if s.op == "increase" else "-"
             out.append(ir.Put(here, ir.Bounded(ir.Arith(op, ir.Get(here), self.ex.expr(s.value)))))
@@ -249,6 +286,8 @@ class BlockLowering:
             out.append(ir.Put(here, ir.Int(0) if t.type.kind == "list" else ir.Nil()))
         else:  # pragma: no cover
             raise AssertionError(s.op)
+        if v_id is not None:
+            out.append(ir.Do("note_new", (ir.Int(v_id), here)))
         return out + self.stale(t)
 
     def s_RollDice(self, s):

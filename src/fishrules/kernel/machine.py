@@ -59,6 +59,7 @@ class PyBackend:
         self._nplayer_vars = len(kp.model.player_vars)
         self._slots = {f.name: frame_slots_python(kp, f) for f in kp.functions if f.kind == "block"}
         self._epoch = ns["EP"]
+        self._trace = ns["TRACE"]
 
     # ---- setting a game up -------------------------------------------------------------------
 
@@ -105,6 +106,18 @@ class PyBackend:
 
     def run(self, S: list, resume: bool) -> None:
         """Run until the game waits for a player (`S[H_CUR]` says who) or ends (CUR_OVER)."""
+        trace = self._trace[0]
+        if trace is None:
+            self._run(S, resume)
+            return
+        mark = len(trace)
+        try:
+            self._run(S, resume)
+        except BaseException:
+            del trace[mark:]  # a call that fails leaves no trace
+            raise
+
+    def _run(self, S: list, resume: bool) -> None:
         self._epoch[0] += 1
         frames = self.kp.layout.frames
         while True:
@@ -113,6 +126,8 @@ class PyBackend:
             else:
                 r = self._game(S, frames, 0)
             if r == RESTART:
+                if self._trace[0] is not None:
+                    self._trace[0].append((7,))
                 charge(S, self._restart_cost + S[A.H_N] * self._nplayer_vars)
                 self._reset(S)
                 resume = False
@@ -121,7 +136,21 @@ class PyBackend:
                 return
             S[A.H_CUR] = A.CUR_OVER
             S[A.H_DEPTH] = 0
+            if self._trace[0] is not None:
+                self._trace[0].append((8,))
             return
+
+    # ---- the record (kernel/record.py) ------------------------------------------------------------
+
+    def trace_on(self) -> None:
+        """Keep a trace of what happens (chance, moves of cards, reveals, values set, restarts, the
+        end) from the next call on, until `trace_off`."""
+        self._trace[0] = []
+
+    def trace_off(self) -> list:
+        """Stop keeping the trace; the records kept since `trace_on`, as tuples (record.py reads them)."""
+        got, self._trace[0] = self._trace[0], None
+        return got if got is not None else []
 
     def start(self, S: list, playout: bool) -> None:
         S[A.H_MODE] = 1 if playout else 0

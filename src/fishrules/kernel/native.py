@@ -773,6 +773,7 @@ class NativeBackend:
             ("fk_winners", _I, [_P, _P, _P]), ("fk_looks", None, [_P, _P, _P, _P]),
             ("fk_simulate", None, [_P, _P, _P, _I, _P, _P, _P, _P, _P, _P, _P]),
             ("fk_script", ctypes.c_int, [_P, _P, _I]), ("fk_step", _I, [_P, _P, _P, _P, _I]),
+            ("fk_record", None, [_P, ctypes.c_int]), ("fk_trace", _I, [_P, _P, _I]),
         ):
             try:
                 f = getattr(lib, name)
@@ -801,6 +802,7 @@ class NativeBackend:
         self._out = array("q", bytes(8 * max(lay.seats, 1)))
         self._layouts = {f.name: frame_layout_c(kp, f) for f in kp.functions if f.kind == "block"}
         self._sizes = {f.name: kp.frame_cap[f.name] for f in kp.functions if f.kind == "block"}
+        self._nseen = sum(1 for key, _ in kp.looks if key[0] == "seen by")
         self._some = {}  # block -> which parameters are `some` (they take 1 + MAX_SUBSET slots)
         for f in kp.functions:
             if f.kind == "block" and f.loads:
@@ -991,6 +993,21 @@ class NativeBackend:
         S[A.H_CUR] = A.CUR_RUN
         self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 1 if playout else 0))
 
+    # ---- the record (kernel/record.py) --------------------------------------------------------
+
+    def trace_on(self) -> None:
+        """Keep a trace of what happens from the next call on, until `trace_off`."""
+        self.lib.fk_record(self.ctx, 1)
+
+    def trace_off(self) -> list:
+        """Stop keeping the trace; its records since `trace_on`, as the Python kernel's tuples."""
+        n = self.lib.fk_trace(self.ctx, None, 0)
+        flat = array("q", bytes(8 * n))
+        if n:
+            self.lib.fk_trace(self.ctx, flat.buffer_info()[0], n)
+        self.lib.fk_record(self.ctx, 0)
+        return _records(flat, self._nseen)
+
     def script(self, items: list) -> None:
         flat = array("q", [x for item in items for x in item])
         self._check(self.lib.fk_script(self.ctx, self._ptr(flat), len(items)))
@@ -1033,3 +1050,55 @@ class NativeBackend:
         p = self._ptr
         self.lib.fk_simulate(self.ctx, p(S0), p(S), g, p(sd), p(scores), p(wins), p(dec), p(ch), p(faults), p(extra))
         return scores, wins, dec, ch, faults, extra
+
+
+def _nil(v: int):
+    return None if v == NIL else v
+
+
+def _records(f: array, nseen: int) -> list:
+    """The native kernel's flat trace (kernel_state.h: `k_note_*`) as the records of
+    fishrules.kernel.record, as the Python kernel writes them."""
+    try:
+        return _read_records(f, nseen)
+    except IndexError:  # pragma: no cover - a record cut short: never (a call that fails leaves no trace)
+        raise KFault(FAULT_CAPACITY) from None
+
+
+def _read_records(f: array, nseen: int) -> list:
+    out: list = []
+    i, n = 0, len(f)
+    while i < n:
+        kind = f[i]
+        if kind == 1:
+            out.append((1, f[i + 1], f[i + 2]))
+            i += 3
+        elif kind == 2:
+            out.append((2, f[i + 1]))
+            i += 2
+        elif kind == 3:
+            seen = tuple(_nil(v) for v in f[i + 3:i + 3 + nseen])
+            j = i + 3 + nseen
+            m = f[j]
+            trip = f[j + 1:j + 1 + 3 * m]
+            out.append((3, f[i + 1], f[i + 2], seen, tuple(trip[0::3]), tuple(trip[1::3]), tuple(trip[2::3])))
+            i = j + 1 + 3 * m
+        elif kind == 4:
+            m = f[i + 1]
+            out.append((4, tuple(f[i + 2:i + 2 + m]), tuple(f[i + 2 + m:i + 2 + 2 * m])))
+            i += 2 + 2 * m
+        elif kind == 5:
+            v, at, m = f[i + 1], f[i + 2], f[i + 3]
+            old = tuple(_nil(x) for x in f[i + 4:i + 4 + m])
+            j = i + 4 + m
+            k = f[j]
+            new = tuple(_nil(x) for x in f[j + 1:j + 1 + k])
+            j += 1 + k
+            out.append((5, v, at, old, new, tuple(_nil(x) for x in f[j:j + nseen])))
+            i = j + nseen
+        elif kind in (7, 8):
+            out.append((kind,))
+            i += 1
+        else:  # pragma: no cover - the kernel writes no other kind
+            raise KFault(FAULT_CAPACITY)
+    return out

@@ -190,7 +190,7 @@ HELPERS = (
     "unmask", "distinct_seats", "sorted_set", "same_items", "minus_one", "plus_one", "choose", "zone",
     "zone_in_family", "family_start", "adjacent", "slide", "card_choices", "subsets", "set_list", "list_append",
     "list_extend", "list_remove", "move_one", "move", "draw", "shuffle", "reveal", "roll", "roll_one",
-    "BUDGET", "MAX_CHOICES", "MAX_STACK", "MISSING", "DV", "DVA", "EP",
+    "note_old", "note_new", "BUDGET", "MAX_CHOICES", "MAX_STACK", "MISSING", "DV", "DVA", "EP", "TRACE",
 )
 
 
@@ -205,6 +205,7 @@ def load(kp: KernelProgram, source: str) -> dict:
                           "all": all, "sum": sum, "sorted": sorted, "set": set, "list": list, "True": True,
                           "False": False, "None": None}
     exec(compile(source, "<fishrules kernel>", "exec"), ns)  # the lowering's own code: no rule text in it
+    ns["SEEN"][:] = [ns[fn] for key, fn in kp.looks if key[0] == "seen by"]
     return ns
 
 
@@ -243,6 +244,28 @@ def _bound(kp: KernelProgram) -> dict:
             DVA[a] += 1
 
     SCRIPT: list = []  # the chance outcomes of a record being replayed (see Kernel.state_of)
+    # The record being kept (kernel/record.py): a list of trace records while a caller keeps one,
+    # else None (a playout pays one test of this cell at each move, reveal and roll).
+    TRACE: list = [None]
+    SEEN: list = []  # who sees each `seen by` value now: the program's functions (set by `load`)
+    NOTED = kp.noted  # the values whose changes are events: (game?, slot, kind, S index, stride, is a list)
+
+    def seen(S):
+        return tuple([f(S) for f in SEEN])
+
+    def note_old(S, v, at):
+        """Before a value the players may see is written: what it holds (a list: its items)."""
+        TRACE[0].append((5, v, at, tuple(S[at + 1:at + 1 + S[at]]) if NOTED[v][5] else (S[at],)))
+
+    def note_new(S, v, at):
+        """After: a change is an event (`set`), with who sees each `seen by` value now; the engine
+        counts recording it as work."""
+        t = TRACE[0]
+        old = t.pop()[3]
+        new = tuple(S[at + 1:at + 1 + S[at]]) if NOTED[v][5] else (S[at],)
+        if new != old:
+            charge(S, 2)
+            t.append((5, v, at, old, new, seen(S) if SEEN else ()))
 
     def scripted(S):
         i = S[H_SCRIPT]
@@ -380,6 +403,9 @@ def _bound(kp: KernelProgram) -> dict:
     def move_one(S, c, dest, facing):
         if c is None:
             return
+        t = TRACE[0]
+        if t is not None:
+            t.append((3, dest, facing, seen(S) if SEEN else (), (c,), (S[WHERE + c],), (S[UP + c],)))
         src, n = _take(S, c)
         if src >= 0:
             charge(S, 1 + n)
@@ -401,6 +427,10 @@ def _bound(kp: KernelProgram) -> dict:
         if len(cards) == 1:
             move_one(S, cards[0], dest, facing)
             return
+        t = TRACE[0]
+        if t is not None:
+            t.append((3, dest, facing, seen(S) if SEEN else (), cards, tuple(S[WHERE + c] for c in cards),
+                      tuple(S[UP + c] for c in cards)))
         moving = set(cards)
         sources = {S[WHERE + c] for c in cards if S[WHERE + c] >= 0}
         charge(S, len(cards) + sum(S[ZB[k]] for k in sources))
@@ -448,6 +478,11 @@ def _bound(kp: KernelProgram) -> dict:
                 S[H_CHANCES] += 1
             else:
                 card = S[b + n]  # the top card: no chance involved
+                move_one(S, card, dest, facing)
+                count -= 1
+                continue
+            if TRACE[0] is not None:
+                TRACE[0].append((2, card))  # a chance outcome: its move follows
             move_one(S, card, dest, facing)
             count -= 1
 
@@ -455,6 +490,12 @@ def _bound(kp: KernelProgram) -> dict:
         S[MIXED + zid] = 1
 
     def reveal(S, cards):
+        t = TRACE[0]
+        if t is not None:
+            cards = tuple(cards)
+            shown = tuple(c for c in cards if not S[UP + c])
+            if shown:
+                t.append((4, shown, tuple(S[WHERE + c] for c in shown)))
         for c in cards:
             if not S[UP + c]:
                 S[UP + c] = True
@@ -477,6 +518,8 @@ def _bound(kp: KernelProgram) -> dict:
                     raise KFault(FAULT_CAPACITY)
                 S[DICE + d] = f
             S[H_CHANCES] += k
+            if TRACE[0] is not None:
+                TRACE[0].extend((1, d, S[DICE + d]) for d in dice)
             return
         total = nfaces ** k
         if total <= 1 << 62:
@@ -490,6 +533,8 @@ def _bound(kp: KernelProgram) -> dict:
         for d, f in zip(dice, faces):
             S[DICE + d] = CANON[f]
         S[H_CHANCES] += k
+        if TRACE[0] is not None:
+            TRACE[0].extend((1, d, S[DICE + d]) for d in dice)
 
     def roll_one(S, d):
         if d is None:
@@ -502,6 +547,7 @@ def _bound(kp: KernelProgram) -> dict:
         "set_list": set_list, "list_append": list_append, "list_extend": list_extend, "list_remove": list_remove,
         "move_one": move_one, "move": move, "draw": draw, "shuffle": shuffle, "reveal": reveal, "roll": roll,
         "roll_one": roll_one, "randbelow": randbelow, "DV": DV, "DVA": DVA, "EP": EP, "SCRIPT": SCRIPT,
+        "note_old": note_old, "note_new": note_new, "TRACE": TRACE, "SEEN": SEEN,
     }
 
 

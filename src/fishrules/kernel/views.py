@@ -12,10 +12,10 @@ the frames the position keeps), the public game-wide defines (worked out by the 
 that cannot be worked out yet is left out, as the engine leaves it out), who is to act, who the
 game waits for, the legal actions and the winners.
 
-What only the engine knows today stays the engine's: the history (its record, kept by the
-engine's machine); and any part the kernel cannot work out as the engine does (a define the
-kernel stops on for a capacity or a budget of its own, a value of a kind it does not hold): then
-`view` returns None and the caller asks the engine.
+The history is the record's (kernel/record.py: a `KState`'s `view` puts it in).  Any part the
+kernel cannot work out as the engine does (a define the kernel stops on for a capacity or a budget
+of its own, a value of a kind it does not hold): then `view` returns None and the caller asks the
+engine.
 """
 
 from __future__ import annotations

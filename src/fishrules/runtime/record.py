@@ -228,3 +228,19 @@ class Record(Machine):
         if kind == "over":
             return {"event": "over", "after": after, "winners": self.winners(), "scores": self.scores()}
         return None  # pragma: no cover
+
+
+class _Reading:
+    """What `Record._render_event` reads of a state: its program, winners and scores."""
+
+    __slots__ = ("prog", "winners", "scores")
+
+    def __init__(self, prog: Any, winners: Any, scores: Any):
+        self.prog, self.winners, self.scores = prog, winners, scores
+
+
+def render_event(prog: Any, e: tuple, player: Optional[int], winners: Any, scores: Any) -> Optional[dict]:
+    """One entry of a record's events as `player` (None: a spectator) may know it, None if not at
+    all (`events_for`'s, for the game kernel's record: kernel/record.py); `winners()` and
+    `scores()` are the game's."""
+    return Record._render_event(_Reading(prog, winners, scores), e, player)  # type: ignore[arg-type]

@@ -1,0 +1,453 @@
+"""The record of a game on the kernel (fishrules.kernel.record) is the engine's: the history's texts,
+what each player may not read of it (`redact`), each seat's history, at every step of random games
+of every bundled ruleset at its fewest and most players and of house rules with secret and
+simultaneous choices, `seen by` values, reveals and `play again`; and a state that is asked for
+it stays on the kernel (no replay onto the engine).
+
+Each game is played twice from the same seed: on the kernel, and on the engine (a twin `State`
+made with the kernel off) with the same actions.  On the native backend through the API's
+`KState`; on the Python kernel (and the native one) by driving the backend directly with the
+record kept, move by move.  Twin positions that differ only in cards a seat may not see give that
+seat the same record."""
+
+from __future__ import annotations
+
+import random
+from typing import Optional
+
+import pytest
+
+import fishrules
+from fishrules.kernel import NativeError, abi as A
+from fishrules.kernel.apistate import KState
+from fishrules.kernel.native import compiler
+from fishrules.runtime import State, play_move
+
+from .test_backends_refuse_alike import SECRET_BIDS
+
+try:
+    compiler()
+except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
+    pytest.skip("no C compiler here", allow_module_level=True)
+
+RULESETS = fishrules.bundled()
+
+#: House rules with what the bundled ones lack: a zone and a number `seen by` a role that moves on,
+#: a face-up draw into a secret hand, a secret parameter at a simultaneous choice and at a turn,
+#: lists, a yes or no, a choice of words, reveals, and `play again` when both dice show LOW.
+LEDGER = """\
+game "Ledger"
+players 2 to 3
+dice: 2 with faces LOW 1, HIGH 2
+
+cards tile: kind in Red x 3, Blue x 3, Gold x 2, Jade x 2
+
+the game has watcher: player
+the game has vault: zone of tile seen by watcher
+the game has tally: number seen by watcher
+the game has hidden pool: zone of tile
+the game has table: zone of tile
+the game has mood: one of calm, angry
+the game has notes: list of numbers
+the game has alarm: yes or no
+the game has internal rounds: number
+each player has secret hand: zone of tile
+each player has secret bid: number
+each player has shown: number
+each player has marks: list of numbers
+
+phase game:
+  set watcher to first(players)
+  move tile to pool face down
+  shuffle pool
+  for each player:
+    draw 2 from pool to player's hand
+  draw 2 from pool to vault
+  draw from pool to table face up
+  repeat 3 times:
+    roll all dice
+    each of players secretly chooses offer or hold
+    set watcher to left of watcher
+    add sum(value of dice) to tally
+    add sum(value of dice) to notes
+    draw from pool to vault
+    for each player:
+      player chooses pass or peek or give or flip
+  set alarm to yes
+  reveal vault
+  if every die shows LOW:
+    play again
+  move vault to table
+
+action offer(secret n: a number from 1 to 3):
+  set your bid to n
+  add n to your marks
+
+action hold:
+  set your bid to 0
+  clear your marks
+
+action pass:
+  add 1 to your shown
+
+action peek(card: one of your hand):
+  move card to table face down
+  draw from pool to your hand face up
+
+action give(secret card: one of your hand):
+  move card to vault
+  set mood to angry
+
+action flip:
+  reveal your hand
+  move your hand to table face down
+  set mood to calm
+
+score "shown": your shown + count(your hand)
+"""
+
+HOUSE = {"ledger": LEDGER, "secret-bids": SECRET_BIDS}
+_games: dict = {}
+
+
+def game(name: str, backend: str = "native"):
+    if (name, backend) not in _games:
+        if name in HOUSE:
+            g = fishrules.loads(HOUSE[name], f"{name}.fish", backend=backend)
+        else:
+            g = fishrules.load(name, backend=backend)
+        g.kernel  # built: `start` gives states on the native kernel
+        _games[(name, backend)] = g
+    return _games[(name, backend)]
+
+
+def same_record(k: KState, e: State, where: str, since: int = 0, whole: bool = True) -> None:
+    """The kernel's record of `k` is the engine's twin's, for every seat and a spectator, and
+    reading it leaves `k` on the kernel: the events `since` (a client that remembered the length
+    of the history before the last apply), and all of them if `whole`."""
+    assert k.history == e.history, f"{where}: the history"
+    assert k.redact == e.redact, f"{where}: what each player may not read"
+    for p in [None, *range(e.n)]:
+        assert k.history_for(p) == e.history_for(p), f"{where}, viewer {p}: the history"
+        assert k.events_for(p, since) == e.events_for(p, since), f"{where}, viewer {p}: the events since {since}"
+        if whole:
+            assert k.events_for(p) == e.events_for(p), f"{where}, viewer {p}: the events"
+        assert k.view(p) == e.view(p), f"{where}, viewer {p}: the view"
+    assert type(k) is KState, f"{where}: reading the record made the state the engine's"
+
+
+def play_twins(g, players: int, seed: int, check) -> int:
+    """A random game on the kernel (a KState) and on the engine from the same seed, `check`ed at
+    every step (the events since the last apply; all of them every 8th step and at the end); how
+    many steps."""
+    k = g.start(players, seed=seed)
+    assert type(k) is KState
+    e = State._new(g, players, g._options(None), seed, False, count_rules=False)
+    rng = random.Random(seed)
+    step, since = 0, 0
+    while True:
+        check(k, e, f"{g.title} ({players} players, seed {seed}), step {step}", since, step % 8 == 0 or e.is_over)
+        if e.is_over:
+            break
+        since = len(e.history)
+        p = e.waiting[0]
+        i = rng.randrange(len(e.legal_actions(p)))
+        k = k.apply(k.legal_actions(p)[i])
+        e = e.apply(e.legal_actions(p)[i].text)
+        step += 1
+    assert type(k) is KState and k.winners() == e.winners()
+    return step
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_the_record_of_every_bundled_ruleset_is_the_engines(name):
+    g = game(name)
+    for players in (g.min_players, g.max_players):
+        play_twins(g, players, players + 11, same_record)
+
+
+@pytest.mark.parametrize("name", sorted(HOUSE))
+def test_the_record_of_house_rules_is_the_engines(name):
+    g = game(name)
+    kinds: set = set()
+
+    def check(k, e, where, since, whole):
+        same_record(k, e, where, since, whole)
+        kinds.update(x["event"] for x in e.events_for(None))
+
+    for players in (g.min_players, g.max_players):
+        for seed in range(4):
+            play_twins(g, players, seed, check)
+    if name == "ledger":  # what these rules are here for
+        assert kinds == {"move", "set", "reveal", "restart", "over"}
+
+
+def test_a_record_asked_for_now_and_then_is_the_same():
+    """The record is worked out when asked for, from where it was last asked: asked at every third
+    step, at the end only, and of clones, it is the same record."""
+    g = game("fisheatfish")
+    seed, players = 4, 3
+    k = g.start(players, seed=seed)
+    e = State._new(g, players, g._options(None), seed, False, count_rules=False)
+    rng = random.Random(seed)
+    step = 0
+    while not e.is_over:
+        if step % 3 == 0:
+            c = k.clone()
+            same_record(c, e, f"a clone, step {step}", whole=step % 9 == 0)
+            same_record(k, e, f"step {step}", whole=step % 9 == 0)
+        p = e.waiting[0]
+        i = rng.randrange(len(e.legal_actions(p)))
+        k = k.apply(k.legal_actions(p)[i])
+        e = e.apply(e.legal_actions(p)[i].text)
+        step += 1
+    same_record(k, e, "the end")
+
+
+# ---- driving a backend directly, with the record kept ------------------------------------------------
+
+
+def traced(be, rc, rec, n: int, run, *args) -> None:
+    be.trace_on()
+    try:
+        run(*args)
+    finally:
+        trace = be.trace_off()
+    rc.absorb(rec, trace, n)
+
+
+def drive(g, players: int, seed: int):
+    """A random game played on the kernel's backend with the record kept, and on the engine: yields
+    (S, record, engine state) at every step."""
+    from fishrules.kernel.record import KRecord, Recorder  # (imported here: on main, the tests above fail one by one)
+
+    kernel = g.kernel
+    be, bd = kernel.backend, kernel.boundary
+    rc = Recorder(kernel)
+    assert rc.can
+    opts = g._options(None)
+    S = be.new(players, opts, seed)
+    rec = KRecord()
+    traced(be, rc, rec, players, be.start, S, False)
+    e = State._new(g, players, opts, seed, False, count_rules=False)
+    rng = random.Random(seed)
+    while True:
+        yield S, rec, e
+        if e.is_over:
+            assert S[A.H_CUR] == A.CUR_OVER
+            return
+        cur = S[A.H_CUR]
+        if cur == A.CUR_SIMUL:
+            who = be.who_together(S)
+            chosen = tuple(rng.choice(be.moves(S, q)) for q in who)
+            for m in chosen:
+                rc.move(rec, m, True)
+            rc.unveil(rec, list(chosen))
+            traced(be, rc, rec, players, be.play_together, S, chosen)
+            for m in chosen:
+                e = play_move(e, bd.move(m, True))
+        else:
+            m = rng.choice(be.moves(S, cur))
+            rc.move(rec, m, False)
+            traced(be, rc, rec, players, be.play, S, m)
+            e = play_move(e, bd.move(m))
+
+
+def same_driven(g, S, rec, e: State, where: str, since: Optional[int]) -> None:
+    from fishrules.kernel.record import events_for
+
+    be = g.kernel.backend
+    assert rec.history.list() == e.history, f"{where}: the history"
+    assert rec.redact == e.redact, f"{where}: what each player may not read"
+    for p in [None, *range(e.n)]:
+        assert rec.history_for(p) == e.history_for(p), f"{where}, viewer {p}"
+        got = events_for(rec, g.program, e.n, p, since, lambda: be.winners(S), lambda: be.scores(S))
+        assert got == e.events_for(p, since), f"{where}, viewer {p}: the events since {since}"
+
+
+@pytest.mark.parametrize("name", RULESETS + sorted(HOUSE))
+def test_the_python_kernel_keeps_the_same_record(name):
+    g = game(name, "python")
+    assert g.kernel.backend.name == "python"
+    for players in (g.min_players, g.max_players):
+        since = 0
+        for step, (S, rec, e) in enumerate(drive(g, players, players + 5)):
+            whole = step % 8 == 0 or e.is_over
+            same_driven(g, S, rec, e, f"{name} ({players} players), step {step}", None if whole else since)
+            since = len(e.history)
+
+
+# ---- hidden information: what a seat may not see cannot change its record ----------------------------
+
+
+@pytest.mark.parametrize("backend", ["native", "python"])
+@pytest.mark.parametrize("name", ["fatfish", "fisherman", "fishfish", "ledger"])
+def test_a_card_a_seat_may_not_see_does_not_change_its_record(name, backend):
+    """Twin games on the kernel, alike but for two face-down cards swapped after the set-up between
+    zones a seat may not see (another seat's secret hand, a pile nobody sees, a zone `seen by`
+    another): played on with the same moves while neither card comes where the seat sees it, the
+    seat and a spectator read the same history, events and view in both; the seat who sees the
+    first zone does not."""
+    from fishrules.kernel.record import KRecord, Recorder, events_for
+    from fishrules.kernel.views import Sight
+
+    from .test_kernel_views import _hidden_pairs, _swap
+
+    g = game(name, backend)
+    kernel = g.kernel
+    be, bd = kernel.backend, kernel.boundary
+    rc, sight = Recorder(kernel), Sight(kernel)
+    players, opts = g.max_players, g._options(None)
+    found = told = 0
+    def play(T, R, cur, moves) -> list:
+        """Play `moves` (of the seat to act, or of everybody choosing together) with the record kept."""
+        if cur == A.CUR_SIMUL:
+            for m in moves:
+                rc.move(R, m, True)
+            rc.unveil(R, moves)
+            run, args = be.play_together, (T, tuple(moves))
+        else:
+            rc.move(R, moves[0], False)
+            run, args = be.play, (T, moves[0])
+        be.trace_on()
+        try:
+            run(*args)
+        finally:
+            trace = be.trace_off()
+        rc.absorb(R, trace, players)
+        return trace
+
+    for seed in range(8):
+        S = be.new(players, opts, seed)
+        rec = KRecord()
+        traced(be, rc, rec, players, be.start, S, False)
+        rng = random.Random(seed)
+        for _ in range(rng.randrange(0, 6)):
+            cur = S[A.H_CUR]
+            if cur == A.CUR_OVER:
+                break
+            who = be.who_together(S) if cur == A.CUR_SIMUL else (cur,)
+            play(S, rec, cur, [rng.choice(be.moves(S, q)) for q in who])
+        if S[A.H_CUR] == A.CUR_OVER:
+            continue
+        seat, pair = next(((q, got) for q in range(players) if (got := _hidden_pairs(g, S, q)) is not None), (0, None))
+        if pair is None:
+            continue
+        za, zb, owner, x, y = pair
+        twins = [(S, rec), (kernel.copy_state(S), rec.copy())]
+        _swap(g, twins[1][0], za, zb, x, y)
+        found += 1
+
+        def seen_by_seat(trace) -> bool:
+            """Whether x or y came where the seat sees it (or face up) in this trace."""
+            for r in trace:
+                if r[0] == 3 and any(c in (x, y) for c in r[4]) and (r[2] == 1 or rc._sees(r[1], seat, r[3])):
+                    return True
+                if r[0] == 4 and any(c in (x, y) for c in r[1]):
+                    return True
+            return False
+
+        def read(T, R, p):
+            cur = T[A.H_CUR]
+            together = cur == A.CUR_SIMUL
+            waiting = list(be.who_together(T)) if together else [cur] if cur >= 0 else []
+            current = cur if cur >= 0 else fishrules.SIMULTANEOUS if together else None
+            v = sight.view(T, players, opts, p, current, waiting, lambda: be.scores(T), lambda: be.winners(T),
+                           lambda q: [bd.text(m, together) for m in be.moves(T, q)])
+            v["history"] = R.history_for(p)
+            return v, events_for(R, g.program, players, p, None, lambda: be.winners(T), lambda: be.scores(T))
+
+        for step in range(40):
+            for p in (seat, None):
+                assert read(*twins[0], p) == read(*twins[1], p), f"seed {seed}, step {step}: viewer {p} tells the twins apart"
+            told += read(*twins[0], owner) != read(*twins[1], owner)
+            T0 = twins[0][0]
+            cur = T0[A.H_CUR]
+            if cur == A.CUR_OVER:
+                break
+            who = be.who_together(T0) if cur == A.CUR_SIMUL else (cur,)
+            listed = [{q: be.moves(T, q) for q in who} for T, _ in twins]
+            if [{q: [bd.text(m) for m in ms] for q, ms in x.items()} for x in listed] != \
+                    [{q: [bd.text(m) for m in ms] for q, ms in listed[0].items()}] * 2:
+                break  # the seats who see the cards may play them: the twins part
+            picks = {q: rng.randrange(len(listed[0][q])) for q in who}
+            chosen = [[x[q][picks[q]] for q in who] for x in listed]
+            traces = [play(T, R, cur, moves) for (T, R), moves in zip(twins, chosen)]
+            if any(seen_by_seat(t) for t in traces):
+                break
+    assert found, f"no twin positions were found in {name}"
+    assert told, f"the owner of the swapped cards never told the twins apart in {name}"
+
+
+@pytest.mark.parametrize("backend", ["native", "python"])
+def test_a_call_that_fails_leaves_no_trace(backend):
+    """A step the kernel cannot finish (here a value about to be changed by a division by zero: its
+    old value is traced, the new never comes) leaves nothing of itself in the trace, as the engine
+    undoes a failed call's record; the trace goes on whole after it."""
+    from .test_backends_refuse_alike import ZERO_TOGETHER
+
+    from fishrules.kernel import KFault
+
+    g = fishrules.loads(ZERO_TOGETHER, "zero.fish", backend=backend)
+    be = g.kernel.backend
+    S = be.new(2, g._options(None), 1)
+    be.start(S, False)
+    zero = [m for m in be.moves(S, 0) if g.kernel.boundary.text(m) == "zero"][0]
+    passing = [m for m in be.moves(S, 1) if g.kernel.boundary.text(m) == "pass"][0]
+    T = g.kernel.copy_state(S)
+    be.trace_on()
+    try:
+        with pytest.raises((KFault, ZeroDivisionError)):  # (the Python kernel's own way of going wrong)
+            be.play_together(T, (passing, zero))
+        assert be.trace_off() == []
+    finally:
+        be.trace_off()
+    be.trace_on()
+    try:
+        be.play_together(S, (passing, passing))
+    finally:
+        trace = be.trace_off()
+    assert [r[0] for r in trace] == [5, 5]  # each player's n changed, and nothing else
+
+
+#: An action that changes a value 110,000 times: within the kernel's budget of work for one step
+#: when nothing is recorded, past it when each change is recorded too (as the engine counts it).
+BUSY = """\
+game "Busy"
+players 2 to 2
+the game has n: number
+phase game:
+  for each player:
+    player chooses done
+  for each player:
+    player chooses busy
+action done:
+  add 1 to n
+action busy:
+  repeat 110000 times:
+    add 1 to n
+score "n": n
+"""
+
+
+def test_a_record_the_kernel_cannot_work_out_is_the_engines():
+    """Deciding and applying stay on the kernel, and so does the record while the kernel can work it
+    out; past that (a step whose record takes more work than the kernel's budget), asking for the
+    record makes the state the engine's, with the engine's whole record (what the kernel had
+    recorded before is put back as it was, not kept half-written)."""
+    g = fishrules.loads(BUSY, "busy.fish", backend="native")
+    g.kernel
+    k = g.start(2, seed=1)
+    e = State._new(g, 2, g._options(None), 1, False, count_rules=False)
+    for _ in range(2):
+        k.apply(k.legal_actions()[0])
+        e.apply(e.legal_actions()[0].text)
+    assert k.history == e.history and k.events_for(0) == e.events_for(0)
+    assert type(k) is KState  # the record of the first moves, on the kernel
+    c = k.clone()
+    k.apply(k.legal_actions()[0])
+    e.apply(e.legal_actions()[0].text)
+    assert type(k) is KState  # the busy move played on the kernel
+    assert k.history_for(0) == e.history_for(0) and k.events_for(1, 2) == e.events_for(1, 2)
+    assert type(k) is State
+    assert c.history == e.history[:2] and type(c) is KState  # a clone's record is its own
