@@ -215,7 +215,6 @@ STILL_READ = {
     "runtime/views.py": "the engine's view (step 3 replaces it)",
     "runtime/zones.py": "the engine's cards and zones",
     "runtime/determinize.py": "card labels of the engine's determinization (step 5d)",
-    "kernel/views.py": "card and face labels, public defines: to switch to the forms",
     "kernel/__init__.py": "the bridge to the engine (state_of), which goes at step 6",
 }
 

@@ -121,7 +121,7 @@ class Kernel:
             self.why_not_native = f"these rules are too large for the game kernel: {exc}"
             self.backend: Any = _Engine()
             return
-        self.boundary = Boundary(self.program, game.program)
+        self.boundary = Boundary(self.program)
         be: Any = None
         if backend in ("auto", "native"):
             try:

@@ -12,8 +12,9 @@ per move that reaches the API, never inside a playout.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
+from ..forms import forms_of
 from ..runtime import Move
 from .lower import KernelProgram
 
@@ -23,15 +24,14 @@ __all__ = ["Boundary"]
 class Boundary:
     """Translation between the kernel's moves and the engine's typed moves, for one program."""
 
-    def __init__(self, kp: KernelProgram, prog: Any):
+    def __init__(self, kp: KernelProgram):
         self.kp = kp
-        self.prog = prog
         self.words = kp.symbols
         self.word_number = {w: i for i, w in enumerate(kp.symbols)}
         names = list(kp.model.actions)
         number = {name: i for i, name in enumerate(names)}
-        #: by action number: its ActionProgram (how its text is written)
-        self.programs = tuple(prog.actions[name] for name in names)
+        #: by action number: its form (how its text is written: fishrules.forms.ActionForm)
+        self.programs = forms_of(kp.model).by_number
         # per action: for each parameter, whether its values are symbols
         symbolic: dict[str, tuple[bool, ...]] = {}
         for name, a in kp.model.actions.items():
@@ -86,6 +86,5 @@ class Boundary:
     def text(self, kmove: tuple, together: bool = False) -> str:
         """A kernel move's canonical text (`p1: …` when chosen together), from its action's form."""
         move = self.move(kmove, together)
-        ap = self.programs[move.action]
-        text = ap.render(move.values) if ap.params else ap.name
+        text = self.programs[move.action].render(move.values)
         return f"p{move.actor}: {text}" if together else text

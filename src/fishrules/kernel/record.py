@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+from ..forms import forms_of
 from ..runtime import Log
 from ..runtime.record import render_event
 from ..runtime.text import check_seat
@@ -100,8 +101,8 @@ class Recorder:
         lay = kp.layout
         self.prog = prog
         self.boundary = kernel.boundary
-        self.labels = prog.card_labels
-        self.face_labels = prog.face_labels
+        self.forms = forms_of(model)
+        self.labels = self.forms.card_labels
         self.symbols = kp.symbols
         seen_slots = [key[1] for key, _ in kp.looks if key[0] == "seen by"]
         self.can = True
@@ -246,7 +247,7 @@ class Recorder:
                 events.append(("move", len(history), tuple(cards), tuple(keys), self.zones[dest][0], auds,
                                self._audience(dest, seen), tuple(bool(u) or facing == 1 for u in ups), face))
             elif kind == R_ROLL:
-                history.append(f"die {r[1] + 1} rolls {self.face_labels[r[2]]}")
+                history.append(self.forms.roll_text(r[1], r[2]))
             elif kind == R_DRAW:
                 drawn = r[1]
             elif kind == R_SET:

@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Callable, Optional
 
+from ..analysis import number_blocks
+from ..forms import forms_of
 from ..runtime import SIMULTANEOUS
 from ..spaces import put
 from . import abi as A
@@ -44,18 +46,19 @@ class Sight:
     def __init__(self, kernel: Any):
         kp = kernel.program
         lay = kp.layout
-        prog = kernel.game.program
         model = kp.model
+        forms = forms_of(model)
         self.backend = kernel.backend
         self.title = model.title
         self.symbols = kp.symbols
-        self.labels = prog.card_labels
-        self.face_labels = prog.face_labels
-        self.unrolled = prog.unrolled
+        self.labels = forms.card_labels
+        self.face_labels = forms.face_labels
+        self.unrolled = forms.unrolled
         self.dice_at = lay.dice
         self.up = lay.up
         self.zones = lay.zones
-        self.phase_names = {b: name for b, name in enumerate(prog.block_names) if prog.block_is_phase[b]}
+        blocks = number_blocks(model)
+        self.phase_names = {b: name for b, name in enumerate(blocks.names) if blocks.is_phase[b]}
         self.options = [o.name for o in model.options]
         looks = {key: i for i, (key, _) in enumerate(kp.looks)}
         # each game-wide value: (name, kind, visibility, where, seen-by look or None); a family of
@@ -98,7 +101,7 @@ class Sight:
         # the public game-wide defines a view shows, in the rules' order: (name, is yes/no, look)
         self.derived: Optional[list[tuple]] = []
         for name, d in model.defines.items():
-            if not d.per_player and not d.params and d.type.kind in ("number", "bool") and name in prog.public_defines:
+            if not d.per_player and not d.params and d.type.kind in ("number", "bool") and name in forms.public_defines:
                 look = looks.get(("define", name))
                 if look is None:
                     self.derived = None
