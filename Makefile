@@ -82,7 +82,7 @@ serve: $(STAMP)
 
 # The screenshots of docs/serve.md, taken by the browser tests as they play.
 screenshots: $(STAMP) system-deps
-	FISHRULES_SCREENSHOTS=$(CURDIR)/docs/images $(BIN)/python -m pytest -q tests/test_web_browser.py
+	FISHRULES_SCREENSHOTS=$(CURDIR)/docs/images $(BIN)/python -m pytest -q tests/test_web_browser*.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache site
