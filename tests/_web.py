@@ -200,11 +200,29 @@ class Person:
         except (AssertionError, TimeoutError, Exception) as e:
             if type(e).__name__ not in ("AssertionError", "TimeoutError", "Error"):
                 raise
-            latest = self.frame
-            if self.dom_at() != frame["at"] and latest is not None and (
-                    [a["text"] for a in latest["actions"]] != [a["text"] for a in frame["actions"]]):
+            if self.moved_on(frame):
                 return False
             raise
+
+    def moved_on(self, frame: dict) -> bool:
+        """The page shows another position than `frame`'s, with other moves to choose from."""
+        latest = self.frame
+        return self.dom_at() != frame["at"] and latest is not None and (
+            [a["text"] for a in latest["actions"]] != [a["text"] for a in frame["actions"]])
+
+    def _patiently(self, act, frame: dict) -> None:
+        """`act(timeout)` (a click, a wait for an element) given as long as a page may take (WAIT),
+        a second at a time, but given up as soon as the page has moved on from `frame`: another's
+        move changed the choices, and the button `act` waits for may be gone for good (waiting out
+        the whole WAIT for it cost Fish Eat Fish's game 15 s each time)."""
+        deadline = time.monotonic() + WAIT / 1000
+        while True:
+            try:
+                act(1000)
+                return
+            except Exception as e:
+                if type(e).__name__ != "TimeoutError" or time.monotonic() >= deadline or self.moved_on(frame):
+                    raise
 
     def _do(self, action: dict, frame: dict) -> None:
         page = self.page
@@ -213,8 +231,10 @@ class Person:
         label = frame.get("words", {}).get(action["name"], {}).get("label", action["name"])
         name = picker.locator(".names").get_by_role("button", name=label, exact=True)
         assert name.count() == 1, f"no button {action['name']} at {frame['at']}: " + picker.inner_html()[:2000]
-        name.click()  # chosen again: what an earlier try picked is let go (a move with nothing to choose: Play sends it)
-        picker.locator(".names button.on").get_by_text(label, exact=True).wait_for()
+        # chosen again: what an earlier try picked is let go (a move with nothing to choose: Play sends it)
+        self._patiently(lambda t: name.click(timeout=t), frame)
+        chosen = picker.locator(".names button.on").get_by_text(label, exact=True)
+        self._patiently(lambda t: chosen.wait_for(timeout=t), frame)
         kinds = {"card": "card", "die": "die", "number": "num", "player": "player"}
         for p in decl:
             value = action["args"][p["name"]]
@@ -223,7 +243,7 @@ class Person:
                 if p["of"] in kinds:
                     spot = page.locator(f'#table [data-pick="{kinds[p["of"]]}:{v}"].can:not(.picked)')
                     if spot.count():
-                        spot.first.click()
+                        self._patiently(lambda t: spot.first.click(timeout=t), frame)
                         done = True
                 if not done:
                     shown = (frame["names"][v] if p["of"] == "player" else f"die {v}" if p["of"] == "die"
@@ -231,14 +251,15 @@ class Person:
                     buttons = picker.locator(f'.param[data-param="{p["name"]}"] button.value')
                     texts = buttons.all_inner_texts()  # one round trip, not one a button
                     if shown in texts:
-                        buttons.nth(texts.index(shown)).click()
+                        button = buttons.nth(texts.index(shown))
+                        self._patiently(lambda t: button.click(timeout=t), frame)
                         done = True
                 assert done, (f"cannot choose {p['name']}={v!r} in the page for {action['text']}: "
                               + page.locator("#picker").inner_html()[:3000])
         play = picker.locator("button.play")
         assert play.count() == 1, f"no Play button for {action['text']}"
         assert play.inner_text().startswith("Play: " + label), (play.inner_text(), label)
-        play.click()
+        self._patiently(lambda t: play.click(timeout=t), frame)
 
 
 def play_through_pages(people: list, choose, timeout: float = 120.0) -> None:
@@ -285,3 +306,212 @@ def steps_of(game, log: dict) -> list:
             out.append([i, int(m.group(1)) if m and state.current == SIMULTANEOUS else state.current])
         state.apply(entry)
     return out
+
+
+# ---- the browser tests (tests/test_web_browser*.py) ----------------------------------------------------
+# They are several files so that `make test`'s workers (a file to a worker) play their games side by
+# side; each file starts its own browser and server (`open_browser`, `serve_for_pages`, made module
+# fixtures there), and what they share is here.
+
+SHOTS = os.environ.get("FISHRULES_SCREENSHOTS")  # a folder: the docs' screenshots are taken there
+
+# These tests are about the pages: a house table's work runs at the server's own priority here.  At
+# the default, the lowest, it waits for every other busy process, and on a loaded test machine (the
+# other test workers) a house table's page waited more than 8 s.  Priority has tests of its own
+# (test_web_workers.py, test_web_stall.py).
+SAME_PRIORITY = ("--house-nice", "0")
+#: How long a page may take to do what a test waits for, in ms: a bound for a loaded test machine
+#: (the suite runs in three processes on two cores), not a figure of speed (docs/serve.md has those).
+WAIT = 15000
+
+
+def open_browser() -> Iterator:
+    """Debian's Chromium through Playwright, for as long as the module's tests run."""
+    from playwright import sync_api
+
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def serve_for_pages(tmp_path_factory) -> Iterator[Server]:
+    """A server whose bots think briefly (`--bot-iterations 5`, no delay), so that whole games stay quick."""
+    db = str(tmp_path_factory.mktemp("serve") / "tables.sqlite")
+    s = Server(db, "--bot-delay", "0", "--bot-iterations", "5", "--seed", "100", *SAME_PRIORITY).start()
+    yield s
+    s.stop()
+
+
+def person(browser, server, path="/"):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
+    ctx.set_default_timeout(WAIT)
+    page = ctx.new_page()
+    errors: list = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    p = Person(page)
+    p.errors = errors
+    if path:
+        page.goto(server.url + path)
+    return p
+
+
+def set_up(page, players, seats, names=(), options=None):
+    """Fill in the set-up form the page shows, create the table; the host's page of links follows."""
+    page.select_option("#players", str(players))
+    for p, kind in enumerate(seats):
+        page.select_option(f'select[name="seat.{p}"]', kind)
+        if p < len(names) and names[p]:
+            page.fill(f'input[name="name.{p}"]', names[p])
+    for k, v in (options or {}).items():
+        page.fill(f'input[name="option.{k}"]', str(v))
+    page.click("#setup button[type=submit]")
+    page.wait_for_selector("ul.links")
+    links = {}
+    for a in page.locator("a.seatlink").all():
+        seat = a.get_attribute("data-seat")
+        links[int(seat) if seat is not None else None] = a.get_attribute("href")
+    return links
+
+
+def house_table(browser, server, rules, players, seats, names=()):
+    """A table of the house rules `rules`, set up in the lobby: (the host's person, the links)."""
+    host = person(browser, server)
+    host.page.fill("#rules", rules)
+    host.page.wait_for_selector('#diags .diags[data-ok="1"]')
+    host.page.click("#house button[type=submit]")
+    host.page.wait_for_selector("#setup")
+    return host, set_up(host.page, players, seats, names)
+
+
+def table_log(server, link) -> dict:
+    import json
+
+    with urllib.request.urlopen(server.url + link + "/log", timeout=10) as r:
+        return json.loads(r.read())
+
+
+# Every bundled ruleset: a person at seat 0 (two at Fish Eat Fish, for its secret simultaneous
+# cards), bots of every kind at the others.  Options keep the long ones short.  The files that play
+# them each take some by name (`games`); test_web_browser.py checks that together they take all.
+GAMES = [
+    ("fishfry", 2, ["human", "random"], {}),
+    ("fishfry-keeper", 3, ["human", "greedy", "random"], {"rounds": 2}),
+    ("fishfry-total-points", 2, ["human", "mcts"], {"rounds": 2}),
+    ("fishfry-first-to", 2, ["human", "ismcts"], {"target": 60}),
+    ("fishfry-tournament", 2, ["human", "greedy"], {"rounds": 2}),
+    ("fishfish", 3, ["human", "ismcts", "greedy"], {}),
+    ("fisherman", 3, ["human", "random", "greedy"], {}),
+    ("fatfish", 2, ["human", "mcts"], {}),
+    ("fatfish-licenses", 3, ["human", "random", "ismcts"], {}),
+    ("fisheatfish", 3, ["human", "human", "random"], {}),
+]
+#: The rulesets of GAMES each whole-game file plays.
+WHOLE_GAME_FILES = {
+    "test_web_browser_games_1.py": ["fishfry", "fishfry-keeper", "fishfry-total-points", "fishfry-first-to",
+                                    "fishfry-tournament", "fishfish"],
+    "test_web_browser_games_2.py": ["fisherman", "fatfish", "fatfish-licenses"],
+    "test_web_browser_games_3.py": ["fisheatfish"],
+}
+
+
+def games(file: str) -> list:
+    """GAMES of the whole-game test file named `file` (its `__file__`), as pytest parameters."""
+    import pytest
+
+    names = WHOLE_GAME_FILES[Path(file).name]
+    return [pytest.param(*g, id=g[0]) for g in GAMES if g[0] in names]
+
+
+def a_whole_game_in_the_page(browser, server, name, players, seats, options) -> None:
+    """A whole game of `name` played in the page by the people of `seats`, against the server's
+    bots; what each turn shows, the score sheet, the log and the rules at hand are checked."""
+    import random
+    import re
+
+    import fishrules
+
+    host = person(browser, server, f"/new?ruleset={name}")
+    links = set_up(host.page, players, seats, options=options)
+    people = [person(browser, server, links[p]) for p in range(players) if seats[p] == "human"]
+    for p in people:
+        p.wait_frame()
+    rng = random.Random(name)
+    shot = {"done": not SHOTS or "-" in name}  # the docs show the five games
+    seen = {"turns": 0, "boxes": [], "cards": 0, "changed": 0, "kept": 0}
+    me = people[0].page
+    me.evaluate("() => { document.querySelector('.status h1').keptNode = true; }")
+
+    def choose(p, frame):
+        page = p.page
+        # a step that showed nobody anything new may be taken back (Fat Fish's keep): the page offers it
+        if frame["back"] and p.frame is frame:
+            page.wait_for_selector("button.takeback", timeout=3000)
+        if p is people[0]:
+            seen["turns"] += 1
+            # what the latest turn did stays on the table, as the log tells it, with its cards
+            # (read in one go: the others play on meanwhile)
+            lines, cards, log_lines = page.evaluate("""() => {
+                const box = [...document.querySelectorAll('.justnow li')];
+                return [box.map(e => e.firstChild.textContent),
+                        Math.max(0, ...box.map(e => e.querySelectorAll('.card').length)),
+                        [...document.querySelectorAll('.log li')].map(e => e.textContent)]; }""")
+            if lines:
+                seen["boxes"].append(" ".join(lines))
+                seen["cards"] = max(seen["cards"], cards)
+                assert all(x in log_lines for x in lines), (lines, log_lines)
+            seen["changed"] += page.locator("#table .changed").count() > 0
+            # only what changed is drawn again: the title is the same node all game long
+            seen["kept"] += page.evaluate("() => document.querySelector('.status h1').keptNode === true")
+        if not shot["done"] and len(frame["html"]) > 0 and frame["at"] >= 6:
+            # a picture of the whole page: the controls where they lie in it, not pinned to the window
+            page.evaluate("() => document.querySelector('main').classList.remove('mine')")
+            page.screenshot(path=f"{SHOTS}/serve-{name}.png", full_page=True)
+            shot["done"] = True
+        return rng.choice(frame["actions"])
+
+    play_through_pages(people, choose, timeout=240)
+    log = table_log(server, links[0])
+    assert log["over"] and log["history"]
+    state = fishrules.load(name).replay(log["history"], players=players, options=log["options"])
+    assert state.is_over
+    page = people[0].page
+    page.wait_for_selector(".end table.sheet")
+    # the score sheet: a row per player, winners first, the rules' own score parts as columns
+    rows = page.locator(".end table.sheet tbody tr").all()
+    assert len(rows) == players
+    heads = page.locator(".end table.sheet thead th").all_inner_texts()
+    game = fishrules.load(name)
+    terms = [t.name for t in game.model.scores]
+    if len(terms) > 1:
+        assert heads[1:1 + len(terms)] == terms
+    winners = [f"Player {p + 1}" for p in state.winners()]
+    assert any(w in page.locator(".end .verdict").inner_text() for w in winners)
+    # the log: turns under the players' names, in words (whose turns the last ones are is the
+    # dice's affair: a long last turn may be all the window holds)
+    log_text = page.locator(".log").inner_text()
+    heads = page.locator(".log .turn h3").all_inner_texts()
+    assert heads and all(re.fullmatch(r"Player [0-9]+|Setting up|Someone", h) for h in heads), heads
+    assert not re.search(r"\bp[0-9]\b", log_text)
+    # words, not the rule file's names, wherever the table names a value or a zone
+    labels = page.locator(".zname, .kv .k").all_inner_texts()
+    assert labels and not [t for t in labels if "_" in t]
+    assert seen["boxes"] and seen["changed"] and seen["kept"] == seen["turns"] >= 2, seen
+    moment = {"fisherman": lambda: seen["cards"] >= 3,  # a whole trick, as it was taken
+              "fishfish": lambda: any("Revealed: " in b for b in seen["boxes"]),
+              "fisheatfish": lambda: any("from circle" in b for b in seen["boxes"]),
+              "fatfish": lambda: seen["cards"] >= 1, "fatfish-licenses": lambda: seen["cards"] >= 1}
+    assert moment.get(name, lambda: any("roll" in b.lower() for b in seen["boxes"]))(), seen["boxes"][-5:]
+    # the rules at hand: what the game is, each move, counters in words
+    rules = page.locator("details#rules")
+    rules.locator("summary").click()
+    assert game.describe()["about"][0] in rules.inner_text()
+    if name.startswith("fishfry"):
+        assert re.search(r"roll\s+[0-3] of 3|roll\s+[0-9]+$", page.locator('.kv[data-name="roll"]').inner_text())
+    if SHOTS and name == "fatfish-licenses":  # the docs show a score sheet and the log beside the table
+        page.locator(".end").screenshot(path=f"{SHOTS}/serve-score-sheet.png")
+        page.locator(".log").screenshot(path=f"{SHOTS}/serve-log.png")
+    for p in people + [host]:
+        assert not p.errors, p.errors
+        p.page.context.close()

@@ -1,7 +1,10 @@
 """`fishrules serve` as people use it: a real server process, Debian's Chromium driven by Playwright.
 
 One browser for the whole module; each test opens the contexts (people) it needs.  Bots take most
-seats and think briefly (`--bot-iterations 5`, no delay), so that whole games stay quick.
+seats and think briefly (`--bot-iterations 5`, no delay), so that whole games stay quick.  A whole
+game of every bundled ruleset (test_web_browser_games_*.py), the phone and a server killed or pacing
+its bots (test_web_browser_restart.py) are files of their own, so that the suite's workers (a file
+to a worker) play them side by side; tests/_web.py has what they share.
 """
 
 from __future__ import annotations
@@ -10,87 +13,35 @@ import json
 import os
 import random
 import re
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("starlette")
-sync_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("playwright.sync_api")
 
 import fishrules
 from fishrules.web.render import TableInfo, frame_json
-from fishrules.web.tables import bot_move
 
-from ._web import CHROMIUM, CHROMIUM_ARGS, Person, Server, play_through_pages, steps_of
+from ._web import (CHROMIUM, GAMES, SHOTS, WHOLE_GAME_FILES, open_browser, play_through_pages, serve_for_pages,
+                   steps_of)
+from ._web import house_table as _house_table
+from ._web import person as _person
+from ._web import set_up as _set_up
+from ._web import table_log as _log
 
 if not os.path.exists(CHROMIUM):  # pragma: no cover - `make test` installs Debian's chromium
     pytest.skip("no Chromium (Debian's chromium package) on this machine", allow_module_level=True)
 
-SHOTS = os.environ.get("FISHRULES_SCREENSHOTS")  # a folder: the docs' screenshots are taken there
-
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-# These tests are about the pages: a house table's work runs at the server's own priority here.  At
-# the default, the lowest, it waits for every other busy process, and on a loaded test machine (the
-# other test workers) a house table's page waited more than 8 s.  Priority has tests of its own
-# (test_web_workers.py, test_web_stall.py).
-SAME_PRIORITY = ("--house-nice", "0")
-#: How long a page may take to do what a test waits for, in ms: a bound for a loaded test machine
-#: (the suite runs in three processes on two cores), not a figure of speed (docs/serve.md has those).
-WAIT = 15000
+    yield from open_browser()
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    db = str(tmp_path_factory.mktemp("serve") / "tables.sqlite")
-    s = Server(db, "--bot-delay", "0", "--bot-iterations", "5", "--seed", "100", *SAME_PRIORITY).start()
-    yield s
-    s.stop()
-
-
-def _person(browser, server, path="/"):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
-    ctx.set_default_timeout(WAIT)
-    page = ctx.new_page()
-    errors: list = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    person = Person(page)
-    person.errors = errors
-    if path:
-        page.goto(server.url + path)
-    return person
-
-
-def _set_up(page, players, seats, names=(), options=None):
-    """Fill in the set-up form the page shows, create the table; the host's page of links follows."""
-    page.select_option("#players", str(players))
-    for p, kind in enumerate(seats):
-        page.select_option(f'select[name="seat.{p}"]', kind)
-        if p < len(names) and names[p]:
-            page.fill(f'input[name="name.{p}"]', names[p])
-    for k, v in (options or {}).items():
-        page.fill(f'input[name="option.{k}"]', str(v))
-    page.click("#setup button[type=submit]")
-    page.wait_for_selector("ul.links")
-    links = {}
-    for a in page.locator("a.seatlink").all():
-        seat = a.get_attribute("data-seat")
-        links[int(seat) if seat is not None else None] = a.get_attribute("href")
-    return links
-
-
-def _log(server, link) -> dict:
-    with urllib.request.urlopen(server.url + link + "/log", timeout=10) as r:
-        return json.loads(r.read())
+    yield from serve_for_pages(tmp_path_factory)
 
 
 def _check_every_frame(person, seat, game, log, names, kinds, variant=None):
@@ -169,107 +120,13 @@ def frame_fisherman(person) -> int:
     return int(text.split(":")[1])
 
 
-# Every bundled ruleset: a person at seat 0 (two at Fish Eat Fish, for its secret simultaneous
-# cards), bots of every kind at the others.  Options keep the long ones short.
-GAMES = [
-    ("fishfry", 2, ["human", "random"], {}),
-    ("fishfry-keeper", 3, ["human", "greedy", "random"], {"rounds": 2}),
-    ("fishfry-total-points", 2, ["human", "mcts"], {"rounds": 2}),
-    ("fishfry-first-to", 2, ["human", "ismcts"], {"target": 60}),
-    ("fishfry-tournament", 2, ["human", "greedy"], {"rounds": 2}),
-    ("fishfish", 3, ["human", "ismcts", "greedy"], {}),
-    ("fisherman", 3, ["human", "random", "greedy"], {}),
-    ("fatfish", 2, ["human", "mcts"], {}),
-    ("fatfish-licenses", 3, ["human", "random", "ismcts"], {}),
-    ("fisheatfish", 3, ["human", "human", "random"], {}),
-]
-
-
-@pytest.mark.parametrize("name,players,seats,options", GAMES, ids=[g[0] for g in GAMES])
-def test_a_whole_game_of_every_bundled_ruleset_in_the_page(browser, server, name, players, seats, options):
-    host = _person(browser, server, f"/new?ruleset={name}")
-    links = _set_up(host.page, players, seats, options=options)
-    people = [_person(browser, server, links[p]) for p in range(players) if seats[p] == "human"]
-    for p in people:
-        p.wait_frame()
-    rng = random.Random(name)
-    shot = {"done": not SHOTS or "-" in name}  # the docs show the five games
-    seen = {"turns": 0, "boxes": [], "cards": 0, "changed": 0, "kept": 0}
-    me = people[0].page
-    me.evaluate("() => { document.querySelector('.status h1').keptNode = true; }")
-
-    def choose(person, frame):
-        page = person.page
-        # a step that showed nobody anything new may be taken back (Fat Fish's keep): the page offers it
-        if frame["back"] and person.frame is frame:
-            page.wait_for_selector("button.takeback", timeout=3000)
-        if person is people[0]:
-            seen["turns"] += 1
-            # what the latest turn did stays on the table, as the log tells it, with its cards
-            # (read in one go: the others play on meanwhile)
-            lines, cards, log_lines = page.evaluate("""() => {
-                const box = [...document.querySelectorAll('.justnow li')];
-                return [box.map(e => e.firstChild.textContent),
-                        Math.max(0, ...box.map(e => e.querySelectorAll('.card').length)),
-                        [...document.querySelectorAll('.log li')].map(e => e.textContent)]; }""")
-            if lines:
-                seen["boxes"].append(" ".join(lines))
-                seen["cards"] = max(seen["cards"], cards)
-                assert all(x in log_lines for x in lines), (lines, log_lines)
-            seen["changed"] += page.locator("#table .changed").count() > 0
-            # only what changed is drawn again: the title is the same node all game long
-            seen["kept"] += page.evaluate("() => document.querySelector('.status h1').keptNode === true")
-        if not shot["done"] and len(frame["html"]) > 0 and frame["at"] >= 6:
-            # a picture of the whole page: the controls where they lie in it, not pinned to the window
-            page.evaluate("() => document.querySelector('main').classList.remove('mine')")
-            page.screenshot(path=f"{SHOTS}/serve-{name}.png", full_page=True)
-            shot["done"] = True
-        return rng.choice(frame["actions"])
-
-    play_through_pages(people, choose, timeout=240)
-    log = _log(server, links[0])
-    assert log["over"] and log["history"]
-    state = fishrules.load(name).replay(log["history"], players=players, options=log["options"])
-    assert state.is_over
-    page = people[0].page
-    page.wait_for_selector(".end table.sheet")
-    # the score sheet: a row per player, winners first, the rules' own score parts as columns
-    rows = page.locator(".end table.sheet tbody tr").all()
-    assert len(rows) == players
-    heads = page.locator(".end table.sheet thead th").all_inner_texts()
-    game = fishrules.load(name)
-    terms = [t.name for t in game.model.scores]
-    if len(terms) > 1:
-        assert heads[1:1 + len(terms)] == terms
-    winners = [f"Player {p + 1}" for p in state.winners()]
-    assert any(w in page.locator(".end .verdict").inner_text() for w in winners)
-    # the log: turns under the players' names, in words (whose turns the last ones are is the
-    # dice's affair: a long last turn may be all the window holds)
-    log_text = page.locator(".log").inner_text()
-    heads = page.locator(".log .turn h3").all_inner_texts()
-    assert heads and all(re.fullmatch(r"Player [0-9]+|Setting up|Someone", h) for h in heads), heads
-    assert not re.search(r"\bp[0-9]\b", log_text)
-    # words, not the rule file's names, wherever the table names a value or a zone
-    labels = page.locator(".zname, .kv .k").all_inner_texts()
-    assert labels and not [t for t in labels if "_" in t]
-    assert seen["boxes"] and seen["changed"] and seen["kept"] == seen["turns"] >= 2, seen
-    moment = {"fisherman": lambda: seen["cards"] >= 3,  # a whole trick, as it was taken
-              "fishfish": lambda: any("Revealed: " in b for b in seen["boxes"]),
-              "fisheatfish": lambda: any("from circle" in b for b in seen["boxes"]),
-              "fatfish": lambda: seen["cards"] >= 1, "fatfish-licenses": lambda: seen["cards"] >= 1}
-    assert moment.get(name, lambda: any("roll" in b.lower() for b in seen["boxes"]))(), seen["boxes"][-5:]
-    # the rules at hand: what the game is, each move, counters in words
-    rules = page.locator("details#rules")
-    rules.locator("summary").click()
-    assert game.describe()["about"][0] in rules.inner_text()
-    if name.startswith("fishfry"):
-        assert re.search(r"roll\s+[0-3] of 3|roll\s+[0-9]+$", page.locator('.kv[data-name="roll"]').inner_text())
-    if SHOTS and name == "fatfish-licenses":  # the docs show a score sheet and the log beside the table
-        page.locator(".end").screenshot(path=f"{SHOTS}/serve-score-sheet.png")
-        page.locator(".log").screenshot(path=f"{SHOTS}/serve-log.png")
-    for p in people + [host]:
-        assert not p.errors, p.errors
-        p.page.context.close()
+def test_the_whole_game_files_play_every_bundled_ruleset():
+    # the whole games are played in test_web_browser_games_*.py (a file to a test worker, so that
+    # they play side by side): together, every bundled ruleset, each once
+    here = Path(__file__).parent
+    assert all((here / file).exists() for file in WHOLE_GAME_FILES)
+    played = [name for names in WHOLE_GAME_FILES.values() for name in names]
+    assert sorted(played) == sorted(fishrules.bundled()) == sorted(g[0] for g in GAMES)
 
 
 def test_a_house_rule_with_a_mistake_is_fixed_in_the_page_then_played(browser, server):
@@ -326,56 +183,6 @@ def test_an_illegal_attempt_in_the_page_shows_the_rule_it_breaks(browser, server
         p.page.context.close()
 
 
-def test_killed_in_mid_game_the_server_comes_back_and_the_game_ends_as_if_never_stopped(browser, tmp_path):
-    """SIGKILL in mid-game, start again on the same database: the page reconnects by itself, the
-    link still works, and the game ends exactly as the same game played without a stop."""
-    db = str(tmp_path / "kill.sqlite")
-    server = Server(db, "--bot-delay", "0", "--bot-iterations", "5", "--seed", "4242", *SAME_PRIORITY).start()
-    try:
-        host = _person(browser, server, "/new?ruleset=fishfish")
-        seats = ["human", "random", "greedy"]
-        links = _set_up(host.page, 3, seats)
-        me = _person(browser, server, links[0])
-        me.wait_frame()
-        moves = {"n": 0}
-
-        def choose(person, frame):
-            moves["n"] += 1
-            if moves["n"] == 4:  # mid-game: kill the server, start it again
-                server.kill()
-                person.page.wait_for_selector(".conn.lost")
-                # said plainly, and nothing can be played meanwhile
-                assert "connection to the server is lost" in person.page.locator("#conn").inner_text()
-                assert person.page.locator("#picker button:not([disabled])").count() == 0
-                assert person.page.locator("#typed button").is_disabled()
-                server.start()
-                person.page.wait_for_selector(".conn.live", timeout=15000)
-                person.wait_frame()
-                frame = person.frame
-            return frame["actions"][0]
-
-        play_through_pages([me], choose, timeout=120)
-        assert moves["n"] >= 4
-        again = _person(browser, server, links[0])  # the link still works
-        again.wait_frame()
-        assert again.frame["over"]
-        log = _log(server, links[0])
-    finally:
-        server.stop()
-    # The same game without a stop: seed 4242, the person always takes the first action offered.
-    game = fishrules.load("fishfish")
-    state = game.start(players=3, seed=4242)
-    while not state.is_over:
-        p = state.current
-        if seats[p] == "human":
-            state.apply(state.legal_actions()[0])
-        else:
-            state.apply(bot_move(state.clone(), p, seats[p], 4242, len(state.history), 5))
-    assert log["history"] == state.history
-    for p in (host, me, again):
-        p.page.context.close()
-
-
 def test_the_lobby_says_what_check_says_and_refuses_a_table_it_cannot_deal(browser, server):
     person = _person(browser, server)
     page = person.page
@@ -418,8 +225,9 @@ def test_the_log_says_who_did_what_and_a_move_is_chosen_in_words(browser, server
     me.page.wait_for_selector(".log .turn h3:text-is('Bob')", timeout=20000)
     log = me.page.locator(".log").inner_text()
     assert "Ana stays." in log and "Bob" in log
-    # Bob's first roll is told in Bob's turn, not after "Ana stays." in Ana's
-    ana = me.page.locator(".log .turn", has=me.page.locator("h3:text-is('Ana')")).first.locator("li").all_inner_texts()
+    # Bob's first roll is told in Bob's turn, not after "Ana stays." in Ana's first turn: the log's
+    # last (it is latest first, and Bob, a bot, may have ended his turn and Ana's next one begun)
+    ana = me.page.locator(".log .turn", has=me.page.locator("h3:text-is('Ana')")).last.locator("li").all_inner_texts()
     assert ana[ana.index("Ana stays.") + 1:] == [] or not ana[ana.index("Ana stays.") + 1].startswith("The dice roll")
     bob = me.page.locator(".log .turn", has=me.page.locator("h3:text-is('Bob')")).last.locator("li").all_inner_texts()
     assert bob[0].startswith("The dice roll: ")
@@ -472,51 +280,7 @@ def test_lobby_screenshot(browser, server):
     person.page.context.close()
 
 
-# ---- issue 33: pace, moments, mistakes, the phone, the way back ---------------------------------------
-
-QUICK = 'extends "fishfry"\ngame "Fishfry, three rolls"\n'
-
-
-def _house_table(browser, server, rules, players, seats, names=()):
-    host = _person(browser, server)
-    host.page.fill("#rules", rules)
-    host.page.wait_for_selector('#diags .diags[data-ok="1"]')
-    host.page.click("#house button[type=submit]")
-    host.page.wait_for_selector("#setup")
-    return host, _set_up(host.page, players, seats, names)
-
-
-def test_bots_play_at_a_pace_people_follow_and_their_turn_stays_in_sight(browser, tmp_path):
-    """With a bot delay, each bot decision stays on the table at least that long (a house rule,
-    two bots); when the person's turn comes, what the bot before did — its choices and its dice —
-    is still said at the top of the table."""
-    server = Server(str(tmp_path / "pace.sqlite"), "--bot-delay", "1.0", "--bot-iterations", "5", "--seed", "7", *SAME_PRIORITY).start()
-    try:
-        host, links = _house_table(browser, server, QUICK, 3, ["human", "random", "greedy"], ["Ana", "Bob", "Cy"])
-        me = _person(browser, server, links[0])
-        f = me.wait_frame()
-        picker = me.page.locator("#picker")
-        picker.locator(".names button", has_text="stay").click()
-        picker.locator("button.play").click()
-        me.page.wait_for_function("at => { const t = document.querySelector('#table .table');"
-                                  " return Number(t.dataset.at) > at && document.querySelector('.status.mine'); }",
-                                  arg=f["at"] + 1, timeout=60000)
-        # every frame after Ana's own: a bot's decision, each at least the delay after the one before
-        frames = [(t, json.loads(raw)) for t, raw in zip(me.times, me.raw) if '"type":"frame"' in raw]
-        ats = [(t, m["at"]) for t, m in frames]
-        moves = [(t, at) for (t, at), (_, before) in zip(ats[1:], ats) if at != before]
-        assert len(moves) >= 3  # Ana's stay, then at least one decision of each bot
-        gaps = [b - a for (a, _), (b, _) in zip(moves, moves[1:])]
-        assert min(gaps) >= 0.8, gaps
-        box = me.page.locator(".justnow")
-        assert box.locator("h2").inner_text() == "Just now — Cy"
-        said = box.inner_text()
-        assert ("Cy stays." in said or "Cy rerolls" in said) and ("The dice roll" in said or "Rolled" in said)
-        assert not me.errors
-        for p in (host, me):
-            p.page.context.close()
-    finally:
-        server.stop()
+# ---- issue 33: moments, mistakes, the way back (the pace and the phone: test_web_browser_restart.py, _games_1.py) ----
 
 
 def test_what_changed_is_marked_and_only_it_is_drawn_again(browser, server):
@@ -700,55 +464,6 @@ def test_a_click_the_rules_refuse_keeps_the_pick_and_a_move_waits_for_play(brows
     assert not [e for e in me.errors if "400" not in e]
     for p in (host, me):
         p.page.context.close()
-
-
-# one person at each table (the others bots), on a phone
-PHONE = [(g[0], g[1], ["human"] + ["random"] * (g[1] - 1), g[3]) for g in GAMES
-         if g[0] in ("fishfry", "fishfish", "fisherman", "fatfish", "fisheatfish")]
-
-
-@pytest.mark.parametrize("name,players,seats,options", PHONE + [("house", 3, ["human", "random", "random"], {})],
-                         ids=[g[0] for g in PHONE] + ["house"])
-def test_on_a_phone_the_controls_are_on_the_first_screen_when_it_is_your_turn(browser, server, name, players, seats, options):
-    if name == "house":
-        host, links = _house_table(browser, server, 'extends "fisherman"\ngame "Fisherman, house"\n', 3, seats)
-    else:
-        host = _person(browser, server, f"/new?ruleset={name}")
-        links = _set_up(host.page, players, seats, options=options)
-    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-    ctx.set_default_timeout(WAIT)
-    page = ctx.new_page()
-    errors: list = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    me = Person(page)
-    page.goto(server.url + links[0])
-    rng = random.Random(name)
-    checked = 0
-    me.wait_frame()
-    while checked < 3:
-        for _ in range(600):  # until it is this person's turn (the bots play meanwhile)
-            if me.frame["mine"] or me.frame["over"]:
-                break
-            # what the others' turns show fits too (five dice showing their longest faces did not)
-            assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
-            page.wait_for_timeout(50)
-        f = me.frame
-        if f["over"] or not f["mine"]:
-            break
-        page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) >= at", arg=f["at"])
-        page.evaluate("() => window.scrollTo(0, 0)")
-        top = page.evaluate("() => document.getElementById('picker').getBoundingClientRect().top")
-        assert 0 <= top < 844 - 60, top  # the move's controls, on the first screen
-        if SHOTS and name == "fisherman" and checked == 1:
-            page.screenshot(path=f"{SHOTS}/serve-phone.png")
-        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390  # nothing scrolls sideways
-        checked += 1
-        Person.do(me, rng.choice(f["actions"]), f)
-        page.wait_for_function("at => Number(document.querySelector('#table .table').dataset.at) > at", arg=f["at"])
-    assert checked
-    assert not errors
-    ctx.close()
-    host.page.context.close()
 
 
 def test_a_seat_page_leads_back_to_the_host_page_only_in_the_browser_that_set_it_up(browser, server):

@@ -1,0 +1,32 @@
+"""A whole game of Fish Eat Fish in the page, two people at its secret simultaneous cards: the
+longest of the whole games, alone in its file so that the others play beside it (test_web_browser.py
+says why the browser tests are several files; tests/_web.py has the game)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("playwright.sync_api")
+
+from ._web import CHROMIUM, a_whole_game_in_the_page, games, open_browser, serve_for_pages
+
+if not os.path.exists(CHROMIUM):  # pragma: no cover - `make test` installs Debian's chromium
+    pytest.skip("no Chromium (Debian's chromium package) on this machine", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    yield from open_browser()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    yield from serve_for_pages(tmp_path_factory)
+
+
+@pytest.mark.parametrize("name,players,seats,options", games(__file__))
+def test_a_whole_game_of_every_bundled_ruleset_in_the_page(browser, server, name, players, seats, options):
+    a_whole_game_in_the_page(browser, server, name, players, seats, options)
