@@ -357,6 +357,53 @@ def test_what_changed_since_a_seats_last_look_is_marked_after_a_reload(browser, 
         p.page.context.close()
 
 
+def test_the_browser_keeps_the_marks_of_at_most_fifty_tables_and_makes_room_when_full(browser, server):
+    """The marks ("what changed since your last look") are kept by the link's token for the latest
+    50 tables looked at; older tables' marks are removed, a key that is not a mark is left alone,
+    and a storage full of old marks makes room for this table's instead of dropping it."""
+    host = _person(browser, server, "/new?ruleset=fishfry")
+    links = _set_up(host.page, 2, ["human", "human"], ["Ana", "Bob"])
+    token = links[0].rstrip("/").split("/")[-1]
+    ana = _person(browser, server, links[0])
+    ana.wait_frame()
+    page = ana.page
+    # 60 tables looked at before (oldest last), then the storage filled to its quota with their
+    # public values: no new mark fits until some are removed
+    filled = page.evaluate("""() => {
+        localStorage.clear();
+        localStorage.setItem("other.key", "kept");
+        const old = [];
+        for (let i = 0; i < 60; i++) {
+            old.push("old" + i);
+            localStorage.setItem("fishrules.seen.old" + i, "3");
+        }
+        localStorage.setItem("fishrules.seen", JSON.stringify(old));
+        const big = "x".repeat(200000);
+        let n = 0;
+        try {
+            for (let i = 59; i >= 0; i--) { localStorage.setItem("fishrules.seen.old" + i + ".public", big); n++; }
+            for (let i = 0; i < 1000; i++) { localStorage.setItem("fishrules.filler" + i, big); }
+        } catch (e) { return n; }
+        return -1;
+    }""")
+    assert filled > 0, "the storage never filled up"
+    page.evaluate("() => { for (let i = 0; i < 1000; i++) localStorage.removeItem('fishrules.filler' + i); }")
+    page.evaluate("() => { try { for (let i = 0; i < 1000; i++) localStorage.setItem('fishrules.pad' + i, 'x'.repeat(20000)); } catch (e) {} }")
+    page.reload()
+    ana.wait_frame()
+    page.wait_for_function("k => localStorage.getItem(k) !== null", arg=f"fishrules.seen.{token}")
+    kept = dict(page.evaluate("() => Object.keys(localStorage).map(k => [k, localStorage.getItem(k)])"))
+    listed = json.loads(kept["fishrules.seen"])
+    assert listed[0] == token and len(listed) <= 50, listed[:3]
+    assert listed[1:] == [f"old{i}" for i in range(len(listed) - 1)]  # the latest looked at stay
+    assert kept["other.key"] == "kept"
+    marks = {k for k in kept if k.startswith("fishrules.seen.") and not k.endswith(".public")}
+    assert marks == {f"fishrules.seen.{t}" for t in listed}, sorted(marks - {f"fishrules.seen.{t}" for t in listed})
+    assert not ana.errors
+    for p in (host, ana):
+        p.page.context.close()
+
+
 MARKS = """\
 game "Marks"
 players 2 to 3
