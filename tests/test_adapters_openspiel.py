@@ -169,3 +169,47 @@ def test_a_resampled_state_is_not_serialized_as_another_position():
         with pytest.raises(fishrules.StateError, match="resample_from_infostate"):
             s.serialize()
     assert game.deserialize_state(state.serialize()).fishrules_state == state.fishrules_state
+
+
+@pytest.mark.parametrize("name", ["fisherman", "fatfish", "fisheatfish"])
+def test_information_state_strings_are_what_the_player_saw_at_every_step(name):
+    """The adapter renders each player's events once and keeps them with the state: at every step
+    of a random game (clones taken and played on apart, a refused joint move undone), every
+    player's information state string and each chance outcome's text are exactly what the state
+    says afresh."""
+    import json
+
+    rng = random.Random(7)
+    game = fo.make_game(name, players=_counts(name)[0])
+    state, kept, seen = game.new_initial_state(), [], set()
+    for _ in range(400):  # (each step renders every player's whole record afresh to compare)
+        if state.is_terminal():
+            break
+        s = state.fishrules_state
+        for p in range(game.num_players()):
+            fresh = f"p{p} " + json.dumps([s.history_for(p), s.events_for(p)], separators=(",", ":"))
+            assert state.information_state_string(p) == fresh
+        if state.is_chance_node():
+            seen.add("chance")
+            outcomes = state.chance_outcomes()
+            texts = {a.text for a in s.legal_actions()}
+            assert {state.action_to_string(pyspiel.PlayerId.CHANCE, i) for i, _ in outcomes} == texts
+            state.apply_action(rng.choice(outcomes)[0])
+        elif state.is_simultaneous_node():
+            seen.add("together")
+            joint = [rng.choice(state.legal_actions(p) or [0]) for p in range(game.num_players())]
+            refused = list(joint)
+            waiting = [p for p in range(game.num_players()) if state.legal_actions(p)]
+            refused[waiting[-1]] = 10 ** 9  # no such action: the whole joint move is refused
+            with pytest.raises(Exception):
+                state.apply_actions(refused)
+            state.apply_actions(joint)
+        else:
+            seen.add("turn")
+            state.apply_action(rng.choice(state.legal_actions()))
+        if rng.random() < 0.2:
+            kept.append(state.clone())
+            if len(kept) > 1 and rng.random() < 0.2:
+                seen.add("earlier copy")
+                state = kept.pop(0)  # an earlier copy, played on from where it was
+    assert seen >= ({"together"} if name == "fisheatfish" else {"chance", "turn", "earlier copy"}), seen

@@ -89,13 +89,51 @@ class _Shared:
 
 
 class _Box:
-    """A fishrules state inside an OpenSpiel state: copied with `clone()`, pickled as its history."""
+    """A fishrules state inside an OpenSpiel state: copied with `clone()`, pickled as its history.
+
+    It keeps what OpenSpiel asks for again and again of one position, each kept with the state
+    and the history's length it was worked out at (a state moves on in place; a refused joint
+    move puts another state in the box): the events each player saw (an information state string
+    is everything the player saw, asked for at every step: rendered afresh, that made a game's
+    strings cost the square of its length), and the texts of a chance node's outcomes by id."""
 
     def __init__(self, shared: _Shared, state: State):
         self.shared, self.state = shared, state
+        self.seen: dict = {}  # player (None: the public) -> (state, history length, the events they saw)
+        self.chance_texts: Optional[tuple] = None  # (state, history length, {id: text})
 
     def __deepcopy__(self, memo: dict) -> "_Box":
-        return _Box(self.shared, self.state.clone())
+        box = _Box(self.shared, self.state.clone())
+        n = len(self.state.history)
+        # the events seen so far are the copy's too (lists are never changed in place, only replaced)
+        box.seen = {who: (box.state, k, events) for who, (s, k, events) in self.seen.items() if s is self.state and k <= n}
+        return box
+
+    def events_for(self, who: Optional[int]) -> list:
+        """`state.events_for(who)`, rendering only the events since it was last asked for.  Once
+        the state waits at a history of length k, no event with `after` <= k is added any more
+        (what the next action causes is numbered after it)."""
+        s = self.state
+        n = len(s.history)
+        got = self.seen.get(who)
+        if got is not None and got[0] is s and got[1] <= n:
+            events = got[2] + s.events_for(who, got[1]) if got[1] < n else got[2]
+        else:
+            events = s.events_for(who)
+        self.seen[who] = (s, n, events)
+        return events
+
+    def chance_text(self, action: int) -> Optional[str]:
+        """The text of chance outcome `action` at this chance node (None: not one of them)."""
+        s = self.state
+        n = len(s.history)
+        got = self.chance_texts
+        if got is None or got[0] is not s or got[1] != n:
+            texts: dict = {}
+            for i, a in zip(s.legal_action_ids(), s.legal_actions()):
+                texts.setdefault(i, a.text)
+            got = self.chance_texts = (s, n, texts)
+        return got[2].get(action)
 
     def __reduce__(self) -> tuple:
         return (_unbox, (self.shared, list(self.state.history)))
@@ -238,9 +276,9 @@ class FishrulesState(pyspiel.State):
         s, space = self._box.state, self._box.shared.space
         if player == pyspiel.PlayerId.CHANCE:
             if s.current == CHANCE:
-                for a, i in zip(s.legal_actions(), s.legal_action_ids()):
-                    if i == action:
-                        return a.text
+                text = self._box.chance_text(int(action))
+                if text is not None:
+                    return text
             return space.chance_text(int(action))
         try:
             return space.text(int(action))
@@ -320,7 +358,7 @@ class Observer:
         s = state._box.state
         who = self._who(player)
         if self._recall:  # all the player saw, in order: the history and the events
-            return f"p{player} " + json.dumps([s.history_for(who), s.events_for(who)], separators=(",", ":"))
+            return f"p{player} " + json.dumps([s.history_for(who), state._box.events_for(who)], separators=(",", ":"))
         view = s.view(who)
         view.pop("history", None)
         return json.dumps(view, sort_keys=True, separators=(",", ":"))
