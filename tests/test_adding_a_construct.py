@@ -7,7 +7,8 @@ docs/language.md's tables that starts with its keyword.  For every checked state
 subclass): a checker visitor that builds it, the kernel's lowering (`s_<Model>`) and, while
 `compiler/` exists, the engine's block writer.  And the modules that name a statement's model class
 are exactly the ones the page's table lists: a module that starts naming one is a new place to
-touch, which the page (and issue 32's target of at most 8) must hear of.
+touch, which the page (and issue 32's target of at most 8) must hear of.  Expression kinds are
+held the same way, more loosely (the kernel lowers them by what they give, not by one visitor).
 """
 
 from __future__ import annotations
@@ -204,3 +205,30 @@ def test_the_page_lists_each_place_in_pipeline_order():
         assert (SRC / f).exists() or (ROOT / f).exists() or (SRC / f.rstrip("/")).is_dir(), f
     # every module the table of namers lists is one of the places to touch
     assert set(documented_namers()) - {"analysis.py", "bounds.py", "api.py", "adapters/__init__.py"} <= set(files)
+
+
+# ---- expressions: the same path, held more loosely ----------------------------------------------
+
+def expr_classes(rel: str) -> list[str]:
+    return [c.name for c in _tree(rel).body
+            if isinstance(c, ast.ClassDef) and any(isinstance(b, ast.Name) and b.id == "Expr" for b in c.bases)]
+
+
+SYNTAX_EXPR = expr_classes("nodes.py")
+MODEL_EXPR = expr_classes("model.py")
+
+
+def test_each_expression_kind_is_built_checked_unparsed_and_lowered():
+    assert len(SYNTAX_EXPR) >= 20 and len(MODEL_EXPR) >= 20
+    builders, checker, unparse = tree_builders(), methods("checker/expressions.py"), methods("explain.py")
+    for kind in SYNTAX_EXPR:
+        assert builders.get(kind), f"syntax/tree.py builds no nodes.{kind}"
+        assert f"visit_{kind}" in checker, f"checker/expressions.py has no visit_{kind}"
+        assert f"visit_{kind}" in unparse, f"explain.py cannot print nodes.{kind} back (no visit_{kind})"
+    # the kernel lowers an expression by what it gives (`x_` a value, `s_` a stream, `b_` a buffer,
+    # or a case of its own): each kind must at least be named there
+    lowered = naming(SRC / "kernel" / "lower_expr.py", MODEL_EXPR)
+    assert set(MODEL_EXPR) <= lowered, f"kernel/lower_expr.py never names {sorted(set(MODEL_EXPR) - lowered)}"
+    if (SRC / "compiler" / "expressions.py").exists():  # the engine's program, until issue 32's step 6
+        writer = methods("compiler/expressions.py")
+        assert not [k for k in MODEL_EXPR if f"visit_{k}" not in writer]
