@@ -29,13 +29,15 @@ from __future__ import annotations
 
 from typing import Any, Optional, Union
 
-from ..runtime import SIMULTANEOUS, Action, State, play_move
+from ..runtime import CHANCE, SIMULTANEOUS, Action, State, play_move
 from ..runtime.fields import Fields
-from ..forms import parse_seat
+from .. import reasons
+from ..errors import IllegalAction
+from ..forms import forms_of, parse_seat
 from ..limits import MAX_ACTION_TEXT
 from ..runtime.text import check_seat
 from .abi import CUR_OVER as _CUR_OVER, CUR_SIMUL as _CUR_SIMUL, FAULT_CAPACITY, FAULT_STUCK, H_CUR as _H_CUR
-from .abi import H_WORK as _H_WORK
+from .abi import H_SITE as _H_SITE, H_WORK as _H_WORK
 from .pyruntime import KFault
 from .record import KRecord, Recorder, events_for
 from .views import Sight
@@ -211,6 +213,10 @@ class KState(State):
             # listed, but a player chooses once.
             found = self._listed_for(action)
             if found is None:
+                if self._ks is not None:
+                    refused = self._refusal(action)
+                    if refused is not None:
+                        raise refused
                 return self._as_state().apply(action)
             where, i = _K_MOVE_GET(found)
             kernel, records, actor = where[0], where[1], where[2]
@@ -296,6 +302,57 @@ class KState(State):
         if by_text is None:
             by_text = got[4][_BY_TEXT] = {a.text: a for a in got[2]}
         return by_text.get(text)
+
+    def _refusal(self, action: Any) -> Optional[IllegalAction]:
+        """The engine's refusal of `action` (not one of the legal actions here) where the kernel's
+        position says it alone: a text too long, at the game's end, with no chooser or one not
+        choosing at a simultaneous decision, or whose first word is no action offered now; a
+        KAction of another game or player.  None where the engine must read it (its values and the
+        rules: step 4b's next part)."""
+        ks = self._ks
+        S = ks[_S]
+        cur = S[_H_CUR]
+        player: Optional[int]
+        if isinstance(action, str):
+            if len(action) > MAX_ACTION_TEXT:
+                return reasons.too_long(action)
+            text = " ".join(action.split())
+            if cur == _CUR_OVER:
+                return reasons.game_over(text)
+            player = None
+            if cur == _CUR_SIMUL:
+                head, sep, rest = text.partition(":")
+                player = parse_seat(head.strip()) if sep else None
+                if player is None:
+                    return reasons.say_who(text, self.waiting)
+                rest = " ".join(rest.split())
+        elif type(action) is KAction:
+            # as the engine's `_check_action_object`, then its text read as a text is
+            where = _K_MOVE_GET(action)[0]
+            text = action.text
+            if where[0] is not ks[_KERNEL] and where[4].identity != self.prog.identity:
+                return reasons.other_game(text)
+            if cur == _CUR_OVER:
+                return reasons.game_over(text)
+            refused = reasons.wrong_actor(text, where[2], self.current, CHANCE, SIMULTANEOUS)
+            if refused is not None:
+                return refused
+            player, rest = where[2], text.split(": ", 1)[-1]
+        else:
+            return None
+        if cur == _CUR_SIMUL:
+            waiting = self.waiting
+            if player not in waiting:
+                choosing = ks[_KERNEL].backend.who_together(S)
+                return reasons.not_choosing(text, player, choosing, _SLOTS["n"].__get__(self), waiting)
+            actor, text = player, rest  # the engine reads what follows the name
+        elif cur >= 0:
+            actor = cur
+        else:
+            return None
+        kp = ks[_KERNEL].program
+        offered = list(dict.fromkeys(kp.action_names[a] for a in kp.sites[S[_H_SITE]].actions))
+        return reasons.unknown_word(text, actor, offered, forms_of(kp.model).actions)
 
     def scores(self) -> list[int]:
         ks = self._ks
