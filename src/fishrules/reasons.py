@@ -78,3 +78,18 @@ def wrong_actor(text: str, player: Optional[int], cur: Any, chance: Any, togethe
 
 def other_game(text: str) -> IllegalAction:
     return IllegalAction(text, "this action belongs to another game")
+
+
+def needs(text: str, action: str, param: Any) -> IllegalAction:
+    """No token left for parameter `param` (its `ParamForm`) of `action`."""
+    return IllegalAction(text, f"`{action}` needs {param.describe} for `{param.name}`")
+
+
+def takes(text: str, param: Any, shown: str) -> IllegalAction:
+    """A token that writes no value of parameter `param` at all (`shown`: the token, shortened)."""
+    return IllegalAction(text, f"`{param.name}` takes {param.describe}, not {shown}")
+
+
+def too_many(text: str, action: str, params: list) -> IllegalAction:
+    """Words left after every parameter of `action` (named in `params`) has its value."""
+    return IllegalAction(text, f"too many words: `{action}` takes {', '.join(params) or 'nothing more'}")

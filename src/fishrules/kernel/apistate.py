@@ -35,7 +35,7 @@ from .. import reasons
 from ..errors import IllegalAction
 from ..forms import forms_of, parse_seat
 from ..limits import MAX_ACTION_TEXT
-from ..runtime.text import check_seat
+from ..runtime.text import check_seat, short
 from .abi import CUR_OVER as _CUR_OVER, CUR_SIMUL as _CUR_SIMUL, FAULT_CAPACITY, FAULT_STUCK, H_CUR as _H_CUR
 from .abi import H_SITE as _H_SITE, H_WORK as _H_WORK
 from .pyruntime import KFault
@@ -306,8 +306,9 @@ class KState(State):
     def _refusal(self, action: Any) -> Optional[IllegalAction]:
         """The engine's refusal of `action` (not one of the legal actions here) where the kernel's
         position says it alone: a text too long, at the game's end, with no chooser or one not
-        choosing at a simultaneous decision, or whose first word is no action offered now; a
-        KAction of another game or player.  None where the engine must read it (its values and the
+        choosing at a simultaneous decision, whose first word is no action offered now, with no
+        token for the first parameter, one that writes no value of it at all, or words after an
+        action that takes none; a KAction of another game or player.  None where the engine must read it (its values and the
         rules: step 4b's next part)."""
         ks = self._ks
         S = ks[_S]
@@ -352,7 +353,24 @@ class KState(State):
             return None
         kp = ks[_KERNEL].program
         offered = list(dict.fromkeys(kp.action_names[a] for a in kp.sites[S[_H_SITE]].actions))
-        return reasons.unknown_word(text, actor, offered, forms_of(kp.model).actions)
+        forms = forms_of(kp.model).actions
+        refused = reasons.unknown_word(text, actor, offered, forms)
+        if refused is not None:
+            return refused
+        # An offered action: what its first parameter's token says before any value is looked
+        # for among the possible ones (the engine reads them in order, each against what is
+        # possible given the earlier ones: past the first, that is the rules' to say)
+        words = text.split()
+        form = forms[words[0]]
+        toks = words[1:]
+        if not form.params:
+            return reasons.too_many(text, form.name, []) if toks else None
+        first = form.params[0]
+        if not toks:
+            return reasons.needs(text, form.name, first)
+        if first.kind in ("number", "one of") and form.parse_token(0, toks[0]) is None:
+            return reasons.takes(text, first, short(toks[0]))
+        return None
 
     def scores(self) -> list[int]:
         ks = self._ks

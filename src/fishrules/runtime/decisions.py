@@ -631,7 +631,7 @@ class Decisions(Chance):
             if p.kind == "some":
                 take, toks = toks, []
                 if not take:
-                    raise IllegalAction(text, f"`{ap.name}` needs {f.describe} for `{p.name}`")
+                    raise reasons.needs(text, ap.name, f)
                 elements = list(p.elements(self, L))
                 order = {v: i for i, v in enumerate(elements)}
                 vals = []
@@ -645,13 +645,13 @@ class Decisions(Chance):
                 value: Any = tuple(sorted(vals, key=order.__getitem__))
             else:
                 if not toks:
-                    raise IllegalAction(text, f"`{ap.name}` needs {f.describe} for `{p.name}`")
+                    raise reasons.needs(text, ap.name, f)
                 tok, toks = toks[0], toks[1:]
                 dom = list(p.domain(self, L))
                 value = next((v for v in dom if f.render(v) == tok), None)
                 if value is None:
                     if form.parse_token(i, tok) is None:
-                        raise IllegalAction(text, f"`{p.name}` takes {f.describe}, not {short(tok)}")
+                        raise reasons.takes(text, f, short(tok))
                     if isinstance(info, SimulPause):
                         # The text names the chooser, but anybody may have sent it: a refusal
                         # here lists nothing a player may be keeping secret.
@@ -664,8 +664,7 @@ class Decisions(Chance):
                     raise IllegalAction(text, f"{short(tok)} is not a possible `{p.name}` now ({_listed(possible)})")
             L[p.slot] = value
         if toks:
-            takes = ", ".join(p.name for p in ap.params) or "nothing more"
-            raise IllegalAction(text, f"too many words: `{ap.name}` takes {takes}")
+            raise reasons.too_many(text, ap.name, [p.name for p in ap.params])
         canonical = form.render(tuple(L[p.slot] for p in ap.params))
         for name, span, test in ap.requires:
             if not test(self, L):
