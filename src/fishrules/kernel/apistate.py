@@ -2,7 +2,8 @@
 
 `KState` is a `State` (the same class to every caller, `isinstance` included) whose hot path runs
 on the native kernel: `current`, `is_over`, `waiting`, `legal_actions()`, `apply()` of one of its
-own legal actions, `scores()`, `winners()` and `clone()`.  A legal action is the kernel's move,
+own legal actions (or of its text, as the engine writes it, or of a `KAction` of another position
+naming one of them), `scores()`, `winners()` and `clone()`.  A legal action is the kernel's move,
 read into an `Action` only when somebody looks at it (`KAction`); the state keeps the moves it
 applied.  What a seat sees comes from the position too: `observation(player)` (kernel/views.py
 reads the floats of the observation layout straight from the kernel's array), and the ids of the
@@ -11,7 +12,8 @@ record (kernel/record.py): `history`, `redact`, `history_for`, `events_for` and 
 are the engine's record kept by the kernel's own trace, worked out when first asked for (the moves
 applied since the last record played again on a copy of that position with the trace kept; a
 state that only decides and applies records nothing).  The moment anything else of the state is
-asked for (JSON, a determinization, an action given as text, equality, the phases by name, any of
+asked for (JSON, a determinization, a text that is not one of the legal actions' texts (written
+otherwise, or refused: the engine says why), equality, the phases by name, any of
 the engine's fields), or a record the kernel cannot keep (`Recorder.can`), it becomes a plain
 `State`: the engine's machine replays its actions (chance comes out the same from the same seed)
 and the state goes on as the engine's from there.  So a loop that decides, applies and shows each
@@ -27,11 +29,15 @@ from __future__ import annotations
 
 from typing import Any, Optional, Union
 
-from ..runtime import SIMULTANEOUS, Action, State, play_move
+from ..runtime import CHANCE, SIMULTANEOUS, Action, State, play_move
 from ..runtime.fields import Fields
-from ..runtime.text import check_seat
+from .. import reasons
+from ..errors import IllegalAction
+from ..forms import forms_of, parse_seat
+from ..limits import MAX_ACTION_TEXT
+from ..runtime.text import check_seat, short
 from .abi import CUR_OVER as _CUR_OVER, CUR_SIMUL as _CUR_SIMUL, FAULT_CAPACITY, FAULT_STUCK, H_CUR as _H_CUR
-from .abi import H_WORK as _H_WORK
+from .abi import H_SITE as _H_SITE, H_WORK as _H_WORK
 from .pyruntime import KFault
 from .record import KRecord, Recorder, events_for
 from .views import Sight
@@ -53,6 +59,9 @@ _OWN = ("game", "prog", "n", "seed", "manual", "_ks")
 _KEPT = ("redact",)
 #: how many lists of legal actions a kernel keeps for the positions to share (all dropped when full)
 _SHARED_LISTS = 4096
+#: the key of a shared legal list's actions by text, among what is kept with it (beside the ids of
+#: its actions by action space)
+_BY_TEXT = object()
 #: how many moves' action ids a kernel keeps, for each action space (all dropped when full)
 _SHARED_IDS = 1 << 16
 
@@ -166,7 +175,9 @@ class KState(State):
                     a = new(KAction)
                     put(a, (where, i))
                     append(a)
-                listed = (actions, where, {})  # (the list's ids, by action space: `ids_on_kernel`)
+                # (what is kept with the list: its ids by action space, `ids_on_kernel`, and its
+                # actions by their text under _BY_TEXT, `_listed_for`)
+                listed = (actions, where, {})
                 if shared is not None:
                     if len(shared) >= _SHARED_LISTS:
                         # Full.  Sharing goes on only where it paid: where most positions found
@@ -187,17 +198,29 @@ class KState(State):
         ks = self._ks
         if ks is None:  # `state.apply(bot.choose(state, p))`: bound before the bot made it a State
             return State.apply(self, action)
-        if type(action) is not KAction:
-            return self._as_state().apply(action)  # a text, or an action of another position
-        where, i = _K_MOVE_GET(action)
-        kernel, records, actor = where[0], where[1], where[2]
         legal = ks[_LEGAL]
-        got = legal.get(actor)
-        if kernel is not ks[_KERNEL] or got is None or got[3] is not where or actor in ks[_PENDING]:
-            # Not a legal action of a player the game waits for: the engine refuses it (its own
-            # words: "p0 has chosen already", say) or plays it.  A simultaneous choice keeps its
-            # chooser's list listed, but a player chooses once.
-            return self._as_state().apply(action)
+        if type(action) is KAction:
+            where, i = _K_MOVE_GET(action)
+            kernel, records, actor = where[0], where[1], where[2]
+            got = legal.get(actor)
+            here = kernel is ks[_KERNEL] and got is not None and got[3] is where and actor not in ks[_PENDING]
+        else:
+            here = False
+        if not here:
+            # A text, or an action of another position: the engine reads it (and refuses it in its
+            # own words: "p0 has chosen already", say) unless it is, as the engine would find it,
+            # one of the legal actions here.  A simultaneous choice keeps its chooser's list
+            # listed, but a player chooses once.
+            found = self._listed_for(action)
+            if found is None:
+                if self._ks is not None:
+                    refused = self._refusal(action)
+                    if refused is not None:
+                        raise refused
+                return self._as_state().apply(action)
+            where, i = _K_MOVE_GET(found)
+            kernel, records, actor = where[0], where[1], where[2]
+            legal = ks[_LEGAL]
         S = ks[_S]
         be = kernel.backend
         applied, pending = ks[_APPLIED], ks[_PENDING]
@@ -234,6 +257,120 @@ class KState(State):
             ks[_LEGAL] = legal
             return play_move(self._as_state(), kernel.boundary.move(be.decode(records, i), together))
         return self
+
+    def _listed_for(self, action: Any) -> Optional[KAction]:
+        """The action of this position's legal lists that the engine's `apply` takes for `action`
+        (a text, or a `KAction` of another position of this game), found by its text exactly as the
+        engine finds it (`_apply_text`, `_commit`: the text written canonically, of the player to
+        act or of one still choosing); None where the engine must read it (a text written
+        otherwise, or one it refuses, with the reason; an action of another player or game, or not
+        a KAction)."""
+        ks = self._ks
+        cur = ks[_S][_H_CUR]
+        if isinstance(action, str):
+            if len(action) > MAX_ACTION_TEXT:
+                return None
+            text = " ".join(action.split())
+            if cur >= 0:
+                actor = cur
+            elif cur == _CUR_SIMUL:
+                head, sep, rest = text.partition(":")
+                actor = parse_seat(head.strip()) if sep else None
+                if actor is None or actor not in self.waiting:
+                    return None
+                text = f"p{actor}: " + " ".join(rest.split())
+            else:
+                return None
+        elif type(action) is KAction and cur >= 0:
+            # of this game (its kernel's), for the player to act: what the engine's
+            # `_check_action_object` asks of an action of another position (the engine's own
+            # Action objects it reads itself)
+            where = _K_MOVE_GET(action)[0]
+            if where[0] is not ks[_KERNEL] or where[2] != cur:
+                return None
+            actor, text = cur, action.text
+        else:
+            return None
+        self.legal_actions(actor)
+        ks = self._ks
+        if ks is None:  # the kernel could not list them: the state is the engine's now
+            return None
+        got = ks[_LEGAL].get(actor)
+        if got is None or got[4] is None:
+            return None
+        by_text = got[4].get(_BY_TEXT)
+        if by_text is None:
+            by_text = got[4][_BY_TEXT] = {a.text: a for a in got[2]}
+        return by_text.get(text)
+
+    def _refusal(self, action: Any) -> Optional[IllegalAction]:
+        """The engine's refusal of `action` (not one of the legal actions here) where the kernel's
+        position says it alone: a text too long, at the game's end, with no chooser or one not
+        choosing at a simultaneous decision, whose first word is no action offered now, with no
+        token for the first parameter, one that writes no value of it at all, or words after an
+        action that takes none; a KAction of another game or player.  None where the engine must read it (its values and the
+        rules: step 4b's next part)."""
+        ks = self._ks
+        S = ks[_S]
+        cur = S[_H_CUR]
+        player: Optional[int]
+        if isinstance(action, str):
+            if len(action) > MAX_ACTION_TEXT:
+                return reasons.too_long(action)
+            text = " ".join(action.split())
+            if cur == _CUR_OVER:
+                return reasons.game_over(text)
+            player = None
+            if cur == _CUR_SIMUL:
+                head, sep, rest = text.partition(":")
+                player = parse_seat(head.strip()) if sep else None
+                if player is None:
+                    return reasons.say_who(text, self.waiting)
+                rest = " ".join(rest.split())
+        elif type(action) is KAction:
+            # as the engine's `_check_action_object`, then its text read as a text is
+            where = _K_MOVE_GET(action)[0]
+            text = action.text
+            if where[0] is not ks[_KERNEL] and where[4].identity != self.prog.identity:
+                return reasons.other_game(text)
+            if cur == _CUR_OVER:
+                return reasons.game_over(text)
+            refused = reasons.wrong_actor(text, where[2], self.current, CHANCE, SIMULTANEOUS)
+            if refused is not None:
+                return refused
+            player, rest = where[2], text.split(": ", 1)[-1]
+        else:
+            return None
+        if cur == _CUR_SIMUL:
+            waiting = self.waiting
+            if player not in waiting:
+                choosing = ks[_KERNEL].backend.who_together(S)
+                return reasons.not_choosing(text, player, choosing, _SLOTS["n"].__get__(self), waiting)
+            actor, text = player, rest  # the engine reads what follows the name
+        elif cur >= 0:
+            actor = cur
+        else:
+            return None
+        kp = ks[_KERNEL].program
+        offered = list(dict.fromkeys(kp.action_names[a] for a in kp.sites[S[_H_SITE]].actions))
+        forms = forms_of(kp.model).actions
+        refused = reasons.unknown_word(text, actor, offered, forms)
+        if refused is not None:
+            return refused
+        # An offered action: what its first parameter's token says before any value is looked
+        # for among the possible ones (the engine reads them in order, each against what is
+        # possible given the earlier ones: past the first, that is the rules' to say)
+        words = text.split()
+        form = forms[words[0]]
+        toks = words[1:]
+        if not form.params:
+            return reasons.too_many(text, form.name, []) if toks else None
+        first = form.params[0]
+        if not toks:
+            return reasons.needs(text, form.name, first)
+        if first.kind in ("number", "one of") and form.parse_token(0, toks[0]) is None:
+            return reasons.takes(text, first, short(toks[0]))
+        return None
 
     def scores(self) -> list[int]:
         ks = self._ks

@@ -23,6 +23,7 @@ from typing import Any, NamedTuple, Optional, Self, Union
 
 from ..compiler import CHANCE, MEMO_LIMIT, MEMO_MIN_HITS, MEMO_TRIAL, SIMULTANEOUS, DrawPause, RollPause, SimulPause
 from ..errors import Diagnostic, FishrulesError, IllegalAction, OptionError, RuleError
+from .. import reasons
 from ..forms import forms_of, parse_seat
 from ..limits import MAX_ACTION_TEXT
 from .chance import Chance
@@ -366,12 +367,12 @@ class Decisions(Chance):
             text = action.text
         elif isinstance(action, str):
             if len(action) > MAX_ACTION_TEXT:
-                raise IllegalAction(action[:40] + "…", f"an action text is at most {MAX_ACTION_TEXT:,} characters")
+                raise reasons.too_long(action)
             text = _normalize(action)
         else:
-            raise IllegalAction(repr(action)[:60], "an action is an Action or its text")
+            raise reasons.not_an_action(action)
         if self.cur is None:
-            raise IllegalAction(text, "the game is over")
+            raise reasons.game_over(text)
         snap = self._snapshot()
         self._work = 0
         try:
@@ -392,19 +393,13 @@ class Decisions(Chance):
         game and for somebody who may act now."""
         prog = a._prog
         if prog is not None and prog is not self.prog and prog.identity != self.prog.identity:
-            raise IllegalAction(a.text, "this action belongs to another game")
+            raise reasons.other_game(a.text)
         cur = self.cur
         if cur is None:
             return
-        if cur == CHANCE:
-            if a.player is not None:
-                raise IllegalAction(a.text, f"this is p{a.player}'s action, but chance is to play now")
-        elif cur == SIMULTANEOUS:
-            if a.player is None:
-                raise IllegalAction(a.text, "this is a chance outcome, but players are choosing now")
-        elif a.player != cur:
-            whose = "a chance outcome" if a.player is None else f"p{a.player}'s action"
-            raise IllegalAction(a.text, f"this is {whose}, but p{cur} is to act")
+        refused = reasons.wrong_actor(a.text, a.player, cur, CHANCE, SIMULTANEOUS)
+        if refused is not None:
+            raise refused
 
     def _apply_text(self, action, text: str) -> None:
         cur = self.cur
@@ -446,19 +441,11 @@ class Decisions(Chance):
             head, sep, rest = text.partition(":")
             player = parse_seat(head.strip()) if sep else None
             if player is None:
-                who = ", ".join(f"p{p}" for p in waiting)
-                raise IllegalAction(text, f"several players choose at once here: say who, as in 'p{waiting[0]}: …' "
-                                          f"(waiting for {who})")
+                raise reasons.say_who(text, waiting)
             rest = " ".join(rest.split())
         if player not in waiting:
             fr, info = self._pause()
-            if player in fr[2][info.slot]:
-                why = "has chosen already"
-            elif 0 <= player < self.n:
-                why = "is not choosing now"
-            else:
-                why = f"is not in this game (there are {self.n} players)"
-            raise IllegalAction(text, f"p{player} {why}; waiting for " + ", ".join(f"p{p}" for p in waiting))
+            raise reasons.not_choosing(text, player, fr[2][info.slot], self.n, waiting)
         fr, info = self._pause()
         by_text = self._enumerate_for(info, player).by_text()
         prefix = f"p{player}: "
@@ -631,16 +618,11 @@ class Decisions(Chance):
             actor = fr[2][info.slot]
         actions = info.actions
         offered = {ap.name: ap for ap in actions}
+        refused = reasons.unknown_word(text, actor, list(offered), forms_of(self.game.model).actions)
+        if refused is not None:
+            raise refused
         words = text.split()
-        who = f"p{actor}"
-        choices = " or ".join(offered)
-        if not words:
-            raise IllegalAction(text, f"no action given; {who} chooses {choices}")
-        ap = offered.get(words[0])
-        if ap is None:
-            if words[0] in forms_of(self.game.model).actions:
-                raise IllegalAction(text, f"`{words[0]}` is not offered now; {who} chooses {choices}")
-            raise IllegalAction(text, f"there is no action `{words[0]}`; {who} chooses {choices}")
+        ap = offered[words[0]]
         form = ap.form  # how its values are written and read (the engine's `ap` says what they may be)
         L: list = [None] * ap.nlocals
         L[0] = actor
@@ -649,7 +631,7 @@ class Decisions(Chance):
             if p.kind == "some":
                 take, toks = toks, []
                 if not take:
-                    raise IllegalAction(text, f"`{ap.name}` needs {f.describe} for `{p.name}`")
+                    raise reasons.needs(text, ap.name, f)
                 elements = list(p.elements(self, L))
                 order = {v: i for i, v in enumerate(elements)}
                 vals = []
@@ -663,13 +645,13 @@ class Decisions(Chance):
                 value: Any = tuple(sorted(vals, key=order.__getitem__))
             else:
                 if not toks:
-                    raise IllegalAction(text, f"`{ap.name}` needs {f.describe} for `{p.name}`")
+                    raise reasons.needs(text, ap.name, f)
                 tok, toks = toks[0], toks[1:]
                 dom = list(p.domain(self, L))
                 value = next((v for v in dom if f.render(v) == tok), None)
                 if value is None:
                     if form.parse_token(i, tok) is None:
-                        raise IllegalAction(text, f"`{p.name}` takes {f.describe}, not {short(tok)}")
+                        raise reasons.takes(text, f, short(tok))
                     if isinstance(info, SimulPause):
                         # The text names the chooser, but anybody may have sent it: a refusal
                         # here lists nothing a player may be keeping secret.
@@ -682,8 +664,7 @@ class Decisions(Chance):
                     raise IllegalAction(text, f"{short(tok)} is not a possible `{p.name}` now ({_listed(possible)})")
             L[p.slot] = value
         if toks:
-            takes = ", ".join(p.name for p in ap.params) or "nothing more"
-            raise IllegalAction(text, f"too many words: `{ap.name}` takes {takes}")
+            raise reasons.too_many(text, ap.name, [p.name for p in ap.params])
         canonical = form.render(tuple(L[p.slot] for p in ap.params))
         for name, span, test in ap.requires:
             if not test(self, L):
