@@ -73,7 +73,7 @@ game players extends option number from to yes or no player list of numbers one 
 cards tiles tokens in and x each has the secret hidden internal public seen by define board circles line phase
 for action some a score winners variant replace rule remove add before after at start end set subtract clear
 roll all play again chooses secretly nothing require move draw shuffle reveal unavailable face up down if
-otherwise repeat times while until other than starting going where when is broken highest lowest not every any
+otherwise then repeat times while until other than starting going where when is broken highest lowest not every any
 shows showing your left right nobody you it presentation value attribute log about out
 """.split()))
 
