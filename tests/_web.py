@@ -17,6 +17,8 @@ import urllib.request
 from pathlib import Path
 from typing import Iterator, Optional
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 #: Chromium stalls on refused connections without these (no network here but loopback).
@@ -341,6 +343,18 @@ def serve_for_pages(tmp_path_factory) -> Iterator[Server]:
     s = Server(db, "--bot-delay", "0", "--bot-iterations", "5", "--seed", "100", *SAME_PRIORITY).start()
     yield s
     s.stop()
+
+
+# The two fixtures of a module of browser tests (each module imports them: `from ._web import
+# browser, server`): one Chromium and one server for all of its tests.
+@pytest.fixture(scope="module")
+def browser():
+    yield from open_browser()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    yield from serve_for_pages(tmp_path_factory)
 
 
 def person(browser, server, path="/"):

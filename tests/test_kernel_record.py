@@ -208,12 +208,7 @@ def test_a_record_asked_for_now_and_then_is_the_same():
 
 
 def traced(be, rc, rec, n: int, run, *args) -> None:
-    be.trace_on()
-    try:
-        run(*args)
-    finally:
-        trace = be.trace_off()
-    rc.absorb(rec, trace, n)
+    rc.traced(be, rec, n, run, *args)
 
 
 def drive(g, players: int, seed: int):

@@ -23,8 +23,8 @@ pytest.importorskip("playwright.sync_api")
 import fishrules
 from fishrules.web.render import TableInfo, frame_json
 
-from ._web import (CHROMIUM, GAMES, SHOTS, WHOLE_GAME_FILES, open_browser, play_through_pages, serve_for_pages,
-                   steps_of)
+from ._web import browser, server  # noqa: F401 (the module's fixtures)
+from ._web import CHROMIUM, GAMES, SHOTS, WHOLE_GAME_FILES, play_through_pages, steps_of
 from ._web import house_table as _house_table
 from ._web import person as _person
 from ._web import set_up as _set_up
@@ -32,16 +32,6 @@ from ._web import table_log as _log
 
 if not os.path.exists(CHROMIUM):  # pragma: no cover - `make test` installs Debian's chromium
     pytest.skip("no Chromium (Debian's chromium package) on this machine", allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from open_browser()
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    yield from serve_for_pages(tmp_path_factory)
 
 
 def _check_every_frame(person, seat, game, log, names, kinds, variant=None):

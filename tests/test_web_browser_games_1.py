@@ -11,21 +11,12 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("playwright.sync_api")
 
-from ._web import (CHROMIUM, GAMES, SHOTS, WAIT, Person, a_whole_game_in_the_page, games, house_table, open_browser,
-                   person, serve_for_pages, set_up)
+from ._web import browser, server  # noqa: F401 (the module's fixtures)
+from ._web import (CHROMIUM, GAMES, SHOTS, WAIT, Person, a_whole_game_in_the_page, games, house_table,
+                   person, set_up)
 
 if not os.path.exists(CHROMIUM):  # pragma: no cover - `make test` installs Debian's chromium
     pytest.skip("no Chromium (Debian's chromium package) on this machine", allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from open_browser()
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    yield from serve_for_pages(tmp_path_factory)
 
 
 @pytest.mark.parametrize("name,players,seats,options", games(__file__))

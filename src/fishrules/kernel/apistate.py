@@ -556,12 +556,7 @@ class KState(State):
         n = _SLOTS["n"].__get__(self)
 
         def traced(run: Any, *args: Any) -> None:
-            be.trace_on()
-            try:
-                run(*args)
-            finally:
-                trace = be.trace_off()
-            rc.absorb(rec, trace, n)
+            rc.traced(be, rec, n, run, *args)
 
         if base is None:
             rec = KRecord()
