@@ -304,13 +304,7 @@ def test_a_card_a_seat_may_not_see_does_not_change_its_record(name, backend):
         else:
             rc.move(R, moves[0], False)
             run, args = be.play, (T, moves[0])
-        be.trace_on()
-        try:
-            run(*args)
-        finally:
-            trace = be.trace_off()
-        rc.absorb(R, trace, players)
-        return trace
+        return rc.traced(be, R, players, run, *args)
 
     for seed in range(8):
         S = be.new(players, opts, seed)

@@ -219,15 +219,17 @@ class Recorder:
             kept.append((i, text, audience))
         rec.redact = tuple(kept)
 
-    def traced(self, be: Any, rec: KRecord, n: int, run: Callable, *args: Any) -> None:
+    def traced(self, be: Any, rec: KRecord, n: int, run: Callable, *args: Any) -> list:
         """`run(*args)` on backend `be` with the trace kept, its records into `rec` (`n`: the
-        game's players).  A call that fails leaves no trace (the backend rewinds it)."""
+        game's players); the trace, for a caller that reads it too.  A call that fails leaves no
+        trace (the backend rewinds it)."""
         be.trace_on()
         try:
             run(*args)
         finally:
             trace = be.trace_off()
         self.absorb(rec, trace, n)
+        return trace
 
     def absorb(self, rec: KRecord, trace: list, n: int) -> None:
         """The records of a trace, into the history and the events (`n`: the game's players)."""
