@@ -672,27 +672,38 @@ def _run_compiler(args: list[str], cwd: str, pass_fds: tuple) -> None:
     process is interrupted: the driver's children (cc1, as, ld) go with it, none runs on orphaned.
     Each is also limited to about COMPILE_TIMEOUT seconds of CPU, which holds even if this
     process is killed first (Linux)."""
+    # An interrupt (Ctrl-C) between starting the compiler and waiting for it must take the
+    # compiler along too: it is held back until the wait's `try` can kill the group.
+    mask = getattr(signal, "pthread_sigmask", None)
+    held = mask(signal.SIG_BLOCK, {signal.SIGINT}) if mask is not None else None
     try:
-        p = subprocess.Popen(args, cwd=cwd, pass_fds=pass_fds, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
-    except (OSError, ValueError) as exc:
-        raise NativeError(f"the C compiler could not be run ({exc})") from None
-    try:
-        import resource
+        try:
+            p = subprocess.Popen(args, cwd=cwd, pass_fds=pass_fds, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
+        except (OSError, ValueError) as exc:
+            raise NativeError(f"the C compiler could not be run ({exc})") from None
+        try:
+            try:
+                import resource
 
-        limit = int(COMPILE_TIMEOUT) + 5
-        resource.prlimit(p.pid, resource.RLIMIT_CPU, (limit, limit))
-    except (ImportError, AttributeError, OSError, ValueError):
-        pass
-    try:
-        out, err = p.communicate(timeout=COMPILE_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        _kill_group(p)
-        raise _Failed(f"the C compiler took more than {COMPILE_TIMEOUT} s (these rules are not compiled again "
-                      f"for {FAILURE_MEMORY // 60} minutes)") from None
-    except BaseException:
-        _kill_group(p)
-        raise
+                limit = int(COMPILE_TIMEOUT) + 5
+                resource.prlimit(p.pid, resource.RLIMIT_CPU, (limit, limit))
+            except (ImportError, AttributeError, OSError, ValueError):
+                pass
+            if mask is not None:
+                mask(signal.SIG_SETMASK, held)  # a held interrupt is raised here, inside this try
+                mask = None
+            out, err = p.communicate(timeout=COMPILE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            _kill_group(p)
+            raise _Failed(f"the C compiler took more than {COMPILE_TIMEOUT} s (these rules are not compiled again "
+                          f"for {FAILURE_MEMORY // 60} minutes)") from None
+        except BaseException:
+            _kill_group(p)
+            raise
+    finally:
+        if mask is not None:
+            mask(signal.SIG_SETMASK, held)
     if p.returncode != 0:
         first = [line[:200] for line in (err or out).strip().splitlines()[:3]]
         raise _Failed("the C compiler failed: " + " / ".join(first))
