@@ -219,11 +219,11 @@ def measure_heavy() -> dict:
         for what, text in HEAVY.items():
             game = fishrules.loads(text, name="heavy.fish", backend="python")
             try:
-                measured[what] = calls(game, python_kernel(game, MEASURING_BUDGET), 2, SEED, most=4)
+                measured[what] = calls(game, python_kernel(game, MEASURING_BUDGET), 2, SEED, most=3)
             except KFault as f:
                 measured[what] = f.code
             try:
-                calls(game, python_kernel(game, saved), 2, SEED, most=4)
+                calls(game, python_kernel(game, saved), 2, SEED, most=3)
                 faults[what] = 0
             except KFault as f:
                 faults[what] = f.code
