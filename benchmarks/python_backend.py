@@ -36,7 +36,6 @@ import cProfile
 import gc
 import itertools
 import json
-import os
 import pstats
 import random
 import sys
