@@ -4,6 +4,7 @@
     python benchmarks/bench.py                 # a few minutes, prints the table
     python benchmarks/bench.py --quick         # about a minute: shorter slices, noisier figures
     python benchmarks/bench.py --json out.json --markdown benchmarks/results.md
+    python benchmarks/bench.py --python-backend  # the engine against the Python kernel (python_backend.py)
 
 For each game, at the fewest and the most players its rules allow, whole random games in
 alternating slices of the same process: the hand-written baseline of benchmarks/baselines
@@ -709,7 +710,15 @@ def main(argv=None) -> int:
     ap.add_argument("--note", metavar="TEXT", help="a line to put at the top of the markdown page")
     ap.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES), metavar="GAME",
                     help="measure only these games (default: all five)")
+    ap.add_argument("--python-backend", action="store_true",
+                    help="instead of the table, the engine against the Python kernel (benchmarks/python_backend.py: "
+                         "issue 32's gate for backend=\"python\")")
     args = ap.parse_args(argv)
+    if args.python_backend:
+        from benchmarks.python_backend import main as python_backend
+
+        return python_backend((["--quick"] if args.quick else []) + ["--games", *args.games]
+                              + (["--json", args.json] if args.json else []))
     cfg = Settings(args.quick)
     began = perf()
     info = machine()
