@@ -12,12 +12,13 @@ player may know.  A playout keeps neither record.
 
 from __future__ import annotations
 
+import bisect
 import builtins
 from typing import Any, Optional
 
 from ..errors import OptionError
 from .machine import Machine
-from .text import _listify, check_seat
+from .text import _listify, check_seat, check_since
 
 
 class Log:
@@ -87,6 +88,19 @@ class Log:
             del self._beside[n:]
 
 
+def events_since(events: list, since: Optional[int]) -> list:
+    """The events that happened after the first `since` actions (all of them for None).  Events
+    are kept in the order they happened, so their counts of actions never go down: a client that
+    asks at every step for what its last action caused finds it without reading the whole game."""
+    if since is None or since < 0:
+        return events
+    return events[bisect.bisect_right(events, since, key=_after):]
+
+
+def _after(e: tuple) -> int:
+    return e[1]
+
+
 class Record(Machine):
     """The layer of `State` that keeps the record: history, events, and who may read each entry."""
 
@@ -144,17 +158,19 @@ class Record(Machine):
     @property
     def history(self) -> list[str]:
         """The canonical text of every action since the start, chance included: the full record,
-        for replays (never to be shown to a player: `history_for` is what a player may know)."""
+        for replays (never to be shown to a player: `history_for` is what a player may know).  A
+        new list at each call: changing it changes nothing of the state's, and it does not grow
+        as the game goes on."""
         if self._history is None:
             raise OptionError("this state was played out to its end by playout(): it keeps no history")
-        return self._history.list()
+        return list(self._history.list())
 
     def history_for(self, player: Optional[int]) -> list[str]:
         """The history as `player` may know it (None: a spectator).  `state.history` itself is the
         full record, for replays: never show it to a player."""
         if player is not None:
             check_seat(player, self.n)
-        hist = list(self.history)
+        hist = self.history
         for i, text, audience in self.redact:
             if player not in audience:
                 hist[i] = text
@@ -181,12 +197,12 @@ class Record(Machine):
         revealed and turned face down again within one action is here, though no view shows it."""
         if player is not None:
             check_seat(player, self.n)
+        check_since(since)
         out = []
-        for e in self.events.list() if self.events is not None else ():
-            if since is None or e[1] > since:
-                shown = self._render_event(e, player)
-                if shown is not None:
-                    out.append(shown)
+        for e in events_since(self.events.list() if self.events is not None else [], since):
+            shown = self._render_event(e, player)
+            if shown is not None:
+                out.append(shown)
         return out
 
     def _render_event(self, e: tuple, v: Optional[int]) -> Optional[dict]:

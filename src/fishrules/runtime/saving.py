@@ -49,7 +49,7 @@ class Saving(Decisions):
             "p": [_listify(tuple(r)) for r in self.p],
             "dice": list(self.dice),
             "stack": [[f[0], f[1], _listify(tuple(f[2]))] for f in self.stack],
-            "history": list(self.history),
+            "history": self.history,
             "redact": [[i, t, list(a)] for i, t, a in self.redact],
             "up": [i for i, u in enumerate(self.up) if u],
             "mixed": sorted(self.mixed),

@@ -24,6 +24,16 @@ def check_seat(player, n: int) -> None:
         raise OptionError(f"there is no player {short(player)} in this game of {n}")
 
 
+def check_since(since) -> None:
+    """Refuse a `since` of `events_for` that is no count of actions: None (everything) or a whole
+    number (a negative one counts as 0).  A bool, a float or a string is refused rather than
+    compared with each event's count (a string would raise Python's own TypeError there)."""
+    if since is not None and type(since) is not int:
+        from ..errors import OptionError
+
+        raise OptionError(f"`since` is a number of actions (a whole number) or None, not {short(since)}")
+
+
 def short(x) -> str:
     """A value from outside, shown in a message without flooding it (however deep it is nested)."""
     r = _REPR.repr(x)
