@@ -2,8 +2,10 @@
 
 `KState` is a `State` (the same class to every caller, `isinstance` included) whose hot path runs
 on the native kernel: `current`, `is_over`, `waiting`, `legal_actions()`, `apply()` of one of its
-own legal actions (or of its text, as the engine writes it, or of a `KAction` of another position
-naming one of them), `scores()`, `winners()` and `clone()`.  A legal action is the kernel's move,
+own legal actions, of any text or of a `KAction` of another position (read as the engine reads
+them, fishrules.reasons.read_action, against what the kernel says each parameter may be and which
+rule a move breaks: taken, a violation the rules accept included, or refused in the engine's
+words), `scores()`, `winners()` and `clone()`.  A legal action is the kernel's move,
 read into an `Action` only when somebody looks at it (`KAction`); the state keeps the moves it
 applied.  What a seat sees comes from the position too: `observation(player)` (kernel/views.py
 reads the floats of the observation layout straight from the kernel's array), and the ids of the
@@ -12,16 +14,15 @@ record (kernel/record.py): `history`, `redact`, `history_for`, `events_for` and 
 are the engine's record kept by the kernel's own trace, worked out when first asked for (the moves
 applied since the last record played again on a copy of that position with the trace kept; a
 state that only decides and applies records nothing).  The moment anything else of the state is
-asked for (JSON, a determinization, a text that is not one of the legal actions' texts (written
-otherwise, or refused: the engine says why), equality, the phases by name, any of
-the engine's fields), or a record the kernel cannot keep (`Recorder.can`), it becomes a plain
+asked for (JSON, a determinization, an `Action` object of the engine's own, equality, the phases
+by name, any of the engine's fields), or a record the kernel cannot keep (`Recorder.can`), it becomes a plain
 `State`: the engine's machine replays its actions (chance comes out the same from the same seed)
 and the state goes on as the engine's from there.  So a loop that decides, applies and shows each
 seat what it sees (a bot playing itself, a learning loop, a table) runs on the kernel, and
 everything else is exactly what it always was.
 
-A step the kernel cannot play (a rule that goes wrong, a player who must choose and may do
-nothing, a capacity of the kernel's own) turns the state into a plain `State` first and plays the
+A step the kernel cannot play (a rule that goes wrong, while an action's text is read too, a
+player who must choose and may do nothing, a capacity of the kernel's own) turns the state into a plain `State` first and plays the
 step there, so that the engine raises its own error and leaves the state as it was.
 """
 
@@ -32,10 +33,9 @@ from typing import Any, Optional, Union
 from ..runtime import CHANCE, SIMULTANEOUS, Action, State, play_move
 from ..runtime.fields import Fields
 from .. import reasons
-from ..errors import IllegalAction
 from ..forms import forms_of, parse_seat
 from ..limits import MAX_ACTION_TEXT
-from ..runtime.text import check_seat, short
+from ..runtime.text import check_seat
 from .abi import CUR_OVER as _CUR_OVER, CUR_SIMUL as _CUR_SIMUL, FAULT_CAPACITY, FAULT_STUCK, H_CUR as _H_CUR
 from .abi import H_SITE as _H_SITE, H_WORK as _H_WORK
 from .pyruntime import KFault
@@ -212,11 +212,9 @@ class KState(State):
             # one of the legal actions here.  A simultaneous choice keeps its chooser's list
             # listed, but a player chooses once.
             found = self._listed_for(action)
+            if found is None and self._ks is not None:
+                found = self._read(action)  # (raises the refusal, in the engine's words)
             if found is None:
-                if self._ks is not None:
-                    refused = self._refusal(action)
-                    if refused is not None:
-                        raise refused
                 return self._as_state().apply(action)
             where, i = _K_MOVE_GET(found)
             kernel, records, actor = where[0], where[1], where[2]
@@ -291,9 +289,15 @@ class KState(State):
             actor, text = cur, action.text
         else:
             return None
+        by_text = self._by_text(actor)
+        return None if by_text is None else by_text.get(text)
+
+    def _by_text(self, actor: int) -> Optional[dict]:
+        """`actor`'s legal actions here by their text (kept with the shared list); None where the
+        kernel could not list them (the state is the engine's now)."""
         self.legal_actions(actor)
         ks = self._ks
-        if ks is None:  # the kernel could not list them: the state is the engine's now
+        if ks is None:
             return None
         got = ks[_LEGAL].get(actor)
         if got is None or got[4] is None:
@@ -301,76 +305,95 @@ class KState(State):
         by_text = got[4].get(_BY_TEXT)
         if by_text is None:
             by_text = got[4][_BY_TEXT] = {a.text: a for a in got[2]}
-        return by_text.get(text)
+        return by_text
 
-    def _refusal(self, action: Any) -> Optional[IllegalAction]:
-        """The engine's refusal of `action` (not one of the legal actions here) where the kernel's
-        position says it alone: a text too long, at the game's end, with no chooser or one not
-        choosing at a simultaneous decision, whose first word is no action offered now, with no
-        token for the first parameter, one that writes no value of it at all, or words after an
-        action that takes none; a KAction of another game or player.  None where the engine must read it (its values and the
-        rules: step 4b's next part)."""
+    def _read(self, action: Any) -> Optional[KAction]:
+        """What the engine's `apply` makes of `action` (a text, or a `KAction` of another position
+        of this game), when it is not one of the legal actions' texts as the engine writes them
+        (`_listed_for`): read as the engine reads it (fishrules.reasons.read_action, asking the
+        kernel what each parameter may be and which rule a move breaks), the legal action it
+        means (one that breaks a rule its handler accepts included), or the `IllegalAction` that
+        says why not, raised.  None where the engine must read it: an `Action` of the engine's
+        own, or a rule that goes wrong while it is read (the engine says where)."""
         ks = self._ks
         S = ks[_S]
         cur = S[_H_CUR]
         player: Optional[int]
         if isinstance(action, str):
             if len(action) > MAX_ACTION_TEXT:
-                return reasons.too_long(action)
+                raise reasons.too_long(action)
             text = " ".join(action.split())
             if cur == _CUR_OVER:
-                return reasons.game_over(text)
+                raise reasons.game_over(text)
             player = None
             if cur == _CUR_SIMUL:
                 head, sep, rest = text.partition(":")
                 player = parse_seat(head.strip()) if sep else None
                 if player is None:
-                    return reasons.say_who(text, self.waiting)
+                    raise reasons.say_who(text, self.waiting)
                 rest = " ".join(rest.split())
         elif type(action) is KAction:
             # as the engine's `_check_action_object`, then its text read as a text is
             where = _K_MOVE_GET(action)[0]
             text = action.text
             if where[0] is not ks[_KERNEL] and where[4].identity != self.prog.identity:
-                return reasons.other_game(text)
+                raise reasons.other_game(text)
             if cur == _CUR_OVER:
-                return reasons.game_over(text)
+                raise reasons.game_over(text)
             refused = reasons.wrong_actor(text, where[2], self.current, CHANCE, SIMULTANEOUS)
             if refused is not None:
-                return refused
+                raise refused
             player, rest = where[2], text.split(": ", 1)[-1]
         else:
             return None
-        if cur == _CUR_SIMUL:
+        together = cur == _CUR_SIMUL
+        if together:
             waiting = self.waiting
             if player not in waiting:
                 choosing = ks[_KERNEL].backend.who_together(S)
-                return reasons.not_choosing(text, player, choosing, _SLOTS["n"].__get__(self), waiting)
+                raise reasons.not_choosing(text, player, choosing, _SLOTS["n"].__get__(self), waiting)
             actor, text = player, rest  # the engine reads what follows the name
         elif cur >= 0:
             actor = cur
         else:
             return None
-        kp = ks[_KERNEL].program
+        kernel = ks[_KERNEL]
+        kp, be, bd = kernel.program, kernel.backend, kernel.boundary
         offered = list(dict.fromkeys(kp.action_names[a] for a in kp.sites[S[_H_SITE]].actions))
-        forms = forms_of(kp.model).actions
-        refused = reasons.unknown_word(text, actor, offered, forms)
-        if refused is not None:
-            return refused
-        # An offered action: what its first parameter's token says before any value is looked
-        # for among the possible ones (the engine reads them in order, each against what is
-        # possible given the earlier ones: past the first, that is the rules' to say)
-        words = text.split()
-        form = forms[words[0]]
-        toks = words[1:]
-        if not form.params:
-            return reasons.too_many(text, form.name, []) if toks else None
-        first = form.params[0]
-        if not toks:
-            return reasons.needs(text, form.name, first)
-        if first.kind in ("number", "one of") and form.parse_token(0, toks[0]) is None:
-            return reasons.takes(text, first, short(toks[0]))
-        return None
+        number = {name: i for i, name in enumerate(kp.action_names)}
+        copy: list = []
+
+        def position() -> Any:  # the kernel's answers write its move slots: a copy of the position
+            if not copy:
+                copy.append(kernel.copy_state(S))
+            return copy[0]
+
+        def domain(form: Any, i: int, values: list) -> list:
+            a = number[form.name]
+            return bd.values_of(a, i, be.domain(position(), a, i, bd.partial_move(a, actor, tuple(values))))
+
+        def legal(form: Any) -> list:
+            return [a._values for a in self.legal_actions(actor) if a.name == form.name]
+
+        def check(form: Any, values: tuple) -> Optional[tuple]:
+            a = number[form.name]
+            r = be.why(position(), a, bd.partial_move(a, actor, values))
+            if not r:
+                return None
+            rule = kp.model.actions[form.name].requires[abs(r) - 1]
+            return rule.name, rule.span, r < 0
+
+        try:
+            _, _, canonical, _ = reasons.read_action(text, actor, offered, forms_of(kp.model).actions, domain, legal,
+                                                     check, together)
+        except KFault:
+            return None  # a rule that goes wrong while the text is read: the engine says where
+        if self._ks is None:  # pragma: no cover - the kernel could not list the legal actions
+            return None
+        by_text = self._by_text(actor)
+        if by_text is None:
+            return None
+        return by_text.get(f"p{actor}: {canonical}" if together else canonical)
 
     def scores(self) -> list[int]:
         ks = self._ks
@@ -434,7 +457,8 @@ class KState(State):
         """The ids in `space` of `legal_actions(player)`, kept with the list of legal actions (the
         same moves have the same ids), or None where the space must work them out (fishrules.spaces:
         `ActionSpace.legal_ids`).  Not where an id depends on the position (a parameter numbered by
-        positions among what the rules offer: the engine's machine works out what they are today).
+        positions among what the rules offer): the space numbers those at each position, by what
+        the kernel offers (`offered_on_kernel`).
         """
         ks = self._ks
         if ks is None:
@@ -455,7 +479,7 @@ class KState(State):
         ids = got[4].get(space)
         if ids is None:
             if by_position[space] and any(a.name in by_position[space] for a in actions):
-                return None  # an id that depends on what the rules offer now: the engine works it out
+                return None  # an id that depends on what the rules offer now: worked out by the space
             # Lists rarely repeat where moves do ("bet 3 on p1"): an id is kept by its move's record
             kernel = ks[_KERNEL]
             by_move = kernel.api_move_ids.get(space)
@@ -472,6 +496,25 @@ class KState(State):
                 ids.append(v)
             got[4][space] = ids
         return list(ids)
+
+    def offered_on_kernel(self, name: str, player: Optional[int], values: tuple, k: int) -> Optional[list]:
+        """What parameter `k` of action `name` may be here for `player` given the earlier `values`
+        (for `some`, the things chosen from, in their order), as the kernel's domain gives it: what
+        fishrules.spaces numbers a `some` parameter's things by.  None where the engine must say
+        (a rule that goes wrong, or this is a State now)."""
+        ks = self._ks
+        if ks is None or player is None:
+            return None
+        kernel = ks[_KERNEL]
+        kp, bd = kernel.program, kernel.boundary
+        if name not in kp.action_names:
+            return None
+        a = kp.action_names.index(name)
+        try:
+            got = kernel.backend.domain(kernel.copy_state(ks[_S]), a, k, bd.partial_move(a, player, tuple(values)))
+        except (KFault, KeyError):
+            return None
+        return bd.values_of(a, k, got)
 
     def _sight(self) -> Sight:
         kernel = self._ks[_KERNEL]
