@@ -1,4 +1,5 @@
-"""Why an action is illegal, in words: the refusals both machines give, written once.
+"""Why an action is illegal, in words: the refusals both machines give, written once (and the
+error of a decision at which no action is allowed: the game is stuck).
 
 Beside `fishrules.forms` (how a move is written and read), and like it free of any machine: each
 function takes what a refusal is about (the text as given, who acts, which actions are offered at
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from .errors import IllegalAction
+from .errors import Diagnostic, IllegalAction, RuleError
 from .limits import MAX_ACTION_TEXT
 
 
@@ -171,3 +172,11 @@ def read_action(text: str, actor: int, offered: list, forms: Any, domain: Any, l
     if not accepted:
         raise IllegalAction(text, f'it breaks the rule "{rule}"', rule=rule, span=span)
     return form, tuple(values), canonical, rule
+
+
+def stuck(span: Any, actor: int, names: str, where: str) -> RuleError:
+    """`actor` must choose one of the actions `names` (written `a or b`) at the decision written
+    at `span`, while playing `where` (`phase X`, or `the game`), and none of them is allowed."""
+    return RuleError(Diagnostic(span, f"p{actor} must choose {names} here, but none of them is allowed: the game is stuck",
+                                f"while playing {where}; the rules must leave a player who must act "
+                                "at least one choice (or not ask them)"))

@@ -21,9 +21,11 @@ and the state goes on as the engine's from there.  So a loop that decides, appli
 seat what it sees (a bot playing itself, a learning loop, a table) runs on the kernel, and
 everything else is exactly what it always was.
 
-A step the kernel cannot play (a rule that goes wrong, while an action's text is read too, a
-player who must choose and may do nothing, a capacity of the kernel's own) turns the state into a plain `State` first and plays the
-step there, so that the engine raises its own error and leaves the state as it was.
+A step the kernel cannot play (a rule that goes wrong, while an action's text is read too, or a
+capacity of the kernel's own) turns the state into a plain `State` first and plays the step there,
+so that the engine raises its own error and leaves the state as it was.  A game stuck (a player
+who must choose may do nothing) is the engine's error raised on the kernel: the state is put back
+where it was and stays a `KState`.
 """
 
 from __future__ import annotations
@@ -81,9 +83,19 @@ def start(game: Any, players: int, options: dict, seed: int, count_rules: bool) 
         _SLOTS[name].__set__(s, value)
     try:
         s._check_can_act()
+    except _Stuck as stuck:
+        raise s._stuck(stuck.actor) from None
     except KFault:
-        s._become_state()  # the engine raises its error (a player who must act may do nothing)
+        s._become_state()  # the engine raises its error (a rule that goes wrong listing the moves)
     return s
+
+
+class _Stuck(KFault):
+    """A player who must choose may do nothing (FAULT_STUCK): the game is stuck; `actor` who."""
+
+    def __init__(self, actor: int):
+        super().__init__(FAULT_STUCK)
+        self.actor = actor
 
 
 class KState(State):
@@ -121,7 +133,7 @@ class KState(State):
         if got is None:
             n, records = ks[_KERNEL].backend.moves_raw(ks[_S], actor)
             if not n:
-                raise KFault(FAULT_STUCK)  # a player who must act may do nothing: the engine's error
+                raise _Stuck(actor)  # a player who must act may do nothing
             got = ks[_LEGAL][actor] = [n, records, None, None, None]
         return got
 
@@ -243,18 +255,62 @@ class KState(State):
                 cur = S[_H_CUR]
                 if cur >= 0:
                     if not n:
-                        raise KFault(FAULT_STUCK)  # a player who must act may do nothing: the engine's error
+                        raise _Stuck(cur)  # a player who must act may do nothing
                     ks[_LEGAL][cur] = [n, listed, None, None, None]
                 elif cur == _CUR_SIMUL:
                     self._check_can_act()
-        except KFault:
-            # The engine plays this step from the position before it (the kernel's state is not
-            # needed for that: becoming a State replays the moves applied), and says what is wrong.
+        except KFault as fault:
             del applied[napplied:]
             ks[_PENDING] = pending_before
             ks[_LEGAL] = legal
+            if isinstance(fault, _Stuck):
+                # The game is stuck where the step got to (the kernel's position says where and
+                # who); the state is put back where it was, as the engine's call is undone: the
+                # position was played on, so it is worked out again from the moves applied.
+                error = self._stuck(fault.actor)
+                try:
+                    ks[_S] = self._position_again()
+                except KFault:  # pragma: no cover - the moves applied are the kernel's own
+                    pass
+                else:
+                    raise error from None
+            # The engine plays this step from the position before it (the kernel's state is not
+            # needed for that: becoming a State replays the moves applied), and says what is wrong.
             return play_move(self._as_state(), kernel.boundary.move(be.decode(records, i), together))
         return self
+
+    def _stuck(self, actor: int) -> Any:
+        """The engine's RuleError for a game stuck at this position: `actor` must choose, and may
+        do nothing (fishrules.reasons.stuck: the decision's span, its actions, the phase played)."""
+        ks = self._ks
+        kernel, S = ks[_KERNEL], ks[_S]
+        kp = kernel.program
+        site = kp.sites[S[_H_SITE]]
+        names = self._sight().phase_names
+        phases = [names[b] for b in kernel.backend.frame_blocks(S) if b in names]
+        return reasons.stuck(site.span, actor, " or ".join(kp.action_names[a] for a in site.actions),
+                             f"phase {phases[-1]}" if phases else "the game")
+
+    def _position_again(self) -> Any:
+        """This state's position worked out again: its game set up from its seed, and the moves
+        applied played again (as `_replay` plays them, without a record)."""
+        ks = self._ks
+        be = ks[_KERNEL].backend
+        S = be.new(_SLOTS["n"].__get__(self), ks[_OPTIONS], _SLOTS["seed"].__get__(self))
+        be.start(S, False)
+        applied, decode = ks[_APPLIED], be.decode
+        at = 0
+        while at < len(applied):
+            records, i, together, _ = applied[at]
+            if not together:
+                be.play(S, decode(records, i))
+                at += 1
+                continue
+            who = be.who_together(S)
+            by_seat = {entry[3]: decode(entry[0], entry[1]) for entry in applied[at:at + len(who)]}
+            be.play_together(S, tuple(by_seat[p] for p in who))
+            at += len(who)
+        return S
 
     def _listed_for(self, action: Any) -> Optional[KAction]:
         """The action of this position's legal lists that the engine's `apply` takes for `action`

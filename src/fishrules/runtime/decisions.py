@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Any, NamedTuple, Optional, Self, Union
 
 from ..compiler import CHANCE, MEMO_LIMIT, MEMO_MIN_HITS, MEMO_TRIAL, SIMULTANEOUS, DrawPause, RollPause, SimulPause
-from ..errors import Diagnostic, FishrulesError, IllegalAction, OptionError, RuleError
+from ..errors import FishrulesError, IllegalAction, OptionError
 from .. import reasons
 from ..forms import forms_of, parse_seat
 from ..limits import MAX_ACTION_TEXT
@@ -304,10 +304,7 @@ class Decisions(Chance):
         except Exception as exc:
             raise self._fault(exc, info.span, f"while listing what p{actor} may do in {self._where()}") from None
         if not legal.moves:
-            names = " or ".join(ap.name for ap in info.actions)
-            raise RuleError(Diagnostic(info.span, f"p{actor} must choose {names} here, but none of them is allowed: the game is stuck",
-                                       f"while playing {self._where()}; the rules must leave a player who must act "
-                                       "at least one choice (or not ask them)"))
+            raise reasons.stuck(info.span, actor, " or ".join(ap.name for ap in info.actions), self._where())
         return legal
 
     def _enumerate_fresh(self, info, actor) -> "Legal":
