@@ -1,5 +1,6 @@
 """Why an action is illegal, in words: the refusals both machines give, written once (and the
-error of a decision at which no action is allowed: the game is stuck).
+errors of a game that cannot go on as the rules say it: a decision at which no action is allowed,
+an `unavailable` statement).
 
 Beside `fishrules.forms` (how a move is written and read), and like it free of any machine: each
 function takes what a refusal is about (the text as given, who acts, which actions are offered at
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from .errors import Diagnostic, IllegalAction, RuleError
+from .errors import Diagnostic, IllegalAction, OptionError, RuleError
 from .limits import MAX_ACTION_TEXT
 
 
@@ -180,3 +181,8 @@ def stuck(span: Any, actor: int, names: str, where: str) -> RuleError:
     return RuleError(Diagnostic(span, f"p{actor} must choose {names} here, but none of them is allowed: the game is stuck",
                                 f"while playing {where}; the rules must leave a player who must act "
                                 "at least one choice (or not ask them)"))
+
+
+def unavailable(title: str, message: str) -> OptionError:
+    """The rules titled `title` reached `unavailable "message"`: they cannot be played as asked."""
+    return OptionError(f"{title}: {message}")

@@ -24,8 +24,8 @@ everything else is exactly what it always was.
 A step the kernel cannot play (a rule that goes wrong, while an action's text is read too, or a
 capacity of the kernel's own) turns the state into a plain `State` first and plays the step there,
 so that the engine raises its own error and leaves the state as it was.  A game stuck (a player
-who must choose may do nothing) is the engine's error raised on the kernel: the state is put back
-where it was and stays a `KState`.
+who must choose may do nothing) and an `unavailable` reached are the engine's errors raised on the
+kernel: the state is put back where it was and stays a `KState`.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from .. import reasons
 from ..forms import forms_of, parse_seat
 from ..limits import MAX_ACTION_TEXT
 from ..runtime.text import check_seat
-from .abi import CUR_OVER as _CUR_OVER, CUR_SIMUL as _CUR_SIMUL, FAULT_CAPACITY, FAULT_STUCK, H_CUR as _H_CUR
-from .abi import H_SITE as _H_SITE, H_WORK as _H_WORK
+from .abi import CUR_OVER as _CUR_OVER, CUR_SIMUL as _CUR_SIMUL, FAULT_CAPACITY, FAULT_STUCK, FAULT_UNPLAYABLE
+from .abi import H_CUR as _H_CUR, H_SITE as _H_SITE, H_WHY as _H_WHY, H_WORK as _H_WORK
 from .pyruntime import KFault
 from .record import KRecord, Recorder, events_for
 from .views import Sight
@@ -72,10 +72,14 @@ def start(game: Any, players: int, options: dict, seed: int, count_rules: bool) 
     """A new game on the kernel (a KState), or a plain State where the kernel cannot set it up."""
     kernel = game.kernel
     be = kernel.backend
+    S = None
     try:
         S = be.new(players, options, seed)
         be.start(S, False)
-    except KFault:
+    except KFault as fault:
+        error = _unavailable(kernel, S) if fault.code == FAULT_UNPLAYABLE and S is not None else None
+        if error is not None:
+            raise error from None
         return State._new(game, players, options, seed, False, count_rules=count_rules)
     s = KState.__new__(KState)
     for name, value in (("game", game), ("prog", game.program), ("n", players), ("seed", seed), ("manual", False),
@@ -88,6 +92,16 @@ def start(game: Any, players: int, options: dict, seed: int, count_rules: bool) 
     except KFault:
         s._become_state()  # the engine raises its error (a rule that goes wrong listing the moves)
     return s
+
+
+def _unavailable(kernel: Any, S: Any) -> Optional[Exception]:
+    """The engine's OptionError for the `unavailable` statement that stopped a step at S (None if
+    S does not say which: the engine's machine then says it)."""
+    kp = kernel.program
+    k = S[_H_WHY]
+    if not (type(k) is int and 0 <= k < len(kp.refusals)):  # pragma: no cover - the kernel wrote it
+        return None
+    return reasons.unavailable(kp.model.title, kp.refusals[k])
 
 
 class _Stuck(KFault):
@@ -263,17 +277,19 @@ class KState(State):
             del applied[napplied:]
             ks[_PENDING] = pending_before
             ks[_LEGAL] = legal
-            if isinstance(fault, _Stuck):
+            if isinstance(fault, _Stuck) or fault.code == FAULT_UNPLAYABLE:
                 # The game is stuck where the step got to (the kernel's position says where and
-                # who); the state is put back where it was, as the engine's call is undone: the
+                # who), or the rules cannot be played as asked (`unavailable`: the position says
+                # which); the state is put back where it was, as the engine's call is undone: the
                 # position was played on, so it is worked out again from the moves applied.
-                error = self._stuck(fault.actor)
+                error = self._stuck(fault.actor) if isinstance(fault, _Stuck) else _unavailable(kernel, S)
                 try:
                     ks[_S] = self._position_again()
                 except KFault:  # pragma: no cover - the moves applied are the kernel's own
                     pass
                 else:
-                    raise error from None
+                    if error is not None:
+                        raise error from None
             # The engine plays this step from the position before it (the kernel's state is not
             # needed for that: becoming a State replays the moves applied), and says what is wrong.
             return play_move(self._as_state(), kernel.boundary.move(be.decode(records, i), together))

@@ -48,6 +48,8 @@ class KernelProgram:
         #: an action's text is read against (`BlockLowering.domains`)
         self.action_domains: list[list[tuple[str, int]]] = []
         self.action_why: list[str] = []  # action number -> which rule a move breaks (`BlockLowering.why`)
+        #: the messages of the `unavailable` statements: S[H_WHY] says which stopped a step (FAULT_UNPLAYABLE)
+        self.refusals: list[str] = []
         self.action_names: list[str] = []
         self.nrules = 0
         self.frame_cap: dict[str, int] = {}  # block function -> its frame's size, in C (ints)
@@ -130,6 +132,7 @@ def lower(model: m.Model) -> KernelProgram:
     out.symbols = sym.words
     out.tables = tab.tables
     out.sites = bl.sites
+    out.refusals = bl.refusals
     out.noted = bl.noted
     for f in fns:
         arms = cut(f, layout.seats, layout.move_width)

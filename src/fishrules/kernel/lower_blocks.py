@@ -18,7 +18,7 @@ from .. import model as m
 from ..analysis import Blocks, pushdown
 from ..limits import MAX_CHOICES
 from . import ir
-from .abi import FAULT_RULE, FAULT_UNPLAYABLE
+from .abi import FAULT_RULE, FAULT_UNPLAYABLE, H_WHY
 from .hoist import Hoister
 from .layout import LIST_CAPACITY, Layout
 from .lower_expr import ExprLowering, is_many
@@ -78,6 +78,8 @@ class BlockLowering:
         self.fn: _Fn = _Fn()
         self.block = -1
         self.keep = None  # fishrules.kernel.keep.Keep, set before the blocks are lowered
+        #: the messages of the rules' `unavailable` statements, in the order they are lowered
+        self.refusals: list[str] = []
         #: action number -> the most values each parameter's domain function gives (`domains`)
         self.domain_caps: dict[int, list[int]] = {}
         # The values whose changes are events the players may see (all but `internal` ones and
@@ -347,7 +349,9 @@ class BlockLowering:
         return [ir.Do("reveal", (self.cards(s.cards),))]
 
     def s_Refuse(self, s):
-        return [ir.Fault(FAULT_UNPLAYABLE)]
+        # which `unavailable` it is, for the API to say its words (KernelProgram.refusals)
+        self.refusals.append(s.message)
+        return [ir.Put(ir.Int(H_WHY), ir.Int(len(self.refusals) - 1)), ir.Fault(FAULT_UNPLAYABLE)]
 
     def s_IfStmt(self, s, fire=None):
         rest: tuple = tuple(self.stmts(s.otherwise))

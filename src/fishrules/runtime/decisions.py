@@ -597,10 +597,11 @@ class Decisions(Chance):
     # ---- reading an action's text ----------------------------------------------------------------
 
     def _read_action(self, text: str, actor: Optional[int] = None, info=None):
-        """The canonical text of the action `text` means, if the rules allow it now; otherwise
-        raise `IllegalAction` saying why (naming the rule that forbids it, if one does).  What a
-        message offers instead is taken from the player's own legal actions: it names nothing the
-        player may not know, and says how many it leaves out."""
+        """The canonical text of the action `text` means, if the rules allow it now (or, for a
+        broken rule the rules accept, what `_do_broken` takes); otherwise raise `IllegalAction`
+        saying why.  Read by `fishrules.reasons.read_action` (as a state on the kernel reads it),
+        which asks this machine what each parameter may be, the actor's legal values and the
+        first rule a move breaks."""
         if actor is None:
             fr, info = self._pause()
             actor = fr[2][info.slot]
