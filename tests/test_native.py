@@ -199,6 +199,7 @@ def test_backend_native_insists_and_python_never_compiles(tmp_path):
 
 SANITIZED = """
     import json, sys
+    from array import array
     from pathlib import Path
     import fishrules
     from fishrules.errors import FishrulesError
@@ -232,6 +233,22 @@ SANITIZED = """
                         moves = be.moves(S, S[0])
                         if not moves:
                             break
+                        # what an action's text is read against: each parameter's domain and the
+                        # rule a move breaks, of legal moves and of moves no list holds (values out
+                        # of every range, nothing, too many things)
+                        odd = [moves[0][:2] + tuple((bad if isinstance(v, tuple) else num) for v in moves[0][2:])
+                               for bad, num in (((-1, 1 << 40), 1 << 40), ((3,) * 40, -(1 << 62)), ((), None))]
+                        for m in moves[:2] + odd:
+                            name = be.kp.move_blocks[m[0]][0]
+                            a = be.kp.action_names.index(name)
+                            for i in range(len(m) - 1):
+                                try:
+                                    if i < len(m) - 2:
+                                        be.domain(array("q", S), a, i, m)
+                                    else:
+                                        be.why(array("q", S), a, m)
+                                except KFault:
+                                    pass
                         be.play(S, moves[len(moves) // 2])
             except KFault:
                 pass

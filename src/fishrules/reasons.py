@@ -1,4 +1,6 @@
-"""Why an action is illegal, in words: the refusals both machines give, written once.
+"""Why an action is illegal, in words: the refusals both machines give, written once (and the
+errors of a game that cannot go on as the rules say it: a decision at which no action is allowed,
+an `unavailable` statement).
 
 Beside `fishrules.forms` (how a move is written and read), and like it free of any machine: each
 function takes what a refusal is about (the text as given, who acts, which actions are offered at
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from .errors import IllegalAction
+from .errors import Diagnostic, IllegalAction, OptionError, RuleError
 from .limits import MAX_ACTION_TEXT
 
 
@@ -93,3 +95,94 @@ def takes(text: str, param: Any, shown: str) -> IllegalAction:
 def too_many(text: str, action: str, params: list) -> IllegalAction:
     """Words left after every parameter of `action` (named in `params`) has its value."""
     return IllegalAction(text, f"too many words: `{action}` takes {', '.join(params) or 'nothing more'}")
+
+
+def listed(items: list, most: int = 10) -> str:
+    """`possible: a, b, c`, at most `most` of them and how many more there are."""
+    if not items:
+        return "none is possible"
+    shown = ", ".join(items[:most])
+    more = len(items) - most
+    return f"possible: {shown}" + (f" and {more} more" if more > 0 else "")
+
+
+def read_action(text: str, actor: int, offered: list, forms: Any, domain: Any, legal: Any, check: Any,
+                together: bool) -> tuple:
+    """Read an action's text (`text`, spaces normalised, no chooser's name) as the rules allow it
+    now: (its form, its values, its canonical text, the rule it breaks that the rules accept or
+    None); raise the `IllegalAction` that says why not otherwise (naming the rule that forbids it,
+    if one does).  What a message offers instead is taken from the player's own legal actions: it
+    names nothing the player may not know, and says how many it leaves out.
+
+    The machine is asked through three functions, so both machines read alike: `domain(form, i,
+    values)` what parameter i may be given the earlier `values` (for `some`, the things chosen
+    from, in their order); `legal(form)` the values of the actor's legal actions of that action;
+    `check(form, values)` None if the move keeps every rule of its action, else (rule, span,
+    accepted) of the first it breaks.  `offered`: the actions offered to `actor` now; `forms`:
+    every action's form by name (fishrules.forms); `together`: a choice made at once with others."""
+    from .runtime.text import short
+
+    refused = unknown_word(text, actor, offered, forms)
+    if refused is not None:
+        raise refused
+    words = text.split()
+    form = forms[words[0]]
+    toks = words[1:]
+    values: list = []
+    for i, f in enumerate(form.params):
+        if f.kind == "some":
+            take, toks = toks, []
+            if not take:
+                raise needs(text, form.name, f)
+            elements = list(domain(form, i, values))
+            order = {v: i for i, v in enumerate(elements)}
+            vals: list = []
+            for t in take:
+                found = next((v for v in elements if f.render_one(v) == t and v not in vals), None)
+                if found is None:
+                    if any(f.render_one(v) == t for v in elements):
+                        raise IllegalAction(text, f"something is named twice in `{f.name}`")
+                    raise IllegalAction(text, f"{t} is not one of the {f.things} to choose from now")
+                vals.append(found)
+            value: Any = tuple(sorted(vals, key=order.__getitem__))
+        else:
+            if not toks:
+                raise needs(text, form.name, f)
+            tok, toks = toks[0], toks[1:]
+            dom = list(domain(form, i, values))
+            value = next((v for v in dom if f.render(v) == tok), None)
+            if value is None:
+                if form.parse_token(i, tok) is None:
+                    raise takes(text, f, short(tok))
+                if together:
+                    # The text names the chooser, but anybody may have sent it: a refusal
+                    # here lists nothing a player may be keeping secret.
+                    raise IllegalAction(text, f"{short(tok)} is not a possible `{f.name}` now "
+                                              f"(ask legal_actions(p{actor}) for p{actor}'s choices)")
+                given = tuple(values)
+                possible = list(dict.fromkeys(f.render(v[i]) for v in legal(form) if v[:i] == given))
+                raise IllegalAction(text, f"{short(tok)} is not a possible `{f.name}` now ({listed(possible)})")
+        values.append(value)
+    if toks:
+        raise too_many(text, form.name, [f.name for f in form.params])
+    canonical = form.render(tuple(values))
+    broken = check(form, tuple(values))
+    if broken is None:
+        return form, tuple(values), canonical, None
+    rule, span, accepted = broken
+    if not accepted:
+        raise IllegalAction(text, f'it breaks the rule "{rule}"', rule=rule, span=span)
+    return form, tuple(values), canonical, rule
+
+
+def stuck(span: Any, actor: int, names: str, where: str) -> RuleError:
+    """`actor` must choose one of the actions `names` (written `a or b`) at the decision written
+    at `span`, while playing `where` (`phase X`, or `the game`), and none of them is allowed."""
+    return RuleError(Diagnostic(span, f"p{actor} must choose {names} here, but none of them is allowed: the game is stuck",
+                                f"while playing {where}; the rules must leave a player who must act "
+                                "at least one choice (or not ask them)"))
+
+
+def unavailable(title: str, message: str) -> OptionError:
+    """The rules titled `title` reached `unavailable "message"`: they cannot be played as asked."""
+    return OptionError(f"{title}: {message}")

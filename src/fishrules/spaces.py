@@ -259,13 +259,16 @@ class ActionSpace:
 
     def _positions(self, state: "State", action: "Action", k: int) -> int:
         """The bits of the places of parameter k's things among what the rules offer."""
-        ap = self._prog.actions[action.name]
-        L: list = [None] * ap.nlocals
-        L[0] = action.player
-        for q, v in zip(ap.params[:k], action._values):
-            L[q.slot] = v
-        state._work = 0
-        offered = list(ap.params[k].elements(state, L))
+        on_kernel = getattr(state, "offered_on_kernel", None)  # a state deciding on the game kernel asks it
+        offered = None if on_kernel is None else on_kernel(action.name, action.player, action._values[:k], k)
+        if offered is None:
+            ap = self._prog.actions[action.name]
+            L: list = [None] * ap.nlocals
+            L[0] = action.player
+            for q, v in zip(ap.params[:k], action._values):
+                L[q.slot] = v
+            state._work = 0
+            offered = list(ap.params[k].elements(state, L))
         where = {c: i for i, c in enumerate(offered)}
         bits = sum(1 << where[c] for c in action._values[k])
         if bits > MAX_POSITIONS:

@@ -22,7 +22,7 @@ from ..splitmix import GAMMA, M64, MUL1, MUL2, below, mix
 
 __all__ = [
     "H_CUR", "H_N", "H_SEED", "H_DRAWS", "H_DSEED", "H_DDRAWS", "H_WORK", "H_DEPTH", "H_MODE", "H_UNWIND", "H_SITE",
-    "H_DECISIONS", "H_CHANCES", "H_NDICE", "H_LIMIT", "H_SCRIPT", "H_MOVE",
+    "H_DECISIONS", "H_CHANCES", "H_NDICE", "H_LIMIT", "H_SCRIPT", "H_WHY", "H_MOVE",
     "CUR_OVER", "CUR_SIMUL", "CUR_RUN",
     "FAULT_RULE", "FAULT_BUDGET", "FAULT_CAPACITY", "FAULT_UNPLAYABLE", "FAULT_STUCK", "FAULT_ENDLESS",
     "NIL", "KERNEL_BUDGET", "MAX_STACK", "LIST_CAPACITY", "RESTART_WORK", "ARENA", "MOVES_CAP", "REC_MAX",
@@ -47,7 +47,8 @@ H_CHANCES = 12  # the chance outcomes so far (a card from a shuffled zone, a die
 H_NDICE = 13  # how many dice this game has (worked out from its options when it is set up)
 H_LIMIT = 14  # the most decisions a playout may make before the game is declared endless
 H_SCRIPT = 15  # replaying a record: where in it chance reads its next outcome (-1: from the generator)
-H_MOVE = 16  # the move being played: its block, the actor, then its parameters (the layout's move width)
+H_WHY = 16  # after a fault: what it was about (FAULT_UNPLAYABLE: which `unavailable` of KernelProgram.refusals)
+H_MOVE = 17  # the move being played: its block, the actor, then its parameters (the layout's move width)
 
 # `S[H_CUR]` when no single seat is to act
 CUR_OVER = -1  # the game is over

@@ -2,8 +2,10 @@
 
 `KState` is a `State` (the same class to every caller, `isinstance` included) whose hot path runs
 on the native kernel: `current`, `is_over`, `waiting`, `legal_actions()`, `apply()` of one of its
-own legal actions (or of its text, as the engine writes it, or of a `KAction` of another position
-naming one of them), `scores()`, `winners()` and `clone()`.  A legal action is the kernel's move,
+own legal actions, of any text or of a `KAction` of another position (read as the engine reads
+them, fishrules.reasons.read_action, against what the kernel says each parameter may be and which
+rule a move breaks: taken, a violation the rules accept included, or refused in the engine's
+words), `scores()`, `winners()` and `clone()`.  A legal action is the kernel's move,
 read into an `Action` only when somebody looks at it (`KAction`); the state keeps the moves it
 applied.  What a seat sees comes from the position too: `observation(player)` (kernel/views.py
 reads the floats of the observation layout straight from the kernel's array), and the ids of the
@@ -12,17 +14,18 @@ record (kernel/record.py): `history`, `redact`, `history_for`, `events_for` and 
 are the engine's record kept by the kernel's own trace, worked out when first asked for (the moves
 applied since the last record played again on a copy of that position with the trace kept; a
 state that only decides and applies records nothing).  The moment anything else of the state is
-asked for (JSON, a determinization, a text that is not one of the legal actions' texts (written
-otherwise, or refused: the engine says why), equality, the phases by name, any of
-the engine's fields), or a record the kernel cannot keep (`Recorder.can`), it becomes a plain
+asked for (JSON, a determinization, an `Action` object of the engine's own, equality, the phases
+by name, any of the engine's fields), or a record the kernel cannot keep (`Recorder.can`), it becomes a plain
 `State`: the engine's machine replays its actions (chance comes out the same from the same seed)
 and the state goes on as the engine's from there.  So a loop that decides, applies and shows each
 seat what it sees (a bot playing itself, a learning loop, a table) runs on the kernel, and
 everything else is exactly what it always was.
 
-A step the kernel cannot play (a rule that goes wrong, a player who must choose and may do
-nothing, a capacity of the kernel's own) turns the state into a plain `State` first and plays the
-step there, so that the engine raises its own error and leaves the state as it was.
+A step the kernel cannot play (a rule that goes wrong, while an action's text is read too, or a
+capacity of the kernel's own) turns the state into a plain `State` first and plays the step there,
+so that the engine raises its own error and leaves the state as it was.  A game stuck (a player
+who must choose may do nothing) and an `unavailable` reached are the engine's errors raised on the
+kernel: the state is put back where it was and stays a `KState`.
 """
 
 from __future__ import annotations
@@ -32,12 +35,11 @@ from typing import Any, Optional, Union
 from ..runtime import CHANCE, SIMULTANEOUS, Action, State, play_move
 from ..runtime.fields import Fields
 from .. import reasons
-from ..errors import IllegalAction
 from ..forms import forms_of, parse_seat
 from ..limits import MAX_ACTION_TEXT
-from ..runtime.text import check_seat, short
-from .abi import CUR_OVER as _CUR_OVER, CUR_SIMUL as _CUR_SIMUL, FAULT_CAPACITY, FAULT_STUCK, H_CUR as _H_CUR
-from .abi import H_SITE as _H_SITE, H_WORK as _H_WORK
+from ..runtime.text import check_seat
+from .abi import CUR_OVER as _CUR_OVER, CUR_SIMUL as _CUR_SIMUL, FAULT_CAPACITY, FAULT_STUCK, FAULT_UNPLAYABLE
+from .abi import H_CUR as _H_CUR, H_SITE as _H_SITE, H_WHY as _H_WHY, H_WORK as _H_WORK
 from .pyruntime import KFault
 from .record import KRecord, Recorder, events_for
 from .views import Sight
@@ -70,10 +72,14 @@ def start(game: Any, players: int, options: dict, seed: int, count_rules: bool) 
     """A new game on the kernel (a KState), or a plain State where the kernel cannot set it up."""
     kernel = game.kernel
     be = kernel.backend
+    S = None
     try:
         S = be.new(players, options, seed)
         be.start(S, False)
-    except KFault:
+    except KFault as fault:
+        error = _unavailable(kernel, S) if fault.code == FAULT_UNPLAYABLE and S is not None else None
+        if error is not None:
+            raise error from None
         return State._new(game, players, options, seed, False, count_rules=count_rules)
     s = KState.__new__(KState)
     for name, value in (("game", game), ("prog", game.program), ("n", players), ("seed", seed), ("manual", False),
@@ -81,9 +87,29 @@ def start(game: Any, players: int, options: dict, seed: int, count_rules: bool) 
         _SLOTS[name].__set__(s, value)
     try:
         s._check_can_act()
+    except _Stuck as stuck:
+        raise s._stuck(stuck.actor) from None
     except KFault:
-        s._become_state()  # the engine raises its error (a player who must act may do nothing)
+        s._become_state()  # the engine raises its error (a rule that goes wrong listing the moves)
     return s
+
+
+def _unavailable(kernel: Any, S: Any) -> Optional[Exception]:
+    """The engine's OptionError for the `unavailable` statement that stopped a step at S (None if
+    S does not say which: the engine's machine then says it)."""
+    kp = kernel.program
+    k = S[_H_WHY]
+    if not (type(k) is int and 0 <= k < len(kp.refusals)):  # pragma: no cover - the kernel wrote it
+        return None
+    return reasons.unavailable(kp.model.title, kp.refusals[k])
+
+
+class _Stuck(KFault):
+    """A player who must choose may do nothing (FAULT_STUCK): the game is stuck; `actor` who."""
+
+    def __init__(self, actor: int):
+        super().__init__(FAULT_STUCK)
+        self.actor = actor
 
 
 class KState(State):
@@ -121,7 +147,7 @@ class KState(State):
         if got is None:
             n, records = ks[_KERNEL].backend.moves_raw(ks[_S], actor)
             if not n:
-                raise KFault(FAULT_STUCK)  # a player who must act may do nothing: the engine's error
+                raise _Stuck(actor)  # a player who must act may do nothing
             got = ks[_LEGAL][actor] = [n, records, None, None, None]
         return got
 
@@ -212,11 +238,9 @@ class KState(State):
             # one of the legal actions here.  A simultaneous choice keeps its chooser's list
             # listed, but a player chooses once.
             found = self._listed_for(action)
+            if found is None and self._ks is not None:
+                found = self._read(action)  # (raises the refusal, in the engine's words)
             if found is None:
-                if self._ks is not None:
-                    refused = self._refusal(action)
-                    if refused is not None:
-                        raise refused
                 return self._as_state().apply(action)
             where, i = _K_MOVE_GET(found)
             kernel, records, actor = where[0], where[1], where[2]
@@ -245,18 +269,64 @@ class KState(State):
                 cur = S[_H_CUR]
                 if cur >= 0:
                     if not n:
-                        raise KFault(FAULT_STUCK)  # a player who must act may do nothing: the engine's error
+                        raise _Stuck(cur)  # a player who must act may do nothing
                     ks[_LEGAL][cur] = [n, listed, None, None, None]
                 elif cur == _CUR_SIMUL:
                     self._check_can_act()
-        except KFault:
-            # The engine plays this step from the position before it (the kernel's state is not
-            # needed for that: becoming a State replays the moves applied), and says what is wrong.
+        except KFault as fault:
             del applied[napplied:]
             ks[_PENDING] = pending_before
             ks[_LEGAL] = legal
+            if isinstance(fault, _Stuck) or fault.code == FAULT_UNPLAYABLE:
+                # The game is stuck where the step got to (the kernel's position says where and
+                # who), or the rules cannot be played as asked (`unavailable`: the position says
+                # which); the state is put back where it was, as the engine's call is undone: the
+                # position was played on, so it is worked out again from the moves applied.
+                error = self._stuck(fault.actor) if isinstance(fault, _Stuck) else _unavailable(kernel, S)
+                try:
+                    ks[_S] = self._position_again()
+                except KFault:  # pragma: no cover - the moves applied are the kernel's own
+                    pass
+                else:
+                    if error is not None:
+                        raise error from None
+            # The engine plays this step from the position before it (the kernel's state is not
+            # needed for that: becoming a State replays the moves applied), and says what is wrong.
             return play_move(self._as_state(), kernel.boundary.move(be.decode(records, i), together))
         return self
+
+    def _stuck(self, actor: int) -> Any:
+        """The engine's RuleError for a game stuck at this position: `actor` must choose, and may
+        do nothing (fishrules.reasons.stuck: the decision's span, its actions, the phase played)."""
+        ks = self._ks
+        kernel, S = ks[_KERNEL], ks[_S]
+        kp = kernel.program
+        site = kp.sites[S[_H_SITE]]
+        names = self._sight().phase_names
+        phases = [names[b] for b in kernel.backend.frame_blocks(S) if b in names]
+        return reasons.stuck(site.span, actor, " or ".join(kp.action_names[a] for a in site.actions),
+                             f"phase {phases[-1]}" if phases else "the game")
+
+    def _position_again(self) -> Any:
+        """This state's position worked out again: its game set up from its seed, and the moves
+        applied played again (as `_replay` plays them, without a record)."""
+        ks = self._ks
+        be = ks[_KERNEL].backend
+        S = be.new(_SLOTS["n"].__get__(self), ks[_OPTIONS], _SLOTS["seed"].__get__(self))
+        be.start(S, False)
+        applied, decode = ks[_APPLIED], be.decode
+        at = 0
+        while at < len(applied):
+            records, i, together, _ = applied[at]
+            if not together:
+                be.play(S, decode(records, i))
+                at += 1
+                continue
+            who = be.who_together(S)
+            by_seat = {entry[3]: decode(entry[0], entry[1]) for entry in applied[at:at + len(who)]}
+            be.play_together(S, tuple(by_seat[p] for p in who))
+            at += len(who)
+        return S
 
     def _listed_for(self, action: Any) -> Optional[KAction]:
         """The action of this position's legal lists that the engine's `apply` takes for `action`
@@ -291,9 +361,15 @@ class KState(State):
             actor, text = cur, action.text
         else:
             return None
+        by_text = self._by_text(actor)
+        return None if by_text is None else by_text.get(text)
+
+    def _by_text(self, actor: int) -> Optional[dict]:
+        """`actor`'s legal actions here by their text (kept with the shared list); None where the
+        kernel could not list them (the state is the engine's now)."""
         self.legal_actions(actor)
         ks = self._ks
-        if ks is None:  # the kernel could not list them: the state is the engine's now
+        if ks is None:
             return None
         got = ks[_LEGAL].get(actor)
         if got is None or got[4] is None:
@@ -301,76 +377,95 @@ class KState(State):
         by_text = got[4].get(_BY_TEXT)
         if by_text is None:
             by_text = got[4][_BY_TEXT] = {a.text: a for a in got[2]}
-        return by_text.get(text)
+        return by_text
 
-    def _refusal(self, action: Any) -> Optional[IllegalAction]:
-        """The engine's refusal of `action` (not one of the legal actions here) where the kernel's
-        position says it alone: a text too long, at the game's end, with no chooser or one not
-        choosing at a simultaneous decision, whose first word is no action offered now, with no
-        token for the first parameter, one that writes no value of it at all, or words after an
-        action that takes none; a KAction of another game or player.  None where the engine must read it (its values and the
-        rules: step 4b's next part)."""
+    def _read(self, action: Any) -> Optional[KAction]:
+        """What the engine's `apply` makes of `action` (a text, or a `KAction` of another position
+        of this game), when it is not one of the legal actions' texts as the engine writes them
+        (`_listed_for`): read as the engine reads it (fishrules.reasons.read_action, asking the
+        kernel what each parameter may be and which rule a move breaks), the legal action it
+        means (one that breaks a rule its handler accepts included), or the `IllegalAction` that
+        says why not, raised.  None where the engine must read it: an `Action` of the engine's
+        own, or a rule that goes wrong while it is read (the engine says where)."""
         ks = self._ks
         S = ks[_S]
         cur = S[_H_CUR]
         player: Optional[int]
         if isinstance(action, str):
             if len(action) > MAX_ACTION_TEXT:
-                return reasons.too_long(action)
+                raise reasons.too_long(action)
             text = " ".join(action.split())
             if cur == _CUR_OVER:
-                return reasons.game_over(text)
+                raise reasons.game_over(text)
             player = None
             if cur == _CUR_SIMUL:
                 head, sep, rest = text.partition(":")
                 player = parse_seat(head.strip()) if sep else None
                 if player is None:
-                    return reasons.say_who(text, self.waiting)
+                    raise reasons.say_who(text, self.waiting)
                 rest = " ".join(rest.split())
         elif type(action) is KAction:
             # as the engine's `_check_action_object`, then its text read as a text is
             where = _K_MOVE_GET(action)[0]
             text = action.text
             if where[0] is not ks[_KERNEL] and where[4].identity != self.prog.identity:
-                return reasons.other_game(text)
+                raise reasons.other_game(text)
             if cur == _CUR_OVER:
-                return reasons.game_over(text)
+                raise reasons.game_over(text)
             refused = reasons.wrong_actor(text, where[2], self.current, CHANCE, SIMULTANEOUS)
             if refused is not None:
-                return refused
+                raise refused
             player, rest = where[2], text.split(": ", 1)[-1]
         else:
             return None
-        if cur == _CUR_SIMUL:
+        together = cur == _CUR_SIMUL
+        if together:
             waiting = self.waiting
             if player not in waiting:
                 choosing = ks[_KERNEL].backend.who_together(S)
-                return reasons.not_choosing(text, player, choosing, _SLOTS["n"].__get__(self), waiting)
+                raise reasons.not_choosing(text, player, choosing, _SLOTS["n"].__get__(self), waiting)
             actor, text = player, rest  # the engine reads what follows the name
         elif cur >= 0:
             actor = cur
         else:
             return None
-        kp = ks[_KERNEL].program
+        kernel = ks[_KERNEL]
+        kp, be, bd = kernel.program, kernel.backend, kernel.boundary
         offered = list(dict.fromkeys(kp.action_names[a] for a in kp.sites[S[_H_SITE]].actions))
-        forms = forms_of(kp.model).actions
-        refused = reasons.unknown_word(text, actor, offered, forms)
-        if refused is not None:
-            return refused
-        # An offered action: what its first parameter's token says before any value is looked
-        # for among the possible ones (the engine reads them in order, each against what is
-        # possible given the earlier ones: past the first, that is the rules' to say)
-        words = text.split()
-        form = forms[words[0]]
-        toks = words[1:]
-        if not form.params:
-            return reasons.too_many(text, form.name, []) if toks else None
-        first = form.params[0]
-        if not toks:
-            return reasons.needs(text, form.name, first)
-        if first.kind in ("number", "one of") and form.parse_token(0, toks[0]) is None:
-            return reasons.takes(text, first, short(toks[0]))
-        return None
+        number = {name: i for i, name in enumerate(kp.action_names)}
+        copy: list = []
+
+        def position() -> Any:  # the kernel's answers write its move slots: a copy of the position
+            if not copy:
+                copy.append(kernel.copy_state(S))
+            return copy[0]
+
+        def domain(form: Any, i: int, values: list) -> list:
+            a = number[form.name]
+            return bd.values_of(a, i, be.domain(position(), a, i, bd.partial_move(a, actor, tuple(values))))
+
+        def legal(form: Any) -> list:
+            return [a._values for a in self.legal_actions(actor) if a.name == form.name]
+
+        def check(form: Any, values: tuple) -> Optional[tuple]:
+            a = number[form.name]
+            r = be.why(position(), a, bd.partial_move(a, actor, values))
+            if not r:
+                return None
+            rule = kp.model.actions[form.name].requires[abs(r) - 1]
+            return rule.name, rule.span, r < 0
+
+        try:
+            _, _, canonical, _ = reasons.read_action(text, actor, offered, forms_of(kp.model).actions, domain, legal,
+                                                     check, together)
+        except KFault:
+            return None  # a rule that goes wrong while the text is read: the engine says where
+        if self._ks is None:  # pragma: no cover - the kernel could not list the legal actions
+            return None
+        by_text = self._by_text(actor)
+        if by_text is None:
+            return None
+        return by_text.get(f"p{actor}: {canonical}" if together else canonical)
 
     def scores(self) -> list[int]:
         ks = self._ks
@@ -434,7 +529,8 @@ class KState(State):
         """The ids in `space` of `legal_actions(player)`, kept with the list of legal actions (the
         same moves have the same ids), or None where the space must work them out (fishrules.spaces:
         `ActionSpace.legal_ids`).  Not where an id depends on the position (a parameter numbered by
-        positions among what the rules offer: the engine's machine works out what they are today).
+        positions among what the rules offer): the space numbers those at each position, by what
+        the kernel offers (`offered_on_kernel`).
         """
         ks = self._ks
         if ks is None:
@@ -455,7 +551,7 @@ class KState(State):
         ids = got[4].get(space)
         if ids is None:
             if by_position[space] and any(a.name in by_position[space] for a in actions):
-                return None  # an id that depends on what the rules offer now: the engine works it out
+                return None  # an id that depends on what the rules offer now: worked out by the space
             # Lists rarely repeat where moves do ("bet 3 on p1"): an id is kept by its move's record
             kernel = ks[_KERNEL]
             by_move = kernel.api_move_ids.get(space)
@@ -472,6 +568,25 @@ class KState(State):
                 ids.append(v)
             got[4][space] = ids
         return list(ids)
+
+    def offered_on_kernel(self, name: str, player: Optional[int], values: tuple, k: int) -> Optional[list]:
+        """What parameter `k` of action `name` may be here for `player` given the earlier `values`
+        (for `some`, the things chosen from, in their order), as the kernel's domain gives it: what
+        fishrules.spaces numbers a `some` parameter's things by.  None where the engine must say
+        (a rule that goes wrong, or this is a State now)."""
+        ks = self._ks
+        if ks is None or player is None:
+            return None
+        kernel = ks[_KERNEL]
+        kp, bd = kernel.program, kernel.boundary
+        if name not in kp.action_names:
+            return None
+        a = kp.action_names.index(name)
+        try:
+            got = kernel.backend.domain(kernel.copy_state(ks[_S]), a, k, bd.partial_move(a, player, tuple(values)))
+        except (KFault, KeyError):
+            return None
+        return bd.values_of(a, k, got)
 
     def _sight(self) -> Sight:
         kernel = self._ks[_KERNEL]

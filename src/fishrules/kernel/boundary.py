@@ -40,6 +40,8 @@ class Boundary:
                 t = p.type.element if p.kind == "some" else p.type
                 flags.append(p.kind == "choice" or (t is not None and t.kind == "symbol"))
             symbolic[name] = tuple(flags)
+        #: by action number: which parameters are `some` (their value is a tuple)
+        self.some = [tuple(p.kind == "some" for p in a.params) for a in kp.model.actions.values()]
         #: block -> (action number, rule broken or None, which parameters are symbols)
         self.of_block = {b: (number[name], rule, symbolic[name]) for b, (name, rule) in kp.move_blocks.items()}
         #: (action number, rule broken or None) -> block
@@ -82,6 +84,32 @@ class Boundary:
                     return None
                 out.append(k)
         return tuple(out)
+
+    def partial_move(self, action: int, actor: int, values: tuple) -> tuple:
+        """The kernel move of `action` (kept, not broken) by `actor` with the first values of its
+        parameters (as the engine keeps them, each one the kernel gave), the rest nothing: what
+        the kernel's domains and `why` read (kernel/machine.py)."""
+        block = self.block_of[(action, None)]
+        flags = self.of_block[block][2]
+        number = self.word_number
+        out: list = [block, actor]
+        for k, (sym, some) in enumerate(zip(flags, self.some[action])):
+            if k >= len(values):
+                out.append(() if some else None)
+            elif some:
+                out.append(tuple(number[x] for x in values[k]) if sym else tuple(values[k]))
+            else:
+                v = values[k]
+                out.append(number[v] if sym and v is not None else v)
+        return tuple(out)
+
+    def values_of(self, action: int, param: int, kvalues: list) -> list:
+        """Values of parameter `param` of `action` as the kernel gives them (a domain), as the
+        engine keeps them (a symbol its word)."""
+        if not self.of_block[self.block_of[(action, None)]][2][param]:
+            return kvalues
+        words = self.words
+        return [None if v is None else words[v] for v in kvalues]
 
     def text(self, kmove: tuple, together: bool = False) -> str:
         """A kernel move's canonical text (`p1: …` when chosen together), from its action's form."""

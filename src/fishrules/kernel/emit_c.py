@@ -30,7 +30,7 @@ from .lower_blocks import DONE, PAUSE, RESTART, UNWIND
 __all__ = ["emit_c", "frame_layout_c", "EMITTER_VERSION"]
 
 #: Changes whenever the C a program emits changes: part of a compiled library's cache key.
-EMITTER_VERSION = "12"
+EMITTER_VERSION = "14"
 
 _CMP = {"<": "k_lt", "<=": "k_le", ">": "k_gt", ">=": "k_ge"}
 
@@ -614,6 +614,7 @@ class _Writer:
             self.block(f, fn)
         else:
             self.declare(1, fn, skip=set(f.params))
+            self.load_move(1, f, fn)
             self.put(1, "I _m1 = k->top; (void)_m1;")
             self.stmts(f.body, 1)
             if f.kind in ("proc", "enum"):
@@ -708,6 +709,14 @@ class _Writer:
             self.stmts(f.body + (ir.Leave(DONE),), 1)
 
     def prologue(self, depth: int, f: ir.Function, fn: _Fn) -> None:
+        self.load_move(depth, f, fn)
+        self.put(depth, f"S[{H_DEPTH}] += 1; if (S[{H_DEPTH}] > MAX_STACK) k_fault(k, FAULT_RULE);")
+        if f.is_phase:
+            self.put(depth, f"S[{self.lay.active + f.block}] += 1;")
+        self.put(depth, "k_charge(k, 1);")
+
+    def load_move(self, depth: int, f: ir.Function, fn: _Fn) -> None:
+        """The actor and values of the move in the state's move slots, into their locals."""
         for name, offset, is_buf in f.loads:
             at = H_MOVE + 1 + offset
             if is_buf:
@@ -716,10 +725,6 @@ class _Writer:
                 self.put(depth, f"memmove({name}.p, S + {at + 1}, (size_t){name}.n * sizeof(I));")
             else:
                 self.put(depth, f"{name} = S[{at}];")
-        self.put(depth, f"S[{H_DEPTH}] += 1; if (S[{H_DEPTH}] > MAX_STACK) k_fault(k, FAULT_RULE);")
-        if f.is_phase:
-            self.put(depth, f"S[{self.lay.active + f.block}] += 1;")
-        self.put(depth, "k_charge(k, 1);")
 
     def site(self, site) -> None:
         kp = self.kp
@@ -881,6 +886,11 @@ def _api(kp: KernelProgram, w: "_Writer") -> str:
                       for i, (_, fn) in enumerate(kp.looks)) or "    (void)out; (void)faults;"
     seen = "\n".join(f"    out[{i}] = {fn}(k);" for i, fn in enumerate(fn for key, fn in kp.looks if key[0] == "seen by"))
     seen = seen or "    (void)k; (void)out;"
+    # what an action's text is read against: a parameter's domain, and which rule a move breaks
+    doms = "\n".join(f"    case {a}: switch (param) {{"
+                     + "".join(f" case {i}: return {fn}(k, out, cap);" for i, (fn, _) in enumerate(fns)) + " } break;"
+                     for a, fns in enumerate(kp.action_domains) if fns) or "    default: break;"
+    whys = "\n".join(f"    case {a}: *out = {fn}(k); return 0;" for a, fn in enumerate(kp.action_why)) or "    default: break;"
     return f"""
 /* ---- entry points ---------------------------------------------------------------------------- */
 
@@ -1014,6 +1024,39 @@ FK_EXPORT I fk_moves(void *ctx, I *S, I player, I *out, I cap) {{
     if (n > cap) return -{FAULT_CAPACITY};
     memmove(out, k->ok, (size_t)(n * {lay.move_width}) * sizeof(I));
     return n;
+}}
+
+/* what parameter `param` of action `action` may be at this position, given the actor and the
+   earlier parameters of `move` (a record as fk_moves writes them; the later parameters are not
+   read): its values into out (cap of them), how many, or minus a fault.  S's move slots and work
+   count are written: the caller passes a copy of the position */
+FK_EXPORT I fk_domain(void *ctx, I *S, I action, I param, const I *move, I *out, I cap) {{
+    K *k = (K *)ctx;
+    k->S = S; k->size = {lay.size}; k->top = 0; k->epoch++;
+    if (setjmp(k->jb)) return -(I)k->fault;
+    memmove(S + {H_MOVE}, move, {lay.move_width} * sizeof(I));
+    S[{H_WORK}] = 0;
+    switch (action) {{
+{doms}
+    }}
+    k_fault(k, FAULT_RULE);
+    return 0;
+}}
+
+/* which rule of its action the move `move` breaks at this position, into *out: 0 none, k + 1 the
+   first broken is rule k and refused, -(k + 1) it is accepted by its handler; 0 or a fault (S as
+   for fk_domain) */
+FK_EXPORT int fk_why(void *ctx, I *S, I action, const I *move, I *out) {{
+    K *k = (K *)ctx;
+    k->S = S; k->size = {lay.size}; k->top = 0; k->epoch++;
+    if (setjmp(k->jb)) return k->fault;
+    memmove(S + {H_MOVE}, move, {lay.move_width} * sizeof(I));
+    S[{H_WORK}] = 0;
+    switch (action) {{
+{whys}
+    }}
+    k_fault(k, FAULT_RULE);
+    return 0;
 }}
 
 /* one decision of the API's loop in one call: play `move` (a record of fk_moves), run to the next

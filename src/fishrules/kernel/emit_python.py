@@ -422,6 +422,8 @@ class _Writer:
         if f.kind == "enum":
             params += ", ok, bad"
         self.put(0, f"def {f.name}(S{params}):")
+        for i, (name, _, _) in enumerate(f.loads):  # the move in the state's move slots (`why`, domains)
+            self.put(1, f"{name} = S[{H_MOVE + 1 + i}]")
         fn = _Fn(f, self.kp, 0, [])
         self.body(f.body, 1, fn)
         self.put(0, "")

@@ -517,7 +517,7 @@ class Function:
     comment: str = ""
     block: int = -1  # for a block: its number
     is_phase: bool = False
-    loads: tuple = ()  # an action's block: (local, offset in the move, is a `some` buffer), read when it starts
+    loads: tuple = ()  # an action's block, domains and `why`: (local, offset in the move, is a `some` buffer), read when it starts
     cached: tuple = ()  # the locals of `Cached` values (forgotten when the function starts)
     memo: bool = False  # a define worth keeping: its values are kept until the state changes
 

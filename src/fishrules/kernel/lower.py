@@ -4,7 +4,8 @@
 every function (`fishrules.kernel.ir`): a block per phase, action and `when … is broken` handler
 (numbered by `fishrules.analysis.number_blocks`, as the engine's program numbers them, so a frame
 means the same to both), an enumerator per action, a function per define and score term, the
-winners, the set-up.  What the rules mean beyond each statement (what a define reads, which are
+winners, the set-up; and per action what each parameter may be and which rule a move breaks
+(what an action's text is read against).  What the rules mean beyond each statement (what a define reads, which are
 kept, their order, the board) comes from `fishrules.analysis`, as it does for the engine's
 compiler.  Both emitters print this one program; nothing of a rule file's text is in it but numbers.
 """
@@ -43,6 +44,12 @@ class KernelProgram:
         self.game_block = -1
         self.move_blocks: dict[int, tuple[str, Optional[str]]] = {}  # block -> (action, rule broken or None)
         self.action_enum: list[str] = []  # action number -> enumerator function
+        #: action number -> per parameter, (its domain function, the most values it gives): what
+        #: an action's text is read against (`BlockLowering.domains`)
+        self.action_domains: list[list[tuple[str, int]]] = []
+        self.action_why: list[str] = []  # action number -> which rule a move breaks (`BlockLowering.why`)
+        #: the messages of the `unavailable` statements: S[H_WHY] says which stopped a step (FAULT_UNPLAYABLE)
+        self.refusals: list[str] = []
         self.action_names: list[str] = []
         self.nrules = 0
         self.frame_cap: dict[str, int] = {}  # block function -> its frame's size, in C (ints)
@@ -112,6 +119,12 @@ def lower(model: m.Model) -> KernelProgram:
         e = bl.enumerator(name, a, i)
         fns.append(e)
         out.action_enum.append(e.name)
+        doms = bl.domains(name, a, i)
+        fns.extend(doms)
+        out.action_domains.append([(f.name, cap) for f, cap in zip(doms, bl.domain_caps.get(i, []))])
+        why = bl.why(name, a, i)
+        fns.append(why)
+        out.action_why.append(why.name)
         out.action_names.append(name)
     out.functions = fns
     out.game_block = blocks.phase["game"]
@@ -119,6 +132,7 @@ def lower(model: m.Model) -> KernelProgram:
     out.symbols = sym.words
     out.tables = tab.tables
     out.sites = bl.sites
+    out.refusals = bl.refusals
     out.noted = bl.noted
     for f in fns:
         arms = cut(f, layout.seats, layout.move_width)

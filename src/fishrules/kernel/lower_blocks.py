@@ -10,13 +10,15 @@ the rules accept with a consequence).
 
 from __future__ import annotations
 
+from typing import Optional
+
 import attrs
 
 from .. import model as m
 from ..analysis import Blocks, pushdown
 from ..limits import MAX_CHOICES
 from . import ir
-from .abi import FAULT_RULE, FAULT_UNPLAYABLE
+from .abi import FAULT_RULE, FAULT_UNPLAYABLE, H_WHY
 from .hoist import Hoister
 from .layout import LIST_CAPACITY, Layout
 from .lower_expr import ExprLowering, is_many
@@ -76,6 +78,10 @@ class BlockLowering:
         self.fn: _Fn = _Fn()
         self.block = -1
         self.keep = None  # fishrules.kernel.keep.Keep, set before the blocks are lowered
+        #: the messages of the rules' `unavailable` statements, in the order they are lowered
+        self.refusals: list[str] = []
+        #: action number -> the most values each parameter's domain function gives (`domains`)
+        self.domain_caps: dict[int, list[int]] = {}
         # The values whose changes are events the players may see (all but `internal` ones and
         # zones), numbered for the record (kernel/record.py): (game value?, slot, kind, S index of
         # seat 0's, stride between seats, is a list).
@@ -123,13 +129,8 @@ class BlockLowering:
         bufs = tuple((f"l{p.slot}", self.layout.max_subset) for p in a.params if p.kind == "some")
         names = {b for b, _ in bufs}
         scalars = tuple(f"l{i}" for i in range(a.nlocals) if f"l{i}" not in names) + tuple(self.fn.scalars)
-        loads = [("l0", 0, False)]
-        k = 1
-        for p in a.params:
-            loads.append((f"l{p.slot}", k, p.kind == "some"))
-            k += 1 + self.layout.max_subset if p.kind == "some" else 1
         return ir.Function(f"b{bid}", "block", (), body, scalars, bufs + tuple(self.fn.buffers),
-                           comment, bid, False, tuple(loads))
+                           comment, bid, False, self._loads(a))
 
     def define(self, name: str, d: m.DefineDecl, index: int) -> ir.Function:
         self.fn = _Fn()
@@ -348,7 +349,9 @@ class BlockLowering:
         return [ir.Do("reveal", (self.cards(s.cards),))]
 
     def s_Refuse(self, s):
-        return [ir.Fault(FAULT_UNPLAYABLE)]
+        # which `unavailable` it is, for the API to say its words (KernelProgram.refusals)
+        self.refusals.append(s.message)
+        return [ir.Put(ir.Int(H_WHY), ir.Int(len(self.refusals) - 1)), ir.Fault(FAULT_UNPLAYABLE)]
 
     def s_IfStmt(self, s, fire=None):
         rest: tuple = tuple(self.stmts(s.otherwise))
@@ -387,7 +390,6 @@ class BlockLowering:
         self.fn = _Fn()
         self.ex.buffer_locals = {p.slot for p in a.params if p.kind == "some"}
         pushed = pushdown(a)
-        handlers = {b.rule: b for b in a.broken}
         block = self.blocks.action[name]
         broken_blocks = {b.rule: self.handler_block(name, b.rule) for b in a.broken}
         values: list = [ir.Var("l0")]
@@ -401,16 +403,14 @@ class BlockLowering:
         # what a rule reads of the parameters chosen in outer loops only is worked out once per choice
         levels = {"l0": -1, **{f"l{p.slot}": i for i, p in enumerate(a.params)}}
         h = Hoister("h", levels, len(a.params) - 1, False)
-        for r in a.requires:
-            if id(r) in pushed.get("done", ()):
-                continue  # a filter on the elements already
-            b = handlers.get(r.name)
+        # (the pushed-down requires are filters on the elements already)
+        for r, cond, handler in self.rule_tests(a, pushed.get("done", ())):
             miss: list = []
-            if b is not None:
+            if handler is not None:
                 emit = ir.Emit((ir.Int(broken_blocks[r.name]), *values), True)
-                miss.append(ir.If(h.expr(self.ex.expr(b.condition)), (emit,)) if b.condition is not None else emit)
+                miss.append(ir.If(h.expr(handler), (emit,)) if handler != ir.Int(1) else emit)
             miss.append(skip)
-            inner.append(ir.If(ir.Not(h.expr(self.ex.expr(r.condition))), tuple(miss)))
+            inner.append(ir.If(ir.Not(h.expr(cond)), tuple(miss)))
         inner.append(ir.Emit((ir.Int(block), *values)))
         body: tuple = tuple(inner)
         for i in reversed(range(len(a.params))):
@@ -422,6 +422,79 @@ class BlockLowering:
         return ir.Function(f"e{index}", "enum", ("l0",), (ir.Do("moves_action", ()), *body), scalars, bufs,
                            f"the choices of an action, line {_line(a.span)}", cached=tuple(h.all_names()))
 
+    def rule_tests(self, a: m.ActionDecl, skip=()) -> list:
+        """Each `require` of `a` in order, pushed-down ones included: (rule, its condition, None
+        if a violation is refused, else what makes it accepted: its handler's condition, or
+        Int(1) for a handler with none); those whose ids are in `skip` left out.  The enumerator
+        and `why` test these very expressions."""
+        handlers = {b.rule: b for b in a.broken}
+        out = []
+        for r in a.requires:
+            if id(r) in skip:
+                continue
+            b = handlers.get(r.name)
+            accept: Optional[ir.Expr] = None
+            if b is not None:
+                accept = self.ex.expr(b.condition) if b.condition is not None else ir.Int(1)
+            out.append((r, self.ex.expr(r.condition), accept))
+        return out
+
+    def _loads(self, a: m.ActionDecl) -> tuple:
+        """Where a move's actor and values are in the state's move slots (as an action's block reads
+        them when it starts): (local, offset in the move, is a `some` buffer)."""
+        loads = [("l0", 0, False)]
+        k = 1
+        for p in a.params:
+            loads.append((f"l{p.slot}", k, p.kind == "some"))
+            k += 1 + self.layout.max_subset if p.kind == "some" else 1
+        return tuple(loads)
+
+    def domains(self, name: str, a: m.ActionDecl, index: int) -> list[ir.Function]:
+        """Per parameter, what it may be now given the actor and the earlier parameters (read from
+        the state's move slots, as the action's block reads its move): the very domain the
+        enumerator loops over (`param_domain`), or for `some` the things chosen from, in their
+        order (its source, before any filter: what an action's text names its things among)."""
+        out = []
+        for i, p in enumerate(a.params):
+            self.fn = _Fn()
+            self.ex.buffer_locals = {q.slot for q in a.params if q.kind == "some"}
+            if p.kind == "some":
+                dom: ir.BufExpr = ir.Collect(self.ex.stream(p.source))
+            else:
+                dom = self.param_domain(p)
+            cap = self.ex.cap(dom)
+            out.append(ir.Function(f"dom{index}_{i}", "buffer", (), (ir.ReturnBuf(dom),), *self._locals(a),
+                                   f"what a parameter may be, line {_line(p.span)}", loads=self._loads(a)))
+            self.domain_caps.setdefault(index, []).append(cap)
+        return out
+
+    def why(self, name: str, a: m.ActionDecl, index: int) -> ir.Function:
+        """Whether the move in the state's move slots keeps the rules of its action: 0 if every
+        `require` holds, k + 1 if the first that does not is rule k of the action and is refused,
+        -(k + 1) if its `when … is broken` accepts it (the enumerator's very tests: `rule_tests`)."""
+        self.fn = _Fn()
+        self.ex.buffer_locals = {p.slot for p in a.params if p.kind == "some"}
+        body: list = []
+        for k, (r, cond, accept) in enumerate(self.rule_tests(a)):
+            refuse: tuple = (ir.Return(ir.Int(k + 1)),)
+            if accept is None:
+                miss = refuse
+            elif accept == ir.Int(1):
+                miss = (ir.Return(ir.Int(-(k + 1))),)
+            else:
+                miss = (ir.If(accept, (ir.Return(ir.Int(-(k + 1))),), refuse),)
+            body.append(ir.If(ir.Not(cond), miss))
+        body.append(ir.Return(ir.Int(0)))
+        return ir.Function(f"why{index}", "value", (), tuple(body), *self._locals(a),
+                           f"which rule a move breaks, line {_line(a.span)}", loads=self._loads(a))
+
+    def _locals(self, a: m.ActionDecl) -> tuple:
+        """(scalars, buffers) of a function that reads an action's move: its parameters and temps."""
+        some = {p.slot for p in a.params if p.kind == "some"}
+        scalars = ("l0",) + tuple(f"l{i}" for i in range(1, a.nlocals) if i not in some) + tuple(self.fn.scalars)
+        bufs = tuple((f"l{p.slot}", self.layout.max_subset) for p in a.params if p.kind == "some") + tuple(self.fn.buffers)
+        return scalars, bufs
+
     def handler_block(self, action: str, rule: str) -> int:
         return self.blocks.handler[(action, rule)]
 
@@ -430,14 +503,8 @@ class BlockLowering:
         parts named in `forget` forgotten as each value is taken)."""
         body = tuple(ir.Forget(n) for n in forget) + body
         ex = self.ex
-        if p.kind == "choice":
-            dom = ir.Collect(ir.TabS(ex.tab.add("k", [ex.sym.id(c) for c in p.choices])))
-        elif p.kind == "number":
-            dom = ir.HelpBuf("numbers", (ex.expr(p.low), ex.expr(p.high)), MAX_CHOICES)
-        elif p.kind == "one of":
-            src = ex.stream(p.source)
-            helper = "card_choices" if p.type.kind == "card" else "distinct"
-            dom = ir.HelpBuf(helper, (ir.Collect(src),), ex.cap(src))
+        if p.kind != "some":
+            dom = self.param_domain(p)
         else:
             src = ex.stream(p.source)
             for k, cond, want in filters:
@@ -460,6 +527,18 @@ class BlockLowering:
         d = self.fn.tempbuf(cap)
         dvar = ir.BufVar(d, cap)
         return (ir.SetBuf(d, dom), ir.Do("charge", (ir.Len(dvar),)), ir.For(f"l{p.slot}", ir.BufS(dvar), body))
+
+    def param_domain(self, p: m.ParamDecl) -> ir.BufExpr:
+        """What a parameter that is not `some` may be, in the engine's order (the enumerator's loop
+        and `domains` both take it from here)."""
+        ex = self.ex
+        if p.kind == "choice":
+            return ir.Collect(ir.TabS(ex.tab.add("k", [ex.sym.id(c) for c in p.choices])))
+        if p.kind == "number":
+            return ir.HelpBuf("numbers", (ex.expr(p.low), ex.expr(p.high)), MAX_CHOICES)
+        src = ex.stream(p.source)
+        helper = "card_choices" if p.type.kind == "card" else "distinct"
+        return ir.HelpBuf(helper, (ir.Collect(src),), ex.cap(src))
 
 
 def _line(span) -> str:

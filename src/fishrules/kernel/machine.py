@@ -179,6 +179,26 @@ class PyBackend:
         S[A.H_WORK] = 0
         return self._sites[S[A.H_SITE]](S, player)
 
+    def domain(self, S: list, action: int, param: int, move: tuple) -> list:
+        """What parameter `param` of `action` may be at S, given the actor and the earlier values
+        of `move` (a move as `moves` gives them; the later values are not read): an action's text
+        is read against these (`BlockLowering.domains`).  S's move slots and work count are
+        written: give a copy of the position."""
+        name = self.kp.action_domains[action][param][0]
+        self._epoch[0] += 1
+        S[A.H_MOVE:A.H_MOVE + len(move)] = move
+        S[A.H_WORK] = 0
+        return list(self.ns[name](S))
+
+    def why(self, S: list, action: int, move: tuple) -> int:
+        """Which rule of `action` the move breaks at S: 0 none, k + 1 the first broken is its
+        rule k and is refused, -(k + 1) its handler accepts it (`BlockLowering.why`; S as for
+        `domain`)."""
+        self._epoch[0] += 1
+        S[A.H_MOVE:A.H_MOVE + len(move)] = move
+        S[A.H_WORK] = 0
+        return self.ns[self.kp.action_why[action]](S)
+
     def play(self, S: list, move: tuple, playout: bool = False) -> None:
         """Play a move (one of `moves`) and run to the next decision (or, with `playout`, to the
         end, every choice at random)."""

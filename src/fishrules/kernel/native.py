@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Optional
 
 from . import abi as A
-from .abi import ARENA, FAULT_CAPACITY, M64, MOVES_CAP, NIL, decision_seed
+from .abi import ARENA, FAULT_CAPACITY, FAULT_RULE, M64, MOVES_CAP, NIL, decision_seed
 from .emit_c import EMITTER_VERSION, emit_c, frame_layout_c
 from ..limits import MAX_PLAYOUT_DECISIONS
 from .lower import KernelProgram
@@ -785,6 +785,7 @@ class NativeBackend:
             ("fk_simulate", None, [_P, _P, _P, _I, _P, _P, _P, _P, _P, _P, _P]),
             ("fk_script", ctypes.c_int, [_P, _P, _I]), ("fk_step", _I, [_P, _P, _P, _P, _I]),
             ("fk_record", None, [_P, ctypes.c_int]), ("fk_trace", _I, [_P, _P, _I]),
+            ("fk_domain", _I, [_P, _P, _I, _I, _P, _P, _I]), ("fk_why", ctypes.c_int, [_P, _P, _I, _P, _P]),
         ):
             try:
                 f = getattr(lib, name)
@@ -963,6 +964,32 @@ class NativeBackend:
         S[A.H_MOVE:A.H_MOVE + self.width] = array("q", self._encode(move))
         S[A.H_CUR] = A.CUR_RUN
         self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 1 if playout else 0))
+
+    # ---- reading an action's text (see PyBackend) -------------------------------------------------
+
+    def domain(self, S: array, action: int, param: int, move: tuple) -> list:
+        """What parameter `param` of `action` may be at S, given the actor and earlier values of
+        `move` (a move as `moves` gives them; later values are not read).  S's move slots and work
+        count are written: give a copy of the position."""
+        doms = self.kp.action_domains
+        if not (0 <= action < len(doms) and 0 <= param < len(doms[action])):
+            raise KFault(FAULT_RULE)
+        cap = max(doms[action][param][1], 1)
+        out = array("q", bytes(8 * cap))
+        rec = array("q", self._encode(move))
+        n = self.lib.fk_domain(self.ctx, self._ptr(S), action, param, self._ptr(rec), self._ptr(out), cap)
+        if n < 0:
+            raise KFault(-n)
+        return [None if v == NIL else v for v in out[:n]]
+
+    def why(self, S: array, action: int, move: tuple) -> int:
+        """Which rule of `action` the move breaks at S (`BlockLowering.why`; S as for `domain`)."""
+        if not (0 <= action < len(self.kp.action_why)):
+            raise KFault(FAULT_RULE)
+        rec = array("q", self._encode(move))
+        out = array("q", [0])
+        self._check(self.lib.fk_why(self.ctx, self._ptr(S), action, self._ptr(rec), self._ptr(out)))
+        return out[0]
 
     def top_frame(self, S: array) -> int:
         fp = self.kp.layout.frames

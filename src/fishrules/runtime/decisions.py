@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Any, NamedTuple, Optional, Self, Union
 
 from ..compiler import CHANCE, MEMO_LIMIT, MEMO_MIN_HITS, MEMO_TRIAL, SIMULTANEOUS, DrawPause, RollPause, SimulPause
-from ..errors import Diagnostic, FishrulesError, IllegalAction, OptionError, RuleError
+from ..errors import FishrulesError, IllegalAction, OptionError
 from .. import reasons
 from ..forms import forms_of, parse_seat
 from ..limits import MAX_ACTION_TEXT
@@ -135,15 +135,6 @@ class Action:
 
 def _normalize(text: str) -> str:
     return " ".join(text.split())
-
-
-def _listed(items: list, most: int = 10) -> str:
-    """`possible: a, b, c`, at most `most` of them and how many more there are."""
-    if not items:
-        return "none is possible"
-    shown = ", ".join(items[:most])
-    more = len(items) - most
-    return f"possible: {shown}" + (f" and {more} more" if more > 0 else "")
 
 
 class Legal:
@@ -313,10 +304,7 @@ class Decisions(Chance):
         except Exception as exc:
             raise self._fault(exc, info.span, f"while listing what p{actor} may do in {self._where()}") from None
         if not legal.moves:
-            names = " or ".join(ap.name for ap in info.actions)
-            raise RuleError(Diagnostic(info.span, f"p{actor} must choose {names} here, but none of them is allowed: the game is stuck",
-                                       f"while playing {self._where()}; the rules must leave a player who must act "
-                                       "at least one choice (or not ask them)"))
+            raise reasons.stuck(info.span, actor, " or ".join(ap.name for ap in info.actions), self._where())
         return legal
 
     def _enumerate_fresh(self, info, actor) -> "Legal":
@@ -609,69 +597,46 @@ class Decisions(Chance):
     # ---- reading an action's text ----------------------------------------------------------------
 
     def _read_action(self, text: str, actor: Optional[int] = None, info=None):
-        """The canonical text of the action `text` means, if the rules allow it now; otherwise
-        raise `IllegalAction` saying why (naming the rule that forbids it, if one does).  What a
-        message offers instead is taken from the player's own legal actions: it names nothing the
-        player may not know, and says how many it leaves out."""
+        """The canonical text of the action `text` means, if the rules allow it now (or, for a
+        broken rule the rules accept, what `_do_broken` takes); otherwise raise `IllegalAction`
+        saying why.  Read by `fishrules.reasons.read_action` (as a state on the kernel reads it),
+        which asks this machine what each parameter may be, the actor's legal values and the
+        first rule a move breaks."""
         if actor is None:
             fr, info = self._pause()
             actor = fr[2][info.slot]
-        actions = info.actions
-        offered = {ap.name: ap for ap in actions}
-        refused = reasons.unknown_word(text, actor, list(offered), forms_of(self.game.model).actions)
-        if refused is not None:
-            raise refused
-        words = text.split()
-        ap = offered[words[0]]
-        form = ap.form  # how its values are written and read (the engine's `ap` says what they may be)
-        L: list = [None] * ap.nlocals
-        L[0] = actor
-        toks = words[1:]
-        for i, (p, f) in enumerate(zip(ap.params, form.params)):
-            if p.kind == "some":
-                take, toks = toks, []
-                if not take:
-                    raise reasons.needs(text, ap.name, f)
-                elements = list(p.elements(self, L))
-                order = {v: i for i, v in enumerate(elements)}
-                vals = []
-                for t in take:
-                    found = next((v for v in elements if f.render_one(v) == t and v not in vals), None)
-                    if found is None:
-                        if any(f.render_one(v) == t for v in elements):
-                            raise IllegalAction(text, f"something is named twice in `{p.name}`")
-                        raise IllegalAction(text, f"{t} is not one of the {f.things} to choose from now")
-                    vals.append(found)
-                value: Any = tuple(sorted(vals, key=order.__getitem__))
-            else:
-                if not toks:
-                    raise reasons.needs(text, ap.name, f)
-                tok, toks = toks[0], toks[1:]
-                dom = list(p.domain(self, L))
-                value = next((v for v in dom if f.render(v) == tok), None)
-                if value is None:
-                    if form.parse_token(i, tok) is None:
-                        raise reasons.takes(text, f, short(tok))
-                    if isinstance(info, SimulPause):
-                        # The text names the chooser, but anybody may have sent it: a refusal
-                        # here lists nothing a player may be keeping secret.
-                        raise IllegalAction(text, f"{short(tok)} is not a possible `{p.name}` now "
-                                                  f"(ask legal_actions(p{actor}) for p{actor}'s choices)")
-                    given = tuple(L[q.slot] for q in ap.params[:i])
-                    legal = self._enumerate_for(info, actor).actions()
-                    possible = list(dict.fromkeys(f.render(a._values[i]) for a in legal
-                                                  if a.name == ap.name and a._values[:i] == given))
-                    raise IllegalAction(text, f"{short(tok)} is not a possible `{p.name}` now ({_listed(possible)})")
-            L[p.slot] = value
-        if toks:
-            raise reasons.too_many(text, ap.name, [p.name for p in ap.params])
-        canonical = form.render(tuple(L[p.slot] for p in ap.params))
-        for name, span, test in ap.requires:
-            if not test(self, L):
-                handler = ap.broken.get(name)
-                if handler is not None and (handler[0] is None or handler[0](self, L)):
-                    return (ap, actor, tuple(L[p.slot] for p in ap.params), canonical, name)
-                raise IllegalAction(text, f'it breaks the rule "{name}"', rule=name, span=span)
+        offered = {ap.name: ap for ap in info.actions}
+
+        def locals_of(form: Any, values: Any) -> list:
+            ap = offered[form.name]
+            L: list = [None] * ap.nlocals
+            L[0] = actor
+            for p, v in zip(ap.params, values):
+                L[p.slot] = v
+            return L
+
+        def domain(form: Any, i: int, values: list) -> Any:
+            p = offered[form.name].params[i]
+            L = locals_of(form, values)
+            return p.elements(self, L) if p.kind == "some" else p.domain(self, L)
+
+        def legal(form: Any) -> list:
+            return [a._values for a in self._enumerate_for(info, actor).actions() if a.name == form.name]
+
+        def check(form: Any, values: tuple) -> Optional[tuple]:
+            ap = offered[form.name]
+            L = locals_of(form, values)
+            for name, span, test in ap.requires:
+                if not test(self, L):
+                    handler = ap.broken.get(name)
+                    return name, span, handler is not None and (handler[0] is None or handler[0](self, L))
+            return None
+
+        form, values, canonical, broken = reasons.read_action(
+            text, actor, list(offered), forms_of(self.game.model).actions, domain, legal, check,
+            isinstance(info, SimulPause))
+        if broken is not None:
+            return (offered[form.name], actor, values, canonical, broken)
         return canonical
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..compiler import OVER_BUDGET, Fail, Located, Unplayable, charge
-from ..errors import Diagnostic, FishrulesError, OptionError, RuleError
+from .. import reasons
+from ..errors import Diagnostic, FishrulesError, RuleError
 from ..limits import WORK_BUDGET
 from .fields import Fields
 
@@ -70,7 +71,7 @@ class Machine(Fields):
         except FishrulesError:
             raise
         except Unplayable as exc:
-            raise OptionError(f"{self.prog.model.title}: {exc}") from None
+            raise reasons.unavailable(self.prog.model.title, str(exc)) from None
         except Exception as exc:  # a rule went wrong at run time: report where
             context = f"while playing {self.prog.block_names[fr[0]]}" if fr is not None else "while playing"
             raise self._fault(exc, None, context) from None
