@@ -37,7 +37,7 @@ from ..runtime.fields import Fields
 from .. import reasons
 from ..forms import forms_of, parse_seat
 from ..limits import MAX_ACTION_TEXT
-from ..runtime.text import check_seat
+from ..runtime.text import check_seat, check_since
 from .abi import CUR_OVER as _CUR_OVER, CUR_SIMUL as _CUR_SIMUL, FAULT_CAPACITY, FAULT_STUCK, FAULT_UNPLAYABLE
 from .abi import H_CUR as _H_CUR, H_SITE as _H_SITE, H_WHY as _H_WHY, H_WORK as _H_WORK
 from .pyruntime import KFault
@@ -684,13 +684,11 @@ class KState(State):
             rec = base[0]
             S = kernel.copy_state(base[1])
             at = base[2]
-            marks = (len(rec.history), rec.redact, len(rec.events))
+            marks = rec.marks()
             try:
                 return self._replay(rc, rec, S, at, traced)
             except BaseException:
-                rec.history.truncate(marks[0])
-                rec.redact = marks[1]
-                rec.events.truncate(marks[2])
+                rec.rewind(marks)
                 raise
         return self._replay(rc, rec, S, at, traced)
 
@@ -733,7 +731,7 @@ class KState(State):
         rec = self._kernel_record()
         if rec is None:
             return self._as_state().history
-        return rec.history.list()
+        return list(rec.history.list())  # the caller's: as the engine's, a new list at each call
 
     @property
     def redact(self) -> tuple:
@@ -782,6 +780,7 @@ class KState(State):
         n = _SLOTS["n"].__get__(self)
         if player is not None:
             check_seat(player, n)
+        check_since(since)
         rec = self._kernel_record()
         if rec is None:
             return State.events_for(self._as_state(), player, since)

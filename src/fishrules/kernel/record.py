@@ -37,8 +37,8 @@ from typing import Any, Callable, Optional
 
 from ..forms import forms_of
 from ..runtime import Log
-from ..runtime.record import render_event
-from ..runtime.text import check_seat
+from ..runtime.record import events_since, render_event
+from ..runtime.text import check_seat, check_since
 
 __all__ = ["Recorder", "KRecord", "R_ROLL", "R_DRAW", "R_MOVE", "R_REVEAL", "R_SET", "R_RESTART", "R_OVER"]
 
@@ -49,29 +49,45 @@ _SEATS = 64
 
 
 class KRecord:
-    """The engine's record of one game: `history` (a `Log` of texts), `redact` (history index,
-    what others read, who reads the text) and `events` (a `Log` of the engine's event tuples).
-    Copies share what they had (appending to one does not change the other)."""
+    """The engine's record of one game: `history` (a `Log` of texts), `hidden` (a `Log` of what
+    some may not read of the history: (history index, what the others read, who reads the text),
+    in order; `redact` is it as the engine's tuple) and `events` (a `Log` of the engine's event
+    tuples).  Copies share what they had (appending to one does not change the other), and
+    appending takes constant time: a game of many secret entries is not quadratic in its length."""
 
-    __slots__ = ("history", "redact", "events")
+    __slots__ = ("history", "hidden", "events")
 
-    def __init__(self, history: Optional[Log] = None, redact: tuple = (), events: Optional[Log] = None):
+    def __init__(self, history: Optional[Log] = None, hidden: Optional[Log] = None, events: Optional[Log] = None):
         self.history = history if history is not None else Log()
-        self.redact = redact
+        self.hidden = hidden if hidden is not None else Log()
         self.events = events if events is not None else Log()
 
     def copy(self) -> "KRecord":
-        return KRecord(self.history.copy(), self.redact, self.events.copy())
+        return KRecord(self.history.copy(), self.hidden.copy(), self.events.copy())
+
+    @property
+    def redact(self) -> tuple:
+        return tuple(self.hidden.list())
 
     def write(self, text: str, redacted: Optional[str] = None, audience: Optional[tuple] = None) -> None:
         """An entry of the history (runtime/record.py `_record`)."""
         if audience is not None and redacted is not None:
-            self.redact = self.redact + ((len(self.history), redacted, audience),)
+            self.hidden.append((len(self.history), redacted, audience))
         self.history.append(text)
+
+    def marks(self) -> tuple:
+        """Where the record ends now, for `rewind`."""
+        return len(self.history), len(self.hidden), len(self.events)
+
+    def rewind(self, marks: tuple) -> None:
+        """Forget what was written after `marks` (a call that failed)."""
+        self.history.truncate(marks[0])
+        self.hidden.truncate(marks[1])
+        self.events.truncate(marks[2])
 
     def history_for(self, player: Optional[int]) -> list[str]:
         hist = list(self.history.list())
-        for i, text, audience in self.redact:
+        for i, text, audience in self.hidden.list():
             if player not in audience:
                 hist[i] = text
         return hist
@@ -82,12 +98,12 @@ def events_for(rec: KRecord, prog: Any, n: int, player: Optional[int], since: Op
     """`State.events_for` of a record (the engine's own rendering of each event)."""
     if player is not None:
         check_seat(player, n)
+    check_since(since)
     out = []
-    for e in rec.events.list():
-        if since is None or e[1] > since:
-            shown = render_event(prog, e, player, winners, scores)
-            if shown is not None:
-                out.append(shown)
+    for e in events_since(rec.events.list(), since):
+        shown = render_event(prog, e, player, winners, scores)
+        if shown is not None:
+            out.append(shown)
     return out
 
 
@@ -208,16 +224,24 @@ class Recorder:
         for k, kmove in enumerate(chosen):
             move = bd.move(kmove, True)
             at[first + k] = (move.actor, bd.programs[move.action], move.values)
-        kept = []
-        for i, text, audience in rec.redact:
+        # the choices are the history's last entries, so only the last entries of what is hidden
+        # change: taken off and written again (the whole of it rebuilt at every simultaneous
+        # decision made a long game quadratic)
+        hidden = rec.hidden
+        entries = hidden.list()
+        m = 0
+        while m < len(entries) and entries[-1 - m][0] >= first:
+            m += 1
+        tail = entries[len(entries) - m:]
+        hidden.truncate(len(entries) - m)
+        for i, text, audience in tail:
             if i in at:
                 p, ap, values = at[i]
-                hidden = ap.render_redacted(values)
-                if hidden is None:
+                shown = ap.render_redacted(values)
+                if shown is None:
                     continue
-                text = f"p{p}: {hidden}"
-            kept.append((i, text, audience))
-        rec.redact = tuple(kept)
+                text = f"p{p}: {shown}"
+            hidden.append((i, text, audience))
 
     def traced(self, be: Any, rec: KRecord, n: int, run: Callable, *args: Any) -> list:
         """`run(*args)` on backend `be` with the trace kept, its records into `rec` (`n`: the
