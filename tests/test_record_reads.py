@@ -7,11 +7,16 @@ bad argument is the caller's `OptionError`, on the engine and on the kernel alik
 - `since=k` gives exactly the events whose `after` is past k, for every k (they are found by
   bisection, not by reading the whole game);
 - `history` is a new list at each call: changing it changes nothing of the state's, and a list
-  taken earlier does not grow as the game goes on (on the engine it was the state's own list).
+  taken earlier does not grow as the game goes on (on the engine it was the state's own list);
+- an `Action` cannot be changed, and a copy of it is itself: a legal list's actions are shared by
+  every game of the ruleset, so `a.player = 1` in one game changed the move another game then
+  played (the engine took the changed player, the kernel its own: the machines disagreed), and a
+  deep copy of a kernel's action copied (or failed on) the whole kernel.
 """
 
 from __future__ import annotations
 
+import copy
 import random
 
 import pytest
@@ -84,3 +89,22 @@ def test_the_history_given_out_is_the_callers(name):
         play(s, random.Random(6), 6)
         assert before == ["nonsense"]
         assert s.history[: len(kept)] == kept
+
+
+@pytest.mark.parametrize("name", ["fishfry", "fatfish", "fisherman"])
+def test_an_action_cannot_be_changed_and_copies_are_itself(name):
+    for s in states(name):
+        play(s, random.Random(7), 3)
+        acts = s.legal_actions(s.waiting[0] if s.current == fishrules.SIMULTANEOUS else None)
+        a = acts[0]
+        before = (a.name, a.player, a.breaks, a.to, a.text, a.args)
+        for field, value in (("player", 1 - (a.player or 0)), ("name", "x"), ("breaks", "x"), ("to", "x")):
+            with pytest.raises(AttributeError):
+                setattr(a, field, value)
+        assert (a.name, a.player, a.breaks, a.to, a.text, a.args) == before
+        assert copy.copy(a) is a and copy.deepcopy(a) is a
+        assert copy.deepcopy({"moves": acts})["moves"] == acts
+        other = s.clone()
+        at = len(other.history)
+        other.apply(a)  # still the move it was
+        assert other.history[at] == before[4]

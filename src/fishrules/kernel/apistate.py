@@ -840,16 +840,16 @@ class KAction(Action):
         move = bd.move(kernel.backend.decode(records, i))
         ap = bd.programs[move.action]
         name, values, rule = ap.name, move.values, move.breaks
-        _A["player"].__set__(self, actor)
-        _A["to"].__set__(self, None)
+        _A["_player"].__set__(self, actor)
+        _A["_to"].__set__(self, None)
         # never the engine's legal list (whose slot may be None before it is listed): applied to
         # the engine's state, a KAction is read by its text and checked
         _A["_origin"].__set__(self, where)
         _A["_prefix"].__set__(self, prefix)
         _A["_prog"].__set__(self, prog)
-        _A["name"].__set__(self, name)
+        _A["_name"].__set__(self, name)
         _A["_values"].__set__(self, values)
-        _A["breaks"].__set__(self, rule)
+        _A["_breaks"].__set__(self, rule)
         _A["_render"].__set__(self, ap if ap.params else None)
         _A["_text"].__set__(self, None if ap.params else _A["_prefix"].__get__(self) + name)
         _K_READ(self, True)
@@ -883,6 +883,8 @@ def _lazy(name: str) -> property:
 
 for _name in Action.__slots__:
     setattr(KAction, _name, _lazy(_name))
+for _name in ("name", "player", "breaks", "to"):  # read-only, as the Action's (one call, not two)
+    setattr(KAction, _name, property(_lazy("_" + _name).fget))
 
 
 # The engine's fields: in a KState, reading or writing one makes it a plain State first.

@@ -77,21 +77,24 @@ class Action:
     where the card goes in `to` (`"hand of p1"`).  `breaks` names the rule the
     action breaks when the rules accept that with a consequence (a card laid against the rules is
     legal, and costs a penalty); it is None for an action that keeps every rule.  Two actions are
-    equal when their texts and players are."""
+    equal when their texts and players are.
 
-    __slots__ = ("name", "player", "breaks", "to", "_values", "_text", "_render", "_origin", "_prefix", "_prog")
+    An action cannot be changed (its fields are read-only, and a copy of it is itself): the same
+    object is handed to every position, and every game, whose legal list holds that move."""
+
+    __slots__ = ("_name", "_player", "_breaks", "_to", "_values", "_text", "_render", "_origin", "_prefix", "_prog")
 
     def __init__(self, name: str, text: Optional[str], player: Optional[int], values: tuple = (), render: Any = None,
                  origin: Any = None, prefix: str = "", prog: Any = None, breaks: Optional[str] = None):
-        self.name = name
-        self.player = player
+        self._name = name
+        self._player = player
         # The rule this action breaks, when the rules accept breaking it with a consequence (their
         # `when "RULE" is broken` block runs instead of the action's effects): a bot may choose it
         # or leave it.  None for an action that keeps every rule.
-        self.breaks = breaks
+        self._breaks = breaks
         # For a chance outcome that draws a card: the zone it goes to (`hand of p1`), so whoever
         # picks outcomes by hand can deal a chosen hand.  None otherwise.
-        self.to: Optional[str] = None
+        self._to: Optional[str] = None
         self._values = values
         self._text = text
         # How its text is written, only when somebody asks, and its values typed: its action's
@@ -100,6 +103,30 @@ class Action:
         self._origin = origin  # the token of the Legal this came from: applying it needs no re-checking
         self._prefix = prefix  # "p1: " at a simultaneous choice, where the text says who chooses
         self._prog = prog  # the compiled rules it belongs to: another game's action is refused
+
+    # Read-only: a legal list's actions are shared (by the positions of one game that offer the
+    # same moves, and by the games of one ruleset), and the engine takes a listed action as it is.
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def player(self) -> Optional[int]:
+        return self._player
+
+    @property
+    def breaks(self) -> Optional[str]:
+        return self._breaks
+
+    @property
+    def to(self) -> Optional[str]:
+        return self._to
+
+    def __copy__(self) -> "Action":
+        return self
+
+    def __deepcopy__(self, memo: Any) -> "Action":
+        return self
 
     @property
     def args(self) -> dict[str, Any]:
@@ -242,7 +269,7 @@ class Decisions(Chance):
             out = []
             for (lab, _), (c, k) in groups.items():
                 a = Action("draw", f"draw {lab}", None, (c,), forms, prog=prog)
-                a.to = to
+                a._to = to
                 out.append((a, Fraction(k, total)))
             return out
         raise AssertionError(info)  # pragma: no cover
