@@ -46,12 +46,18 @@ def run(*args, stdin: str = "", cwd=None, **extra) -> subprocess.CompletedProces
                           env=env(**extra), timeout=120)
 
 
+def _as_from_a_terminal() -> None:  # pragma: no cover - runs in the child
+    """Ctrl-C as a terminal's command gets it: a command started from a shell script's background
+    job (`make test &`) inherits SIGINT ignored, and Python then never raises KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Session:
     """A `fishrules play` process typed into line by line, its output read as it comes."""
 
     def __init__(self, *args, cwd=None, **extra):
         self.p = subprocess.Popen(fishrules_cmd("play", *args), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, cwd=cwd, env=env(**extra))
+                                  stderr=subprocess.PIPE, cwd=cwd, env=env(**extra), preexec_fn=_as_from_a_terminal)
         self.out = b""
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -472,10 +478,15 @@ def test_quiet(tmp_path):
     assert p.returncode == 1 and "cannot find the ruleset" in p.stderr
 
 
+@pytest.fixture(scope="module")
+def coloured(tmp_path_factory) -> subprocess.CompletedProcess:
+    """What a terminal gets, without --no-color nor NO_COLOR (the same for each way of asking)."""
+    return run("simulate", "fishfry", "--games", "5", cwd=tmp_path_factory.mktemp("coloured"), TTY_COMPATIBLE="1")
+
+
 @pytest.mark.parametrize("how", [{"args": ["--no-color"]}, {"args": [], "NO_COLOR": "1"}, {"args": ["--no-color"], "FORCE_COLOR": "1"}])
-def test_no_color(tmp_path, how):
+def test_no_color(tmp_path, how, coloured):
     extra = {k: v for k, v in how.items() if k != "args"}
-    coloured = run("simulate", "fishfry", "--games", "5", cwd=tmp_path, TTY_COMPATIBLE="1")
     assert "\x1b[" in coloured.stdout  # a terminal gets colours and styles
     p = run("simulate", "fishfry", "--games", "5", *how["args"], cwd=tmp_path, TTY_COMPATIBLE="1", **extra)
     # no colour nor style (a progress bar on a terminal still moves the cursor)
