@@ -46,18 +46,12 @@ def run(*args, stdin: str = "", cwd=None, **extra) -> subprocess.CompletedProces
                           env=env(**extra), timeout=120)
 
 
-def _as_from_a_terminal() -> None:  # pragma: no cover - runs in the child
-    """Ctrl-C as a terminal's command gets it: a command started from a shell script's background
-    job (`make test &`) inherits SIGINT ignored, and Python then never raises KeyboardInterrupt."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 class Session:
     """A `fishrules play` process typed into line by line, its output read as it comes."""
 
     def __init__(self, *args, cwd=None, **extra):
         self.p = subprocess.Popen(fishrules_cmd("play", *args), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, cwd=cwd, env=env(**extra), preexec_fn=_as_from_a_terminal)
+                                  stderr=subprocess.PIPE, cwd=cwd, env=env(**extra))
         self.out = b""
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
