@@ -472,10 +472,15 @@ def test_quiet(tmp_path):
     assert p.returncode == 1 and "cannot find the ruleset" in p.stderr
 
 
+@pytest.fixture(scope="module")
+def coloured(tmp_path_factory) -> subprocess.CompletedProcess:
+    """What a terminal gets, without --no-color nor NO_COLOR (the same for each way of asking)."""
+    return run("simulate", "fishfry", "--games", "5", cwd=tmp_path_factory.mktemp("coloured"), TTY_COMPATIBLE="1")
+
+
 @pytest.mark.parametrize("how", [{"args": ["--no-color"]}, {"args": [], "NO_COLOR": "1"}, {"args": ["--no-color"], "FORCE_COLOR": "1"}])
-def test_no_color(tmp_path, how):
+def test_no_color(tmp_path, how, coloured):
     extra = {k: v for k, v in how.items() if k != "args"}
-    coloured = run("simulate", "fishfry", "--games", "5", cwd=tmp_path, TTY_COMPATIBLE="1")
     assert "\x1b[" in coloured.stdout  # a terminal gets colours and styles
     p = run("simulate", "fishfry", "--games", "5", *how["args"], cwd=tmp_path, TTY_COMPATIBLE="1", **extra)
     # no colour nor style (a progress bar on a terminal still moves the cursor)

@@ -17,6 +17,7 @@ runtime's layers and its determinization name `State`.)
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
@@ -63,6 +64,7 @@ def _targets(name: str, is_package: bool, node: ast.AST) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+@functools.cache  # read when a test first asks, not when the file is collected (by every process of `make test`)
 def imports() -> list[tuple[str, str, str, int]]:
     """(importer, imported, how, line) for every import of one module of the package by another;
     how: "top" (runs on import), "late" (inside a function) or "typing" (type checkers only)."""
@@ -86,9 +88,6 @@ def imports() -> list[tuple[str, str, str, int]]:
 
         walk(tree, "top")
     return out
-
-
-IMPORTS = imports()
 
 
 def cycle(edges: dict[str, set[str]]) -> list[str]:
@@ -131,16 +130,16 @@ def stage(name: str) -> str:
 def test_the_modules_are_read():
     """(The checks below read what they should: the imports that used to make the cycle.)"""
     assert {"fishrules.api", "fishrules.runtime.state", "fishrules.spaces", "fishrules.kernel"} <= set(MODULES)
-    edges = {(a, b) for a, b, _, _ in IMPORTS}
+    edges = {(a, b) for a, b, _, _ in imports()}
     assert ("fishrules.api", "fishrules.runtime") in edges  # from .runtime import ...
     assert ("fishrules.api", "fishrules.spaces") in edges  # written inside Game._spaces
-    assert any(how == "late" for _, _, how, _ in IMPORTS) and any(how == "typing" for _, _, how, _ in IMPORTS)
+    assert any(how == "late" for _, _, how, _ in imports()) and any(how == "typing" for _, _, how, _ in imports())
 
 
 def test_no_module_imports_one_that_imports_it_back():
     edges: dict[str, set[str]] = {}
     where: dict[tuple[str, str], list[str]] = {}
-    for a, b, how, line in IMPORTS:
+    for a, b, how, line in imports():
         if how != "typing":
             edges.setdefault(a, set()).add(b)
             where.setdefault((a, b), []).append(f"{MODULES[a][0].relative_to(SRC)}:{line} ({how})")
@@ -151,7 +150,7 @@ def test_no_module_imports_one_that_imports_it_back():
 def test_no_stage_names_a_stage_built_on_it():
     edges: dict[str, set[str]] = {}
     where: dict[tuple[str, str], list[str]] = {}
-    for a, b, how, line in IMPORTS:
+    for a, b, how, line in imports():
         sa, sb = stage(a), stage(b)
         if sa != sb and sa != PACKAGE:  # the package itself re-exports the API (fishrules/__init__.py)
             edges.setdefault(sa, set()).add(sb)

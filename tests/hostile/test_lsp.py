@@ -496,8 +496,15 @@ def test_exit_without_shutdown_stops_the_server(tmp_path):
 
 
 @pytest.mark.parametrize("target", ["../secret", "/etc/passwd", "link", "deeper/../../secret", "secret"])
-def test_documents_that_extend_outside_their_folder(server, tmp_path, target):
-    (tmp_path / "secret.fish").write_text(f'# {MARK}\ngame "{MARK}"\nplayers 2 to 2\n# {MARK}\ndefine points: 1\n')
+def test_documents_that_extend_outside_their_folder(shared, target):
+    # The secret is in the shared server's folder (its workspace and working directory), as it was
+    # in that of a server of its own, and beside the document's folder: a document may reach no
+    # further than its own folder, whatever the server's.
+    server, root = shared
+    tmp_path = root / f"extends-{uuid.uuid4().hex[:8]}"
+    tmp_path.mkdir()
+    for where in (root, tmp_path):
+        (where / "secret.fish").write_text(f'# {MARK}\ngame "{MARK}"\nplayers 2 to 2\n# {MARK}\ndefine points: 1\n')
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "link.fish").symlink_to(tmp_path / "secret.fish")
@@ -511,6 +518,7 @@ def test_documents_that_extend_outside_their_folder(server, tmp_path, target):
         got = server.request(method, {"textDocument": {"uri": uri}, "position": {"line": 2, "character": 15},
                                       "context": {"includeDeclaration": True}})
         assert MARK not in json.dumps(got), (method, got)
+    server.notify("textDocument/didClose", {"textDocument": {"uri": uri}})  # the server keeps 64 at most
     server.clean()
 
 

@@ -431,7 +431,8 @@ def test_a_folder_gone_while_playing_loses_only_the_plots(tmp_path):
     written)."""
     pytest.importorskip("matplotlib")
     (tmp_path / "gone").mkdir()
-    p = _start(["compare", "fishfry", "fishfry-keeper", "--games", "100000", "--workers", "2",
+    # games for a few seconds of two workers: the folder goes long before they end
+    p = _start(["compare", "fishfry", "fishfry-keeper", "--games", "40000", "--workers", "2",
                 "--report", str(tmp_path / "gone" / "r.html")])
     try:
         _workers_up(p, 2, within=20)  # the path was checked before the games began
@@ -526,9 +527,15 @@ def _rss_mb(pid: int) -> float:
     return 0.0
 
 
+def _as_from_a_terminal() -> None:  # pragma: no cover - runs in the child
+    """Ctrl-C as a terminal's command gets it: a command started from a shell script's background
+    job (`make test &`) inherits SIGINT ignored, and Python then never raises KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(args: list) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "fishrules", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True, env=_env())
+                            text=True, start_new_session=True, env=_env(), preexec_fn=_as_from_a_terminal)
 
 
 def _workers_up(p: subprocess.Popen, count: int, within: float) -> list[int]:
@@ -540,6 +547,17 @@ def _workers_up(p: subprocess.Popen, count: int, within: float) -> list[int]:
             return kids
         time.sleep(0.1)
     raise AssertionError(f"{count} worker processes were not started within {within} s")
+
+
+def _playing(p: subprocess.Popen, pids: list[int], cpu: float, within: float = 60) -> None:
+    """Wait until the processes `pids` have worked `cpu` seconds of CPU between them: a run is
+    stopped in the middle of its games, however busy the machine (a fixed sleep played games for
+    seconds on an idle machine, and on a loaded one might not have got past the start)."""
+    deadline = time.monotonic() + within
+    while sum(_cpu_seconds(pid) for pid in pids) < cpu:
+        assert p.poll() is None, p.communicate()
+        assert time.monotonic() < deadline, f"{pids} did not work {cpu} s of CPU within {within} s"
+        time.sleep(0.05)
 
 
 def _stopped_cleanly(p: subprocess.Popen, within: float, status: int = 130, said: str = "interrupted") -> float:
@@ -567,13 +585,16 @@ def test_a_billion_games_start_at_once_hold_their_memory_and_stop_at_ctrl_c(to):
     p = _start(["simulate", "fishfry", "--workers", "2", "--games", str(10**9)])
     try:
         workers = _workers_up(p, 2, within=20)  # it starts at once: no list of a billion games first
-        time.sleep(2)
-        rss, cpu = _rss_mb(p.pid), sum(_cpu_seconds(w) for w in workers)
-        time.sleep(4)
-        grown, played = _rss_mb(p.pid) - rss, sum(_cpu_seconds(w) for w in workers) - cpu
-        assert played > 0.5, f"the workers played for {played} s of CPU in 4 s"
-        # a record of every game kept grew it by some 25 MB a second here
-        assert grown < 20, f"the command grew by {grown:.0f} MB in 4 s of games"
+        if to == "the command":
+            time.sleep(2)
+            rss, cpu = _rss_mb(p.pid), sum(_cpu_seconds(w) for w in workers)
+            time.sleep(4)
+            grown, played = _rss_mb(p.pid) - rss, sum(_cpu_seconds(w) for w in workers) - cpu
+            assert played > 0.5, f"the workers played for {played} s of CPU in 4 s"
+            # a record of every game kept grew it by some 25 MB a second here
+            assert grown < 20, f"the command grew by {grown:.0f} MB in 4 s of games"
+        else:  # the same run, its memory measured above: here only where Ctrl-C goes differs
+            _playing(p, workers, cpu=1.0)
         (os.kill if to == "the command" else os.killpg)(p.pid, signal.SIGINT)
         assert _stopped_cleanly(p, within=STOP_GRACE + 20) < STOP_GRACE
     finally:
@@ -592,8 +613,9 @@ def test_ctrl_c_stops_every_kind_of_run(args):
     p = _start(args)
     try:
         if "--workers" in args:
-            _workers_up(p, 2, within=20)
-        time.sleep(3)
+            _playing(p, _workers_up(p, 2, within=20), cpu=1.0)
+        else:  # the command itself plays: past its start (under a second of CPU), into its games
+            _playing(p, [p.pid], cpu=2.0)
         os.killpg(p.pid, signal.SIGINT)
         _stopped_cleanly(p, within=STOP_GRACE + 20)
     finally:
@@ -611,7 +633,7 @@ def test_ctrl_c_at_any_moment_of_the_start(delay):
     code = ("import sys; import fishrules.__main__ as m; print('ready', flush=True); "
             f"sys.exit(m.main(['simulate', 'fishfry', '--workers', '2', '--games', '{10**9}']))")
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True, env=_env())
+                         start_new_session=True, env=_env(), preexec_fn=_as_from_a_terminal)
     try:
         assert p.stdout.readline() == "ready\n"
         time.sleep(delay)
@@ -623,6 +645,15 @@ def test_ctrl_c_at_any_moment_of_the_start(delay):
             p.communicate()
 
 
+def _under_way(p: subprocess.Popen, extra: list) -> None:
+    """Wait until a run on two workers is playing its games."""
+    workers = _workers_up(p, 2, within=60)
+    if extra:  # a local Dask cluster's workers work at starting too: no CPU tells when they play
+        time.sleep(3)
+    else:
+        _playing(p, workers, cpu=1.0)
+
+
 @needs_proc
 @pytest.mark.parametrize("extra", [[], ["--dask", "local"]], ids=["processes", "a local Dask cluster"])
 def test_sigterm_stops_a_run_as_ctrl_c_does(extra, request):
@@ -632,8 +663,7 @@ def test_sigterm_stops_a_run_as_ctrl_c_does(extra, request):
         request.getfixturevalue("distributed")
     p = _start(["simulate", "fishfry", "--workers", "2", "--games", str(10**9), *extra])
     try:
-        _workers_up(p, 2, within=60)
-        time.sleep(3)
+        _under_way(p, extra)
         os.kill(p.pid, signal.SIGTERM)
         _stopped_cleanly(p, within=60, status=143, said="terminated")
     finally:
@@ -651,8 +681,7 @@ def test_workers_of_a_killed_command_end_by_themselves(extra, request):
         request.getfixturevalue("distributed")
     p = _start(["simulate", "fishfry", "--workers", "2", "--games", str(10**9), *extra])
     try:
-        _workers_up(p, 2, within=60)
-        time.sleep(3)
+        _under_way(p, extra)
         os.kill(p.pid, signal.SIGKILL)
         p.communicate(timeout=60)
         deadline = time.monotonic() + 20
