@@ -97,3 +97,44 @@ def test_simulate_is_seeded_per_game():
 def test_simulate_refuses_bad_counts(bad):
     with pytest.raises(fishrules.OptionError):
         fishrules.load("fishfry").simulate(bad, 2)
+
+
+ENDLESS = """game "Round and round"
+players 2 to 2
+each player has n: number
+phase game:
+  repeat:
+    for each player:
+      player chooses up or pass
+action up:
+  add 1 to your n
+action pass:
+  nothing
+score "n": your n
+"""
+
+
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_a_playout_of_a_game_that_never_ends_stops_with_the_rules_error(backend, monkeypatch):
+    """As `Game.simulate` says it: after MAX_PLAYOUT_DECISIONS random decisions (made small here),
+    a RuleError at the game's phase, not a loop for ever."""
+    import fishrules.runtime.playout as playout
+
+    monkeypatch.setattr(playout, "MAX_PLAYOUT_DECISIONS", 500)
+    game = fishrules.loads(ENDLESS, "endless.fish", backend="python")  # the rules are good
+    if backend == "native":
+        try:
+            game = fishrules.loads(ENDLESS, "endless.fish", backend=backend)
+        except fishrules.FishrulesError:
+            pytest.skip("no C compiler here")
+    with pytest.raises(fishrules.RuleError, match="did not end within 500 random decisions") as e:
+        game.start(players=2, seed=1).playout(random.Random(1))
+    assert "endless.fish:4:" in e.value.render()
+
+
+@pytest.mark.parametrize("rng", [1, "seed", random, object(), [random.Random(1)]])
+def test_a_playout_takes_a_random_generator_or_none(rng):
+    s = fishrules.load("fishfry").start(players=2, seed=1)
+    with pytest.raises(fishrules.OptionError, match=r"playout\(rng\) takes a random.Random"):
+        s.playout(rng)
+    assert s.playout(None).winners  # and the state is as it was: it plays out still

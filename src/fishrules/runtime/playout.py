@@ -11,7 +11,19 @@ from fractions import Fraction
 from typing import NamedTuple, Optional
 
 from ..compiler import CHANCE, SIMULTANEOUS, DrawPause
+from ..errors import Diagnostic, OptionError, RuleError
+from ..limits import MAX_PLAYOUT_DECISIONS
 from .decisions import Action, Decisions
+from .text import short
+
+
+def endless(model, limit: int) -> RuleError:
+    """The error of a playout that made `limit` decisions and the game had not ended."""
+    ph = model.phases.get("game")
+    return RuleError(Diagnostic(ph.span if ph is not None else model.span,
+                                f"the game did not end within {limit:,} random decisions: its phases play on for ever",
+                                "a random playout stops here; rules that end the game only by skill need a rule that "
+                                "ends it, or a limit of turns"))
 
 
 class Playout(NamedTuple):
@@ -40,7 +52,12 @@ class Playouts(Decisions):
         default one seeded from the state's own seed), not from the state's generator.
 
         Returns a `Playout`: scores, winners, how many decisions and chance outcomes there were.
-        A rule that goes wrong raises `RuleError`, leaving the state as the failure found it."""
+        A rule that goes wrong raises `RuleError`, leaving the state as the failure found it; so
+        does a game that has not ended after `MAX_PLAYOUT_DECISIONS` random decisions (rules whose
+        phases play on for ever), as `Game.simulate` says it."""
+        if rng is not None and not isinstance(rng, random.Random):
+            raise OptionError(f"playout(rng) takes a random.Random (or None: one seeded from the state's seed), "
+                              f"not {short(rng)}")
         rng = rng if rng is not None else random.Random(self.seed)
         rnd, pick = rng.random, rng.randrange
         if self._history is not None:  # else a quiet start's outcomes are counted already
@@ -51,8 +68,11 @@ class Playouts(Decisions):
         self._fast = pick
         self._legal = None
         decisions = chances = 0
+        limit = MAX_PLAYOUT_DECISIONS
         try:
             while self.stack:
+                if decisions > limit:
+                    raise endless(self.prog.model, limit)
                 cur = self.cur
                 self._work = 0
                 if cur == SIMULTANEOUS:
