@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import heapq
 import itertools
+import reprlib
 from typing import Iterable, Sequence
 
 import attrs
@@ -25,6 +26,7 @@ __all__ = [
     "StateError",
     "did_you_mean",
     "follows_from",
+    "short",
     "MAX_SHOWN_DIAGNOSTICS",
 ]
 
@@ -314,3 +316,14 @@ def follows_from(message: str, lost: Iterable[str]) -> bool:
                 if message[i + 1:j] in names:
                     return True
     return any(name in names and whole in message for name, whole in _LOST_WHOLE.items())
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 3, 40, 40
+
+
+def short(x: object) -> str:
+    """A value from outside (a saved state's field, a history entry, a word of an action's text),
+    quoted in a message without flooding it (however deep it is nested)."""
+    r = _REPR.repr(x)
+    return r if len(r) <= 60 else r[:57] + "…"

@@ -8,10 +8,7 @@ takes one.
 
 from __future__ import annotations
 
-import reprlib
-
-_REPR = reprlib.Repr()
-_REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 3, 40, 40
+from ..errors import short  # (written with the errors: the stages before this one quote values too)
 
 
 def check_seat(player, n: int) -> None:
@@ -32,12 +29,6 @@ def check_since(since) -> None:
         from ..errors import OptionError
 
         raise OptionError(f"`since` is a number of actions (a whole number) or None, not {short(since)}")
-
-
-def short(x) -> str:
-    """A value from outside, shown in a message without flooding it (however deep it is nested)."""
-    r = _REPR.repr(x)
-    return r if len(r) <= 60 else r[:57] + "…"
 
 
 def _listify(x):
