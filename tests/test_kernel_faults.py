@@ -8,7 +8,8 @@ listing what pN may do in ...", "while reading ..."), and the call is undone as 
 it: the state is where it was (the same position, legal actions and history as a fresh replay of
 its moves), and it stays a `KState`.  Each kind of fault at a player's turn, in a phase played
 from a phase, at a choice made together, while the moves are listed (in a `define` reached from a
-`require`), while an action's text is read, and while the scores are worked out.
+`require`, at a player's decision and at a choice made together), in a `define` reached from a
+phase's `if`, and while the scores are worked out.
 
 Also: no public call with a bad argument makes a KState the engine's (`observation` of a seat not
 in the game, `legal_actions()` at a choice made together, `repr`)."""
@@ -141,6 +142,25 @@ action boom:
   add 1 to your points
 """
 
+#: the same while the moves of a choice made together are listed
+_LISTING_TOGETHER = _LISTING.replace("    for each player:\n      player chooses safe or boom\n",
+                                     "    each of players secretly chooses safe or boom\n")
+
+#: the same in a phase's `if` condition, after the move
+_CONDITION = """
+phase game:
+  repeat:
+    for each player:
+      player chooses safe or boom
+      if risky(player) > -1:
+        add 1 to x
+
+define risky(p: player): {fault}
+
+action boom:
+  add 1 to your points
+"""
+
 #: too many numbers for one decision: met listing, once `safe` made `big` big
 _NUMBERS = """
 phase game:
@@ -154,16 +174,18 @@ action boom(n: a number from 0 to big):
 
 
 def rules_with(context: str, fault: str) -> str:
-    if context == "listing":
-        body = _LISTING.format(fault=fault)
+    if context in _EXPRESSION_CONTEXTS:
+        body = _EXPRESSION_CONTEXTS[context].format(fault=fault)
     elif context == "numbers":
         body = _NUMBERS
     else:
         body = CONTEXTS[context].format(fault=fault)
-    return _HEAD + body + _TAIL.format(fault="nothing" if context in ("listing", "numbers") else fault)
+    return _HEAD + body + _TAIL.format(fault=fault if context in CONTEXTS else "nothing")
 
 
-CASES = [(c, f) for c in CONTEXTS for f in FAULTS] + [("listing", f) for f in EXPRESSIONS] + [("numbers", "")]
+_EXPRESSION_CONTEXTS = {"listing": _LISTING, "listing together": _LISTING_TOGETHER, "if condition": _CONDITION}
+CASES = ([(c, f) for c in CONTEXTS for f in FAULTS] + [(c, f) for c in _EXPRESSION_CONTEXTS for f in EXPRESSIONS]
+         + [("numbers", "")])
 
 
 def _error(call) -> tuple:
@@ -187,7 +209,7 @@ def _picture(k: State) -> tuple:
 
 @pytest.mark.parametrize("context,fault", CASES)
 def test_a_rule_that_goes_wrong_is_the_engines_error_and_the_state_stays(context, fault):
-    statement = EXPRESSIONS[fault] if context == "listing" else FAULTS.get(fault, "")
+    statement = EXPRESSIONS[fault] if context in _EXPRESSION_CONTEXTS else FAULTS.get(fault, "")
     text = rules_with(context, statement)
     g = fishrules.loads(text, "faults.fish", backend="native")
     k = start(g, 2, g._options(None), 1, False)
@@ -197,7 +219,7 @@ def test_a_rule_that_goes_wrong_is_the_engines_error_and_the_state_stays(context
     for _ in range(8):
         p = e.waiting[0]
         acts = e.legal_actions(p)
-        ea = acts[0] if context in ("listing", "numbers") else acts[-1]
+        ea = acts[-1] if context in CONTEXTS else acts[0]
         ka = [a for a in k.legal_actions(p) if a.text == ea.text][0]
         before = _picture(k)
         want = _error(lambda: e.apply(ea))
