@@ -831,8 +831,9 @@ class KState(State):
         position worked out again from the moves applied: a faulted step played on it), still a
         KState.  Returns where the engine makes the call without an error (the kernel's capacity,
         not a rule: the caller hands the call to the engine for good)."""
+        twin = self._twin()  # (outside the try: the moves applied are the kernel's, played without a fault)
         try:
-            call(self._twin())
+            call(twin)
         except FishrulesError as error:
             failed = error
         else:
