@@ -12,7 +12,8 @@ from a phase, at a choice made together, while the moves are listed (in a `defin
 phase's `if`, and while the scores are worked out.
 
 Also: no public call with a bad argument makes a KState the engine's (`observation` of a seat not
-in the game, `legal_actions()` at a choice made together, `repr`)."""
+in the game, `legal_actions()` at a choice made together, `apply` of what is no action, of an
+engine's `Action` of another game or of a player who may not act now), nor does `repr`."""
 
 from __future__ import annotations
 
@@ -299,3 +300,25 @@ def test_a_bad_argument_leaves_the_state_on_the_kernel(call):
     k.apply("p1: grow")
     assert type(k) is KState and k._ks is not None
     assert repr(k) == repr(State._new(g, 2, g._options(None), 1, False).apply("p0: grow").apply("p1: grow"))
+
+
+_TURNS = _TOGETHER.replace("    each of players secretly chooses grow\n", "    for each player:\n      player chooses grow\n")
+
+
+def test_what_is_no_action_here_is_refused_on_the_kernel():
+    g = fishrules.loads(_TURNS, "turns.fish", backend="native")
+    other = fishrules.loads(_TURNS.replace("Bad arguments", "Another game"), "other.fish", backend="native")
+    k = g.start(2, seed=1)
+    e = State._new(g, 2, g._options(None), 1, False)
+    mine = State._new(g, 2, g._options(None), 1, False).legal_actions(0)[0]  # the engine's, for p0
+    theirs = State._new(other, 2, other._options(None), 1, False).legal_actions(0)[0]
+    k.apply("grow")
+    e.apply("grow")
+    for bad in (None, 5, b"grow", ["grow"], theirs, mine):
+        with pytest.raises(FishrulesError) as wanted:
+            e.apply(bad)
+        with pytest.raises(FishrulesError) as got:
+            k.apply(bad)
+        assert (type(got.value), str(got.value)) == (type(wanted.value), str(wanted.value)), bad
+        assert type(k) is KState and k._ks is not None, f"apply({bad!r}) made the state the engine's"
+    assert k.history == e.history == ["grow"] and k.current == 1

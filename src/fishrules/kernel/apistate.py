@@ -240,6 +240,8 @@ class KState(State):
         else:
             here = False
         if not here:
+            if type(action) is not KAction and not isinstance(action, str):
+                self._refuse_object(action)  # (what the engine refuses of any object, refused here)
             # A text, or an action of another position: the engine reads it (and refuses it in its
             # own words: "p0 has chosen already", say) unless it is, as the engine would find it,
             # one of the legal actions here.  A simultaneous choice keeps its chooser's list
@@ -305,6 +307,22 @@ class KState(State):
             self._engine_fails(lambda twin: play_move(twin, move))
             return play_move(self._as_state(), move)
         return self
+
+    def _refuse_object(self, action: Any) -> None:
+        """Refuse, in the engine's words (`apply`, `_check_action_object`), what is no action, an
+        engine's `Action` of another game, or one of a player who may not act now: a bad argument
+        leaves the state on the kernel (an engine's `Action` of this game it may take is still the
+        engine's to read)."""
+        if not isinstance(action, Action):
+            raise reasons.not_an_action(action)
+        prog = _A["_prog"].__get__(action)
+        if prog is not None and prog is not self.prog and prog.identity != self.prog.identity:
+            raise reasons.other_game(action.text)
+        cur = self.current
+        if cur is not None:
+            refused = reasons.wrong_actor(action.text, action.player, cur, CHANCE, SIMULTANEOUS)
+            if refused is not None:
+                raise refused
 
     def _stuck(self, actor: int) -> Any:
         """The engine's RuleError for a game stuck at this position: `actor` must choose, and may
