@@ -21,17 +21,21 @@ and the state goes on as the engine's from there.  So a loop that decides, appli
 seat what it sees (a bot playing itself, a learning loop, a table) runs on the kernel, and
 everything else is exactly what it always was.
 
-A step the kernel cannot play (a rule that goes wrong, while an action's text is read too, or a
-capacity of the kernel's own) turns the state into a plain `State` first and plays the step there,
-so that the engine raises its own error and leaves the state as it was.  A game stuck (a player
-who must choose may do nothing) and an `unavailable` reached are the engine's errors raised on the
-kernel: the state is put back where it was and stays a `KState`.
+A game stuck (a player who must choose may do nothing) and an `unavailable` reached are the
+engine's errors raised on the kernel.  A rule that goes wrong on the kernel (while a move is
+played, the moves are listed, an action's text is read, or the scores worked out) is the engine's
+`RuleError` too, its words found by the engine: the call is made again on a throwaway twin of the
+state (the engine's machine replaying the moves applied, `_twin`), whose error is raised (step 4c
+of docs/one-machine-plan.md moves these words onto the kernel itself).  Either way the state is
+put back where it was and stays a `KState`; only a step the engine plays where the kernel could
+not (a capacity of the kernel's own) makes the state the engine's, from then on.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
+from ..errors import FishrulesError, OptionError
 from ..runtime import CHANCE, SIMULTANEOUS, Action, State, play_move
 from ..runtime.fields import Fields
 from .. import reasons
@@ -171,8 +175,10 @@ class KState(State):
         if cur == _CUR_OVER:
             return []
         if cur == _CUR_SIMUL:
-            if player is None or player not in self.waiting:
-                return self._as_state().legal_actions(player)
+            if player is None:  # (the engine's words)
+                raise OptionError("everybody in state.waiting chooses at once here: ask legal_actions(player) for one of them")
+            if player not in self.waiting:
+                return []
             actor = player
         else:
             if player is not None and player != cur:
@@ -181,6 +187,7 @@ class KState(State):
         try:
             got = self._moves(actor)
         except KFault:
+            self._engine_fails(lambda twin: twin.legal_actions(player))
             return self._as_state().legal_actions(player)
         actions = got[2]
         if actions is None:
@@ -233,6 +240,8 @@ class KState(State):
         else:
             here = False
         if not here:
+            if type(action) is not KAction and not isinstance(action, str):
+                self._refuse_object(action)  # (what the engine refuses of any object, refused here)
             # A text, or an action of another position: the engine reads it (and refuses it in its
             # own words: "p0 has chosen already", say) unless it is, as the engine would find it,
             # one of the legal actions here.  A simultaneous choice keeps its chooser's list
@@ -290,10 +299,30 @@ class KState(State):
                 else:
                     if error is not None:
                         raise error from None
-            # The engine plays this step from the position before it (the kernel's state is not
-            # needed for that: becoming a State replays the moves applied), and says what is wrong.
-            return play_move(self._as_state(), kernel.boundary.move(be.decode(records, i), together))
+            # A rule that went wrong: the engine says what, and where, playing this step on a twin
+            # of the position before it (the kernel's state is not needed for that: the twin
+            # replays the moves applied).  Where the engine plays it, so does this state, as the
+            # engine's from now on.
+            move = kernel.boundary.move(be.decode(records, i), together)
+            self._engine_fails(lambda twin: play_move(twin, move))
+            return play_move(self._as_state(), move)
         return self
+
+    def _refuse_object(self, action: Any) -> None:
+        """Refuse, in the engine's words (`apply`, `_check_action_object`), what is no action, an
+        engine's `Action` of another game, or one of a player who may not act now: a bad argument
+        leaves the state on the kernel (an engine's `Action` of this game it may take is still the
+        engine's to read)."""
+        if not isinstance(action, Action):
+            raise reasons.not_an_action(action)
+        prog = _A["_prog"].__get__(action)
+        if prog is not None and prog is not self.prog and prog.identity != self.prog.identity:
+            raise reasons.other_game(action.text)
+        cur = self.current
+        if cur is not None:
+            refused = reasons.wrong_actor(action.text, action.player, cur, CHANCE, SIMULTANEOUS)
+            if refused is not None:
+                raise refused
 
     def _stuck(self, actor: int) -> Any:
         """The engine's RuleError for a game stuck at this position: `actor` must choose, and may
@@ -459,7 +488,9 @@ class KState(State):
             _, _, canonical, _ = reasons.read_action(text, actor, offered, forms_of(kp.model).actions, domain, legal,
                                                      check, together)
         except KFault:
-            return None  # a rule that goes wrong while the text is read: the engine says where
+            # a rule that goes wrong while the text is read: the engine says where
+            self._engine_fails(lambda twin: twin.apply(action))
+            return None
         if self._ks is None:  # pragma: no cover - the kernel could not list the legal actions
             return None
         by_text = self._by_text(actor)
@@ -474,6 +505,7 @@ class KState(State):
         try:
             return ks[_KERNEL].backend.scores(ks[_S])
         except KFault:
+            self._engine_fails(lambda twin: twin.scores())
             return self._as_state().scores()
 
     def winners(self) -> list[int]:
@@ -485,6 +517,7 @@ class KState(State):
         try:
             return ks[_KERNEL].backend.winners(ks[_S])
         except KFault:
+            self._engine_fails(lambda twin: twin.winners())
             return self._as_state().winners()
 
     # ---- what a seat sees, from the position ------------------------------------------------------
@@ -596,6 +629,8 @@ class KState(State):
 
     def observation(self, player: Optional[int] = None) -> list[float]:
         ks = self._ks
+        if ks is not None and player is not None:
+            check_seat(player, _SLOTS["n"].__get__(self))  # (refused before anything is worked out)
         if ks is not None and (player is None or (type(player) is int and 0 <= player < _SLOTS["n"].__get__(self))):
             got = self._spaces()
             if got[2] is None:
@@ -787,7 +822,15 @@ class KState(State):
         return events_for(rec, self.prog, n, player, since, self.winners, self.scores)
 
     def __repr__(self) -> str:
-        return self._as_state().__repr__()
+        ks = self._ks
+        if ks is None:
+            return State.__repr__(self)
+        # State.__repr__'s words: the history's length is the record's (pending choices included)
+        rec = self._kernel_record()
+        if rec is None:
+            return self._as_state().__repr__()
+        where = "over" if self.is_over else f"current={self.current!r}"
+        return f"<State {self.prog.model.title!r} {_SLOTS['n'].__get__(self)} players, {where}, {len(rec.history.list())} actions>"
 
     def __reduce_ex__(self, protocol):  # copy.copy/deepcopy: of the engine's State it becomes
         self._become_state()
@@ -799,16 +842,33 @@ class KState(State):
         self._become_state()
         return self
 
-    def _become_state(self) -> None:
-        """Replay the actions applied on the engine's machine, and be that state from now on.  Each
-        move crosses as a typed `Move` (`play_move`: found among the engine's legal actions by its
-        action and values, no text written or read).  (A method of the KState bound before this,
-        as in `state.apply(bot.choose(state, p))`, where `state.apply` is looked up before the bot
-        runs, is still KState's: each public one that reads `_ks` hands a state that has become a
-        State over to State's own.)"""
-        ks = self._ks
-        if ks is None:
+    def _engine_fails(self, call: Callable[[State], Any]) -> None:
+        """After the kernel faulted in a call: make the call on a twin of this state on the engine's
+        machine (`_twin`), and raise the error it raises (a rule that went wrong, in the engine's
+        words, position and context), with this state put back where it was before the call (the
+        position worked out again from the moves applied: a faulted step played on it), still a
+        KState.  Returns where the engine makes the call without an error (the kernel's capacity,
+        not a rule: the caller hands the call to the engine for good)."""
+        twin = self._twin()  # (outside the try: the moves applied are the kernel's, played without a fault)
+        try:
+            call(twin)
+        except FishrulesError as error:
+            failed = error
+        else:
             return
+        ks = self._ks
+        try:
+            S = self._position_again()
+        except KFault:  # pragma: no cover - the moves applied are the kernel's own
+            return
+        ks[_S] = S  # (the legal lists kept are the same position's: they stay)
+        raise failed from None
+
+    def _twin(self) -> State:
+        """The engine's State of this game: the actions applied (and the choices pending) replayed
+        on the engine's machine.  Each move crosses as a typed `Move` (`play_move`: found among the
+        engine's legal actions by its action and values, no text written or read)."""
+        ks = self._ks
         kernel = ks[_KERNEL]
         be, bd = kernel.backend, kernel.boundary
         game, n, seed = _SLOTS["game"].__get__(self), _SLOTS["n"].__get__(self), _SLOTS["seed"].__get__(self)
@@ -818,6 +878,16 @@ class KState(State):
             play_move(ref, move(decode(records, i), together))
         for records, i in ks[_PENDING].values():
             play_move(ref, move(decode(records, i), True))
+        return ref
+
+    def _become_state(self) -> None:
+        """Replay the actions applied on the engine's machine, and be that state from now on.  (A
+        method of the KState bound before this, as in `state.apply(bot.choose(state, p))`, where
+        `state.apply` is looked up before the bot runs, is still KState's: each public one that
+        reads `_ks` hands a state that has become a State over to State's own.)"""
+        if self._ks is None:
+            return
+        ref = self._twin()
         self.__class__ = State
         for name, slot in _SLOTS.items():
             if name != "_ks":

@@ -1,0 +1,324 @@
+"""A rule that goes wrong on the kernel is the engine's own `RuleError`, and the state stays a `KState`.
+
+A state deciding on the native kernel (`KState`) whose rules go wrong (a
+division by zero, the seat of nobody, a phase played for nobody, a number past the largest, a
+zone that does not exist, ...) raises exactly what the engine's `State` raises for the same call
+(the whole rendered error: message, line, caret, and the context "while playing ...", "while
+listing what pN may do in ...", "while reading ..."), and the call is undone as the engine undoes
+it: the state is where it was (the same position, legal actions and history as a fresh replay of
+its moves), and it stays a `KState`.  Each kind of fault at a player's turn, in a phase played
+from a phase, at a choice made together, while the moves are listed (in a `define` reached from a
+`require`, at a player's decision and at a choice made together), in a `define` reached from a
+phase's `if`, and while the scores are worked out.
+
+Also: no public call with a bad argument makes a KState the engine's (`observation` of a seat not
+in the game, `legal_actions()` at a choice made together, `apply` of what is no action, of an
+engine's `Action` of another game or of a player who may not act now), nor does `repr`."""
+
+from __future__ import annotations
+
+import pytest
+
+import fishrules
+from fishrules.errors import FishrulesError, OptionError, RuleError
+from fishrules.kernel import NativeError
+from fishrules.kernel.abi import H_WORK
+from fishrules.kernel.apistate import KState, start
+from fishrules.kernel.native import compiler
+from fishrules.runtime import State
+
+try:
+    compiler()
+except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
+    pytest.skip("no C compiler here", allow_module_level=True)
+
+_HEAD = """\
+game "Faults"
+players 2 to 3
+the game has x: number
+the game has big: number
+the game has holder: player
+the game has xs: list of numbers
+tokens chip: colour in red x 3
+the game has pile: zones from 1 to 3 of chip
+each player has points: number
+define ratio: divide(10, x)
+"""
+
+_TAIL = """
+action safe:
+  set big to 999999999999999
+  add 1 to your points
+
+phase turn for mover:
+  add 1 to mover's points
+
+phase deep:
+  play deep
+
+phase inner:
+  play deeper
+
+phase spin:
+  repeat 1000000000 times:
+    add 1 to x
+
+phase deeper:
+  if x = 0:
+    {fault}
+"""
+
+#: a statement that goes wrong, one of each kind the engine words (compiler/program.py's `Fail`s)
+FAULTS = {
+    "divide by zero": "set x to divide(10, x)",
+    "the seat of nobody": "set x to holder's seat",
+    "a phase for nobody": "play turn for holder",
+    "changed something of nobody": "add 1 to holder's points",
+    "a number too large": "set big to (x + 999999999999999) * 2",
+    "no such zone": "set x to count(pile(x))",
+    "phases too deep": "play deep",
+    "not in the list": "remove 5 from xs",
+    "nobody to choose": "holder chooses safe",
+    "the work budget": "play spin",
+}
+
+#: an expression that goes wrong once a player has played `safe` (its points 1), in a `define`
+#: that a `require` reaches: met while the moves are listed
+EXPRESSIONS = {
+    "divide by zero": "divide(10, 1 - p's points)",
+    "no such zone": "count(pile(1 - p's points))",
+    "a number too large": "p's points * big * 2",
+}
+
+#: (where the fault is met, the rules around it): {fault} is the statement, `boom` the move that meets it
+CONTEXTS = {
+    # at a player's turn, in the action played
+    "turn": """
+phase game:
+  repeat:
+    for each player:
+      player chooses safe or boom
+
+action boom:
+  add 1 to your points
+  {fault}
+""",
+    # in a phase played from a phase, after the move
+    "phase in a phase": """
+phase game:
+  repeat:
+    for each player:
+      player chooses safe or boom
+      if your_boomed(player):
+        play inner
+
+define your_boomed(p: player): p's points > 1
+
+action boom:
+  add 5 to your points
+""",
+    # at a choice made together, once everybody has chosen
+    "together": """
+phase game:
+  repeat:
+    each of players secretly chooses safe or boom
+
+action boom:
+  add 1 to your points
+  {fault}
+""",
+}
+
+
+_LISTING = """
+phase game:
+  repeat:
+    for each player:
+      player chooses safe or boom
+
+define risky(p: player): {fault}
+
+action boom:
+  require "sane": risky(you) > -1
+  add 1 to your points
+"""
+
+#: the same while the moves of a choice made together are listed
+_LISTING_TOGETHER = _LISTING.replace("    for each player:\n      player chooses safe or boom\n",
+                                     "    each of players secretly chooses safe or boom\n")
+
+#: the same in a phase's `if` condition, after the move
+_CONDITION = """
+phase game:
+  repeat:
+    for each player:
+      player chooses safe or boom
+      if risky(player) > -1:
+        add 1 to x
+
+define risky(p: player): {fault}
+
+action boom:
+  add 1 to your points
+"""
+
+#: too many numbers for one decision: met listing, once `safe` made `big` big
+_NUMBERS = """
+phase game:
+  repeat:
+    for each player:
+      player chooses safe or boom
+
+action boom(n: a number from 0 to big):
+  add n to your points
+"""
+
+
+def rules_with(context: str, fault: str) -> str:
+    if context in _EXPRESSION_CONTEXTS:
+        body = _EXPRESSION_CONTEXTS[context].format(fault=fault)
+    elif context == "numbers":
+        body = _NUMBERS
+    else:
+        body = CONTEXTS[context].format(fault=fault)
+    return _HEAD + body + _TAIL.format(fault=fault if context in CONTEXTS else "nothing")
+
+
+_EXPRESSION_CONTEXTS = {"listing": _LISTING, "listing together": _LISTING_TOGETHER, "if condition": _CONDITION}
+CASES = ([(c, f) for c in CONTEXTS for f in FAULTS] + [(c, f) for c in _EXPRESSION_CONTEXTS for f in EXPRESSIONS]
+         + [("numbers", "")])
+
+
+def _error(call) -> tuple:
+    try:
+        call()
+    except RuleError as e:
+        return ("error", e.render(), str(e))
+    except FishrulesError as e:  # pragma: no cover - shown when the two disagree
+        return ("other", type(e).__name__, str(e))
+    return ("ok",)
+
+
+def _picture(k: State) -> tuple:
+    """What a state is, without making a KState the engine's: its position, who is waited for,
+    what each of them may do, the history, the scores."""
+    position = list(k._ks[1])
+    position[H_WORK] = 0  # (the work of the last call into the kernel, not the position)
+    return (position, k.current, k.waiting, [[a.text for a in k.legal_actions(p)] for p in k.waiting],
+            k.history, k.scores())
+
+
+@pytest.mark.parametrize("context,fault", CASES)
+def test_a_rule_that_goes_wrong_is_the_engines_error_and_the_state_stays(context, fault):
+    statement = EXPRESSIONS[fault] if context in _EXPRESSION_CONTEXTS else FAULTS.get(fault, "")
+    text = rules_with(context, statement)
+    g = fishrules.loads(text, "faults.fish", backend="native")
+    k = start(g, 2, g._options(None), 1, False)
+    e = State._new(g, 2, g._options(None), 1, False)
+    assert type(k) is KState
+    played: list = []
+    for _ in range(8):
+        p = e.waiting[0]
+        acts = e.legal_actions(p)
+        ea = acts[-1] if context in CONTEXTS else acts[0]
+        ka = [a for a in k.legal_actions(p) if a.text == ea.text][0]
+        before = _picture(k)
+        want = _error(lambda: e.apply(ea))
+        got = _error(lambda: k.apply(ka))
+        assert got == want, (context, fault)
+        assert type(k) is KState and k._ks is not None, f"{context}, {fault}: the fault left the kernel"
+        if want[0] == "error":
+            # undone: where it was, and as a fresh replay of the same moves is
+            assert _picture(k) == before
+            fresh = start(g, 2, g._options(None), 1, False)
+            for t in played:
+                fresh.apply(t)
+            assert _picture(k) == _picture(fresh)
+            assert type(k) is KState
+            # and it goes wrong again the same way, then plays on as the engine's does
+            assert _error(lambda: k.apply(ka.text)) == want
+            assert type(k) is KState and k.to_json() == e.to_json()
+            return
+        played.append(ea.text)
+    raise AssertionError(f"{context}, {fault}: the rules never went wrong")
+
+
+def test_a_score_that_goes_wrong_is_the_engines_error_and_the_state_stays():
+    text = rules_with("turn", "nothing") + 'score "ratio": ratio\n'
+    g = fishrules.loads(text, "faults.fish", backend="native")
+    k = g.start(2, seed=1)
+    e = State._new(g, 2, g._options(None), 1, False)
+    want = _error(e.scores)
+    assert want[0] == "error" and "divide by zero" in want[2]
+    assert _error(k.scores) == want
+    assert type(k) is KState and k._ks is not None
+    k.apply(k.legal_actions(0)[0])
+    assert type(k) is KState and [a.text for a in k.legal_actions(1)] == ["safe", "boom"]
+
+
+_TOGETHER = """\
+game "Bad arguments"
+players 2 to 3
+each player has n: number
+
+phase game:
+  repeat 3 times:
+    each of players secretly chooses grow
+
+action grow:
+  add 1 to your n
+"""
+
+
+@pytest.mark.parametrize("call", ["observation", "legal_actions", "repr", "legal_actions of one who chose"])
+def test_a_bad_argument_leaves_the_state_on_the_kernel(call):
+    g = fishrules.loads(_TOGETHER, "together.fish", backend="native")
+    k = g.start(2, seed=1)
+    e = State._new(g, 2, g._options(None), 1, False)
+    assert type(k) is KState
+    k.apply("p0: grow")
+    e.apply("p0: grow")
+    if call == "observation":
+        for bad in (2, -1, True, "0", 1.0):
+            with pytest.raises(OptionError) as wanted:
+                e.observation(bad)
+            with pytest.raises(OptionError) as got:
+                k.observation(bad)
+            assert str(got.value) == str(wanted.value)
+    elif call == "legal_actions":
+        with pytest.raises(OptionError) as wanted:
+            e.legal_actions()
+        with pytest.raises(OptionError) as got:
+            k.legal_actions()
+        assert str(got.value) == str(wanted.value)
+    elif call == "repr":
+        assert repr(k) == repr(e)
+    else:
+        assert k.legal_actions(0) == e.legal_actions(0) == []
+    assert type(k) is KState and k._ks is not None, f"{call} made the state the engine's"
+    assert k.observation(1) == e.observation(1) and k.history == e.history
+    k.apply("p1: grow")
+    assert type(k) is KState and k._ks is not None
+    assert repr(k) == repr(State._new(g, 2, g._options(None), 1, False).apply("p0: grow").apply("p1: grow"))
+
+
+_TURNS = _TOGETHER.replace("    each of players secretly chooses grow\n", "    for each player:\n      player chooses grow\n")
+
+
+def test_what_is_no_action_here_is_refused_on_the_kernel():
+    g = fishrules.loads(_TURNS, "turns.fish", backend="native")
+    other = fishrules.loads(_TURNS.replace("Bad arguments", "Another game"), "other.fish", backend="native")
+    k = g.start(2, seed=1)
+    e = State._new(g, 2, g._options(None), 1, False)
+    mine = State._new(g, 2, g._options(None), 1, False).legal_actions(0)[0]  # the engine's, for p0
+    theirs = State._new(other, 2, other._options(None), 1, False).legal_actions(0)[0]
+    k.apply("grow")
+    e.apply("grow")
+    for bad in (None, 5, b"grow", ["grow"], theirs, mine):
+        with pytest.raises(FishrulesError) as wanted:
+            e.apply(bad)
+        with pytest.raises(FishrulesError) as got:
+            k.apply(bad)
+        assert (type(got.value), str(got.value)) == (type(wanted.value), str(wanted.value)), bad
+        assert type(k) is KState and k._ks is not None, f"apply({bad!r}) made the state the engine's"
+    assert k.history == e.history == ["grow"] and k.current == 1
