@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from .errors import Diagnostic, IllegalAction, OptionError, RuleError
+from .errors import Diagnostic, IllegalAction, OptionError, RuleError, short
 from .limits import MAX_ACTION_TEXT
 
 
@@ -120,8 +120,6 @@ def read_action(text: str, actor: int, offered: list, forms: Any, domain: Any, l
     `check(form, values)` None if the move keeps every rule of its action, else (rule, span,
     accepted) of the first it breaks.  `offered`: the actions offered to `actor` now; `forms`:
     every action's form by name (fishrules.forms); `together`: a choice made at once with others."""
-    from .runtime.text import short
-
     refused = unknown_word(text, actor, offered, forms)
     if refused is not None:
         raise refused

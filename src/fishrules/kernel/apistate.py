@@ -408,14 +408,11 @@ class KState(State):
             by_text = got[4][_BY_TEXT] = {a.text: a for a in got[2]}
         return by_text
 
-    def _read(self, action: Any) -> Optional[KAction]:
-        """What the engine's `apply` makes of `action` (a text, or a `KAction` of another position
-        of this game), when it is not one of the legal actions' texts as the engine writes them
-        (`_listed_for`): read as the engine reads it (fishrules.reasons.read_action, asking the
-        kernel what each parameter may be and which rule a move breaks), the legal action it
-        means (one that breaks a rule its handler accepts included), or the `IllegalAction` that
-        says why not, raised.  None where the engine must read it: an `Action` of the engine's
-        own, or a rule that goes wrong while it is read (the engine says where)."""
+    def _reader(self, action: Any) -> Optional[tuple]:
+        """(actor, text, together) of `action` (a text, or a `KAction` of another position) as the
+        engine reads it: who it is for and the words to read, the refusals that need no reading
+        raised (too long, game over, nobody named or one not choosing at a simultaneous choice,
+        another game's or player's action); None where the engine must read it."""
         ks = self._ks
         S = ks[_S]
         cur = S[_H_CUR]
@@ -458,6 +455,22 @@ class KState(State):
             actor = cur
         else:
             return None
+        return actor, text, together
+
+    def _read(self, action: Any) -> Optional[KAction]:
+        """What the engine's `apply` makes of `action` (a text, or a `KAction` of another position
+        of this game), when it is not one of the legal actions' texts as the engine writes them
+        (`_listed_for`): read as the engine reads it (fishrules.reasons.read_action, asking the
+        kernel what each parameter may be and which rule a move breaks), the legal action it
+        means (one that breaks a rule its handler accepts included), or the `IllegalAction` that
+        says why not, raised.  None where the engine must read it: an `Action` of the engine's
+        own, or a rule that goes wrong while it is read (the engine says where)."""
+        who = self._reader(action)
+        if who is None:
+            return None
+        actor, text, together = who
+        ks = self._ks
+        S = ks[_S]
         kernel = ks[_KERNEL]
         kp, be, bd = kernel.program, kernel.backend, kernel.boundary
         offered = list(dict.fromkeys(kp.action_names[a] for a in kp.sites[S[_H_SITE]].actions))

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Optional
 
-from ..errors import Diagnostic, RuleError
+from ..errors import RuleError
 from ..limits import MAX_PLAYOUT_DECISIONS
 from ..runtime import CHANCE, SIMULTANEOUS, State
+from ..runtime.playout import endless as playout_endless
 from .pyruntime import below, decision_seed
 
 __all__ = ["Outcome", "reference_playout", "endless"]
@@ -32,12 +33,9 @@ class Outcome(NamedTuple):
 
 
 def endless(game: Any, limit: int) -> RuleError:
-    """The error of a playout that made `limit` decisions and the game had not ended."""
-    ph = game.model.phases.get("game")
-    return RuleError(Diagnostic(ph.span if ph is not None else game.model.span,
-                                f"the game did not end within {limit:,} random decisions: its phases play on for ever",
-                                "a random playout stops here; rules that end the game only by skill need a rule that "
-                                "ends it, or a limit of turns"))
+    """The error of a playout that made `limit` decisions and the game had not ended (the words
+    `State.playout` gives)."""
+    return playout_endless(game.model, limit)
 
 
 def reference_playout(game: Any, players: int, seed: int, options: Optional[dict] = None, trace: Optional[list] = None,
