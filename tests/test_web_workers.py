@@ -57,20 +57,22 @@ def test_a_lane_runs_at_the_priority_it_was_given(nice):
     run(go())
 
 
-@pytest.mark.parametrize("fn, args, what", [
-    ("spin", (30,), "time"),        # CPU past the budget: the worker's own timer
-    ("sleep", (30,), "time"),       # no CPU at all, no answer: the deadline kills it
-    ("eat", (4096,), "memory"),     # more memory than a worker has
-    ("recurse", (0,), "memory"),    # Python's stack
-    ("die", (), "crashed"),         # a worker that dies
+@pytest.mark.parametrize("fn, args, what, cpu, wall", [
+    ("spin", (30,), "time", 0.3, 2),        # CPU past the budget: the worker's own timer
+    ("sleep", (30,), "time", 0.3, 2),       # no CPU at all, no answer: the deadline kills it
+    # The memory cases have time to spare: filling 256 MB before the memory limit takes CPU, and
+    # under load wall time, which must not end them first (it did once, with 0.3 s and 2 s)
+    ("eat", (4096,), "memory", 10, 30),     # more memory than a worker has
+    ("recurse", (0,), "memory", 10, 30),    # Python's stack
+    ("die", (), "crashed", 0.3, 2),         # a worker that dies
 ])
-def test_a_job_past_a_limit_ends_and_the_lane_goes_on(fn, args, what):
+def test_a_job_past_a_limit_ends_and_the_lane_goes_on(fn, args, what, cpu, wall):
     async def go():
         lane = await _lane(headroom=256 << 20)
         try:
             (_, pid), _ = await lane.run("echo", 0, cpu=5)
             with pytest.raises(Limit) as got:
-                await lane.run(fn, *args, cpu=0.3, wall=2)
+                await lane.run(fn, *args, cpu=cpu, wall=wall)
             assert got.value.what == what
             (_, pid2), _ = await lane.run("echo", 0, cpu=5)
             assert pid2 != pid  # a fresh worker: nothing the job left behind is kept
