@@ -203,6 +203,7 @@ SANITIZED = """
     from pathlib import Path
     import fishrules
     from fishrules.errors import FishrulesError
+    from fishrules.kernel import abi as A
     from fishrules.kernel.lower import lower
     from fishrules.kernel.native import NativeBackend
     from fishrules.kernel.pyruntime import KFault
@@ -250,6 +251,40 @@ SANITIZED = """
                                 except KFault:
                                     pass
                         be.play(S, moves[len(moves) // 2])
+            except KFault:
+                pass
+            finally:
+                be.trace_off()
+            # chance left to the caller: the game waits at each die; hostile faces are refused
+            S = be.new(n, g._options(None), 7, limit=2000)
+            S[A.H_MANUAL] = 1
+            be.trace_on()
+            try:
+                be.start(S, False)
+                for step in range(300):
+                    if S[0] == A.CUR_OVER:
+                        break
+                    if S[0] == A.CUR_CHANCE:
+                        for bad in (-1, 1 << 40, A.NIL, 10 ** 6, 2):
+                            try:
+                                be.play_chance(array("q", S), bad)
+                            except KFault:
+                                pass
+                        be.play_chance(S, 0)
+                    elif S[0] == A.CUR_SIMUL:
+                        lists = [be.moves(S, p) for p in be.who_together(S)]
+                        if not all(lists):
+                            break
+                        be.play_together(S, tuple(m[-1] for m in lists))
+                    else:
+                        moves = be.moves(S, S[0])
+                        if not moves:
+                            break
+                        try:
+                            be.play_chance(array("q", S), 0)  # no chance is waited for here
+                        except KFault:
+                            pass
+                        be.play(S, moves[step % len(moves)])
             except KFault:
                 pass
             finally:

@@ -325,10 +325,11 @@ class Game:
             seed = secrets.randbits(63)
         elif isinstance(seed, bool) or not isinstance(seed, int):
             raise OptionError(f"seed must be a whole number, not {_said(seed)}")
-        if chance == "seeded" and self._states_on_kernel():
+        if self._states_on_kernel() and (chance == "seeded" or self.kernel.manual_chance):
             from .kernel.apistate import start
 
-            return start(self, players, opts, seed, count_rules)  # decisions on the kernel (see apistate)
+            # decisions on the kernel (see apistate); manual chance where it is dice only
+            return start(self, players, opts, seed, count_rules, chance == "manual")
         return State._new(self, players, opts, seed, chance == "manual", count_rules=count_rules)
 
     def replay(

@@ -22,8 +22,9 @@ from ..splitmix import GAMMA, M64, MUL1, MUL2, below, mix
 
 __all__ = [
     "H_CUR", "H_N", "H_SEED", "H_DRAWS", "H_DSEED", "H_DDRAWS", "H_WORK", "H_DEPTH", "H_MODE", "H_UNWIND", "H_SITE",
-    "H_DECISIONS", "H_CHANCES", "H_NDICE", "H_LIMIT", "H_SCRIPT", "H_WHY", "H_MOVE",
-    "CUR_OVER", "CUR_SIMUL", "CUR_RUN",
+    "H_DECISIONS", "H_CHANCES", "H_NDICE", "H_LIMIT", "H_SCRIPT", "H_WHY", "H_MANUAL", "H_CHANCE",
+    "H_CHANCE_A", "H_MOVE", "CHANCE_DIE",
+    "CUR_OVER", "CUR_CHANCE", "CUR_SIMUL", "CUR_RUN",
     "FAULT_RULE", "FAULT_BUDGET", "FAULT_CAPACITY", "FAULT_UNPLAYABLE", "FAULT_STUCK", "FAULT_ENDLESS",
     "NIL", "KERNEL_BUDGET", "MAX_STACK", "LIST_CAPACITY", "RESTART_WORK", "ARENA", "MOVES_CAP", "REC_MAX",
     "M64", "GAMMA", "MUL1", "MUL2", "mix", "below", "decision_seed", "c_prelude",
@@ -48,12 +49,19 @@ H_NDICE = 13  # how many dice this game has (worked out from its options when it
 H_LIMIT = 14  # the most decisions a playout may make before the game is declared endless
 H_SCRIPT = 15  # replaying a record: where in it chance reads its next outcome (-1: from the generator)
 H_WHY = 16  # after a fault: what it was about (FAULT_UNPLAYABLE: which `unavailable` of KernelProgram.refusals)
-H_MOVE = 17  # the move being played: its block, the actor, then its parameters (the layout's move width)
+H_MANUAL = 17  # 1: chance is the caller's (it waits at every die, CUR_CHANCE); 0: the generator's
+H_CHANCE = 18  # at CUR_CHANCE: what chance waits for (CHANCE_DIE) ...
+H_CHANCE_A = 19  # ... and which: the die to roll (its outcome, a face, is then written at S[H_MOVE])
+H_MOVE = 20  # the move being played: its block, the actor, then its parameters (the layout's move width)
 
 # `S[H_CUR]` when no single seat is to act
 CUR_OVER = -1  # the game is over
+CUR_CHANCE = -2  # chance is the caller's, and waits for an outcome (S[H_CHANCE] says which)
 CUR_SIMUL = -3  # players choose together (their moves are kept in the waiting frame until all have chosen)
 CUR_RUN = -4  # set up, or a move written into S[H_MOVE]: the kernel is to run on
+
+# `S[H_CHANCE]` at CUR_CHANCE
+CHANCE_DIE = 1  # a die is rolled: S[H_CHANCE_A] is the die
 
 # ---- faults: why a step stopped (the engine's own machine then plays it, and says what is wrong) --
 

@@ -42,8 +42,10 @@ from .. import reasons
 from ..forms import forms_of, parse_seat
 from ..limits import MAX_ACTION_TEXT
 from ..runtime.text import check_seat, check_since
-from .abi import CUR_OVER as _CUR_OVER, CUR_SIMUL as _CUR_SIMUL, FAULT_CAPACITY, FAULT_STUCK, FAULT_UNPLAYABLE
-from .abi import H_CUR as _H_CUR, H_SITE as _H_SITE, H_WHY as _H_WHY, H_WORK as _H_WORK
+from .abi import CUR_CHANCE as _CUR_CHANCE, CUR_OVER as _CUR_OVER, CUR_SIMUL as _CUR_SIMUL
+from .abi import FAULT_CAPACITY, FAULT_STUCK, FAULT_UNPLAYABLE
+from .abi import H_CHANCE_A as _H_CHANCE_A, H_CUR as _H_CUR, H_MANUAL as _H_MANUAL, H_SITE as _H_SITE
+from .abi import H_WHY as _H_WHY, H_WORK as _H_WORK
 from .pyruntime import KFault
 from .record import KRecord, Recorder, events_for
 from .views import Sight
@@ -72,21 +74,24 @@ _BY_TEXT = object()
 _SHARED_IDS = 1 << 16
 
 
-def start(game: Any, players: int, options: dict, seed: int, count_rules: bool) -> State:
-    """A new game on the kernel (a KState), or a plain State where the kernel cannot set it up."""
+def start(game: Any, players: int, options: dict, seed: int, count_rules: bool, manual: bool = False) -> State:
+    """A new game on the kernel (a KState), or a plain State where the kernel cannot set it up.
+    `manual`: chance is the caller's (the kernel waits at every die: `Kernel.manual_chance`)."""
     kernel = game.kernel
     be = kernel.backend
     S = None
     try:
         S = be.new(players, options, seed)
+        if manual:
+            S[_H_MANUAL] = 1
         be.start(S, False)
     except KFault as fault:
         error = _unavailable(kernel, S) if fault.code == FAULT_UNPLAYABLE and S is not None else None
         if error is not None:
             raise error from None
-        return State._new(game, players, options, seed, False, count_rules=count_rules)
+        return State._new(game, players, options, seed, manual, count_rules=count_rules)
     s = KState.__new__(KState)
-    for name, value in (("game", game), ("prog", game.program), ("n", players), ("seed", seed), ("manual", False),
+    for name, value in (("game", game), ("prog", game.program), ("n", players), ("seed", seed), ("manual", manual),
                         ("_ks", [kernel, S, [], {}, {}, options, count_rules, {}, None, None])):
         _SLOTS[name].__set__(s, value)
     try:
@@ -96,6 +101,15 @@ def start(game: Any, players: int, options: dict, seed: int, count_rules: bool) 
     except KFault:
         s._become_state()  # the engine raises its error (a rule that goes wrong listing the moves)
     return s
+
+
+def _new_position(be: Any, players: int, options: dict, seed: int, manual: bool) -> Any:
+    """A game's position set up and run to its first wait (KFault if it cannot be)."""
+    S = be.new(players, options, seed)
+    if manual:
+        S[_H_MANUAL] = 1
+    be.start(S, False)
+    return S
 
 
 def _unavailable(kernel: Any, S: Any) -> Optional[Exception]:
@@ -128,7 +142,7 @@ class KState(State):
         cur = self._ks[_S][_H_CUR]
         if cur >= 0:
             return cur
-        return SIMULTANEOUS if cur == _CUR_SIMUL else None
+        return SIMULTANEOUS if cur == _CUR_SIMUL else CHANCE if cur == _CUR_CHANCE else None
 
     @property
     def is_over(self) -> bool:
@@ -174,6 +188,8 @@ class KState(State):
         cur = ks[_S][_H_CUR]
         if cur == _CUR_OVER:
             return []
+        if cur == _CUR_CHANCE:  # (whoever asks: the outcomes, as the engine's)
+            return [a for a, _ in self.chance_outcomes()]
         if cur == _CUR_SIMUL:
             if player is None:  # (the engine's words)
                 raise OptionError("everybody in state.waiting chooses at once here: ask legal_actions(player) for one of them")
@@ -227,10 +243,55 @@ class KState(State):
             got[4] = listed[2]
         return list(actions)
 
+    def chance_outcomes(self) -> list:
+        ks = self._ks
+        if ks is None:
+            return State.chance_outcomes(self)
+        S = ks[_S]
+        if S[_H_CUR] != _CUR_CHANCE:
+            return []
+        # a die (the only chance the kernel waits for, so far): the engine's outcomes, exactly
+        forms, prog, die = forms_of(_SLOTS["game"].__get__(self).model), self.prog, S[_H_CHANCE_A]
+        return [(Action("roll", forms.roll_text(die, face), None, (die, face), forms, prog=prog), p)
+                for _, face, p in forms.chance_outcomes]
+
+    def _apply_chance(self, action: Any) -> "State":
+        """`apply` at a chance node: an outcome (an Action of chance of this game, or its text) is
+        played on the kernel; anything else is refused in the engine's words (its twin's)."""
+        ks = self._ks
+        found = None
+        if isinstance(action, str):
+            if len(action) <= MAX_ACTION_TEXT:
+                text = " ".join(action.split())
+                found = next((a for a, _ in self.chance_outcomes() if a.text == text), None)
+        else:
+            self._refuse_object(action)  # (no action, another game's, a player's: the engine's words)
+            found = next((a for a, _ in self.chance_outcomes() if a.text == action.text), None)
+        if found is None:
+            self._engine_fails(lambda twin: twin.apply(action))
+            return self._as_state().apply(action)  # pragma: no cover - the engine refuses what is not an outcome
+        S, kernel = ks[_S], ks[_KERNEL]
+        applied, legal = ks[_APPLIED], ks[_LEGAL]
+        napplied = len(applied)
+        try:
+            ks[_LEGAL] = {}
+            kernel.backend.play_chance(S, found._values[1])
+            applied.append((None, found._values[1], False, None))
+            self._check_can_act()
+        except KFault as fault:
+            del applied[napplied:]
+            ks[_LEGAL] = legal
+            self._undo_fault(fault, kernel, S)
+            self._engine_fails(lambda twin: twin.apply(found.text))
+            return self._as_state().apply(found.text)
+        return self
+
     def apply(self, action: Union[Action, str]) -> "State":
         ks = self._ks
         if ks is None:  # `state.apply(bot.choose(state, p))`: bound before the bot made it a State
             return State.apply(self, action)
+        if ks[_S][_H_CUR] == _CUR_CHANCE:
+            return self._apply_chance(action)
         legal = ks[_LEGAL]
         if type(action) is KAction:
             where, i = _K_MOVE_GET(action)
@@ -286,19 +347,7 @@ class KState(State):
             del applied[napplied:]
             ks[_PENDING] = pending_before
             ks[_LEGAL] = legal
-            if isinstance(fault, _Stuck) or fault.code == FAULT_UNPLAYABLE:
-                # The game is stuck where the step got to (the kernel's position says where and
-                # who), or the rules cannot be played as asked (`unavailable`: the position says
-                # which); the state is put back where it was, as the engine's call is undone: the
-                # position was played on, so it is worked out again from the moves applied.
-                error = self._stuck(fault.actor) if isinstance(fault, _Stuck) else _unavailable(kernel, S)
-                try:
-                    ks[_S] = self._position_again()
-                except KFault:  # pragma: no cover - the moves applied are the kernel's own
-                    pass
-                else:
-                    if error is not None:
-                        raise error from None
+            self._undo_fault(fault, kernel, S)
             # A rule that went wrong: the engine says what, and where, playing this step on a twin
             # of the position before it (the kernel's state is not needed for that: the twin
             # replays the moves applied).  Where the engine plays it, so does this state, as the
@@ -307,6 +356,23 @@ class KState(State):
             self._engine_fails(lambda twin: play_move(twin, move))
             return play_move(self._as_state(), move)
         return self
+
+    def _undo_fault(self, fault: KFault, kernel: Any, S: Any) -> None:
+        """After a step faulted (the moves applied as before it): a stuck game or `unavailable`
+        raises the engine's error, the state put back where it was; other faults return."""
+        if isinstance(fault, _Stuck) or fault.code == FAULT_UNPLAYABLE:
+            # The game is stuck where the step got to (the kernel's position says where and
+            # who), or the rules cannot be played as asked (`unavailable`: the position says
+            # which); the state is put back where it was, as the engine's call is undone: the
+            # position was played on, so it is worked out again from the moves applied.
+            error = self._stuck(fault.actor) if isinstance(fault, _Stuck) else _unavailable(kernel, S)
+            try:
+                self._ks[_S] = self._position_again()
+            except KFault:  # pragma: no cover - the moves applied are the kernel's own
+                pass
+            else:
+                if error is not None:
+                    raise error from None
 
     def _refuse_object(self, action: Any) -> None:
         """Refuse, in the engine's words (`apply`, `_check_action_object`), what is no action, an
@@ -341,12 +407,16 @@ class KState(State):
         applied played again (as `_replay` plays them, without a record)."""
         ks = self._ks
         be = ks[_KERNEL].backend
-        S = be.new(_SLOTS["n"].__get__(self), ks[_OPTIONS], _SLOTS["seed"].__get__(self))
-        be.start(S, False)
+        S = _new_position(be, _SLOTS["n"].__get__(self), ks[_OPTIONS], _SLOTS["seed"].__get__(self),
+                          _SLOTS["manual"].__get__(self))
         applied, decode = ks[_APPLIED], be.decode
         at = 0
         while at < len(applied):
             records, i, together, _ = applied[at]
+            if records is None:  # a chance outcome (manual chance): a die's face
+                be.play_chance(S, i)
+                at += 1
+                continue
             if not together:
                 be.play(S, decode(records, i))
                 at += 1
@@ -724,6 +794,8 @@ class KState(State):
         if base is None:
             rec = KRecord()
             S = be.new(n, ks[_OPTIONS], _SLOTS["seed"].__get__(self))
+            if _SLOTS["manual"].__get__(self):
+                S[_H_MANUAL] = 1
             traced(be.start, S, False)
             at = 0
         else:
@@ -748,6 +820,10 @@ class KState(State):
         decode = be.decode
         while at < len(applied):
             records, i, together, _ = applied[at]
+            if records is None:  # a chance outcome (manual chance): the trace records the roll
+                traced(be.play_chance, S, i)
+                at += 1
+                continue
             if not together:
                 km = decode(records, i)
                 rc.move(rec, km, False)
@@ -885,9 +961,12 @@ class KState(State):
         kernel = ks[_KERNEL]
         be, bd = kernel.backend, kernel.boundary
         game, n, seed = _SLOTS["game"].__get__(self), _SLOTS["n"].__get__(self), _SLOTS["seed"].__get__(self)
-        ref = State._new(game, n, ks[_OPTIONS], seed, False, count_rules=ks[_COUNT])
+        ref = State._new(game, n, ks[_OPTIONS], seed, _SLOTS["manual"].__get__(self), count_rules=ks[_COUNT])
         decode, move = be.decode, bd.move
         for records, i, together, _ in ks[_APPLIED]:
+            if records is None:  # a chance outcome: the die the engine waits for shows face i
+                ref.apply(next(a for a, _ in ref.chance_outcomes() if a._values[1] == i))
+                continue
             play_move(ref, move(decode(records, i), together))
         for records, i in ks[_PENDING].values():
             play_move(ref, move(decode(records, i), True))

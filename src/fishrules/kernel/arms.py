@@ -22,8 +22,9 @@ from typing import Optional
 import attrs
 
 from . import ir
+from .abi import FAULT_RULE, H_MANUAL
 
-__all__ = ["Goto", "Invoke", "Ask", "AskAll", "PlayChosen", "cut", "Arms"]
+__all__ = ["Goto", "Invoke", "Ask", "AskAll", "PlayChosen", "RollWait", "cut", "Arms"]
 
 node = attrs.frozen(slots=True)
 
@@ -79,12 +80,22 @@ class PlayChosen(ir.Stmt):
     index: str
 
 
+@node
+class RollWait(ir.Stmt):
+    """Chance is the caller's: wait for the face of die `die` (a local), to resume at `after` (the
+    caller has put the face into the first move slot)."""
+
+    die: str
+    after: int
+
+
 class Arms:
     """The arms of one function: `labels` in order, `code[label]` the statements of each."""
 
-    def __init__(self, fn: ir.Function, seats: int, move_width: int):
+    def __init__(self, fn: ir.Function, seats: int, move_width: int, dice: int = 1):
         self.fn = fn
         self.seats = seats
+        self.dice = max(dice, 1)
         self.move_width = move_width
         self.code: dict[int, list] = {}
         self.cur: list = []
@@ -207,6 +218,35 @@ class Arms:
         self.open(end)
 
 
+    def a_Roll(self, s, loop):
+        # The generator's roll is today's helper, as it was (one header test more); only when
+        # chance is the caller's does the block wait, for each die in turn, every die of the
+        # group showing no face until its own is given (as the engine's `start_roll`).
+        dice, die, i = self.tempbuf(self.dice), self.temp(), self.temp()
+        top, after, end = self.label(), self.label(), self.label()
+        seeded = ir.Do("roll_one", (s.one,)) if s.dice is None else ir.Do("roll", (s.dice,))
+        self.cur.append(ir.If(ir.Not(ir.Get(ir.Int(H_MANUAL))), (seeded, Goto(end))))
+        if s.dice is None:
+            self.cur.append(ir.Set(die, s.one))
+            self.cur.append(ir.If(ir.Cmp("==", ir.Var(die), ir.Nil()), (ir.Fault(FAULT_RULE),)))
+            self.cur.append(ir.SetBuf(dice, ir.Collect(ir.OneS(ir.Var(die)))))
+        else:
+            self.cur.append(ir.SetBuf(dice, s.dice))
+        buf = ir.BufVar(dice, self.dice)
+        self.cur.append(ir.Do("roll_start", (buf,)))
+        self.cur.append(ir.Set(i, ir.Int(0)))
+        self.cur.append(Goto(top))
+        self.open(top)
+        self.cur.append(ir.If(ir.Cmp(">=", ir.Var(i), ir.Len(buf)), (Goto(end),)))
+        self.cur.append(ir.Set(die, ir.At(buf, ir.Var(i))))
+        self.cur.append(RollWait(die, after))
+        self.open(after)
+        self.cur.append(ir.Do("roll_face", (ir.Var(die),)))
+        self.cur.append(ir.Set(i, ir.Help("plus_one", (ir.Var(i),))))
+        self.cur.append(Goto(top))
+        self.open(end)
+
+
 def _rewrite(s, loop):
     """`s` with its `break`/`continue` of the loop cut into arms (`loop` = (top, end)) made gotos;
     those of loops inside `s` stay as they are."""
@@ -221,8 +261,9 @@ def _rewrite(s, loop):
     return s
 
 
-def cut(fn: ir.Function, seats: int, move_width: int) -> Optional[Arms]:
-    """The arms of a block that can wait; None for code that runs straight through."""
+def cut(fn: ir.Function, seats: int, move_width: int, dice: int = 1) -> Optional[Arms]:
+    """The arms of a block that can wait; None for code that runs straight through.  `dice`: the
+    most dice a roll may name (a waiting roll keeps them in its frame)."""
     if fn.kind != "block" or not ir.waits(fn.body):
         return None
-    return Arms(fn, seats, move_width).run()
+    return Arms(fn, seats, move_width, dice).run()

@@ -21,8 +21,8 @@ import attrs
 
 from . import ir
 from .abi import (
-    CUR_OVER, CUR_RUN, CUR_SIMUL, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_STUCK, GAMMA, H_CHANCES, H_CUR, H_DECISIONS,
-    H_DEPTH, H_DSEED, H_LIMIT, H_MODE, H_MOVE, H_N, H_NDICE, H_SEED, H_SITE, H_UNWIND, H_WORK, RESTART_WORK, c_prelude,
+    CHANCE_DIE, CUR_CHANCE, CUR_OVER, CUR_RUN, CUR_SIMUL, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_STUCK, GAMMA, H_CHANCES, H_CUR, H_DECISIONS,
+    H_DEPTH, H_CHANCE, H_CHANCE_A, H_DSEED, H_LIMIT, H_MANUAL, H_MODE, H_MOVE, H_N, H_NDICE, H_SEED, H_SITE, H_UNWIND, H_WORK, RESTART_WORK, c_prelude,
 )
 from .lower import KernelProgram
 from .lower_blocks import DONE, PAUSE, RESTART, UNWIND
@@ -30,7 +30,7 @@ from .lower_blocks import DONE, PAUSE, RESTART, UNWIND
 __all__ = ["emit_c", "frame_layout_c", "EMITTER_VERSION"]
 
 #: Changes whenever the C a program emits changes: part of a compiled library's cache key.
-EMITTER_VERSION = "14"
+EMITTER_VERSION = "16"
 
 _CMP = {"<": "k_lt", "<=": "k_le", ">": "k_gt", ">=": "k_ge"}
 
@@ -573,6 +573,11 @@ class _Writer:
         self.spill(depth, s.after)
         self.put(depth, f"k->top = _m0; return {PAUSE};")
 
+    def s_RollWait(self, s, depth):
+        self.put(depth, f"S[{H_CUR}] = {CUR_CHANCE}; S[{H_CHANCE}] = {CHANCE_DIE}; S[{H_CHANCE_A}] = {s.die};")
+        self.spill(depth, s.after)
+        self.put(depth, f"k->top = _m0; return {PAUSE};")
+
     def s_PlayChosen(self, s, depth):
         w = self.lay.move_width
         self.put(depth, f"if (({s.index} + 1) * {w} > {s.chosen}.n) k_fault(k, FAULT_CAPACITY);")
@@ -1008,6 +1013,7 @@ FK_EXPORT int fk_run(void *ctx, I *S, int resume, int playout) {{
     k->rec_mark = k->nrec;
     if (setjmp(k->jb)) {{ k->nrec = k->rec_mark; return k->fault; }}  /* a call that fails leaves no trace */
     S[{H_MODE}] = playout;
+    if (playout) S[{H_MANUAL}] = 0;  /* a playout's chance is the generator's, whoever had it before */
     S[{H_WORK}] = 0;
     if (S[{H_CUR}] == {CUR_OVER}) return 0;
     k_run(k, resume);

@@ -16,8 +16,8 @@ import attrs
 
 from . import ir
 from .abi import (
-    CUR_SIMUL, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, H_CUR, H_DECISIONS, H_DEPTH, H_LIMIT, H_MODE, H_MOVE,
-    H_N, H_SITE, H_UNWIND, H_WORK,
+    CHANCE_DIE, CUR_CHANCE, CUR_SIMUL, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, H_CUR, H_DECISIONS, H_DEPTH, H_LIMIT, H_MODE, H_MOVE,
+    H_CHANCE, H_CHANCE_A, H_N, H_SITE, H_UNWIND, H_WORK,
 )
 from .lower import KernelProgram
 from .lower_blocks import DONE, PAUSE, UNWIND
@@ -401,6 +401,13 @@ class _Writer:
         self.put(depth, f"S[{H_CUR}] = {CUR_SIMUL}")
         self.put(depth, f"S[{H_SITE}] = {s.site}")
         self.put(depth, f"{s.chosen} = ()")
+        self.spill(depth, fn, s.after)
+        self.put(depth, f"return {PAUSE}")
+
+    def s_RollWait(self, s, depth, fn):
+        self.put(depth, f"S[{H_CUR}] = {CUR_CHANCE}")
+        self.put(depth, f"S[{H_CHANCE}] = {CHANCE_DIE}")
+        self.put(depth, f"S[{H_CHANCE_A}] = {s.die}")
         self.spill(depth, fn, s.after)
         self.put(depth, f"return {PAUSE}")
 

@@ -15,7 +15,8 @@ Three kinds of node:
   C), for what must look at it more than once or in another order;
 
 and statements (`Stmt`), among which the few that can make the game wait: `CallBlock` (a phase
-or an action whose rules may wait), `Decide` and `Together` (players choose).  Nothing of a rule
+or an action whose rules may wait), `Decide` and `Together` (players choose), `Roll` (dice, when
+chance is the caller's).  Nothing of a rule
 file's text appears here: names are numbers, and a node's `site` only numbers where it came from.
 """
 
@@ -493,7 +494,17 @@ class Leave(Stmt):
     target: int = -1
 
 
-WAITS = (CallBlock, Decide, Together)
+@node
+class Roll(Stmt):
+    """Dice are rolled: the dice of `dice`, or the one die `one` (a fault if it is nothing).  The
+    generator rolls them at once (the `roll`/`roll_one` helpers); when chance is the caller's
+    (S[H_MANUAL]) the game waits for each die's face in turn."""
+
+    dice: Optional[BufExpr]
+    one: Optional[Expr]
+
+
+WAITS = (CallBlock, Decide, Together, Roll)
 
 
 # ---- functions -----------------------------------------------------------------------------------

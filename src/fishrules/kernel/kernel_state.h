@@ -331,6 +331,31 @@ static void k_roll_one(K *k, I d) {
     k_roll(k, b);
 }
 
+/* chance left to the caller (S[H_MANUAL]): the group's dice show no face, then each die gets the
+   face the caller wrote into the first move slot (one that stands for its kind) */
+static void k_roll_start(K *k, B dice) {
+    I *S = k->S;
+    k_dstale(k);
+    for (I i = 0; i < dice.n; i++) S[DICE + k_die(k, dice.p[i])] = UNROLLED;
+}
+
+static void k_roll_face(K *k, I d) {
+    I *S = k->S;
+    I f = S[H_MOVE];
+    d = k_die(k, d);
+    if (f < 0 || f >= NFACES || CANON[f] != f) k_fault(k, FAULT_CAPACITY);
+    k_dstale(k);
+    S[DICE + d] = f;
+    S[H_CHANCES] += 1;
+    S[H_CHANCE] = 0;
+    if (k->recording) {
+        I *r = k_rec(k, 3);
+        r[0] = 1;
+        r[1] = d;
+        r[2] = f;
+    }
+}
+
 /* ---- lists ---------------------------------------------------------------------------------- */
 
 static void k_set_list(K *k, I at, B items) {

@@ -135,7 +135,7 @@ def lower(model: m.Model) -> KernelProgram:
     out.refusals = bl.refusals
     out.noted = bl.noted
     for f in fns:
-        arms = cut(f, layout.seats, layout.move_width)
+        arms = cut(f, layout.seats, layout.move_width, layout.dice_cap)
         if arms is not None:
             out.arms[f.name] = arms
     for f in fns:

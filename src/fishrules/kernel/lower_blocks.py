@@ -293,8 +293,8 @@ class BlockLowering:
 
     def s_RollDice(self, s):
         if s.dice.type == m.DIE:
-            return [ir.Do("roll_one", (self.ex.expr(s.dice),))]
-        return [ir.Do("roll", (self.ex.buf(s.dice),))]
+            return [ir.Roll(None, self.ex.expr(s.dice))]
+        return [ir.Roll(self.ex.buf(s.dice), None)]
 
     def s_CallPhase(self, s):
         block = self.blocks.phase[s.phase]

@@ -154,6 +154,8 @@ class PyBackend:
 
     def start(self, S: list, playout: bool) -> None:
         S[A.H_MODE] = 1 if playout else 0
+        if playout:  # a playout's chance is the generator's, whoever had it before
+            S[A.H_MANUAL] = 0
         S[A.H_WORK] = 0
         self.run(S, False)
 
@@ -165,6 +167,8 @@ class PyBackend:
         if cur == A.CUR_RUN:  # set up, not yet started
             self.start(S, True)
             return
+        if cur == A.CUR_CHANCE:  # (no playout goes on from a die the caller is to give, yet)
+            raise KFault(FAULT_CAPACITY)
         move = pick_waiting(self, S)
         S[A.H_MODE] = 1
         if cur == A.CUR_SIMUL:
@@ -206,6 +210,19 @@ class PyBackend:
         S[A.H_CUR] = A.CUR_RUN
         S[A.H_WORK] = 0
         S[A.H_MODE] = 1 if playout else 0
+        if playout:  # a playout's chance is the generator's, whoever had it before
+            S[A.H_MANUAL] = 0
+        self.run(S, True)
+
+    def play_chance(self, S: list, outcome: int) -> None:
+        """Give the chance outcome the game waits for (S[H_CUR] == CUR_CHANCE): a die's face; run on
+        to the next wait."""
+        if S[A.H_CUR] != A.CUR_CHANCE:
+            raise KFault(FAULT_RULE)
+        S[A.H_MOVE] = outcome
+        S[A.H_CUR] = A.CUR_RUN
+        S[A.H_WORK] = 0
+        S[A.H_MODE] = 0
         self.run(S, True)
 
     def play_together(self, S: list, chosen: tuple, playout: bool = False) -> None:
@@ -216,6 +233,8 @@ class PyBackend:
         S[A.H_CUR] = A.CUR_RUN
         S[A.H_WORK] = 0
         S[A.H_MODE] = 1 if playout else 0
+        if playout:  # a playout's chance is the generator's, whoever had it before
+            S[A.H_MANUAL] = 0
         self.run(S, True)
 
     def who_together(self, S: list) -> tuple:

@@ -879,6 +879,8 @@ class NativeBackend:
         if cur == A.CUR_RUN:
             self.start(S, True)
             return
+        if cur == A.CUR_CHANCE:  # (no playout goes on from a die the caller is to give, yet)
+            raise KFault(FAULT_CAPACITY)
         move = pick_waiting(self, S)
         if cur == A.CUR_SIMUL:
             self.play_together(S, move, playout=True)
@@ -964,6 +966,15 @@ class NativeBackend:
         S[A.H_MOVE:A.H_MOVE + self.width] = array("q", self._encode(move))
         S[A.H_CUR] = A.CUR_RUN
         self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 1 if playout else 0))
+
+    def play_chance(self, S: array, outcome: int) -> None:
+        """Give the chance outcome the game waits for (S[H_CUR] == CUR_CHANCE): a die's face; run on
+        to the next wait."""
+        if S[A.H_CUR] != A.CUR_CHANCE:
+            raise KFault(FAULT_RULE)
+        S[A.H_MOVE] = outcome
+        S[A.H_CUR] = A.CUR_RUN
+        self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 0))
 
     # ---- reading an action's text (see PyBackend) -------------------------------------------------
 

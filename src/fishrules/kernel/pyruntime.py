@@ -17,7 +17,7 @@ from itertools import combinations
 
 from ..limits import MAX_CHOICES, MAX_LIST_LENGTH, MAX_NUMBER, MAX_SUBSET
 from .abi import (
-    FAULT_BUDGET, FAULT_CAPACITY, FAULT_RULE, H_CHANCES, H_DDRAWS, H_DECISIONS, H_DRAWS, H_DSEED, H_N, H_SCRIPT, H_SEED,
+    FAULT_BUDGET, FAULT_CAPACITY, FAULT_RULE, H_CHANCE, H_CHANCES, H_DDRAWS, H_DECISIONS, H_DRAWS, H_DSEED, H_MOVE, H_N, H_SCRIPT, H_SEED,
     H_WORK, KERNEL_BUDGET, LIST_CAPACITY, MAX_STACK, below, decision_seed,
 )
 from .lower import KernelProgram
@@ -190,7 +190,7 @@ HELPERS = (
     "unmask", "distinct_seats", "sorted_set", "same_items", "minus_one", "plus_one", "choose", "zone",
     "zone_in_family", "family_start", "adjacent", "slide", "card_choices", "subsets", "set_list", "list_append",
     "list_extend", "list_remove", "move_one", "move", "draw", "shuffle", "reveal", "roll", "roll_one",
-    "note_old", "note_new", "BUDGET", "MAX_CHOICES", "MAX_STACK", "MISSING", "DV", "DVA", "EP", "TRACE",
+    "roll_start", "roll_face", "note_old", "note_new", "BUDGET", "MAX_CHOICES", "MAX_STACK", "MISSING", "DV", "DVA", "EP", "TRACE",
 )
 
 
@@ -541,12 +541,32 @@ def _bound(kp: KernelProgram) -> dict:
             raise KFault(FAULT_RULE)
         roll(S, (d,))
 
+    # chance left to the caller (S[H_MANUAL]): the group's dice show no face, then each die gets
+    # the face the caller wrote into the first move slot (a face that stands for its kind)
+    def roll_start(S, dice):
+        for d in DSTALE:
+            DV[d] += 1
+        for d in dice:
+            S[DICE + d] = UNROLLED
+
+    def roll_face(S, d):
+        f = S[H_MOVE]
+        if f.__class__ is not int or not 0 <= f < nfaces or CANON[f] != f:
+            raise KFault(FAULT_CAPACITY)
+        for x in DSTALE:
+            DV[x] += 1
+        S[DICE + d] = f
+        S[H_CHANCES] += 1
+        S[H_CHANCE] = 0
+        if TRACE[0] is not None:
+            TRACE[0].append((1, d, f))
+
     return {
         "choose": choose, "zone": zone, "zone_in_family": zone_in_family, "family_start": family_start,
         "adjacent": adjacent, "slide": slide, "card_choices": card_choices, "subsets": subsets,
         "set_list": set_list, "list_append": list_append, "list_extend": list_extend, "list_remove": list_remove,
         "move_one": move_one, "move": move, "draw": draw, "shuffle": shuffle, "reveal": reveal, "roll": roll,
-        "roll_one": roll_one, "randbelow": randbelow, "DV": DV, "DVA": DVA, "EP": EP, "SCRIPT": SCRIPT,
+        "roll_one": roll_one, "roll_start": roll_start, "roll_face": roll_face, "randbelow": randbelow, "DV": DV, "DVA": DVA, "EP": EP, "SCRIPT": SCRIPT,
         "note_old": note_old, "note_new": note_new, "TRACE": TRACE, "SEEN": SEEN,
     }
 

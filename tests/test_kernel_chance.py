@@ -1,0 +1,251 @@
+"""Manual chance on the kernel (issue 32, step 5a, dice): a game whose chance is the caller's
+waits at every die (`CUR_CHANCE`, the die in the header) on both spellings, takes the face the
+caller gives, and plays on as the engine's manual game given the same faces; the seeded path
+plays as before (tests/test_kernel.py)."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import pytest
+
+import fishrules
+from fishrules.kernel import Kernel, KFault, NativeError
+from fishrules.kernel import abi as A
+from fishrules.kernel import ir
+from fishrules.kernel.native import compiler
+from fishrules.kernel.pyruntime import below, decision_seed
+from fishrules.kernel.apistate import KState
+from fishrules.runtime import CHANCE, SIMULTANEOUS, State
+
+try:
+    compiler()
+    NATIVE = True
+except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
+    NATIVE = False
+BACKENDS = ["python", pytest.param("native", marks=pytest.mark.skipif(not NATIVE, reason="no C compiler here"))]
+_kernels: dict = {}
+
+
+def kernel(name, backend: str) -> Kernel:
+    if (name, backend) not in _kernels:
+        _kernels[name, backend] = Kernel(fishrules.load(name), backend)
+    return _kernels[name, backend]
+
+
+
+def _draws(name) -> bool:
+    return any(isinstance(s, ir.Do) and s.name == "draw"
+               for f in kernel(name, "python").program.functions for s in ir.walk_stmts(f.body))
+
+
+# the bundled rules that draw no cards (a draw from a shuffled zone is not yet a wait)
+DICE_ONLY = [n for n in fishrules.bundled() if not _draws(n)]
+ROLLS = [n for n in DICE_ONLY if any(isinstance(s, ir.Roll) for f in kernel(n, "python").program.functions
+                                     for s in ir.walk_stmts(f.body))]
+
+
+def test_the_dice_only_rules_are_the_bundled_games_with_dice():
+    assert len(ROLLS) >= 5 and len(DICE_ONLY) > len(ROLLS)
+
+
+def _pick(outcomes, rng):
+    """An outcome chosen by its probability (exact: the Fractions' common denominator)."""
+    den = 1
+    for _, p in outcomes:
+        den = den * p.denominator // __import__("math").gcd(den, p.denominator)
+    r = rng.randrange(den)
+    for a, p in outcomes:
+        r -= p.numerator * (den // p.denominator)
+        if r < 0:
+            return a
+    raise AssertionError(outcomes)  # pragma: no cover
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", DICE_ONLY)
+def test_manual_dice_wait_and_play_as_the_engines(name, backend):
+    k = kernel(name, backend)
+    g, be, bd = k.game, k.backend, k.boundary
+    for players in (g.min_players, g.max_players):
+        rng = random.Random(players)
+        seed = 5 + players
+        ref = g.start(players=players, seed=seed, chance="manual")
+        S = be.new(players, g._options(None), seed)
+        S[A.H_MANUAL] = 1
+        be.start(S, False)
+        ds, dd = decision_seed(seed), 0
+        rolled = 0
+        while not ref.is_over:
+            assert S[A.H_CUR] != A.CUR_OVER
+            if ref.current == CHANCE:
+                outcomes = ref.chance_outcomes()
+                a = _pick(outcomes, rng)
+                die, face = a._values
+                assert (S[A.H_CUR], S[A.H_CHANCE], S[A.H_CHANCE_A]) == (A.CUR_CHANCE, A.CHANCE_DIE, die)
+                be.play_chance(S, face)
+                ref.apply(a)
+                rolled += 1
+            elif ref.current == SIMULTANEOUS:
+                chosen = []
+                for p in be.who_together(S):
+                    moves = be.moves(S, p)
+                    acts = ref.legal_actions(p)
+                    assert [bd.text(mv, True) for mv in moves] == [x.text for x in acts]
+                    j, dd = below(ds, dd, len(acts))
+                    chosen.append(moves[j])
+                    ref.apply(acts[j])
+                be.play_together(S, tuple(chosen))
+            else:
+                assert S[A.H_CUR] == ref.current
+                moves = be.moves(S, ref.current)
+                acts = ref.legal_actions()
+                assert [bd.text(mv) for mv in moves] == [x.text for x in acts]
+                j, dd = below(ds, dd, len(acts))
+                be.play(S, moves[j])
+                ref.apply(acts[j])
+        assert S[A.H_CUR] == A.CUR_OVER
+        assert be.scores(S) == ref.scores() and be.winners(S) == ref.winners()
+        assert S[A.H_CHANCES] == rolled
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_face_that_is_no_face_is_refused_and_leaves_no_die_rolled(backend):
+    k = kernel(ROLLS[0], backend)
+    g, be = k.game, k.backend
+    S = be.new(g.min_players, g._options(None), 1)
+    S[A.H_MANUAL] = 1
+    be.start(S, False)
+    while S[A.H_CUR] != A.CUR_CHANCE:
+        be.play(S, be.moves(S, S[A.H_CUR])[0])
+    die = S[A.H_CHANCE_A]
+    nfaces = len(k.program.model.dice.faces)
+    for bad in (-1, nfaces, 1 << 40, A.NIL):
+        T = copy.copy(S)
+        with pytest.raises(KFault):
+            be.play_chance(T, bad)
+    assert S[A.H_CUR] == A.CUR_CHANCE and S[A.H_CHANCE_A] == die
+    be.play_chance(S, 0)
+    assert S[A.H_CUR] != A.CUR_CHANCE or S[A.H_CHANCE_A] != die
+    if S[A.H_CUR] >= 0:  # a player to act: no chance outcome is taken there
+        with pytest.raises(KFault):
+            be.play_chance(S, 0)
+
+
+# ---- through the API: Game.start(chance="manual") on the kernel -----------------------------
+
+
+def _native(name):
+    return fishrules.load(name, backend="native")
+
+
+def _same(k, e, players):
+    assert type(k) is KState
+    assert k.current == e.current and k.is_over == e.is_over and k.waiting == e.waiting
+    ko, eo = k.chance_outcomes(), e.chance_outcomes()
+    assert [(a.text, a.to, a.name, a.player, a.values if hasattr(a, "values") else None, p) for a, p in ko] == \
+           [(a.text, a.to, a.name, a.player, a.values if hasattr(a, "values") else None, p) for a, p in eo]
+    if e.current != SIMULTANEOUS:
+        assert [a.text for a in k.legal_actions()] == [a.text for a in e.legal_actions()]
+    assert k.history == e.history
+    for p in [None, *range(players)]:
+        assert k.history_for(p) == e.history_for(p)
+        assert k.events_for(p) == e.events_for(p)
+        assert k.view(p) == e.view(p)
+
+
+@pytest.mark.skipif(not NATIVE, reason="no C compiler here")
+@pytest.mark.parametrize("name", ROLLS)
+def test_manual_chance_on_the_kernel_is_the_engines_game(name):
+    g = _native(name)
+    for players in (g.min_players, g.max_players):
+        rng = random.Random(players * 7 + 1)
+        k = g.start(players=players, seed=3, chance="manual")
+        e = State._new(g, players, g._options(None), 3, True)
+        steps = 0
+        while not e.is_over and steps < 400:
+            _same(k, e, players)
+            if e.current == CHANCE:
+                a = _pick(k.chance_outcomes(), rng)
+                # an outcome given as itself, as its text, or as the engine's own Action
+                how = steps % 3
+                mine = next(x for x, _ in e.chance_outcomes() if x.text == a.text)
+                k.apply(a if how == 0 else a.text if how == 1 else mine)
+                e.apply(mine)
+            elif e.current == SIMULTANEOUS:
+                for p in list(e.waiting):
+                    acts = k.legal_actions(p)
+                    j = rng.randrange(len(acts))
+                    k.apply(acts[j])
+                    e.apply(e.legal_actions(p)[j])
+            else:
+                acts = k.legal_actions()
+                j = rng.randrange(len(acts))
+                k.apply(acts[j])
+                e.apply(e.legal_actions()[j])
+            steps += 1
+        _same(k, e, players)
+        assert k.scores() == e.scores()
+        if e.is_over:
+            assert k.winners() == e.winners()
+
+
+@pytest.mark.skipif(not NATIVE, reason="no C compiler here")
+def test_what_is_no_outcome_is_refused_in_the_engines_words_and_the_state_stays_on_the_kernel():
+    g = _native(ROLLS[0])
+    k = g.start(players=2, seed=4, chance="manual")
+    e = State._new(g, 2, g._options(None), 4, True)
+    while e.current != CHANCE:
+        k.apply(k.legal_actions()[0])
+        e.apply(e.legal_actions()[0])
+    other = _native(ROLLS[1]).start(players=2, seed=4, chance="manual")
+    while other.current != CHANCE:
+        other.apply(other.legal_actions()[0])
+    for bad in ("die 1 rolls", "die 9 rolls HEAD", "x" * 100_000, "", 42, None,
+                other.chance_outcomes()[0][0], "p0: pass"):
+        with pytest.raises(fishrules.FishrulesError) as got:
+            e.apply(bad)
+        with pytest.raises(type(got.value)) as mine:
+            k.apply(bad)
+        assert str(mine.value) == str(got.value), bad
+        assert type(k) is KState and k.current == CHANCE and k.history == e.history
+    c = k.clone()  # a clone waits for the same die, and plays on alone
+    c.apply(c.chance_outcomes()[-1][0])
+    assert type(c) is KState and k.current == CHANCE and len(c.history) == len(k.history) + 1
+    text = e.chance_outcomes()[1][0].text  # a text as a person types it: read as the engine reads it
+    k.apply(f"  {text.replace(' ', '   ')} ")
+    e.apply(f"  {text.replace(' ', '   ')} ")
+    assert type(k) is KState and k.history == e.history
+
+
+@pytest.mark.skipif(not NATIVE, reason="no C compiler here")
+@pytest.mark.parametrize("name", [n for n in fishrules.bundled() if n not in DICE_ONLY])
+def test_rules_that_draw_from_a_shuffled_zone_keep_manual_chance_on_the_engine(name):
+    g = _native(name)
+    s = g.start(players=g.min_players, seed=1, chance="manual")
+    assert type(s) is State and s.manual
+    assert type(g.start(players=g.min_players, seed=1)) is KState
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_playout_from_a_manual_position_rolls_with_the_generator(backend):
+    k = kernel(ROLLS[0], backend)
+    g, be = k.game, k.backend
+    S = be.new(g.min_players, g._options(None), 2)
+    S[A.H_MANUAL] = 1
+    be.start(S, False)
+    waited = 0
+    while waited < 3:  # past a few dice, to a player's decision
+        if S[A.H_CUR] == A.CUR_CHANCE:
+            with pytest.raises(KFault):
+                be.playout(copy.copy(S))  # the die is the caller's to give
+            be.play_chance(S, 0)
+            waited += 1
+        else:
+            be.play(S, be.moves(S, S[A.H_CUR])[0])
+    while S[A.H_CUR] < 0:
+        be.play_chance(S, 0)
+    T = copy.copy(S)
+    be.playout(T)
+    assert T[A.H_CUR] == A.CUR_OVER and T[A.H_MANUAL] == 0 and T[A.H_CHANCES] > S[A.H_CHANCES]
