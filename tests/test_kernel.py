@@ -24,9 +24,11 @@ from fishrules.errors import RuleError
 from fishrules.kernel import Kernel, KFault, NativeError
 from fishrules.kernel import layout as L
 from fishrules.kernel.native import compiler
-from fishrules.kernel.pyruntime import below, decision_seed
+from fishrules.kernel.pyruntime import decision_seed
 from fishrules.kernel.reference import reference_playout
 from fishrules.runtime import SIMULTANEOUS
+
+from ._twins import decide_both
 
 RULESETS = fishrules.bundled()
 SLOW = os.environ.get("FISHRULES_SLOW_TESTS") == "1"
@@ -87,26 +89,7 @@ def test_every_decision_offers_the_engines_actions(name, backend):
         ds, dd = decision_seed(seed), 0
         while not ref.is_over:
             assert S[L.H_CUR] != L.CUR_OVER
-            if ref.current == SIMULTANEOUS:
-                who = be.who_together(S)
-                assert list(who) == ref.waiting
-                chosen = []
-                for p in who:
-                    moves = be.moves(S, p)
-                    acts = ref.legal_actions(p)
-                    assert [bd.text(mv, True) for mv in moves] == [a.text for a in acts]
-                    j, dd = below(ds, dd, len(acts))
-                    chosen.append(moves[j])
-                    ref.apply(acts[j])
-                be.play_together(S, tuple(chosen))
-            else:
-                assert S[L.H_CUR] == ref.current
-                moves = be.moves(S, ref.current)
-                acts = ref.legal_actions()
-                assert [bd.text(mv) for mv in moves] == [a.text for a in acts]
-                j, dd = below(ds, dd, len(acts))
-                be.play(S, moves[j])
-                ref.apply(acts[j])
+            dd = decide_both(be, bd, S, ref, ds, dd)
         assert S[L.H_CUR] == L.CUR_OVER
         assert be.scores(S) == ref.scores() and be.winners(S) == ref.winners()
 

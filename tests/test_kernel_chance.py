@@ -15,9 +15,11 @@ from fishrules.kernel import Kernel, KFault, NativeError
 from fishrules.kernel import abi as A
 from fishrules.kernel import ir
 from fishrules.kernel.native import compiler
-from fishrules.kernel.pyruntime import below, decision_seed
+from fishrules.kernel.pyruntime import decision_seed
 from fishrules.kernel.apistate import KState
 from fishrules.runtime import CHANCE, SIMULTANEOUS, State
+
+from ._twins import decide_both
 
 try:
     compiler()
@@ -87,24 +89,8 @@ def test_manual_dice_wait_and_play_as_the_engines(name, backend):
                 be.play_chance(S, face)
                 ref.apply(a)
                 rolled += 1
-            elif ref.current == SIMULTANEOUS:
-                chosen = []
-                for p in be.who_together(S):
-                    moves = be.moves(S, p)
-                    acts = ref.legal_actions(p)
-                    assert [bd.text(mv, True) for mv in moves] == [x.text for x in acts]
-                    j, dd = below(ds, dd, len(acts))
-                    chosen.append(moves[j])
-                    ref.apply(acts[j])
-                be.play_together(S, tuple(chosen))
             else:
-                assert S[A.H_CUR] == ref.current
-                moves = be.moves(S, ref.current)
-                acts = ref.legal_actions()
-                assert [bd.text(mv) for mv in moves] == [x.text for x in acts]
-                j, dd = below(ds, dd, len(acts))
-                be.play(S, moves[j])
-                ref.apply(acts[j])
+                dd = decide_both(be, bd, S, ref, ds, dd)
         assert S[A.H_CUR] == A.CUR_OVER
         assert be.scores(S) == ref.scores() and be.winners(S) == ref.winners()
         assert S[A.H_CHANCES] == rolled

@@ -20,12 +20,14 @@ from __future__ import annotations
 import pytest
 
 import fishrules
-from fishrules.errors import FishrulesError, OptionError, RuleError
+from fishrules.errors import FishrulesError, OptionError
 from fishrules.kernel import NativeError
 from fishrules.kernel.abi import H_WORK
 from fishrules.kernel.apistate import KState, start
 from fishrules.kernel.native import compiler
 from fishrules.runtime import State
+
+from ._twins import outcome
 
 try:
     compiler()
@@ -189,16 +191,6 @@ CASES = ([(c, f) for c in CONTEXTS for f in FAULTS] + [(c, f) for c in _EXPRESSI
          + [("numbers", "")])
 
 
-def _error(call) -> tuple:
-    try:
-        call()
-    except RuleError as e:
-        return ("error", e.render(), str(e))
-    except FishrulesError as e:  # pragma: no cover - shown when the two disagree
-        return ("other", type(e).__name__, str(e))
-    return ("ok",)
-
-
 def _picture(k: State) -> tuple:
     """What a state is, without making a KState the engine's: its position, who is waited for,
     what each of them may do, the history, the scores."""
@@ -223,8 +215,8 @@ def test_a_rule_that_goes_wrong_is_the_engines_error_and_the_state_stays(context
         ea = acts[-1] if context in CONTEXTS else acts[0]
         ka = [a for a in k.legal_actions(p) if a.text == ea.text][0]
         before = _picture(k)
-        want = _error(lambda: e.apply(ea))
-        got = _error(lambda: k.apply(ka))
+        want = outcome(lambda: e.apply(ea))
+        got = outcome(lambda: k.apply(ka))
         assert got == want, (context, fault)
         assert type(k) is KState and k._ks is not None, f"{context}, {fault}: the fault left the kernel"
         if want[0] == "error":
@@ -236,7 +228,7 @@ def test_a_rule_that_goes_wrong_is_the_engines_error_and_the_state_stays(context
             assert _picture(k) == _picture(fresh)
             assert type(k) is KState
             # and it goes wrong again the same way, then plays on as the engine's does
-            assert _error(lambda: k.apply(ka.text)) == want
+            assert outcome(lambda: k.apply(ka.text)) == want
             assert type(k) is KState and k.to_json() == e.to_json()
             return
         played.append(ea.text)
@@ -248,9 +240,9 @@ def test_a_score_that_goes_wrong_is_the_engines_error_and_the_state_stays():
     g = fishrules.loads(text, "faults.fish", backend="native")
     k = g.start(2, seed=1)
     e = State._new(g, 2, g._options(None), 1, False)
-    want = _error(e.scores)
+    want = outcome(e.scores)
     assert want[0] == "error" and "divide by zero" in want[2]
-    assert _error(k.scores) == want
+    assert outcome(k.scores) == want
     assert type(k) is KState and k._ks is not None
     k.apply(k.legal_actions(0)[0])
     assert type(k) is KState and [a.text for a in k.legal_actions(1)] == ["safe", "boom"]

@@ -11,11 +11,12 @@ from __future__ import annotations
 import pytest
 
 import fishrules
-from fishrules.errors import FishrulesError, RuleError
 from fishrules.kernel import NativeError
 from fishrules.kernel.apistate import KState
 from fishrules.kernel.native import compiler
 from fishrules.runtime import State
+
+from ._twins import outcome
 
 try:
     compiler()
@@ -72,16 +73,6 @@ phase game:
 }
 
 
-def _error(call) -> tuple:
-    try:
-        call()
-    except RuleError as e:
-        return ("error", e.render(), str(e))
-    except FishrulesError as e:  # pragma: no cover - shown when the two disagree
-        return ("other", type(e).__name__, str(e))
-    return ("ok",)
-
-
 @pytest.mark.parametrize("name", sorted(RULES))
 @pytest.mark.parametrize("by_text", [False, True])
 def test_a_stuck_game_is_the_engines_error_on_the_kernel(name, by_text):
@@ -95,15 +86,15 @@ def test_a_stuck_game_is_the_engines_error_on_the_kernel(name, by_text):
             p = e.waiting[0]
             ek, kk = e.legal_actions(p)[0], k.legal_actions(p)[0]
             before = ([a.text for a in k.legal_actions(p)], k.waiting, k.history)
-            want = _error(lambda: e.apply(ek.text if by_text else ek))
-            got = _error(lambda: k.apply(kk.text if by_text else kk))
+            want = outcome(lambda: e.apply(ek.text if by_text else ek))
+            got = outcome(lambda: k.apply(kk.text if by_text else kk))
             assert got == want, (name, players)
             assert type(k) is KState and k._ks is not None, f"{name}: the stuck game left the kernel"
             if want[0] == "error":
                 assert "the game is stuck" in want[2]
                 # undone: the state is where it was, and plays on from there as the engine's does
                 assert ([a.text for a in k.legal_actions(p)], k.waiting, k.history) == before
-                assert _error(lambda: k.apply(k.legal_actions(p)[0])) == want
+                assert outcome(lambda: k.apply(k.legal_actions(p)[0])) == want
                 assert type(k) is KState and k.to_json() == e.to_json()
                 stuck = True
                 break
@@ -113,11 +104,11 @@ def test_a_stuck_game_is_the_engines_error_on_the_kernel(name, by_text):
 def test_a_game_stuck_when_it_is_set_up_is_the_engines_error(monkeypatch):
     rules = RULES["turns"].replace('require "small": your n < 2', 'require "small": your n < 0')
     g = fishrules.loads(rules, "stuck-at-once.fish", backend="native")
-    want = _error(lambda: State._new(g, 2, g._options(None), 1, False))
+    want = outcome(lambda: State._new(g, 2, g._options(None), 1, False))
     assert want[0] == "error" and "the game is stuck" in want[2]
 
     def engine(*args, **kw):
         raise AssertionError("the engine's machine set the game up")
 
     monkeypatch.setattr(State, "_new", engine)  # the kernel says it alone
-    assert _error(lambda: g.start(2, seed=1)) == want
+    assert outcome(lambda: g.start(2, seed=1)) == want

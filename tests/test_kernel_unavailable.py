@@ -11,11 +11,13 @@ from __future__ import annotations
 import pytest
 
 import fishrules
-from fishrules.errors import FishrulesError, OptionError
+from fishrules.errors import OptionError
 from fishrules.kernel import NativeError
 from fishrules.kernel.apistate import KState
 from fishrules.kernel.native import compiler
 from fishrules.runtime import State
+
+from ._twins import outcome
 
 try:
     compiler()
@@ -50,16 +52,6 @@ phase lost for who:
 """
 
 
-def _error(call) -> tuple:
-    try:
-        call()
-    except OptionError as e:
-        return ("error", str(e))
-    except FishrulesError as e:  # pragma: no cover - shown when the two disagree
-        return ("other", type(e).__name__, str(e))
-    return ("ok",)
-
-
 @pytest.mark.parametrize("hold_from", [99, 2])  # always grow (stopped in an action), or grow then hold (in a phase)
 def test_unavailable_is_the_engines_error_on_the_kernel(hold_from):
     g = fishrules.loads(RULES, "unavailable.fish", backend="native")
@@ -73,13 +65,13 @@ def test_unavailable_is_the_engines_error_on_the_kernel(hold_from):
             p = e.waiting[0]
             ek, kk = e.legal_actions(p)[pick], k.legal_actions(p)[pick]
             before = ([a.text for a in k.legal_actions(p)], k.waiting, k.history)
-            want, got = _error(lambda: e.apply(ek.text)), _error(lambda: k.apply(kk.text))
+            want, got = outcome(lambda: e.apply(ek.text), OptionError), outcome(lambda: k.apply(kk.text), OptionError)
             assert got == want, players
             assert type(k) is KState and k._ks is not None, "`unavailable` made the state the engine's"
             if want[0] == "error":
                 assert want[1].startswith("Sometimes unavailable: ")
                 assert ([a.text for a in k.legal_actions(p)], k.waiting, k.history) == before
-                assert _error(lambda: k.apply(k.legal_actions(p)[pick])) == want
+                assert outcome(lambda: k.apply(k.legal_actions(p)[pick]), OptionError) == want
                 assert type(k) is KState and k.to_json() == e.to_json()
                 stopped = True
                 break
@@ -88,11 +80,11 @@ def test_unavailable_is_the_engines_error_on_the_kernel(hold_from):
 
 def test_unavailable_when_the_game_is_set_up(monkeypatch):
     g = fishrules.loads(RULES, "unavailable.fish", backend="native")
-    want = _error(lambda: State._new(g, 2, g._options({"at_once": True}), 1, False))
+    want = outcome(lambda: State._new(g, 2, g._options({"at_once": True}), 1, False), OptionError)
     assert want == ("error", "Sometimes unavailable: the set-up of this variant is lost")
 
     def engine(*args, **kw):
         raise AssertionError("the engine's machine set the game up")
 
     monkeypatch.setattr(State, "_new", engine)  # the kernel says it alone
-    assert _error(lambda: g.start(2, seed=1, options={"at_once": True})) == want
+    assert outcome(lambda: g.start(2, seed=1, options={"at_once": True}), OptionError) == want

@@ -1,0 +1,51 @@
+"""The kernel beside its engine twin, for the kernel's tests: one player decision played on both
+(the kernel's moves must be the engine's actions, in order), and what a call ended in, to compare."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from fishrules.errors import FishrulesError, RuleError
+from fishrules.kernel import abi as A
+from fishrules.kernel.pyruntime import below
+from fishrules.runtime import SIMULTANEOUS
+
+
+def decide_both(be: Any, bd: Any, S: Any, ref: Any, ds: int, dd: int) -> int:
+    """The player decision the engine's state `ref` waits for, chosen by the kernel's decision
+    generator (`ds`, `dd`) and played on the kernel position `S` and on `ref`, after checking that
+    the kernel offers exactly the engine's actions; the generator's next `dd`."""
+    if ref.current == SIMULTANEOUS:
+        who = be.who_together(S)
+        assert list(who) == ref.waiting
+        chosen = []
+        for p in who:
+            moves = be.moves(S, p)
+            acts = ref.legal_actions(p)
+            assert [bd.text(mv, True) for mv in moves] == [a.text for a in acts]
+            j, dd = below(ds, dd, len(acts))
+            chosen.append(moves[j])
+            ref.apply(acts[j])
+        be.play_together(S, tuple(chosen))
+        return dd
+    assert S[A.H_CUR] == ref.current
+    moves = be.moves(S, ref.current)
+    acts = ref.legal_actions()
+    assert [bd.text(mv) for mv in moves] == [a.text for a in acts]
+    j, dd = below(ds, dd, len(acts))
+    be.play(S, moves[j])
+    ref.apply(acts[j])
+    return dd
+
+
+def outcome(call: Callable[[], Any], error: type = RuleError) -> tuple:
+    """What `call()` ended in: ("ok",), or the error of kind `error` as the user reads it (the
+    whole rendered `RuleError`, else its words), or another of the library's errors (shown when
+    two machines disagree)."""
+    try:
+        call()
+    except error as e:
+        return ("error", e.render(), str(e)) if isinstance(e, RuleError) else ("error", str(e))
+    except FishrulesError as e:
+        return ("other", type(e).__name__, str(e))
+    return ("ok",)
