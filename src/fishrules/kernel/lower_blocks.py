@@ -392,7 +392,7 @@ class BlockLowering:
 
     def s_RepeatStmt(self, s):
         charge: tuple = (ir.Do("charge", (ir.Int(1),)),)
-        if find_all(s.body, _WAITING, stop_at=m.Expr):
+        if any(find_all(s.body, _WAITING, stop_at=m.Expr)):
             # cut into arms by the engine: each round notes the loop's position again (before
             # its test); a loop that never waits keeps the last statement's, as the engine's does
             charge = (self.here(s.span), *charge)

@@ -18,7 +18,7 @@ from typing import Optional
 from .. import model as m
 from ..analysis import board_adjacency, board_runs, card_values, faces
 from . import ir
-from .abi import WHY_DIVIDE, WHY_NOBODY, WHY_ZONE, WHY_ZONE_NOBODY, why
+from .abi import WHY_DIVIDE, WHY_NOBODY, WHY_ZONE, why
 from .layout import H_N, H_NDICE, Layout
 
 __all__ = ["ExprLowering", "Symbols", "Tables"]
@@ -257,7 +257,7 @@ class ExprLowering:
         if isinstance(e, m.PlayerVar):
             zid = lay.p_zone[e.slot]
             start, cap = lay.zones[zid]
-            return self.seat_index(start, self.expr(e.player), 1 + cap, WHY_ZONE_NOBODY)
+            return self.seat_index(start, self.expr(e.player), 1 + cap)  # (read: plain nobody, as the engine's)
         if isinstance(e, m.ZoneAt):
             first = lay.g_zone[e.base]
             start, cap = lay.zones[first]

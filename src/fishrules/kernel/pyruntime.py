@@ -28,7 +28,8 @@ __all__ = ["KFault", "load", "HELPERS", "below", "decision_seed"]
 
 
 class KFault(Exception):
-    """The kernel stopped: the engine's own machine plays this step instead."""
+    """The kernel stopped (`code`: a FAULT_*): the position says what went wrong, for
+    kernel/faults.py to word (or, past the kernel's own limits, the engine's machine plays on)."""
 
     def __init__(self, code: int):
         super().__init__(code)
