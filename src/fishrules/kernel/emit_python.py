@@ -122,6 +122,10 @@ class _Writer:
         args = [self.x(a) for a in e.args]
         if e.name == "at_seat":
             if len(args) == 4:  # nobody's value, worded as the fourth says (a zone, a change)
+                if isinstance(e.args[1], ir.Var):  # (read twice: inline, on the hot path)
+                    base, seat, stride, why = args
+                    at = f"{base} + {seat}" if stride == "1" else f"{base} + {seat} * {stride}"
+                    return f"({at} if {seat} is not None else fail(S, {why}))"
                 return f"seat_at(S, {', '.join(args)})"
             base, seat, stride = args
             return f"({base} + {seat})" if stride == "1" else f"({base} + {seat} * {stride})"
