@@ -13,9 +13,11 @@ legal actions in the action space (kept with each shared list of legal actions).
 record (kernel/record.py): `history`, `redact`, `history_for`, `events_for` and `view(player)`
 are the engine's record kept by the kernel's own trace, worked out when first asked for (the moves
 applied since the last record played again on a copy of that position with the trace kept; a
-state that only decides and applies records nothing).  The moment anything else of the state is
-asked for (JSON, a determinization, an `Action` object of the engine's own, equality, the phases
-by name, any of the engine's fields), or a record the kernel cannot keep (`Recorder.can`), it becomes a plain
+state that only decides and applies records nothing).  So do the phases being played, the rules
+fired and empty draws counted, equality (the position under the layout's mask, `position_of`, and
+the record) and `playout(rng)` (the backend's, seeded from `rng`).  The moment anything else of
+the state is asked for (JSON, a determinization, an `Action` object of the engine's own, any of
+the engine's other fields), or a record the kernel cannot keep (`Recorder.can`), it becomes a plain
 `State`: the engine's machine replays its actions (chance comes out the same from the same seed)
 and the state goes on as the engine's from there.  So a loop that decides, applies and shows each
 seat what it sees (a bot playing itself, a learning loop, a table) runs on the kernel, and
