@@ -141,6 +141,7 @@ def test_a_choice_made_together_that_breaks_a_rule_is_refused_handler_or_not(bac
     with pytest.raises(fishrules.IllegalAction, match="a broken rule cannot be accepted at a simultaneous choice"):
         s.apply("p0: show 3")
     assert s.waiting == [0, 1] and s.history == []
+    assert type(s) is type(game.start(2, seed=1))  # a state on the kernel refuses it itself, and stays one
     s.apply("p0: show 2")
     s.apply("p1: pass")
     assert s.is_over and s.scores() == [2, 0]

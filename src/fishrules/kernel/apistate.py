@@ -582,12 +582,14 @@ class KState(State):
             return rule.name, rule.span, r < 0
 
         try:
-            _, _, canonical, _ = reasons.read_action(text, actor, offered, forms_of(kp.model).actions, domain, legal,
-                                                     check, together)
+            _, _, canonical, broken = reasons.read_action(text, actor, offered, forms_of(kp.model).actions, domain,
+                                                          legal, check, together)
         except KFault:
             # a rule that goes wrong while the text is read: the engine says where
             self._engine_fails(lambda twin: twin.apply(action))
             return None
+        if broken is not None and together:
+            raise reasons.broken_together(action.text if type(action) is KAction else " ".join(action.split()))
         if self._ks is None:  # pragma: no cover - the kernel could not list the legal actions
             return None
         by_text = self._by_text(actor)
