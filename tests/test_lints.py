@@ -96,3 +96,52 @@ def test_check_prints_warnings_and_succeeds(tmp_path, capsys):
     assert main(["check", str(f)]) == 0
     out = capsys.readouterr()
     assert "warning: define `tails` is never used" in out.err and "ok" in out.out  # warnings on stderr
+
+
+TOGETHER = """\
+game "Fingers"
+players 2 to 3
+each player has fingers: number
+each player has fouls: number
+
+action show(secret count: a number from 1 to 3):
+  require "small": count <= 2
+  when "small" is broken:
+    add 1 to your fouls
+  set your fingers to count
+
+action pass:
+  nothing
+
+phase game:
+  {choice}
+  end game
+
+score "points": your fingers
+"""
+
+
+@pytest.mark.parametrize("choice, expected", [
+    ("each of players secretly chooses show or pass", [("broken-together", 16)]),
+    ("each of players secretly chooses pass or show   # fishrules: ignore[broken-together]", []),
+    ("each of players secretly chooses pass", []),  # (`show` is then unreachable: that warning only)
+    ("for each player:\n    player chooses show or pass", []),
+])
+def test_a_handler_at_a_choice_made_together(choice, expected):
+    found = [c for c in codes(TOGETHER.format(choice=choice)) if c[0] != "unreachable"]
+    assert found == expected
+
+
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_a_choice_made_together_that_breaks_a_rule_is_refused_handler_or_not(backend):
+    """What the warning says: the handler does not run, the choice is refused, nothing changes."""
+    game = fishrules.loads(TOGETHER.format(choice="each of players secretly chooses show or pass"),
+                           name="x.fish", backend=backend)
+    s = game.start(2, seed=1)
+    with pytest.raises(fishrules.IllegalAction, match="a broken rule cannot be accepted at a simultaneous choice"):
+        s.apply("p0: show 3")
+    assert s.waiting == [0, 1] and s.history == []
+    assert type(s) is type(game.start(2, seed=1))  # a state on the kernel refuses it itself, and stays one
+    s.apply("p0: show 2")
+    s.apply("p1: pass")
+    assert s.is_over and s.scores() == [2, 0]

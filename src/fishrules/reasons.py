@@ -173,6 +173,12 @@ def read_action(text: str, actor: int, offered: list, forms: Any, domain: Any, l
     return form, tuple(values), canonical, rule
 
 
+def broken_together(text: str) -> IllegalAction:
+    """`text`, chosen at a choice made together, breaks a rule whose handler would accept it
+    elsewhere: accepted only at a player's own decision (the checker's `broken-together` lint)."""
+    return IllegalAction(text, "a broken rule cannot be accepted at a simultaneous choice")
+
+
 def stuck(span: Any, actor: int, names: str, where: str) -> RuleError:
     """`actor` must choose one of the actions `names` (written `a or b`) at the decision written
     at `span`, while playing `where` (`phase X`, or `the game`), and none of them is allowed."""

@@ -11,6 +11,9 @@ warnings about it with a comment: `# fishrules: ignore` (all of them) or
 - `unreachable`: a phase never played, an action never offered (see `statements.check_reachable`);
 - `short-deal`: at the most players the rules allow, the set-up deals more cards than a zone holds
   (see `fishrules.checker.deals`);
+- `broken-together`: an action with a `when … is broken` handler chosen at a simultaneous choice
+  (`each of … secretly chooses`), where a choice that breaks a rule is refused, never accepted: the
+  handler never runs there;
 - `same-replace`: an overlay that replaces a rule, define, phase or action with an identical copy
   (see `fishrules.variants`; restating an option or a count is a way of documenting it).
 """
@@ -82,6 +85,17 @@ class Lints:
                   f"this `{cond.op}` is part of the condition of `{e.quantifier} {e.var} …where`, yet it is not about `{e.var}`",
                   f"`where` takes everything after it; to go on after the `{e.quantifier}`, put it in brackets: "
                   f"`({e.quantifier} {e.var} in … where …) {cond.op} …`", code="where-and")
+
+    def lint_broken_together(self, action: str, span: Span | None) -> None:
+        """A violation is accepted only at a player's own decision, where the handler runs at once
+        instead of the action's effects; at a choice made together the effects wait for everybody
+        and a choice that breaks a rule is refused (`reasons`), so such a handler never runs there."""
+        handlers = [s for s in self.action_nodes[action].body if isinstance(s, n.WhenBroken)]
+        if handlers:
+            self.warn(span, f'action `{action}` accepts "{handlers[0].rule}" broken, but not when chosen together:'
+                      " here a choice that breaks it is refused",
+                      "let each player choose it in turn (`P chooses …`) for the handler to run, or keep the refusal with"
+                      " `# fishrules: ignore[broken-together]`", code="broken-together")
 
     def lint_range(self, prm: n.Param, lo: m.Expr, hi: m.Expr) -> None:
         if isinstance(lo, m.Const) and isinstance(hi, m.Const) and isinstance(lo.value, int) and isinstance(hi.value, int):

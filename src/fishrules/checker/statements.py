@@ -326,6 +326,7 @@ class Statements:
                 ok = False
             else:
                 self.calls[self.current_key].add(("action", name))
+                self.lint_broken_together(name, asp)
         if not ok:
             return None
         return m.ChooseTogether(who, tuple(s.actions), u.alloc(2), span=sp)

@@ -13,9 +13,11 @@ legal actions in the action space (kept with each shared list of legal actions).
 record (kernel/record.py): `history`, `redact`, `history_for`, `events_for` and `view(player)`
 are the engine's record kept by the kernel's own trace, worked out when first asked for (the moves
 applied since the last record played again on a copy of that position with the trace kept; a
-state that only decides and applies records nothing).  The moment anything else of the state is
-asked for (JSON, a determinization, an `Action` object of the engine's own, equality, the phases
-by name, any of the engine's fields), or a record the kernel cannot keep (`Recorder.can`), it becomes a plain
+state that only decides and applies records nothing).  So do the phases being played, the rules
+fired and empty draws counted, equality (the position under the layout's mask, `position_of`, and
+the record) and `playout(rng)` (the backend's, seeded from `rng`).  The moment anything else of
+the state is asked for (JSON, a determinization, an `Action` object of the engine's own, any of
+the engine's other fields), or a record the kernel cannot keep (`Recorder.can`), it becomes a plain
 `State`: the engine's machine replays its actions (chance comes out the same from the same seed)
 and the state goes on as the engine's from there.  So a loop that decides, applies and shows each
 seat what it sees (a bot playing itself, a learning loop, a table) runs on the kernel, and
@@ -33,21 +35,28 @@ not (a capacity of the kernel's own) makes the state the engine's, from then on.
 
 from __future__ import annotations
 
+import random
+import weakref
 from typing import Any, Callable, Optional, Union
 
 from ..errors import FishrulesError, OptionError
 from ..runtime import CHANCE, SIMULTANEOUS, Action, State, play_move
+from ..runtime import playout as _playout
 from ..runtime.fields import Fields
+from ..runtime.playout import Playout
 from .. import reasons
 from ..forms import forms_of, parse_seat
 from ..limits import MAX_ACTION_TEXT
-from ..runtime.text import check_seat, check_since
+from ..runtime.text import check_seat, check_since, short
 from .abi import CUR_CHANCE as _CUR_CHANCE, CUR_OVER as _CUR_OVER, CUR_SIMUL as _CUR_SIMUL
-from .abi import FAULT_CAPACITY, FAULT_STUCK, FAULT_UNPLAYABLE
-from .abi import H_CHANCE_A as _H_CHANCE_A, H_CUR as _H_CUR, H_MANUAL as _H_MANUAL, H_SITE as _H_SITE
-from .abi import H_WHY as _H_WHY, H_WORK as _H_WORK
+from .abi import FAULT_CAPACITY, FAULT_ENDLESS, FAULT_STUCK, FAULT_UNPLAYABLE, LIST_CAPACITY, NIL
+from .abi import H_CHANCE as _H_CHANCE, H_CHANCE_A as _H_CHANCE_A, H_CHANCES as _H_CHANCES, H_CUR as _H_CUR
+from .abi import H_DDRAWS as _H_DDRAWS, H_DECISIONS as _H_DECISIONS, H_DEPTH as _H_DEPTH, H_DRAWS as _H_DRAWS
+from .abi import H_DSEED as _H_DSEED, H_LIMIT as _H_LIMIT, H_MANUAL as _H_MANUAL, H_NDICE as _H_NDICE
+from .abi import H_SEED as _H_SEED, H_SITE as _H_SITE, H_WHY as _H_WHY, H_WORK as _H_WORK
 from .pyruntime import KFault
-from .record import KRecord, Recorder, events_for
+from .record import _SEATS as MAX_SEATS, KRecord, Recorder, events_for
+from .reference import reference_playout
 from .views import Sight
 
 __all__ = ["KState", "KAction", "start"]
@@ -59,12 +68,14 @@ __all__ = ["KState", "KAction", "start"]
 # The record (kernel/record.py), kept from the kernel's own trace when first asked for: _REC the
 # last record worked out (record, a copy of the position it is of, how many applied moves it
 # covers), shared by clones and never changed; _RECP the same record with the pending choices of
-# a simultaneous decision written in (base record, how many, record).
-_KERNEL, _S, _APPLIED, _PENDING, _LEGAL, _OPTIONS, _COUNT, _SHARED, _REC, _RECP = range(10)
+# a simultaneous decision written in (base record, how many, record).  _PLAYED: None, or after
+# `playout` (the position is then the kernel's playout's end, which the moves applied do not
+# reach) how it was played out: (chance seed, choice seed, decision limit, chance outcomes).
+_KERNEL, _S, _APPLIED, _PENDING, _LEGAL, _OPTIONS, _COUNT, _SHARED, _REC, _RECP, _PLAYED = range(11)
 #: the fields a KState holds itself; every other field of State is the engine's, made on demand
 _OWN = ("game", "prog", "n", "seed", "manual", "_ks")
-#: the engine's fields a KState answers from the kernel's record (its properties, below)
-_KEPT = ("redact",)
+#: the engine's fields a KState answers from the kernel's position or record (its properties, below)
+_KEPT = ("redact", "fires", "empty_draws")
 #: how many lists of legal actions a kernel keeps for the positions to share (all dropped when full)
 _SHARED_LISTS = 4096
 #: the key of a shared legal list's actions by text, among what is kept with it (beside the ids of
@@ -92,7 +103,7 @@ def start(game: Any, players: int, options: dict, seed: int, count_rules: bool, 
         return State._new(game, players, options, seed, manual, count_rules=count_rules)
     s = KState.__new__(KState)
     for name, value in (("game", game), ("prog", game.program), ("n", players), ("seed", seed), ("manual", manual),
-                        ("_ks", [kernel, S, [], {}, {}, options, count_rules, {}, None, None])):
+                        ("_ks", [kernel, S, [], {}, {}, options, count_rules, {}, None, None, None])):
         _SLOTS[name].__set__(s, value)
     try:
         s._check_can_act()
@@ -425,6 +436,9 @@ class KState(State):
             by_seat = {entry[3]: decode(entry[0], entry[1]) for entry in applied[at:at + len(who)]}
             be.play_together(S, tuple(by_seat[p] for p in who))
             at += len(who)
+        played = ks[_PLAYED]
+        if played is not None:
+            _play_out(be, S, played[0], played[1], played[2])
         return S
 
     def _listed_for(self, action: Any) -> Optional[KAction]:
@@ -568,12 +582,14 @@ class KState(State):
             return rule.name, rule.span, r < 0
 
         try:
-            _, _, canonical, _ = reasons.read_action(text, actor, offered, forms_of(kp.model).actions, domain, legal,
-                                                     check, together)
+            _, _, canonical, broken = reasons.read_action(text, actor, offered, forms_of(kp.model).actions, domain,
+                                                          legal, check, together)
         except KFault:
             # a rule that goes wrong while the text is read: the engine says where
             self._engine_fails(lambda twin: twin.apply(action))
             return None
+        if broken is not None and together:
+            raise reasons.broken_together(action.text if type(action) is KAction else " ".join(action.split()))
         if self._ks is None:  # pragma: no cover - the kernel could not list the legal actions
             return None
         by_text = self._by_text(actor)
@@ -739,7 +755,7 @@ class KState(State):
         if rec is not None:  # its own Logs (sharing what was recorded), as an engine state's clone has
             rec = (rec[0].copy(), rec[1], rec[2])
         _SLOTS["_ks"].__set__(c, [ks[_KERNEL], ks[_KERNEL].copy_state(ks[_S]), list(ks[_APPLIED]), dict(ks[_PENDING]),
-                                  {}, ks[_OPTIONS], False, ks[_SHARED], rec, None])
+                                  {}, ks[_OPTIONS], False, ks[_SHARED], rec, None, ks[_PLAYED]])
         return c
 
     # ---- the record, from the kernel's trace (kernel/record.py) -----------------------------------
@@ -756,7 +772,7 @@ class KState(State):
         rc = kernel.recorder
         if rc is None:
             rc = kernel.recorder = Recorder(kernel)
-        if not rc.can:
+        if not rc.can or ks[_PLAYED] is not None:  # (a state played out keeps no record: the engine says so)
             return None
         base = ks[_REC]
         if base is None or base[2] != len(ks[_APPLIED]):
@@ -852,6 +868,8 @@ class KState(State):
         ks = self._ks
         if ks is None:
             return State.history.fget(self)  # type: ignore[attr-defined]
+        if ks[_PLAYED] is not None:  # (the engine's words)
+            raise OptionError("this state was played out to its end by playout(): it keeps no history")
         rec = self._kernel_record()
         if rec is None:
             return self._as_state().history
@@ -861,6 +879,8 @@ class KState(State):
     def redact(self) -> tuple:
         if self._ks is None:
             return _SLOTS["redact"].__get__(self)
+        if self._ks[_PLAYED] is not None:
+            return ()
         rec = self._kernel_record()
         if rec is None:
             return self._as_state().redact
@@ -915,6 +935,9 @@ class KState(State):
         if ks is None:
             return State.__repr__(self)
         # State.__repr__'s words: the history's length is the record's (pending choices included)
+        where = "over" if self.is_over else f"current={self.current!r}"
+        if ks[_PLAYED] is not None:
+            return f"<State {self.prog.model.title!r} {_SLOTS['n'].__get__(self)} players, {where}, ? actions>"
         rec = self._kernel_record()
         if rec is None:
             return self._as_state().__repr__()
@@ -924,6 +947,163 @@ class KState(State):
     def __reduce_ex__(self, protocol):  # copy.copy/deepcopy: of the engine's State it becomes
         self._become_state()
         return self.__reduce_ex__(protocol)
+
+    # ---- the rest of the surface, from the position ----------------------------------------------
+
+    @property
+    def phase(self) -> list[str]:
+        """The phases being played, outermost first: the frames' blocks that are phases."""
+        ks = self._ks
+        if ks is None:
+            return State.phase.fget(self)  # type: ignore[attr-defined]
+        names = self._sight().phase_names
+        return [names[b] for b in ks[_KERNEL].backend.frame_blocks(ks[_S]) if b in names]
+
+    @property
+    def rules_fired(self) -> Optional[dict[str, int]]:
+        ks = self._ks
+        if ks is None:
+            return State.rules_fired.fget(self)  # type: ignore[attr-defined]
+        if not ks[_COUNT]:
+            return None
+        S, at = ks[_S], ks[_KERNEL].program.layout.fires
+        return {name: int(S[at + k]) for name, k in self.prog.rules.items()}
+
+    @property
+    def fires(self) -> Optional[list[int]]:
+        """The engine's field: how often each rule fired, by its number (None unless counted)."""
+        ks = self._ks
+        if ks is None:
+            return _SLOTS["fires"].__get__(self)
+        if not ks[_COUNT]:
+            return None
+        lay = ks[_KERNEL].program.layout
+        return [int(v) for v in ks[_S][lay.fires:lay.fires + lay.nrules]]
+
+    @fires.setter
+    def fires(self, value: Any) -> None:
+        self._become_state()
+        _SLOTS["fires"].__set__(self, value)
+
+    @property
+    def empty_draws(self) -> Optional[dict[int, int]]:
+        """The engine's field: the draws that found their zone empty, by the engine's zone key
+        (None unless counted), from the kernel's counts of each zone (before the first decision
+        and after, added up)."""
+        ks = self._ks
+        if ks is None:
+            return _SLOTS["empty_draws"].__get__(self)
+        if not ks[_COUNT]:
+            return None
+        S, lay, G = ks[_S], ks[_KERNEL].program.layout, self.prog.G
+        out = {}
+        for zid, (is_game, slot, seat) in enumerate(lay.zone_names):
+            k = S[lay.empty + 2 * zid] + S[lay.empty + 2 * zid + 1]
+            if k:
+                out[slot if is_game else G + slot * MAX_SEATS + seat] = int(k)
+        return out
+
+    @empty_draws.setter
+    def empty_draws(self, value: Any) -> None:
+        self._become_state()
+        _SLOTS["empty_draws"].__set__(self, value)
+
+    def playout(self, rng: Optional[random.Random] = None) -> Playout:
+        """`State.playout` on the kernel: the backend plays the game out, its chance and its choices
+        from two seeds drawn from `rng` (other random numbers than the engine's, the same
+        distribution).  A state holding a simultaneous choice in part, or whose chance is the
+        caller's (the engine draws a die's face from `rng` by its probability), is played out by
+        the engine's machine."""
+        ks = self._ks
+        if ks is None:
+            return State.playout(self, rng)
+        if rng is not None and not isinstance(rng, random.Random):  # (the engine's words)
+            raise OptionError(f"playout(rng) takes a random.Random (or None: one seeded from the state's seed), "
+                              f"not {short(rng)}")
+        S = ks[_S]
+        if ks[_PENDING] or S[_H_MANUAL] or S[_H_CUR] == _CUR_CHANCE:
+            return State.playout(self._as_state(), rng)
+        if ks[_PLAYED] is not None and S[_H_CUR] == _CUR_OVER:  # played out already: as the engine, its count kept
+            return Playout(self.scores(), self.winners(), 0, ks[_PLAYED][3])
+        rng = rng if rng is not None else random.Random(_SLOTS["seed"].__get__(self))
+        cseed, dseed = rng.getrandbits(63), rng.getrandbits(63)
+        limit = _playout.MAX_PLAYOUT_DECISIONS  # (read at each call: a test makes it small)
+        kernel = ks[_KERNEL]
+        T = kernel.copy_state(S)
+        decisions, chances = T[_H_DECISIONS], T[_H_CHANCES]
+        try:
+            _play_out(kernel.backend, T, cseed, dseed, limit)
+        except KFault as fault:
+            if fault.code == FAULT_ENDLESS:  # (the state stays as it was before the playout)
+                raise _playout.endless(self.prog.model, limit) from None
+            # A rule that goes wrong (the engine says what, where) or a capacity of the kernel's:
+            # the same game played on the engine's machine (the kernel's rules of chance and
+            # choice, `reference_playout`), which this state is from then on.
+            twin = self._twin()
+            out = _played_on(twin, (cseed, dseed, limit, 0))
+            _SLOTS["_chances"].__set__(twin, out.chances)
+            self._become(twin)
+            return Playout(out.scores, out.winners, out.decisions, out.chances)
+        ks[_S] = T
+        ks[_LEGAL], ks[_REC], ks[_RECP] = {}, None, None
+        chances = T[_H_CHANCES] - chances
+        ks[_PLAYED] = (cseed, dseed, limit, chances)
+        return Playout(self.scores(), self.winners(), T[_H_DECISIONS] - decisions, chances)
+
+    def _position(self) -> Optional[tuple]:
+        """This position as `__eq__` and JSON read it (`position_of`); None while a simultaneous
+        choice is made in part (the choices made are this object's, not the kernel's position's:
+        the engine's machine then answers)."""
+        ks = self._ks
+        if ks[_PENDING]:
+            return None
+        return position_of(ks[_KERNEL], ks[_S])
+
+    def _eq_key(self) -> Optional[tuple]:
+        """What equality compares, on the kernel: the position under the layout's mask and the
+        record (None where the engine must: a choice made in part, or a record the kernel cannot
+        keep)."""
+        pos = self._position()
+        if pos is None:
+            return None
+        if self._ks[_PLAYED] is not None:  # the engine's playout keeps no record
+            return (_SLOTS["n"].__get__(self), pos, None, ())
+        rec = self._kernel_record()
+        if rec is None:
+            return None
+        return (_SLOTS["n"].__get__(self), pos, tuple(rec.history.list()), tuple(rec.redact))
+
+    def __eq__(self, other: object) -> bool:
+        """`State.__eq__` (the same position of the same game, with the same record): between two
+        states on the kernel, their positions and records; with one of the engine's, this state's
+        twin on the engine is compared (this state stays on the kernel)."""
+        if not isinstance(other, State):
+            return NotImplemented
+        ks = self._ks
+        if ks is None:
+            return State.__eq__(self, other)
+        if self.prog.identity != other.prog.identity:
+            return False
+        theirs = other._ks if type(other) is KState else None
+        if theirs is not None:
+            a = self._eq_key()
+            b = other._eq_key() if a is not None else None  # type: ignore[attr-defined]
+            if a is not None and b is not None:
+                return a == b
+            return State.__eq__(self._twin(), other._twin())  # type: ignore[attr-defined]
+        return State.__eq__(self._twin(), other)
+
+    def __hash__(self) -> int:
+        """`State.__hash__`: of the record (equal states have equal records), on either machine."""
+        ks = self._ks
+        if ks is None:
+            return State.__hash__(self)
+        if ks[_PLAYED] is not None:
+            return hash((_SLOTS["n"].__get__(self), None, ()))
+        rec = None if ks[_PENDING] else self._kernel_record()
+        if rec is None:
+            return State.__hash__(self._twin())
+        return hash((_SLOTS["n"].__get__(self), tuple(rec.history.list()), tuple(rec.redact)))
 
     # ---- becoming a plain State ------------------------------------------------------------------
 
@@ -970,6 +1150,9 @@ class KState(State):
             play_move(ref, move(decode(records, i), together))
         for records, i in ks[_PENDING].values():
             play_move(ref, move(decode(records, i), True))
+        if ks[_PLAYED] is not None:  # played out since: the same playout on the engine's machine
+            _SLOTS["_chances"].__set__(ref, ks[_PLAYED][3])
+            _played_on(ref, ks[_PLAYED])
         return ref
 
     def _become_state(self) -> None:
@@ -979,12 +1162,139 @@ class KState(State):
         reads `_ks` hands a state that has become a State over to State's own.)"""
         if self._ks is None:
             return
-        ref = self._twin()
+        self._become(self._twin())
+
+    def _become(self, ref: State) -> None:
+        """Be the engine's state `ref` (of this game, at this position) from now on."""
         self.__class__ = State
         for name, slot in _SLOTS.items():
             if name != "_ks":
                 slot.__set__(self, slot.__get__(ref))
         _SLOTS["_ks"].__set__(self, None)
+
+
+def _play_out(be: Any, S: Any, cseed: int, dseed: int, limit: int) -> None:
+    """Play S out on the backend, chance from `cseed` and choices from `dseed`, at most `limit`
+    decisions more than the engine's playout lets pass (KFault: FAULT_ENDLESS past them); the
+    position's own generators and limit are put back (as the engine's playout leaves its seed and
+    draws)."""
+    kept = S[_H_SEED], S[_H_DRAWS], S[_H_DSEED], S[_H_DDRAWS], S[_H_LIMIT]
+    S[_H_SEED], S[_H_DRAWS], S[_H_DSEED], S[_H_DDRAWS] = cseed, 0, dseed, 0
+    S[_H_LIMIT] = S[_H_DECISIONS] + limit + 1  # (the engine's playout stops once it made more than `limit`)
+    be.playout(S)
+    S[_H_SEED], S[_H_DRAWS], S[_H_DSEED], S[_H_DDRAWS], S[_H_LIMIT] = kept
+
+
+def _played_on(ref: State, played: tuple) -> Any:
+    """The engine's state `ref` played out as the kernel's `_play_out` plays it (by the kernel's
+    rules of chance and choice, `reference_playout`: the same game), and left as the engine's own
+    playout leaves a state: no record, its seed and draws as they were.  Its `Outcome`; the
+    engine's error if a rule goes wrong."""
+    cseed, dseed, limit, _ = played
+    seed, draws = ref.seed, ref.draws
+    ref.seed, ref.draws = cseed, 0
+    out = reference_playout(ref.game, ref.n, cseed, state=ref, dseed=dseed, limit=limit + 1)
+    ref.seed, ref.draws = seed, draws
+    _SLOTS["_history"].__set__(ref, None)
+    ref.events = None
+    ref.redact = ()
+    _SLOTS["_legal"].__set__(ref, None)
+    return out
+
+
+#: what `position_of` reads of a program's frames: block number -> (function name, scalars, buffers)
+_FRAMES: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
+
+
+def _value(x: Any) -> Any:
+    """A number of a position as JSON and equality read it: nothing (Python's None, native's
+    NIL) is None, yes and no are 1 and 0, a tuple the Python kernel keeps is a list."""
+    if type(x) is int:
+        return None if x == NIL else x
+    if x is None:
+        return None
+    if type(x) is bool:
+        return int(x)
+    return [_value(i) for i in x]  # (a slice of the position, or a tuple the Python kernel keeps)
+
+
+def _flat_move(move: tuple, width: int, most: int) -> list:
+    """A move the Python kernel keeps as a tuple, written as the native kernel writes its record."""
+    rec = [0] * width
+    rec[0], rec[1] = move[0], move[1]
+    at = 2
+    for v in move[2:]:
+        if type(v) is tuple:
+            rec[at] = len(v)
+            rec[at + 1:at + 1 + len(v)] = v
+            at += 1 + most
+        else:
+            rec[at] = NIL if v is None else v
+            at += 1
+    return rec
+
+
+def position_of(kernel: Any, S: Any) -> tuple:
+    """A kernel position as equality and JSON (`fishrules-state/2`'s `position`) read it, the same
+    on either backend: who is to act and where the game waits (its site, the die chance waits
+    for), the values, dice, cards (where, face up, zones shuffled), each zone's cards, the phases
+    being played and the frames of the blocks running (block, place, locals; buffers as lists).
+    Left out: the generators, counters and scratch of the header, what lies past the length of
+    a list or zone or past the frames running, and the counts of rules fired and empty draws."""
+    kp = kernel.program
+    lay = kp.layout
+    native = kernel.backend.name == "native"
+    n, cur, depth = S[1], S[_H_CUR], S[_H_DEPTH]
+    head = [cur, depth, S[_H_NDICE]]
+    if cur >= 0 or cur == _CUR_SIMUL:
+        head.append(S[_H_SITE])
+    elif cur == _CUR_CHANCE:
+        head += [S[_H_CHANCE], S[_H_CHANCE_A]]
+    values = []
+    for slot, at in sorted(lay.g_index.items()):
+        values.append(_value(S[at + 1:at + 1 + S[at]]) if slot in lay.g_list else _value(S[at]))
+    for slot, at in sorted(lay.p_index.items()):
+        if slot in lay.p_list:
+            step = 1 + LIST_CAPACITY
+            values.append([_value(S[at + k * step + 1:at + k * step + 1 + S[at + k * step]]) for k in range(n)])
+        else:
+            values.append(_value(S[at:at + n]))
+    cards = lay.ncards
+    frames = []
+    got = _FRAMES.get(kp)
+    if got is None:
+        got = _FRAMES[kp] = {}
+        for b, name in kp.block_fn.items():
+            scalars, buffers = kp.locals_of(kp.function(name))
+            got[b] = (len(scalars), [cap for _, cap in buffers], kp.frame_cap[name])
+    fp = lay.frames
+    for _ in range(depth):
+        b = S[fp]
+        nscalars, caps, size = got[b]
+        at = fp + 2
+        scalars = _value(S[at:at + nscalars])
+        at += nscalars
+        buffers = []
+        for cap in caps:
+            if native:
+                buffers.append(_value(S[at + 1:at + 1 + S[at]]))
+                at += 1 + cap
+            else:
+                items = S[at] if S[at] is not None else ()
+                flat: list = []
+                for x in items:
+                    if type(x) is tuple:
+                        flat += _flat_move(x, lay.move_width, lay.max_subset)
+                    else:
+                        flat.append(x)
+                buffers.append(_value(flat))
+                at += 1
+        frames.append([b, S[fp + 1], scalars, buffers])
+        fp += size if native else 2 + nscalars + len(caps)
+    return (head, values, _value(S[lay.dice:lay.dice + S[_H_NDICE]]), _value(S[lay.where:lay.where + cards]),
+            _value(S[lay.up:lay.up + cards]), _value(S[lay.mixed:lay.mixed + len(lay.zones)]),
+            [_value(S[at + 1:at + 1 + S[at]]) for at, _ in lay.zones],
+            _value(S[lay.active:lay.active + lay.nblocks]), frames)
 
 
 class KAction(Action):

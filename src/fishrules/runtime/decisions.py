@@ -467,8 +467,8 @@ class Decisions(Chance):
         found = by_text.get(prefix + rest)
         if found is None:
             canonical = self._read_action(rest, player, info)
-            if isinstance(canonical, tuple):  # pragma: no cover - no violation handlers at simultaneous choices
-                raise IllegalAction(text, "a broken rule cannot be accepted at a simultaneous choice")
+            if isinstance(canonical, tuple):
+                raise reasons.broken_together(text)
             found = by_text[prefix + canonical]
         self._chosen(found, player, fr, info)
 

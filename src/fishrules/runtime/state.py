@@ -191,7 +191,9 @@ class State(Views, Saving, Playouts):
         return self.prog.identity == other.prog.identity and self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        # Of the record only (equal states have equal records): a state deciding on the game kernel
+        # (fishrules.kernel.apistate) hashes the same from its own record, without the engine's fields.
+        return hash((self.n, tuple(self._history.list()) if self._history is not None else None, tuple(self.redact)))
 
     # ---- numbers for learning code (fishrules.spaces) --------------------------------------------
     # The game makes the action space and the observation layout (`Game.action_space`,
