@@ -153,7 +153,8 @@ class Kernel:
 
     def playout(self, players: int, options: dict, seed: int, limit: int = MAX_PLAYOUT_DECISIONS) -> Played:
         """One whole game from its set-up.  A game that has not ended after `limit` decisions
-        raises `RuleError`; so does a rule that goes wrong (the engine's own error)."""
+        raises `RuleError`; so does a rule that goes wrong (the engine's own error, in the kernel's
+        words: `faults`; past the kernel's own budget or capacities, the game played by the engine)."""
         be, kp = self.backend, self.program
         if isinstance(be, _Engine):
             return self._fallback(players, options, seed, limit)
