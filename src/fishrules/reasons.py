@@ -1,6 +1,6 @@
 """Why an action is illegal, in words: the refusals both machines give, written once (and the
 errors of a game that cannot go on as the rules say it: a decision at which no action is allowed,
-an `unavailable` statement).
+an `unavailable` statement, a rule that goes wrong while it runs, and what was being done then).
 
 Beside `fishrules.forms` (how a move is written and read), and like it free of any machine: each
 function takes what a refusal is about (the text as given, who acts, which actions are offered at
@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from .errors import Diagnostic, IllegalAction, OptionError, RuleError, short
-from .limits import MAX_ACTION_TEXT
+from .limits import MAX_ACTION_TEXT, MAX_CHOICES, MAX_LIST_LENGTH, MAX_NUMBER, MAX_PHASE_DEPTH, MAX_SUBSET, WORK_BUDGET
 
 
 def too_long(text: str) -> IllegalAction:
@@ -190,3 +190,70 @@ def stuck(span: Any, actor: int, names: str, where: str) -> RuleError:
 def unavailable(title: str, message: str) -> OptionError:
     """The rules titled `title` reached `unavailable "message"`: they cannot be played as asked."""
     return OptionError(f"{title}: {message}")
+
+
+# ---- a rule that goes wrong while the game runs: what it says, and what was being done ----------
+# The engine raises these (compiler/program.py's `Fail`s, runtime/machine.py's `_fault`); the
+# kernel words its faults with them (kernel/faults.py).
+
+NOBODY = "a rule used `nobody` where a player is needed"
+NESTED = "the rules are nested too deeply to work out"
+MEMORY = "the rules ran out of memory"
+DIVIDE = "divide by zero"
+SEAT_OF_NOBODY = "a rule asked for the seat of nobody"
+ZONE_OF_NOBODY = "a rule used a zone of nobody"
+CHANGED_NOBODY = "a rule changed something of nobody"
+NOBODY_CHOOSES = "nobody is there to choose"
+NUMBER_TOO_LARGE = f"a number grew past {MAX_NUMBER:,}, the largest the rules may use"
+LIST_TOO_LONG = f"a list grew past {MAX_LIST_LENGTH:,} entries, the longest the rules may keep"
+TOO_DEEP = f"phases are nested more than {MAX_PHASE_DEPTH} deep: the rules recurse without end"
+OVER_BUDGET = (f"the rules did more than {WORK_BUDGET:,} steps of work without waiting for anybody: "
+               "an endless loop, or a rule that looks at far too many things")
+
+
+def no_such_zone(name: str, i: Any, low: int, count: int) -> str:
+    return f"there is no `{name}({i})`: they are numbered {low} to {low + count - 1}"
+
+
+def not_in_list(v: Any) -> str:
+    return f"{v} is not in the list to remove it from"
+
+
+def phase_for_nobody(phase: str) -> str:
+    return f"phase `{phase}` is played for nobody"
+
+
+def end_not_played(phase: str) -> str:
+    return f"`end {phase}`: phase `{phase}` is not being played now"
+
+
+def too_many_numbers(name: str, n: int) -> str:
+    return f"`{name}` could be any of {n:,} numbers; one decision offers at most {MAX_CHOICES:,}"
+
+
+def too_many_subsets(n: int) -> str:
+    return f"choosing some of {n} things has too many ways (at most {MAX_SUBSET} things)"
+
+
+def too_many_choices(action: str) -> str:
+    return f"`{action}` offers more than {MAX_CHOICES:,} choices at once"
+
+
+def while_playing(block: Optional[str]) -> str:
+    """The context of a fault while a block (a phase, an action: its engine name) runs."""
+    return f"while playing {block}" if block is not None else "while playing"
+
+
+def while_listing(actor: int, where: str) -> str:
+    """... while the legal actions of `actor` are listed, in `where` (`phase X`, or `the game`)."""
+    return f"while listing what p{actor} may do in {where}"
+
+
+def while_reading(text: str) -> str:
+    """... while an action's text (or the text of a typed move) is read."""
+    return f"while reading {text!r}"
+
+
+WHILE_SCORES = "while working out the scores"
+WHILE_WINNERS = "while working out the winners"
+WHILE_SETTING_UP = "while setting up the game"

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from .. import model as m
+from .. import reasons
 from ..analysis import chooses_cards, reads
 from ..forms import ParamForm
 from ..limits import MAX_CHOICES
@@ -44,8 +45,7 @@ def param(prog: Program, form: ParamForm, p: m.ParamDecl, src: Optional[Fn], lo:
         def domain(s, L):
             low, high = lo(s, L), hi(s, L)
             if high - low + 1 > MAX_CHOICES:
-                raise Fail(f"`{name}` could be any of {high - low + 1:,} numbers; one decision offers at most {MAX_CHOICES:,}",
-                           span)
+                raise Fail(reasons.too_many_numbers(name, high - low + 1), span)
             return range(low, high + 1)
 
         return ParamProgram(form, domain, p.span)
@@ -187,7 +187,7 @@ def write_enumerator(src, ex, a: m.ActionDecl, pushed: dict, where_: str) -> str
     tup = "(" + "".join(v + ", " for v in values) + ")"
     if len(a.params) > 1 or a.broken:
         lines.append(pad + "if len(ok) + len(bad) >= MAX_CHOICES:")
-        lines.append(pad + f"    raise Fail({src.const(f'`{a.name}` offers more than {MAX_CHOICES:,} choices at once')}, "
+        lines.append(pad + f"    raise Fail({src.const(reasons.too_many_choices(a.name))}, "
                            f"{src.const(a.span, 'sp')})")
     handlers = {b.rule: b for b in a.broken}
     plan = None

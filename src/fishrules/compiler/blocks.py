@@ -28,6 +28,7 @@ from typing import Optional
 import attrs
 
 from .. import model as m
+from .. import reasons
 from ..errors import Span
 from ..walk import Node, find_all
 from .expressions import ExprWriter
@@ -210,7 +211,7 @@ class BlockWriter:
         else:
             self.put(depth, f"w = {self.e(target.player)}")
             self.put(depth, "if w is None:")
-            self.put(depth + 1, 'raise Fail("a rule changed something of nobody")')
+            self.put(depth + 1, f'raise Fail({reasons.CHANGED_NOBODY!r})')
             self.put(depth, f"o = s.p[w][{target.slot}]")
             self.put(depth, f"s.p[w][{target.slot}] = v")
             who = "w"
@@ -235,7 +236,7 @@ class BlockWriter:
         else:
             self.put(depth, f"w = {self.e(t.player)}")
             self.put(depth, "if w is None:")
-            self.put(depth + 1, 'raise Fail("a rule changed something of nobody")')
+            self.put(depth + 1, f'raise Fail({reasons.CHANGED_NOBODY!r})')
             self.put(depth, f"o = s.p[w][{t.slot}]")
         if s.op == "clear":
             new = "()" if t.type.kind == "list" else "None"
@@ -445,7 +446,7 @@ class BlockWriter:
         self.at(depth, s.span)
         self.put(depth, f"w = {self.e(s.chooser)}")
         self.put(depth, "if w is None:")
-        self.put(depth + 1, 'raise Fail("nobody is there to choose")')
+        self.put(depth + 1, f'raise Fail({reasons.NOBODY_CHOOSES!r})')
         self.put(depth, f"L[{s.slot}] = w")
         self.put(depth, "s.cur = w")
         self.put(depth, f"fr[1] = {pause}")

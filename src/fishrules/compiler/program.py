@@ -21,6 +21,7 @@ from itertools import combinations
 from typing import Callable, Optional
 
 from .. import model as m
+from .. import reasons
 from ..errors import Span
 from ..forms import ActionForm, ParamForm, forms_of
 from ..limits import MAX_CHOICES, MAX_LIST_LENGTH, MAX_NUMBER, MAX_PHASE_DEPTH, MAX_SUBSET, WORK_BUDGET
@@ -48,8 +49,7 @@ class Fail(Exception):
         self.span = span
 
 
-OVER_BUDGET = (f"the rules did more than {WORK_BUDGET:,} steps of work without waiting for anybody: "
-               "an endless loop, or a rule that looks at far too many things")
+OVER_BUDGET = reasons.OVER_BUDGET
 
 
 def charge(s, n: int) -> None:
@@ -64,7 +64,7 @@ def bounded(v):
     """A number that a rule worked out, checked to lie within ±MAX_NUMBER."""
     if -MAX_NUMBER <= v <= MAX_NUMBER:
         return v
-    raise Fail(f"a number grew past {MAX_NUMBER:,}, the largest the rules may use")
+    raise Fail(reasons.NUMBER_TOO_LARGE)
 
 
 def checked_value(v):
@@ -73,7 +73,7 @@ def checked_value(v):
     if t is int:
         return bounded(v)
     if t is tuple and len(v) > MAX_LIST_LENGTH:
-        raise Fail(f"a list grew past {MAX_LIST_LENGTH:,} entries, the longest the rules may keep")
+        raise Fail(reasons.LIST_TOO_LONG)
     return v
 
 
@@ -311,7 +311,7 @@ def ch(s, items):
 
 def seat(p):
     if p is None:
-        raise Fail("a rule asked for the seat of nobody")
+        raise Fail(reasons.SEAT_OF_NOBODY)
     return p
 
 
@@ -326,7 +326,7 @@ def distinct(s, v):
 
 def divide(a, d, span):
     if d == 0:
-        raise Fail("divide by zero", span)
+        raise Fail(reasons.DIVIDE, span)
     return a // d
 
 
@@ -406,13 +406,13 @@ def member(s, a, b):
 def zone_slot(i, base, lo, count, name):
     """The game slot of zone `name(i)` of a family."""
     if i is None or not (lo <= i < lo + count):
-        raise Fail(f"there is no `{name}({i})`: they are numbered {lo} to {lo + count - 1}")
+        raise Fail(reasons.no_such_zone(name, i, lo, count))
     return base + i - lo
 
 
 def player_zone(base, p):
     if p is None:
-        raise Fail("a rule used a zone of nobody")
+        raise Fail(reasons.ZONE_OF_NOBODY)
     return base + p
 
 
@@ -465,7 +465,7 @@ def removed(old: tuple, v) -> tuple:
     try:
         i = old.index(v)
     except ValueError:
-        raise Fail(f"{v} is not in the list to remove it from") from None
+        raise Fail(reasons.not_in_list(v)) from None
     return old[:i] + old[i + 1:]
 
 
@@ -483,12 +483,12 @@ def push(s, block: int, L: list) -> None:
     st = s.stack
     st.append([block, 0, L])
     if len(st) > MAX_STACK:
-        raise Fail(f"phases are nested more than {MAX_STACK} deep: the rules recurse without end")
+        raise Fail(reasons.TOO_DEEP)
 
 
 def push_for(s, block: int, nlocals: int, p, phase: str) -> None:
     if p is None:
-        raise Fail(f"phase `{phase}` is played for nobody")
+        raise Fail(reasons.phase_for_nobody(phase))
     L = [None] * nlocals
     L[0] = p
     push(s, block, L)
@@ -501,7 +501,7 @@ def end_phase(s, block: int, phase: str) -> None:
         if st[i][0] == block:
             del st[i:]
             return
-    raise Fail(f"`end {phase}`: phase `{phase}` is not being played now")
+    raise Fail(reasons.end_not_played(phase))
 
 
 def start_roll(s, L: list, ls: int, d, single: bool) -> None:
@@ -562,7 +562,7 @@ def draw_wait(s, L: list, ls: int, facing) -> bool:
 
 def number_choices(low: int, high: int, name: str, span):
     if high - low + 1 > MAX_CHOICES:
-        raise Fail(f"`{name}` could be any of {high - low + 1:,} numbers; one decision offers at most {MAX_CHOICES:,}", span)
+        raise Fail(reasons.too_many_numbers(name, high - low + 1), span)
     return range(low, high + 1)
 
 
@@ -592,7 +592,7 @@ def subsets(s, items, labels, span) -> list:
     choice per different set of labels."""
     items = tuple(items)
     if len(items) > MAX_SUBSET:
-        raise Fail(f"choosing some of {len(items)} things has too many ways (at most {MAX_SUBSET} things)", span)
+        raise Fail(reasons.too_many_subsets(len(items)), span)
     charge(s, 1 << len(items))
     out = []
     for k in range(1, len(items) + 1):

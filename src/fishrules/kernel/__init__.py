@@ -13,10 +13,11 @@ native code where a C compiler can build it and Python otherwise, with one `Nati
 warning saying why; `"native"` insists (raising `NativeError`); `"python"` never compiles.
 
 A kernel plays exactly the engine's games (tests/test_kernel.py): chance by the state's seeded
-generator, every random choice by a second generator seeded `decision_seed(seed)`.  When a step
-goes wrong in the kernel (a rule that fails, more work than a step may do, one of the kernel's own
+generator, every random choice by a second generator seeded `decision_seed(seed)`.  A rule that
+goes wrong in the kernel raises the engine's own positioned error, in the kernel's words
+(`faults`); where the kernel has none (more work than a step may do, one of the kernel's own
 capacities), the game is played again on the engine's own machine (`reference_playout`), which
-gives the same result or raises the engine's own positioned error.
+gives the same result or raises its error.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ..errors import OptionError
 from ..runtime import CHANCE, recorded_moves
 from ..limits import MAX_PLAYOUT_DECISIONS
 from . import abi as A
-from . import ir
+from . import faults, ir
 from . import layout as L
 from .abi import FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, decision_seed
 from .boundary import Boundary
@@ -152,22 +153,39 @@ class Kernel:
 
     def playout(self, players: int, options: dict, seed: int, limit: int = MAX_PLAYOUT_DECISIONS) -> Played:
         """One whole game from its set-up.  A game that has not ended after `limit` decisions
-        raises `RuleError`; so does a rule that goes wrong (the engine's own error)."""
-        be = self.backend
+        raises `RuleError`; so does a rule that goes wrong (the engine's own error, in the kernel's
+        words: `faults`; past the kernel's own budget or capacities, the game played by the engine)."""
+        be, kp = self.backend, self.program
         if isinstance(be, _Engine):
             return self._fallback(players, options, seed, limit)
+        S: Any = None
+        context: Any = None  # until the game has ended: the rules ran, or a player's moves were listed
         try:
-            S = be.new(players, options, seed, limit=limit)
+            S = be.new(players, options, seed, limit=limit)  # (a set-up that goes wrong: the engine's)
             be.start(S, True)
-            lay = self.program.layout
-            return Played(self._outcome(S), list(S[lay.fires:lay.fires + lay.nrules]),
-                          self._empty(S[lay.empty:lay.empty + 2 * len(lay.zones)]))
+            context = faults.SCORES
+            scores = be.scores(S)
+            context = faults.WINNERS
+            outcome = Outcome(scores, be.winners(S), S[A.H_DECISIONS], S[A.H_CHANCES])
         except KFault as f:
             if f.code == FAULT_ENDLESS:
                 raise endless(self.game, limit) from None
+            if S is not None:
+                if context is None:
+                    if S[A.H_CUR] >= 0 and S[A.H_DECISIONS] >= S[A.H_LIMIT]:
+                        # listing a decision past the limit: the engine stops before it lists
+                        raise endless(self.game, limit) from None
+                    err = faults.in_playout(kp, S, f.code)
+                else:
+                    err = faults.error(kp, S, f.code, context)
+                if err is not None:
+                    raise err from None
             return self._fallback(players, options, seed, limit)
         except (TypeError, IndexError, KeyError, ValueError, ZeroDivisionError, RecursionError, OverflowError):
-            return self._fallback(players, options, seed, limit)  # the Python backend's way of going wrong
+            return self._fallback(players, options, seed, limit)  # (the backends word their own errors: never)
+        lay = kp.layout
+        return Played(outcome, list(S[lay.fires:lay.fires + lay.nrules]),
+                      self._empty(S[lay.empty:lay.empty + 2 * len(lay.zones)]))
 
     def simulate(self, players: int, options: dict, seeds: list, limit: int = MAX_PLAYOUT_DECISIONS) -> Iterator[Played]:
         """One game per seed, in order."""
@@ -175,12 +193,14 @@ class Kernel:
             nrules, tail = self.program.layout.nrules, self.backend.tail
             for at in range(0, len(seeds), CHUNK):
                 part = seeds[at:at + CHUNK]
-                scores, wins, dec, ch, faults, extra = self.backend.simulate(players, options, part, limit)
+                scores, wins, dec, ch, stops, extra = self.backend.simulate(players, options, part, limit)
                 for i, seed in enumerate(part):
-                    if faults[i] == FAULT_ENDLESS:
+                    if stops[i] == FAULT_ENDLESS:
                         raise endless(self.game, limit)
-                    if faults[i]:
-                        yield self._fallback(players, options, seed, limit)
+                    if stops[i]:
+                        # the same game again, one step at a time: its fault in the kernel's words
+                        # (or, past the kernel's own limits, the game on the engine's machine)
+                        yield self.playout(players, options, seed, limit)
                         continue
                     w, e = wins[i], i * tail
                     yield Played(Outcome(list(scores[i * players:(i + 1) * players]),
@@ -189,10 +209,6 @@ class Kernel:
             return
         for seed in seeds:
             yield self.playout(players, options, seed, limit)
-
-    def _outcome(self, S) -> Outcome:
-        be = self.backend
-        return Outcome(be.scores(S), be.winners(S), S[A.H_DECISIONS], S[A.H_CHANCES])
 
     def _empty(self, counts) -> dict:
         """Draws that found their zone empty, by the zone's name: {name: [set-up, later]}."""

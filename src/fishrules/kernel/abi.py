@@ -23,9 +23,12 @@ from ..splitmix import GAMMA, M64, MUL1, MUL2, below, mix
 __all__ = [
     "H_CUR", "H_N", "H_SEED", "H_DRAWS", "H_DSEED", "H_DDRAWS", "H_WORK", "H_DEPTH", "H_MODE", "H_UNWIND", "H_SITE",
     "H_DECISIONS", "H_CHANCES", "H_NDICE", "H_LIMIT", "H_SCRIPT", "H_WHY", "H_MANUAL", "H_CHANCE",
-    "H_CHANCE_A", "H_MOVE", "CHANCE_DIE",
+    "H_CHANCE_A", "H_AT", "H_WHY_ARG", "H_MOVE", "CHANCE_DIE",
     "CUR_OVER", "CUR_CHANCE", "CUR_SIMUL", "CUR_RUN",
     "FAULT_RULE", "FAULT_BUDGET", "FAULT_CAPACITY", "FAULT_UNPLAYABLE", "FAULT_STUCK", "FAULT_ENDLESS",
+    "WHY_NONE", "WHY_NOBODY", "WHY_DIVIDE", "WHY_NUMBER", "WHY_LIST", "WHY_SEAT", "WHY_ZONE", "WHY_ZONE_NOBODY",
+    "WHY_NOT_IN_LIST", "WHY_DEEP", "WHY_PHASE_NOBODY", "WHY_END", "WHY_NUMBERS", "WHY_SUBSETS", "WHY_CHOICES",
+    "WHY_CHANGED_NOBODY", "WHY_NOBODY_CHOOSES", "WHY_NESTED", "WHY_MEMORY", "WHY_SHIFT", "why",
     "NIL", "KERNEL_BUDGET", "MAX_STACK", "LIST_CAPACITY", "RESTART_WORK", "ARENA", "MOVES_CAP", "REC_MAX",
     "M64", "GAMMA", "MUL1", "MUL2", "mix", "below", "decision_seed", "c_prelude",
 ]
@@ -48,11 +51,13 @@ H_CHANCES = 12  # the chance outcomes so far (a card from a shuffled zone, a die
 H_NDICE = 13  # how many dice this game has (worked out from its options when it is set up)
 H_LIMIT = 14  # the most decisions a playout may make before the game is declared endless
 H_SCRIPT = 15  # replaying a record: where in it chance reads its next outcome (-1: from the generator)
-H_WHY = 16  # after a fault: what it was about (FAULT_UNPLAYABLE: which `unavailable` of KernelProgram.refusals)
+H_WHY = 16  # after a fault: what it was about (FAULT_RULE: a WHY_* code, see `why`; FAULT_UNPLAYABLE: which `unavailable` of KernelProgram.refusals)
 H_MANUAL = 17  # 1: chance is the caller's (it waits at every die, CUR_CHANCE); 0: the generator's
 H_CHANCE = 18  # at CUR_CHANCE: what chance waits for (CHANCE_DIE) ...
 H_CHANCE_A = 19  # ... and which: the die to roll (its outcome, a face, is then written at S[H_MOVE])
-H_MOVE = 20  # the move being played: its block, the actor, then its parameters (the layout's move width)
+H_AT = 20  # the statement (or `if` condition) running: an index into KernelProgram.positions
+H_WHY_ARG = 21  # after a FAULT_RULE: the value its words name (the zone's number, the number not in the list, ...)
+H_MOVE = 22  # the move being played: its block, the actor, then its parameters (the layout's move width)
 
 # `S[H_CUR]` when no single seat is to act
 CUR_OVER = -1  # the game is over
@@ -71,6 +76,37 @@ FAULT_CAPACITY = 3  # past one of the kernel's own capacities (a long list, a de
 FAULT_UNPLAYABLE = 4  # `unavailable "…"`
 FAULT_STUCK = 5  # a player must choose but may do nothing
 FAULT_ENDLESS = 6  # a playout made more decisions than S[H_LIMIT]: the game does not end
+
+# `S[H_WHY]` after FAULT_RULE: what went wrong, as the engine words it (fishrules.reasons; the
+# words themselves are kernel/faults.py's), packed by `why` with a position of its own where the
+# words need one (the divide's span, the parameter that offers too many numbers, the family of zones).
+WHY_NONE = 0  # not said: the engine's own machine words it
+WHY_NOBODY = 1  # nothing where a value is needed (the engine's TypeError on None)
+WHY_DIVIDE = 2  # divide by zero
+WHY_NUMBER = 3  # a number past MAX_NUMBER
+WHY_LIST = 4  # a list past MAX_LIST_LENGTH
+WHY_SEAT = 5  # the seat of nobody
+WHY_ZONE = 6  # a zone of a family that does not exist (H_WHY_ARG: its number, NIL for nobody)
+WHY_ZONE_NOBODY = 7  # a zone of nobody
+WHY_NOT_IN_LIST = 8  # removing what a list does not hold (H_WHY_ARG: it)
+WHY_DEEP = 9  # phases nested past MAX_STACK
+WHY_PHASE_NOBODY = 10  # a phase played for nobody
+WHY_END = 11  # `end` of a phase not being played
+WHY_NUMBERS = 12  # a decision's number parameter with too many values (H_WHY_ARG: how many)
+WHY_SUBSETS = 13  # `some` of too many things (H_WHY_ARG: how many)
+WHY_CHOICES = 14  # one action offers more than MAX_CHOICES moves at once
+WHY_CHANGED_NOBODY = 15  # a value of nobody written
+WHY_NOBODY_CHOOSES = 16  # nobody is there to choose
+WHY_NESTED = 17  # the rules nest too deeply to work out (the engine's RecursionError)
+WHY_MEMORY = 18  # out of memory
+#: `S[H_WHY]` = code + (position + 1) << WHY_SHIFT: the code's own position, or none (0)
+WHY_SHIFT = 8
+
+
+def why(code: int, position: int = -1) -> int:
+    """`S[H_WHY]` for a fault of kind `code` with its own entry of KernelProgram.positions (-1: none)."""
+    return code + ((position + 1) << WHY_SHIFT)
+
 
 # ---- limits -------------------------------------------------------------------------------------
 
@@ -119,7 +155,7 @@ def c_prelude() -> str:
     """The ABI as C `#define`s: the first lines of every program `emit_c` writes, before the
     headers (which define none of these names themselves)."""
     g = globals()
-    values = {n: g[n] for n in __all__ if n.startswith(("H_", "CUR_", "FAULT_"))}
+    values = {n: g[n] for n in __all__ if n.startswith(("H_", "CUR_", "FAULT_", "WHY_"))}
     values.update(NIL=NIL, KERNEL_BUDGET=KERNEL_BUDGET, MAX_STACK=MAX_STACK, LIST_CAPACITY=LIST_CAPACITY, REC_MAX=REC_MAX)
     # the engine's limits (fishrules.limits) that the kernel's helpers enforce as the engine does
     values.update(MAX_NUMBER=MAX_NUMBER, MAX_LIST_LENGTH=MAX_LIST_LENGTH, MAX_CHOICES=MAX_CHOICES, MAX_DICE=MAX_DICE)

@@ -21,7 +21,8 @@ import attrs
 
 from . import ir
 from .abi import (
-    CHANCE_DIE, CUR_CHANCE, CUR_OVER, CUR_RUN, CUR_SIMUL, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_STUCK, GAMMA, H_CHANCES, H_CUR, H_DECISIONS,
+    CHANCE_DIE, CUR_CHANCE, CUR_OVER, CUR_RUN, CUR_SIMUL, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, GAMMA, H_AT, H_CHANCES, H_CUR,
+    H_DECISIONS,
     H_DEPTH, H_CHANCE, H_CHANCE_A, H_DSEED, H_LIMIT, H_MANUAL, H_MODE, H_MOVE, H_N, H_NDICE, H_SEED, H_SITE, H_UNWIND, H_WORK, RESTART_WORK, c_prelude,
 )
 from .lower import KernelProgram
@@ -30,7 +31,7 @@ from .lower_blocks import DONE, PAUSE, RESTART, UNWIND
 __all__ = ["emit_c", "frame_layout_c", "EMITTER_VERSION"]
 
 #: Changes whenever the C a program emits changes: part of a compiled library's cache key.
-EMITTER_VERSION = "16"
+EMITTER_VERSION = "18"
 
 _CMP = {"<": "k_lt", "<=": "k_le", ">": "k_gt", ">=": "k_ge"}
 
@@ -134,7 +135,7 @@ class _Writer:
         return f"{f}(k, {self.x(e.left)}, {self.x(e.right)})"
 
     def x_Div(self, e):
-        return f"k_div(k, {self.x(e.left)}, {self.x(e.right)})"
+        return f"k_div(k, {self.x(e.left)}, {self.x(e.right)}, {e.why})"
 
     def x_Mod(self, e):
         return f"k_mod(k, {self.x(e.left)}, {self.x(e.right)})"
@@ -181,15 +182,15 @@ class _Writer:
         a = [self.x(x) for x in e.args]
         n = e.name
         if n == "at_seat":
-            return f"({a[0]} + k_seat(k, {a[1]}) * {a[2]})"
+            return f"({a[0]} + k_seat(k, {a[1]}, {a[3] if len(a) > 3 else 'WHY_NOBODY'}) * {a[2]})"
         if n == "at_die":
             return f"({a[0]} + k_die(k, {a[1]}))"
         if n == "die_number":
             return f"k_die(k, {a[0]})"
         if n == "zone_of_seat":
-            return f"({a[0]} + k_seat(k, {a[1]}))"
+            return f"({a[0]} + k_seat(k, {a[1]}, WHY_ZONE_NOBODY))"
         if n == "seat":
-            return f"k_seat(k, {a[0]})"
+            return f"k_seat(k, {a[0]}, WHY_SEAT)"
         if n == "zone_in_family":
             return f"k_fam(k, {', '.join(a)})"
         if n == "family_start":
@@ -431,7 +432,7 @@ class _Writer:
         elif n == "fire":
             self.put(depth, f"S[{self.lay.fires} + {a[0]}] += 1;")
         elif n == "moves_room":
-            self.put(depth, "if ((k->nok - k->act_ok) + (k->nbad - k->act_bad) >= MAX_CHOICES) k_fault(k, FAULT_RULE);")
+            self.put(depth, f"if ((k->nok - k->act_ok) + (k->nbad - k->act_bad) >= MAX_CHOICES) k_fail(k, {a[0]}, 0);")
         elif n == "stale":
             self.put(depth, " ".join(f"k->dv[{a_}]++;" for a_ in a))
         elif n == "moves_action":
@@ -445,7 +446,10 @@ class _Writer:
         self.put(depth, f"{s.name}_ok = 0;")
 
     def s_Fault(self, s, depth):
-        self.put(depth, f"k_fault(k, {s.code});")
+        self.put(depth, f"k_fail(k, {s.why}, 0);" if s.code == FAULT_RULE else f"k_fault(k, {s.code});")
+
+    def s_Here(self, s, depth):
+        self.put(depth, f"S[{H_AT}] = {s.pos};")
 
     def s_Emit(self, s, depth):
         which = "bad" if s.broken else "ok"
@@ -471,7 +475,7 @@ class _Writer:
             self.epilogue(depth)
             self.put(depth, "k->top = _m0; return 0;")
         elif s.code == UNWIND:
-            self.put(depth, f"if (!S[{self.lay.active + s.target}]) k_fault(k, FAULT_RULE);")
+            self.put(depth, f"if (!S[{self.lay.active + s.target}]) k_fail(k, {s.why}, 0);")
             self.put(depth, f"S[{H_UNWIND}] = {s.target};")
             self.epilogue(depth)
             self.put(depth, f"k->top = _m0; return {UNWIND};")
@@ -535,11 +539,14 @@ class _Writer:
 
     def s_Ask(self, s, depth):
         w = self.lay.move_width
-        self.put(depth, f"if ({s.who} == NIL) k_fault(k, FAULT_RULE);")
+        self.put(depth, f"if ({s.who} == NIL) k_fail(k, WHY_NOBODY_CHOOSES, 0);")
         self.put(depth, f"if (S[{H_MODE}]) {{")
         self.put(depth + 1, f"S[{H_WORK}] = 0;")
+        # who is listed where, while the moves are listed (a fault then is worded so)
+        self.put(depth + 1, f"S[{H_CUR}] = {s.who}; S[{H_SITE}] = {s.site};")
         self.put(depth + 1, f"I _n = site{s.site}(k, {s.who});")
         self.put(depth + 1, f"if (!_n) k_fault(k, {FAULT_STUCK});")
+        self.put(depth + 1, f"S[{H_CUR}] = CUR_RUN;")
         self.put(depth + 1, f"S[{H_DECISIONS}] += 1;")
         self.put(depth + 1, f"if (S[{H_DECISIONS}] > S[{H_LIMIT}]) k_fault(k, {FAULT_ENDLESS});")
         self.put(depth + 1, "I _i = k_choose(k, _n);")
@@ -556,7 +563,9 @@ class _Writer:
         self.put(depth, f"if (S[{H_MODE}]) {{")
         self.put(depth + 1, f"S[{H_WORK}] = 0;")
         self.put(depth + 1, f"{s.chosen}.p = {s.chosen}_s; {s.chosen}.n = 0;")
+        self.put(depth + 1, f"S[{H_SITE}] = {s.site};")
         self.put(depth + 1, f"for (I _j = 0; _j < {s.who}.n; _j++) {{")
+        self.put(depth + 2, f"S[{H_CUR}] = {s.who}.p[_j];")
         self.put(depth + 2, f"I _n = site{s.site}(k, {s.who}.p[_j]);")
         self.put(depth + 2, f"if (!_n) k_fault(k, {FAULT_STUCK});")
         self.put(depth + 2, "I _i = k_choose(k, _n);")
@@ -564,6 +573,7 @@ class _Writer:
         self.put(depth + 2, f"memmove({s.chosen}.p + {s.chosen}.n, k->ok + _i * {w}, {w} * sizeof(I));")
         self.put(depth + 2, f"{s.chosen}.n += {w};")
         self.put(depth + 1, "}")
+        self.put(depth + 1, f"S[{H_CUR}] = CUR_RUN;")
         self.put(depth + 1, f"S[{H_DECISIONS}] += {s.who}.n;")
         self.put(depth + 1, f"if (S[{H_DECISIONS}] > S[{H_LIMIT}]) k_fault(k, {FAULT_ENDLESS});")
         self.put(depth + 1, f"pc = {s.start}; continue;")
@@ -715,7 +725,9 @@ class _Writer:
 
     def prologue(self, depth: int, f: ir.Function, fn: _Fn) -> None:
         self.load_move(depth, f, fn)
-        self.put(depth, f"S[{H_DEPTH}] += 1; if (S[{H_DEPTH}] > MAX_STACK) k_fault(k, FAULT_RULE);")
+        self.put(depth, f"S[{H_DEPTH}] += 1; if (S[{H_DEPTH}] > MAX_STACK) k_fail(k, WHY_DEEP, 0);")
+        if f.at >= 0:  # (after the test of depth: too deep is the caller's statement)
+            self.put(depth, f"S[{H_AT}] = {f.at};")
         if f.is_phase:
             self.put(depth, f"S[{self.lay.active + f.block}] += 1;")
         self.put(depth, "k_charge(k, 1);")

@@ -16,8 +16,8 @@ import attrs
 
 from . import ir
 from .abi import (
-    CHANCE_DIE, CUR_CHANCE, CUR_SIMUL, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, H_CUR, H_DECISIONS, H_DEPTH, H_LIMIT, H_MODE, H_MOVE,
-    H_CHANCE, H_CHANCE_A, H_N, H_SITE, H_UNWIND, H_WORK,
+    CHANCE_DIE, CUR_CHANCE, CUR_RUN, CUR_SIMUL, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, H_AT, H_CUR, H_DECISIONS, H_DEPTH,
+    H_LIMIT, H_MODE, H_MOVE, H_CHANCE, H_CHANCE_A, H_N, H_SITE, H_UNWIND, H_WORK, WHY_DEEP, WHY_NOBODY_CHOOSES,
 )
 from .lower import KernelProgram
 from .lower_blocks import DONE, PAUSE, UNWIND
@@ -70,6 +70,8 @@ class _Writer:
         return f"({self.x(e.left)} {e.op} {self.x(e.right)})"
 
     def x_Div(self, e):
+        if e.why:  # divide by zero has words of its own, at the divide's own position
+            return f"divide(S, {self.x(e.left)}, {self.x(e.right)}, {e.why})"
         return f"({self.x(e.left)} // {self.x(e.right)})"
 
     def x_Mod(self, e):
@@ -100,7 +102,7 @@ class _Writer:
         return f"({e.name} if {e.name} is not MISSING else ({e.name} := {self.x(e.value)}))"
 
     def x_Bounded(self, e):
-        return f"checked({self.x(e.value)})"
+        return f"checked(S, {self.x(e.value)})"
 
     def x_Len(self, e):
         return f"len({self.b(e.buf)})"
@@ -111,7 +113,6 @@ class _Writer:
     _INLINE = {
         "at_die": "({0} + {1})",
         "die_number": "{0}",
-        "zone_of_seat": "({0} + {1})",
         "abs": "abs({0})",
         "minus_one": "({0} - 1)",
         "plus_one": "({0} + 1)",
@@ -120,6 +121,12 @@ class _Writer:
     def x_Help(self, e):
         args = [self.x(a) for a in e.args]
         if e.name == "at_seat":
+            if len(args) == 4:  # nobody's value, worded as the fourth says (a zone, a change)
+                if isinstance(e.args[1], ir.Var):  # (read twice: inline, on the hot path)
+                    base, seat, stride, why = args
+                    at = f"{base} + {seat}" if stride == "1" else f"{base} + {seat} * {stride}"
+                    return f"({at} if {seat} is not None else fail(S, {why}))"
+                return f"seat_at(S, {', '.join(args)})"
             base, seat, stride = args
             return f"({base} + {seat})" if stride == "1" else f"({base} + {seat} * {stride})"
         if e.name in ("min", "max"):
@@ -279,7 +286,7 @@ class _Writer:
             self.put(depth, f"S[{self.lay.fires} + {args[0]}] += 1")
         elif s.name == "moves_room":
             self.put(depth, "if len(ok) + len(bad) >= MAX_CHOICES:")
-            self.put(depth + 1, f"raise KFault({FAULT_RULE})")
+            self.put(depth + 1, f"fail(S, {args[0]})")
         elif s.name == "moves_action":
             pass
         elif s.name == "stale":
@@ -294,7 +301,10 @@ class _Writer:
         self.put(depth, f"{s.name} = MISSING")
 
     def s_Fault(self, s, depth, fn):
-        self.put(depth, f"raise KFault({s.code})")
+        self.put(depth, f"fail(S, {s.why})" if s.code == FAULT_RULE else f"raise KFault({s.code})")
+
+    def s_Here(self, s, depth, fn):
+        self.put(depth, f"S[{H_AT}] = {s.pos}")
 
     def s_Emit(self, s, depth, fn):
         vals = [self.b(v) if isinstance(v, ir.BufExpr) else self.x(v) for v in s.values]
@@ -310,7 +320,7 @@ class _Writer:
                 self.put(depth, "return 0")
             else:
                 self.put(depth, f"if not S[{self.lay.active + s.target}]:")
-                self.put(depth + 1, f"raise KFault({FAULT_RULE})")
+                self.put(depth + 1, f"fail(S, {s.why})")
                 self.put(depth, f"S[{H_UNWIND}] = {s.target}")
                 self.epilogue(depth, fn)
                 self.put(depth, f"return {UNWIND}")
@@ -365,12 +375,16 @@ class _Writer:
 
     def s_Ask(self, s, depth, fn):
         self.put(depth, f"if {s.who} is None:")
-        self.put(depth + 1, f"raise KFault({FAULT_RULE})")
+        self.put(depth + 1, f"fail(S, {WHY_NOBODY_CHOOSES})")
         self.put(depth, f"if S[{H_MODE}]:")
         self.put(depth + 1, f"S[{H_WORK}] = 0")
+        # who is listed where, while the moves are listed (a fault then is worded so)
+        self.put(depth + 1, f"S[{H_CUR}] = {s.who}")
+        self.put(depth + 1, f"S[{H_SITE}] = {s.site}")
         self.put(depth + 1, f"mv = site{s.site}(S, {s.who})")
         self.put(depth + 1, "if not mv:")
         self.put(depth + 2, f"raise KFault({FAULT_STUCK})")
+        self.put(depth + 1, f"S[{H_CUR}] = {CUR_RUN}")
         self.put(depth + 1, f"S[{H_DECISIONS}] += 1")
         self.put(depth + 1, f"if S[{H_DECISIONS}] > S[{H_LIMIT}]:")
         self.put(depth + 2, f"raise KFault({FAULT_ENDLESS})")
@@ -387,11 +401,14 @@ class _Writer:
         self.put(depth, f"if S[{H_MODE}]:")
         self.put(depth + 1, f"S[{H_WORK}] = 0")
         self.put(depth + 1, "picked = []")
+        self.put(depth + 1, f"S[{H_SITE}] = {s.site}")
         self.put(depth + 1, f"for w in {s.who}:")
+        self.put(depth + 2, f"S[{H_CUR}] = w")
         self.put(depth + 2, f"mv = site{s.site}(S, w)")
         self.put(depth + 2, "if not mv:")
         self.put(depth + 3, f"raise KFault({FAULT_STUCK})")
         self.put(depth + 2, "picked.append(mv[choose(S, len(mv))])")
+        self.put(depth + 1, f"S[{H_CUR}] = {CUR_RUN}")
         self.put(depth + 1, f"S[{H_DECISIONS}] += len({s.who})")
         self.put(depth + 1, f"if S[{H_DECISIONS}] > S[{H_LIMIT}]:")
         self.put(depth + 2, f"raise KFault({FAULT_ENDLESS})")
@@ -504,7 +521,9 @@ class _Writer:
         self.put(depth, f"d = S[{H_DEPTH}] + 1")
         self.put(depth, f"S[{H_DEPTH}] = d")
         self.put(depth, "if d > MAX_STACK:")
-        self.put(depth + 1, f"raise KFault({FAULT_RULE})")
+        self.put(depth + 1, f"fail(S, {WHY_DEEP})")
+        if f.at >= 0:  # (after the test of depth: too deep is the caller's statement)
+            self.put(depth, f"S[{H_AT}] = {f.at}")
         if f.is_phase:
             self.put(depth, f"S[{self.lay.active + f.block}] += 1")
         self.put(depth, f"S[{H_WORK}] += 1")

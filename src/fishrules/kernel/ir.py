@@ -22,11 +22,24 @@ file's text appears here: names are numbers, and a node's `site` only numbers wh
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, NamedTuple, Optional
 
 import attrs
 
 node = attrs.frozen(slots=True)
+
+
+class Position(NamedTuple):
+    """Where in the rules the kernel stands (`KernelProgram.positions`, `S[H_AT]`): the span of a
+    statement or of an `if` condition, or of a block itself (`kind` "statement", "condition",
+    "block"), with the block it is in (the engine's block number); or a piece that has words of its
+    own (a divide, a parameter's choices, a family of zones, a phase: `kind` says which, `detail`
+    what its words name)."""
+
+    span: Any
+    block: int
+    kind: str
+    detail: Any = None
 
 
 # ---- expressions ---------------------------------------------------------------------------------
@@ -88,10 +101,11 @@ class Arith(Expr):
 
 @node
 class Div(Expr):
-    """`divide(a, b)`: rounded down; by zero is a fault."""
+    """`divide(a, b)`: rounded down; by zero is a fault (`why`: S[H_WHY] then, its own position)."""
 
     left: Expr
     right: Expr
+    why: int = 0
 
 
 @node
@@ -436,9 +450,18 @@ class Do(Stmt):
 
 @node
 class Fault(Stmt):
-    """The rules went wrong here: the kernel stops, and the engine's own machine tells why."""
+    """The rules went wrong here: the kernel stops with `code` (and, for FAULT_RULE, S[H_WHY] =
+    `why`: what kernel/faults.py words)."""
 
     code: int
+    why: int = 0
+
+
+@node
+class Here(Stmt):
+    """S[H_AT] = pos: the statement (or condition) about to run, where a fault is reported."""
+
+    pos: int
 
 
 @node
@@ -492,6 +515,7 @@ class Leave(Stmt):
 
     code: int
     target: int = -1
+    why: int = 0  # UNWIND: S[H_WHY] if the phase ended is not being played
 
 
 @node
@@ -531,6 +555,7 @@ class Function:
     loads: tuple = ()  # an action's block, domains and `why`: (local, offset in the move, is a `some` buffer), read when it starts
     cached: tuple = ()  # the locals of `Cached` values (forgotten when the function starts)
     memo: bool = False  # a define worth keeping: its values are kept until the state changes
+    at: int = -1  # a block: its own position (S[H_AT] when it starts, as the engine's `at = 0`)
 
 
 def walk_stmts(body):

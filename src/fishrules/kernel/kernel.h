@@ -43,7 +43,21 @@ typedef struct K {
     int fault;
 } K;
 
-static void k_fault(K *k, int code) { k->fault = code; longjmp(k->jb, 1); }
+/* the kernel stops: `code` says why (FAULT_*); a rule that goes wrong with no words of its own
+   clears S[H_WHY] (kernel/faults.py then leaves the words to the engine) */
+static void k_fault(K *k, int code) {
+    if (code == FAULT_RULE && k->S) k->S[H_WHY] = WHY_NONE;
+    k->fault = code;
+    longjmp(k->jb, 1);
+}
+/* a rule went wrong, with words: `why` (WHY_*, packed with its own position: abi.why), and the
+   value they name (S[H_WHY_ARG]) */
+static void k_fail(K *k, I why, I arg) {
+    k->S[H_WHY] = why;
+    k->S[H_WHY_ARG] = arg;
+    k->fault = FAULT_RULE;
+    longjmp(k->jb, 1);
+}
 
 /* room for n more numbers at the end of the trace (grown as needed, at most REC_MAX) */
 static I *k_rec(K *k, I n) {
@@ -66,47 +80,54 @@ static I *k_rec(K *k, I n) {
 
 static inline I k_add(K *k, I a, I b) {
     I r;
-    if (a == NIL || b == NIL || __builtin_add_overflow(a, b, &r)) k_fault(k, FAULT_RULE);
+    if (a == NIL || b == NIL) k_fail(k, WHY_NOBODY, 0);
+    if (__builtin_add_overflow(a, b, &r)) k_fault(k, FAULT_RULE);
     return r;
 }
 static inline I k_sub(K *k, I a, I b) {
     I r;
-    if (a == NIL || b == NIL || __builtin_sub_overflow(a, b, &r)) k_fault(k, FAULT_RULE);
+    if (a == NIL || b == NIL) k_fail(k, WHY_NOBODY, 0);
+    if (__builtin_sub_overflow(a, b, &r)) k_fault(k, FAULT_RULE);
     return r;
 }
 static inline I k_mul(K *k, I a, I b) {
     I r;
-    if (a == NIL || b == NIL || __builtin_mul_overflow(a, b, &r)) k_fault(k, FAULT_RULE);
+    if (a == NIL || b == NIL) k_fail(k, WHY_NOBODY, 0);
+    /* past 64 bits is past MAX_NUMBER: every `*` of the rules is checked against it (ir.Bounded) */
+    if (__builtin_mul_overflow(a, b, &r)) k_fail(k, WHY_NUMBER, 0);
     return r;
 }
 static inline I k_neg(K *k, I a) {
-    if (a == NIL) k_fault(k, FAULT_RULE);
+    if (a == NIL) k_fail(k, WHY_NOBODY, 0);
     return -a;
 }
-static inline I k_div(K *k, I a, I b) {
-    if (a == NIL || b == NIL || b == 0 || (a == INT64_MIN + 1 && b == -1)) k_fault(k, FAULT_RULE);
+static inline I k_div(K *k, I a, I b, I why) {
+    if (b == 0) k_fail(k, why, 0);  /* (before anything else, as the engine's `divide`) */
+    if (a == NIL || b == NIL) k_fail(k, WHY_NOBODY, 0);
+    if (a == INT64_MIN + 1 && b == -1) k_fault(k, FAULT_RULE);
     I q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
     return q;
 }
 static inline I k_mod(K *k, I a, I b) {
-    if (a == NIL || b == NIL || b == 0) k_fault(k, FAULT_RULE);
+    if (a == NIL || b == NIL) k_fail(k, WHY_NOBODY, 0);
+    if (b == 0) k_fault(k, FAULT_RULE);
     I r = a % b;
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
 }
-static inline I k_num(K *k, I a) { if (a == NIL) k_fault(k, FAULT_RULE); return a; }
-static inline I k_lt(K *k, I a, I b) { if (a == NIL || b == NIL) k_fault(k, FAULT_RULE); return a < b; }
-static inline I k_le(K *k, I a, I b) { if (a == NIL || b == NIL) k_fault(k, FAULT_RULE); return a <= b; }
-static inline I k_gt(K *k, I a, I b) { if (a == NIL || b == NIL) k_fault(k, FAULT_RULE); return a > b; }
-static inline I k_ge(K *k, I a, I b) { if (a == NIL || b == NIL) k_fault(k, FAULT_RULE); return a >= b; }
+static inline I k_num(K *k, I a) { if (a == NIL) k_fail(k, WHY_NOBODY, 0); return a; }
+static inline I k_lt(K *k, I a, I b) { if (a == NIL || b == NIL) k_fail(k, WHY_NOBODY, 0); return a < b; }
+static inline I k_le(K *k, I a, I b) { if (a == NIL || b == NIL) k_fail(k, WHY_NOBODY, 0); return a <= b; }
+static inline I k_gt(K *k, I a, I b) { if (a == NIL || b == NIL) k_fail(k, WHY_NOBODY, 0); return a > b; }
+static inline I k_ge(K *k, I a, I b) { if (a == NIL || b == NIL) k_fail(k, WHY_NOBODY, 0); return a >= b; }
 static inline I k_checked(K *k, I v) {
-    if (v != NIL && (v > MAX_NUMBER || v < -MAX_NUMBER)) k_fault(k, FAULT_RULE);
+    if (v != NIL && (v > MAX_NUMBER || v < -MAX_NUMBER)) k_fail(k, WHY_NUMBER, 0);
     return v;
 }
-static inline I k_abs(K *k, I a) { if (a == NIL) k_fault(k, FAULT_RULE); return a < 0 ? -a : a; }
-static inline I k_min2(K *k, I a, I b) { if (a == NIL || b == NIL) k_fault(k, FAULT_RULE); return b < a ? b : a; }
-static inline I k_max2(K *k, I a, I b) { if (a == NIL || b == NIL) k_fault(k, FAULT_RULE); return b > a ? b : a; }
+static inline I k_abs(K *k, I a) { if (a == NIL) k_fail(k, WHY_NOBODY, 0); return a < 0 ? -a : a; }
+static inline I k_min2(K *k, I a, I b) { if (a == NIL || b == NIL) k_fail(k, WHY_NOBODY, 0); return b < a ? b : a; }
+static inline I k_max2(K *k, I a, I b) { if (a == NIL || b == NIL) k_fail(k, WHY_NOBODY, 0); return b > a ? b : a; }
 
 /* ---- where things are ---------------------------------------------------------------------- */
 
@@ -123,20 +144,23 @@ static inline I k_attr(K *k, const I *t, I len, I c) {
     if ((U)c >= (U)len) k_fault(k, FAULT_RULE);
     return t[c];
 }
-static inline I k_seat(K *k, I p) {
-    if (p == NIL || p < 0 || p >= k->S[H_N]) k_fault(k, FAULT_RULE);
+/* a seat: nobody is a fault worded as `why` says (nobody, the seat of nobody, a zone of nobody, ...) */
+static inline I k_seat(K *k, I p, I why) {
+    if (p == NIL) k_fail(k, why, 0);
+    if (p < 0 || p >= k->S[H_N]) k_fault(k, FAULT_RULE);
     return p;
 }
 static inline I k_die(K *k, I d) {
-    if (d == NIL || d < 0 || d >= k->S[H_NDICE]) k_fault(k, FAULT_RULE);
+    if (d == NIL) k_fail(k, WHY_NOBODY, 0);
+    if (d < 0 || d >= k->S[H_NDICE]) k_fault(k, FAULT_RULE);
     return d;
 }
-static inline I k_fam(K *k, I first, I i, I low, I count) {
-    if (i == NIL || i < low || i >= low + count) k_fault(k, FAULT_RULE);
+static inline I k_fam(K *k, I first, I i, I low, I count, I why) {
+    if (i == NIL || i < low || i >= low + count) k_fail(k, why, i);
     return first + i - low;
 }
-static inline I k_famstart(K *k, I start, I i, I low, I count, I stride) {
-    if (i == NIL || i < low || i >= low + count) k_fault(k, FAULT_RULE);
+static inline I k_famstart(K *k, I start, I i, I low, I count, I stride, I why) {
+    if (i == NIL || i < low || i >= low + count) k_fail(k, why, i);
     return start + (i - low) * stride;
 }
 
@@ -292,9 +316,9 @@ static B k_direction(K *k, I cap, B items, I d, I ccw) {
     k_charge(k, items.n);
     return k_order(k, cap, items, items.p[0], d == ccw);
 }
-static B k_numbers(K *k, I cap, I low, I high) {
-    if (low == NIL || high == NIL) k_fault(k, FAULT_RULE);
-    if (high - low + 1 > MAX_CHOICES) k_fault(k, FAULT_RULE);
+static B k_numbers(K *k, I cap, I low, I high, I why) {
+    if (low == NIL || high == NIL) k_fail(k, WHY_NOBODY, 0);
+    if (high - low + 1 > MAX_CHOICES) k_fail(k, why, high - low + 1);
     B out = k_alloc(k, cap);
     for (I v = low; v <= high; v++) out.p[out.n++] = v;
     return out;

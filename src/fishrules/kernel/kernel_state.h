@@ -360,7 +360,7 @@ static void k_roll_face(K *k, I d) {
 
 static void k_set_list(K *k, I at, B items) {
     I *S = k->S;
-    if (items.n > MAX_LIST_LENGTH) k_fault(k, FAULT_RULE);
+    if (items.n > MAX_LIST_LENGTH) k_fail(k, WHY_LIST, 0);
     if (items.n > LIST_CAPACITY) k_fault(k, FAULT_CAPACITY);
     S[at] = items.n;
     for (I i = 0; i < LIST_CAPACITY; i++) S[at + 1 + i] = i < items.n ? items.p[i] : 0;
@@ -376,7 +376,7 @@ static void k_list_append(K *k, I at, I v) {
 static void k_list_extend(K *k, I at, B items) {
     I *S = k->S;
     I n = S[at];
-    if (n + items.n > MAX_LIST_LENGTH) k_fault(k, FAULT_RULE);
+    if (n + items.n > MAX_LIST_LENGTH) k_fail(k, WHY_LIST, 0);
     for (I i = 0; i < items.n; i++) k_checked(k, items.p[i]);
     if (n + items.n > LIST_CAPACITY) k_fault(k, FAULT_CAPACITY);
     for (I i = 0; i < items.n; i++) S[at + 1 + n + i] = items.p[i];
@@ -393,7 +393,7 @@ static void k_list_remove(K *k, I at, I v) {
             return;
         }
     }
-    k_fault(k, FAULT_RULE);
+    k_fail(k, WHY_NOT_IN_LIST, v);
 }
 
 /* ---- what a parameter may be ----------------------------------------------------------------- */
@@ -430,9 +430,9 @@ static void k_sort_small(I *a, I n) {
         a[j + 1] = x;
     }
 }
-static B k_subsets(K *k, I cap, B pool, I cards) {
+static B k_subsets(K *k, I cap, B pool, I cards, I why) {
     I n = pool.n;
-    if (n > MAX_SUBSET) k_fault(k, FAULT_RULE);
+    if (n > MAX_SUBSET) k_fail(k, why, n);
     k_charge(k, (I)1 << n);
     B out = k_alloc(k, ((I)1 << n));
     /* for cards: the sorted labels of each subset kept of the current size, to keep one per set */

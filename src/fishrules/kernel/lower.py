@@ -50,6 +50,10 @@ class KernelProgram:
         self.action_why: list[str] = []  # action number -> which rule a move breaks (`BlockLowering.why`)
         #: the messages of the `unavailable` statements: S[H_WHY] says which stopped a step (FAULT_UNPLAYABLE)
         self.refusals: list[str] = []
+        #: where a fault is reported: S[H_AT] is an index into these, and so is the position packed
+        #: into S[H_WHY] (abi.why) of a piece with words of its own (ir.Position; kernel/faults.py)
+        self.positions: tuple[ir.Position, ...] = ()
+        self.block_names: tuple[str, ...] = ()  # by block number: the engine's names of the blocks
         self.action_names: list[str] = []
         self.nrules = 0
         self.frame_cap: dict[str, int] = {}  # block function -> its frame's size, in C (ints)
@@ -112,7 +116,7 @@ def lower(model: m.Model) -> KernelProgram:
         out.move_blocks[f.block] = (name, None)
         for b in a.broken:
             hb = blocks.handler[(name, b.rule)]
-            f = bl.action(name, a, hb, b.body, f"rule broken, line {b.span.line if b.span else '?'}")
+            f = bl.action(name, a, hb, b.body, f"rule broken, line {b.span.line if b.span else '?'}", b.span)
             fns.append(f)
             out.block_fn[hb] = f.name
             out.move_blocks[hb] = (name, b.rule)
@@ -133,6 +137,8 @@ def lower(model: m.Model) -> KernelProgram:
     out.tables = tab.tables
     out.sites = bl.sites
     out.refusals = bl.refusals
+    out.positions = tuple(ex.positions)
+    out.block_names = tuple(blocks.names)
     out.noted = bl.noted
     for f in fns:
         arms = cut(f, layout.seats, layout.move_width, layout.dice_cap)

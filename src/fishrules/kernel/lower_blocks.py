@@ -16,9 +16,13 @@ import attrs
 
 from .. import model as m
 from ..analysis import Blocks, pushdown
+from ..walk import find_all
 from ..limits import MAX_CHOICES
 from . import ir
-from .abi import FAULT_RULE, FAULT_UNPLAYABLE, H_WHY
+from .abi import (
+    FAULT_RULE, FAULT_UNPLAYABLE, H_WHY, WHY_CHANGED_NOBODY, WHY_CHOICES, WHY_END, WHY_NUMBERS, WHY_PHASE_NOBODY,
+    WHY_SUBSETS, why,
+)
 from .hoist import Hoister
 from .layout import LIST_CAPACITY, Layout
 from .lower_expr import ExprLowering, is_many
@@ -29,6 +33,14 @@ __all__ = ["BlockLowering", "Site", "DONE", "PAUSE", "UNWIND", "RESTART", "OVER"
 DONE, PAUSE, UNWIND, RESTART, OVER = 0, 1, 2, 3, 4
 
 FACING = {None: 0, "up": 1, "down": 2}
+
+#: The statements the engine notes the position of before they run (compiler/blocks.py's `at`);
+#: the others (a rule, an `if`, nothing) note none of their own, an `if` notes each condition.
+_NOTED = (m.Assign, m.Change, m.MoveCards, m.ShuffleZone, m.RevealCards, m.Refuse, m.Restart, m.EndPhase,
+          m.RepeatStmt, m.ForEachStmt, m.CallPhase, m.Choose, m.ChooseTogether, m.RollDice, m.DrawCards)
+#: The statements the engine's blocks cut into arms (compiler/blocks.py `_WAITS`): a loop around
+#: one notes its own position at the top of each round, a loop around none only before it starts.
+_WAITING = (m.Choose, m.ChooseTogether, m.RollDice, m.DrawCards, m.CallPhase)
 
 
 @attrs.frozen(slots=True)
@@ -115,22 +127,29 @@ class BlockLowering:
         bid = self.blocks.phase[name]
         self.fn, self.block = _Fn(), bid
         self.ex.buffer_locals = set()
+        self.ex.block = bid
+        at = self.ex.position(ph.span, "block")
         body = tuple(self.stmts(ph.body))
+        self.ex.block = -1
         params = ("l0",) if ph.param is not None else ()
         scalars = tuple(f"l{i}" for i in range(ph.nlocals) if f"l{i}" not in params) + tuple(self.fn.scalars)
         return ir.Function(f"b{bid}", "block", params, body, scalars, tuple(self.fn.buffers),
-                           f"phase, line {_line(ph.span)}", bid, True)
+                           f"phase, line {_line(ph.span)}", bid, True, at=at)
 
-    def action(self, name: str, a: m.ActionDecl, bid: int, body_stmts: tuple, comment: str) -> ir.Function:
-        """The block of an action's effects (or of a `when … is broken` handler: `body_stmts`)."""
+    def action(self, name: str, a: m.ActionDecl, bid: int, body_stmts: tuple, comment: str, span=None) -> ir.Function:
+        """The block of an action's effects (or of a `when … is broken` handler: `body_stmts`, its
+        `span`)."""
         self.fn, self.block = _Fn(), bid
         self.ex.buffer_locals = {p.slot for p in a.params if p.kind == "some"}
+        self.ex.block = bid
+        at = self.ex.position(a.span if span is None else span, "block")
         body = tuple(self.stmts(body_stmts))
+        self.ex.block = -1
         bufs = tuple((f"l{p.slot}", self.layout.max_subset) for p in a.params if p.kind == "some")
         names = {b for b, _ in bufs}
         scalars = tuple(f"l{i}" for i in range(a.nlocals) if f"l{i}" not in names) + tuple(self.fn.scalars)
         return ir.Function(f"b{bid}", "block", (), body, scalars, bufs + tuple(self.fn.buffers),
-                           comment, bid, False, self._loads(a))
+                           comment, bid, False, self._loads(a), at=at)
 
     def define(self, name: str, d: m.DefineDecl, index: int) -> ir.Function:
         self.fn = _Fn()
@@ -214,8 +233,13 @@ class BlockLowering:
     def stmts(self, body) -> list:
         out: list = []
         for s in body:
+            if isinstance(s, _NOTED):
+                out.append(self.here(s.span))
             out.extend(getattr(self, "s_" + type(s).__name__)(s))
         return out
+
+    def here(self, span, kind: str = "statement") -> ir.Here:
+        return ir.Here(self.ex.position(span, kind))
 
     def s_NoOp(self, s):
         return []
@@ -230,12 +254,13 @@ class BlockLowering:
         return [ir.Do("fire", (ir.Int(k),))] + self.stmts(body)
 
     def value_index(self, t: m.Expr) -> ir.Expr:
-        """The S index of a variable (a scalar, or a list's length)."""
+        """The S index of a variable (a scalar, or a list's length) about to be written: a value
+        of nobody is a fault of its own words."""
         lay = self.layout
         if isinstance(t, m.GameVar):
             return ir.Int(lay.g_index[t.slot])
         stride = 1 + LIST_CAPACITY if t.slot in lay.p_list else 1
-        return self.ex.seat_index(lay.p_index[t.slot], self.ex.expr(t.player), stride)
+        return self.ex.seat_index(lay.p_index[t.slot], self.ex.expr(t.player), stride, WHY_CHANGED_NOBODY)
 
     def noted_var(self, t: m.Expr):
         """The record's number of the value `t` names, if a change of it is an event; else None."""
@@ -301,8 +326,9 @@ class BlockLowering:
         if s.argument is None:
             return [ir.CallBlock(block, ())]
         t = self.fn.temp()
+        nobody = why(WHY_PHASE_NOBODY, self.ex.position(s.span, "phase", s.phase))
         return [ir.Set(t, self.ex.expr(s.argument)),
-                ir.If(ir.Cmp("==", ir.Var(t), ir.Nil()), (ir.Fault(FAULT_RULE),)),
+                ir.If(ir.Cmp("==", ir.Var(t), ir.Nil()), (ir.Fault(FAULT_RULE, nobody),)),
                 ir.CallBlock(block, (ir.Var(t),))]
 
     def s_Restart(self, s):
@@ -311,7 +337,7 @@ class BlockLowering:
     def s_EndPhase(self, s):
         if s.phase == "game":
             return [ir.Leave(OVER)]
-        return [ir.Leave(UNWIND, self.blocks.phase[s.phase])]
+        return [ir.Leave(UNWIND, self.blocks.phase[s.phase], why(WHY_END, self.ex.position(s.span, "end", s.phase)))]
 
     def s_Choose(self, s):
         site = self.new_site(s.actions, False, s.span)
@@ -355,26 +381,32 @@ class BlockLowering:
 
     def s_IfStmt(self, s, fire=None):
         rest: tuple = tuple(self.stmts(s.otherwise))
-        for cond, body in reversed(s.branches):
-            then = self.stmts(body)
+        # (positions numbered in the order the rules are written, as the engine's)
+        heres = [self.here(cond.span or s.span, "condition") for cond, _ in s.branches]
+        branches = [(cond, self.stmts(body)) for cond, body in s.branches]
+        for here, (cond, then) in reversed(list(zip(heres, branches))):
             if fire is not None:
                 then = [ir.Do("fire", (ir.Int(fire),))] + then
-            rest = (ir.If(self.ex.expr(cond), tuple(then), rest),)
+            rest = (here, ir.If(self.ex.expr(cond), tuple(then), rest))
         return list(rest)
 
     def s_RepeatStmt(self, s):
-        charge = ir.Do("charge", (ir.Int(1),))
+        charge: tuple = (ir.Do("charge", (ir.Int(1),)),)
+        if any(find_all(s.body, _WAITING, stop_at=m.Expr)):
+            # cut into arms by the engine: each round notes the loop's position again (before
+            # its test); a loop that never waits keeps the last statement's, as the engine's does
+            charge = (self.here(s.span), *charge)
         body = tuple(self.stmts(s.body))
         if s.kind == "times":
             c = self.fn.temp()
             return [ir.Set(c, self.ex.expr(s.expr)),
-                    ir.While(ir.Int(1), (charge, ir.If(ir.Cmp("<=", ir.Var(c), ir.Int(0)), (ir.Break(),)),
+                    ir.While(ir.Int(1), (*charge, ir.If(ir.Cmp("<=", ir.Var(c), ir.Int(0)), (ir.Break(),)),
                                          ir.Set(c, ir.Help("minus_one", (ir.Var(c),))), *body))]
         if s.kind == "while":
-            return [ir.While(ir.Int(1), (charge, ir.If(ir.Not(self.ex.expr(s.expr)), (ir.Break(),)), *body))]
+            return [ir.While(ir.Int(1), (*charge, ir.If(ir.Not(self.ex.expr(s.expr)), (ir.Break(),)), *body))]
         if s.kind == "until":
-            return [ir.While(ir.Int(1), (charge, ir.If(self.ex.expr(s.expr), (ir.Break(),)), *body))]
-        return [ir.While(ir.Int(1), (charge, *body))]
+            return [ir.While(ir.Int(1), (*charge, ir.If(self.ex.expr(s.expr), (ir.Break(),)), *body))]
+        return [ir.While(ir.Int(1), (*charge, *body))]
 
     def s_ForEachStmt(self, s):
         items = self.ex.stream(s.collection)
@@ -398,7 +430,7 @@ class BlockLowering:
             values.append(ir.BufVar(f"l{p.slot}", cap) if p.kind == "some" else ir.Var(f"l{p.slot}"))
         inner: list = []
         if len(a.params) > 1 or a.broken:
-            inner.append(ir.Do("moves_room", ()))
+            inner.append(ir.Do("moves_room", (ir.Int(why(WHY_CHOICES, self.ex.position(a.span, "choices", name))),)))
         skip = ir.Continue() if a.params else ir.Return()
         # what a rule reads of the parameters chosen in outer loops only is worked out once per choice
         levels = {"l0": -1, **{f"l{p.slot}": i for i, p in enumerate(a.params)}}
@@ -514,7 +546,8 @@ class BlockLowering:
             cards = p.type.element is not None and p.type.element.kind == "card"
             mask = self.fn.temp()
             pool_buf = ir.BufVar(pool, ex.cap(src))
-            dom = ir.HelpBuf("subsets", (pool_buf, ir.Int(1 if cards else 0)), (1 << self.layout.max_subset) - 1)
+            many = why(WHY_SUBSETS, self.ex.position(p.span, "subsets"))
+            dom = ir.HelpBuf("subsets", (pool_buf, ir.Int(1 if cards else 0), ir.Int(many)), (1 << self.layout.max_subset) - 1)
             d = self.fn.tempbuf((1 << self.layout.max_subset) - 1)
             dvar = ir.BufVar(d, (1 << self.layout.max_subset) - 1)
             return (ir.SetBuf(pool, ir.Collect(src)),
@@ -535,7 +568,8 @@ class BlockLowering:
         if p.kind == "choice":
             return ir.Collect(ir.TabS(ex.tab.add("k", [ex.sym.id(c) for c in p.choices])))
         if p.kind == "number":
-            return ir.HelpBuf("numbers", (ex.expr(p.low), ex.expr(p.high)), MAX_CHOICES)
+            many = why(WHY_NUMBERS, ex.position(p.span, "numbers", p.name))
+            return ir.HelpBuf("numbers", (ex.expr(p.low), ex.expr(p.high), ir.Int(many)), MAX_CHOICES)
         src = ex.stream(p.source)
         helper = "card_choices" if p.type.kind == "card" else "distinct"
         return ir.HelpBuf(helper, (ir.Collect(src),), ex.cap(src))

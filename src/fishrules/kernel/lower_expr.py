@@ -18,6 +18,7 @@ from typing import Optional
 from .. import model as m
 from ..analysis import board_adjacency, board_runs, card_values, faces
 from . import ir
+from .abi import WHY_DIVIDE, WHY_NOBODY, WHY_ZONE, why
 from .layout import H_N, H_NDICE, Layout
 
 __all__ = ["ExprLowering", "Symbols", "Tables"]
@@ -71,6 +72,15 @@ class ExprLowering:
         self.buffer_locals: set[int] = set()  # model local slots that hold a collection (`some` parameters)
         self._card_attr: dict[str, str] = {}
         self._adjacency = None
+        #: where a fault is reported (KernelProgram.positions): statements, conditions, blocks and
+        #: the pieces with words of their own; `block` the block being lowered (-1: none)
+        self.positions: list[ir.Position] = []
+        self.block = -1
+
+    def position(self, span, kind: str, detail=None) -> int:
+        """A new entry of the positions, in the block being lowered: its index."""
+        self.positions.append(ir.Position(span, self.block, kind, detail))
+        return len(self.positions) - 1
 
     # ---- scalars -----------------------------------------------------------------------------
 
@@ -100,9 +110,12 @@ class ExprLowering:
     def x_PlayerVar(self, e):
         return ir.Get(self.seat_index(self.layout.p_index[e.slot], self.expr(e.player), 1))
 
-    def seat_index(self, base: int, player: ir.Expr, stride: int) -> ir.Expr:
-        """S index `base + seat * stride` (the seat checked: nobody is a fault)."""
-        return ir.Help("at_seat", (ir.Int(base), player, ir.Int(stride)))
+    def seat_index(self, base: int, player: ir.Expr, stride: int, why: int = WHY_NOBODY) -> ir.Expr:
+        """S index `base + seat * stride` (the seat checked: nobody is a fault, worded as `why`
+        says: a zone of nobody, a value of nobody changed, or plain nobody)."""
+        if why == WHY_NOBODY:
+            return ir.Help("at_seat", (ir.Int(base), player, ir.Int(stride)))
+        return ir.Help("at_seat", (ir.Int(base), player, ir.Int(stride), ir.Int(why)))
 
     def x_DefineRef(self, e):
         args = self.define_args(e)
@@ -202,7 +215,7 @@ class ExprLowering:
             empty = ir.Int(0) if args[0].type == m.LIST else ir.Nil()
             return ir.Pick(self.stream(args[0]), f == "last", empty)
         if f == "divide":
-            return ir.Div(self.expr(args[0]), self.expr(args[1]))
+            return ir.Div(self.expr(args[0]), self.expr(args[1]), why(WHY_DIVIDE, self.position(e.span, "divide")))
         if f in ("min", "max"):
             if len(args) == 1:
                 return ir.Extreme(self.stream(args[0]), f == "max")
@@ -232,7 +245,8 @@ class ExprLowering:
             return ir.Help("zone_of_seat", (ir.Int(lay.p_zone[e.slot]), self.expr(e.player)))
         if isinstance(e, m.ZoneAt):
             first = lay.g_zone[e.base]
-            return ir.Help("zone_in_family", (ir.Int(first), self.expr(e.index), ir.Int(e.low), ir.Int(e.count)))
+            return ir.Help("zone_in_family", (ir.Int(first), self.expr(e.index), ir.Int(e.low), ir.Int(e.count),
+                                              ir.Int(self.family_why(e))))
         raise AssertionError(f"not a zone: {e!r}")  # pragma: no cover
 
     def zone_start(self, e: m.Expr) -> ir.Expr:
@@ -243,12 +257,17 @@ class ExprLowering:
         if isinstance(e, m.PlayerVar):
             zid = lay.p_zone[e.slot]
             start, cap = lay.zones[zid]
-            return self.seat_index(start, self.expr(e.player), 1 + cap)
+            return self.seat_index(start, self.expr(e.player), 1 + cap)  # (read: plain nobody, as the engine's)
         if isinstance(e, m.ZoneAt):
             first = lay.g_zone[e.base]
             start, cap = lay.zones[first]
-            return ir.Help("family_start", (ir.Int(start), self.expr(e.index), ir.Int(e.low), ir.Int(e.count), ir.Int(1 + cap)))
+            return ir.Help("family_start", (ir.Int(start), self.expr(e.index), ir.Int(e.low), ir.Int(e.count), ir.Int(1 + cap),
+                                            ir.Int(self.family_why(e))))
         raise AssertionError(f"not a zone: {e!r}")  # pragma: no cover
+
+    def family_why(self, e: m.ZoneAt) -> int:
+        """S[H_WHY] for a zone of the family `e` that does not exist (its words name the family)."""
+        return why(WHY_ZONE, self.position(e.span, "zone", (e.name, e.low, e.count)))
 
     def stream(self, e: m.Expr) -> ir.Stream:
         """The elements of a collection or list, one at a time."""

@@ -6,13 +6,15 @@ set-up), and reads and writes the state's header.  A backend supplies the functi
 runs the program `emit_python` wrote; `fishrules.kernel.native` the compiled C.
 
 Every step the kernel cannot finish (a rule that goes wrong, more work than a step may do, one of
-the kernel's own capacities) raises `KFault`; what to do then is the caller's choice (play the
-game or the step again on the engine's own machine, which says what is wrong).
+the kernel's own capacities) raises `KFault`; a rule that goes wrong says what in the header, as
+the C spelling does (Python's own errors, the engine's way of going wrong, are written there by
+`_worded`), for kernel/faults.py to word.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import functools
+from typing import Any, Callable, Optional
 
 from ..limits import MAX_DICE, MAX_PLAYOUT_DECISIONS
 from . import abi as A
@@ -23,7 +25,41 @@ from .lower import KernelProgram
 from .lower_blocks import PAUSE, RESTART
 from .pyruntime import KFault, charge, load
 
-__all__ = ["PyBackend", "encode_option"]
+__all__ = ["PyBackend", "encode_option", "why_of"]
+
+#: What the Python spelling raises of its own where the C spelling checks (nothing where a value
+#: is needed, divide by zero, rules that nest too deeply): the engine words these by their type.
+_PLAIN = (TypeError, IndexError, KeyError, ValueError, ZeroDivisionError, RecursionError, OverflowError, MemoryError)
+
+
+def why_of(exc: BaseException) -> int:
+    """S[H_WHY] for one of Python's own errors, as the engine words it (runtime/machine.py `_fault`)."""
+    if isinstance(exc, RecursionError):
+        return A.WHY_NESTED
+    if isinstance(exc, TypeError) and "NoneType" in str(exc):
+        return A.WHY_NOBODY
+    if isinstance(exc, ZeroDivisionError):
+        return A.WHY_DIVIDE
+    if isinstance(exc, MemoryError):
+        return A.WHY_MEMORY
+    return A.WHY_NONE
+
+
+def _worded(method: Callable) -> Callable:
+    """A call into the program that ends in one of Python's own errors ends as the C spelling's
+    fault: FAULT_RULE, with S[H_WHY] what the engine says of that error (S[H_AT] is where)."""
+
+    @functools.wraps(method)
+    def call(self, S, *args, **kwargs):
+        S[A.H_WHY] = A.WHY_NONE  # (what an earlier fault said)
+        try:
+            return method(self, S, *args, **kwargs)
+        except _PLAIN as exc:
+            S[A.H_WHY] = why_of(exc)
+            S[A.H_WHY_ARG] = 0
+            raise KFault(FAULT_RULE) from None
+
+    return call
 
 
 def encode_option(kp: KernelProgram, value: Any) -> Any:
@@ -66,8 +102,13 @@ class PyBackend:
     def new(self, players: int, options: dict, seed: int, dseed: Optional[int] = None,
             limit: int = MAX_PLAYOUT_DECISIONS) -> list:
         """A new game's state, set up (KFault if it cannot be): `limit` decisions at most in a playout."""
+        S: list = [0] * self.kp.layout.size
+        self._set_up(S, players, options, seed, dseed, limit)
+        return S
+
+    @_worded
+    def _set_up(self, S: list, players: int, options: dict, seed: int, dseed: Optional[int], limit: int) -> None:
         kp, lay = self.kp, self.kp.layout
-        S: list = [0] * lay.size
         S[A.H_N] = players
         S[A.H_LIMIT] = limit
         S[A.H_SCRIPT] = -1
@@ -83,7 +124,6 @@ class PyBackend:
             raise KFault(FAULT_CAPACITY)
         S[A.H_NDICE] = k
         self._reset(S)
-        return S
 
     def _reset(self, S: list) -> None:
         """Every value to its starting value, every card out of every zone (options, the random
@@ -104,6 +144,7 @@ class PyBackend:
 
     # ---- running ------------------------------------------------------------------------------
 
+    @_worded
     def run(self, S: list, resume: bool) -> None:
         """Run until the game waits for a player (`S[H_CUR]` says who) or ends (CUR_OVER)."""
         trace = self._trace[0]
@@ -176,6 +217,7 @@ class PyBackend:
         else:
             self.play(S, move, playout=True)
 
+    @_worded
     def moves(self, S: list, player: int) -> list:
         """The legal moves of `player` at the decision the game waits at: tuples (block, actor,
         values...), those that keep the rules first."""
@@ -183,6 +225,7 @@ class PyBackend:
         S[A.H_WORK] = 0
         return self._sites[S[A.H_SITE]](S, player)
 
+    @_worded
     def domain(self, S: list, action: int, param: int, move: tuple) -> list:
         """What parameter `param` of `action` may be at S, given the actor and the earlier values
         of `move` (a move as `moves` gives them; the later values are not read): an action's text
@@ -194,6 +237,7 @@ class PyBackend:
         S[A.H_WORK] = 0
         return list(self.ns[name](S))
 
+    @_worded
     def why(self, S: list, action: int, move: tuple) -> int:
         """Which rule of `action` the move breaks at S: 0 none, k + 1 the first broken is its
         rule k and is refused, -(k + 1) its handler accepts it (`BlockLowering.why`; S as for
@@ -259,11 +303,13 @@ class PyBackend:
         die rolled, (0, 0, 0) an entry that is not chance; read while S[H_SCRIPT] >= 0."""
         self.ns["SCRIPT"][:] = items
 
+    @_worded
     def scores(self, S: list) -> list:
         self._epoch[0] += 1
         S[A.H_WORK] = 0
         return [self._score(S, p) for p in range(S[A.H_N])]
 
+    @_worded
     def winners(self, S: list) -> list:
         self._epoch[0] += 1
         S[A.H_WORK] = 0

@@ -4,8 +4,9 @@
 bound to the program's layout (where zones, cards and dice are in the state).  Each helper does
 what the engine's machine does at the same point (fishrules.runtime, fishrules.compiler.program):
 the same order, the same work counted, the same random draws.  Anything that goes wrong raises
-(a `KFault` of the kernel's own, or Python's error on nothing where a value is needed): the caller
-then plays the step on the engine's machine, which says what is wrong.
+(a `KFault` of the kernel's own, or Python's error on nothing where a value is needed, which the
+backend words as C's: `fail`): a rule that goes wrong says what went wrong in S[H_WHY] (and
+S[H_WHY_ARG]) at S[H_AT], as the C spelling does, for kernel/faults.py to word.
 
 `HELPERS` names every helper generated code may call (tests/test_kernel.py holds the emitted
 source to it).
@@ -18,7 +19,8 @@ from itertools import combinations
 from ..limits import MAX_CHOICES, MAX_LIST_LENGTH, MAX_NUMBER, MAX_SUBSET
 from .abi import (
     FAULT_BUDGET, FAULT_CAPACITY, FAULT_RULE, H_CHANCE, H_CHANCES, H_DDRAWS, H_DECISIONS, H_DRAWS, H_DSEED, H_MOVE, H_N, H_SCRIPT, H_SEED,
-    H_WORK, KERNEL_BUDGET, LIST_CAPACITY, MAX_STACK, below, decision_seed,
+    H_WHY, H_WHY_ARG, H_WORK, KERNEL_BUDGET, LIST_CAPACITY, MAX_STACK, NIL, WHY_LIST, WHY_NOT_IN_LIST, WHY_NUMBER, WHY_SEAT,
+    WHY_ZONE_NOBODY, below, decision_seed,
 )
 from .lower import KernelProgram
 
@@ -26,7 +28,8 @@ __all__ = ["KFault", "load", "HELPERS", "below", "decision_seed"]
 
 
 class KFault(Exception):
-    """The kernel stopped: the engine's own machine plays this step instead."""
+    """The kernel stopped (`code`: a FAULT_*): the position says what went wrong, for
+    kernel/faults.py to word (or, past the kernel's own limits, the engine's machine plays on)."""
 
     def __init__(self, code: int):
         super().__init__(code)
@@ -41,15 +44,41 @@ class _Missing:
 MISSING = _Missing()
 
 
+def fail(S, why, arg=0):
+    """A rule went wrong: what (abi.WHY_*, packed with its own position by abi.why) and the value
+    its words name, in the header, as the C spelling's `k_fail`."""
+    S[H_WHY] = why
+    S[H_WHY_ARG] = NIL if arg is None else arg
+    raise KFault(FAULT_RULE)
+
+
 def over_budget():
     raise KFault(FAULT_BUDGET)
 
 
-def checked(v):
+def checked(S, v):
     """A value about to be kept: a number within ±MAX_NUMBER (nothing passes)."""
     if v is None or v.__class__ is not int or -MAX_NUMBER <= v <= MAX_NUMBER:
         return v
-    raise KFault(FAULT_RULE)
+    fail(S, WHY_NUMBER)
+
+
+def divide(S, a, d, why):
+    if d == 0:  # (before anything else, as the engine's `divide`)
+        fail(S, why)
+    return a // d
+
+
+def seat_at(S, base, p, stride, why):
+    if p is None:
+        fail(S, why)
+    return base + p * stride
+
+
+def zone_of_seat(S, base, p):
+    if p is None:
+        fail(S, WHY_ZONE_NOBODY)
+    return base + p
 
 
 def ch(S, items):
@@ -77,7 +106,7 @@ def attr(table, c):
 
 def seat(S, p):
     if p is None:
-        raise KFault(FAULT_RULE)
+        fail(S, WHY_SEAT)
     return p
 
 
@@ -154,9 +183,9 @@ def direction(S, items, d, ccw):
     return sorted(items, key=lambda p: (p - first) % n)
 
 
-def numbers(S, low, high):
+def numbers(S, low, high, why):
     if high - low + 1 > MAX_CHOICES:
-        raise KFault(FAULT_RULE)
+        fail(S, why, high - low + 1)
     return range(low, high + 1)
 
 
@@ -185,7 +214,7 @@ def plus_one(S, c):
 
 
 HELPERS = (
-    "KFault", "over_budget", "checked", "ch", "charge", "one", "attr", "seat", "total", "least", "most", "first_of",
+    "KFault", "fail", "divide", "seat_at", "zone_of_seat", "over_budget", "checked", "ch", "charge", "one", "attr", "seat", "total", "least", "most", "first_of",
     "last_of", "top", "distinct", "largest", "best_of", "without_one", "without_all", "rotate", "direction", "numbers",
     "unmask", "distinct_seats", "sorted_set", "same_items", "minus_one", "plus_one", "choose", "zone",
     "zone_in_family", "family_start", "adjacent", "slide", "card_choices", "subsets", "set_list", "list_append",
@@ -285,14 +314,14 @@ def _bound(kp: KernelProgram) -> dict:
     def zone(S, start):
         return S[start + 1:start + 1 + S[start]]
 
-    def zone_in_family(S, first, i, low, count):
+    def zone_in_family(S, first, i, low, count, why):
         if i is None or not (low <= i < low + count):
-            raise KFault(FAULT_RULE)
+            fail(S, why, i)
         return first + i - low
 
-    def family_start(S, start, i, low, count, stride):
+    def family_start(S, start, i, low, count, stride, why):
         if i is None or not (low <= i < low + count):
-            raise KFault(FAULT_RULE)
+            fail(S, why, i)
         return start + (i - low) * stride
 
     def adjacent(S, c):
@@ -324,10 +353,10 @@ def _bound(kp: KernelProgram) -> dict:
                 out[i] = v
         return out
 
-    def subsets(S, items, cards):
+    def subsets(S, items, cards, why):
         items = tuple(items)
         if len(items) > MAX_SUBSET:
-            raise KFault(FAULT_RULE)
+            fail(S, why, len(items))
         charge(S, 1 << len(items))
         out: list = []
         for k in range(1, len(items) + 1):
@@ -348,14 +377,14 @@ def _bound(kp: KernelProgram) -> dict:
         items = tuple(items)
         n = len(items)
         if n > MAX_LIST_LENGTH:
-            raise KFault(FAULT_RULE)
+            fail(S, WHY_LIST)
         if n > LIST_CAPACITY:
             raise KFault(FAULT_CAPACITY)
         S[at] = n
         S[at + 1:at + 1 + LIST_CAPACITY] = items + (0,) * (LIST_CAPACITY - n)
 
     def list_append(S, at, v):
-        v = checked(v)
+        v = checked(S, v)
         n = S[at]
         if n >= LIST_CAPACITY:
             raise KFault(FAULT_CAPACITY)
@@ -366,9 +395,9 @@ def _bound(kp: KernelProgram) -> dict:
         items = tuple(items)
         n = S[at]
         if n + len(items) > MAX_LIST_LENGTH:
-            raise KFault(FAULT_RULE)
+            fail(S, WHY_LIST)
         for x in items:
-            checked(x)
+            checked(S, x)
         if n + len(items) > LIST_CAPACITY:
             raise KFault(FAULT_CAPACITY)
         S[at + 1 + n:at + 1 + n + len(items)] = items
@@ -382,7 +411,7 @@ def _bound(kp: KernelProgram) -> dict:
                 S[at + n] = 0
                 S[at] = n - 1
                 return
-        raise KFault(FAULT_RULE)
+        fail(S, WHY_NOT_IN_LIST, v)
 
     # ---- cards -------------------------------------------------------------------------------
 
@@ -538,7 +567,7 @@ def _bound(kp: KernelProgram) -> dict:
 
     def roll_one(S, d):
         if d is None:
-            raise KFault(FAULT_RULE)
+            fail(S, 0)
         roll(S, (d,))
 
     # chance left to the caller (S[H_MANUAL]): the group's dice show no face, then each die gets

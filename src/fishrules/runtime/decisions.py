@@ -329,7 +329,7 @@ class Decisions(Chance):
         except FishrulesError:
             raise
         except Exception as exc:
-            raise self._fault(exc, info.span, f"while listing what p{actor} may do in {self._where()}") from None
+            raise self._fault(exc, info.span, reasons.while_listing(actor, self._where())) from None
         if not legal.moves:
             raise reasons.stuck(info.span, actor, " or ".join(ap.name for ap in info.actions), self._where())
         return legal
@@ -397,7 +397,7 @@ class Decisions(Chance):
             raise
         except Exception as exc:  # a rule that went wrong while the text was read
             self._restore(snap)
-            raise self._fault(exc, self._pause_span(), f"while reading {text!r}") from None
+            raise self._fault(exc, self._pause_span(), reasons.while_reading(text)) from None
         except BaseException:
             self._restore(snap)
             raise
@@ -556,7 +556,7 @@ class Decisions(Chance):
                 raise
             except Exception as exc:  # a rule that went wrong (as `apply` says it of a text)
                 self._restore(snap)
-                raise self._fault(exc, self._pause_span(), f"while reading {self._action_of(move).text!r}") from None
+                raise self._fault(exc, self._pause_span(), reasons.while_reading(self._action_of(move).text)) from None
             except BaseException:
                 self._restore(snap)
                 raise

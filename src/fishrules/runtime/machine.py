@@ -73,7 +73,7 @@ class Machine(Fields):
         except Unplayable as exc:
             raise reasons.unavailable(self.prog.model.title, str(exc)) from None
         except Exception as exc:  # a rule went wrong at run time: report where
-            context = f"while playing {self.prog.block_names[fr[0]]}" if fr is not None else "while playing"
+            context = reasons.while_playing(self.prog.block_names[fr[0]] if fr is not None else None)
             raise self._fault(exc, None, context) from None
         self._work += steps
         self.cur = None
@@ -90,13 +90,13 @@ class Machine(Fields):
             msg = str(exc)
             span = exc.span or span
         elif isinstance(exc, RecursionError):
-            msg = "the rules are nested too deeply to work out"
+            msg = reasons.NESTED
         elif isinstance(exc, TypeError) and "NoneType" in str(exc):
-            msg = "a rule used `nobody` where a player is needed"
+            msg = reasons.NOBODY
         elif isinstance(exc, ZeroDivisionError):
-            msg = "divide by zero"
+            msg = reasons.DIVIDE
         elif isinstance(exc, MemoryError):
-            msg = "the rules ran out of memory"
+            msg = reasons.MEMORY
         else:
             msg = f"the rules went wrong here ({type(exc).__name__}: {exc})"
         if span is None:
@@ -163,7 +163,7 @@ class Machine(Fields):
             raise
         except Exception as exc:
             scores = self.prog.model.scores
-            raise self._fault(exc, scores[0].span if scores else None, "while working out the scores") from None
+            raise self._fault(exc, scores[0].span if scores else None, reasons.WHILE_SCORES) from None
 
     def winners(self) -> list[int]:
         """The winners (ties share the victory) once the game is over; [] before."""
@@ -175,7 +175,7 @@ class Machine(Fields):
         except FishrulesError:
             raise
         except Exception as exc:
-            raise self._fault(exc, self.prog.winners_span, "while working out the winners") from None
+            raise self._fault(exc, self.prog.winners_span, reasons.WHILE_WINNERS) from None
 
     def ranking(self) -> list[int]:
         """Each player's place, competition style: two tied for second are both 2nd and nobody is

@@ -1,0 +1,142 @@
+"""The kernel's words for a rule that goes wrong: a fault of a position, as the engine says it.
+
+A step that stops with FAULT_RULE leaves in the position what went wrong (`S[H_WHY]`, a WHY_*
+code packed with the position of a piece that has words of its own, and `S[H_WHY_ARG]`) and where
+(`S[H_AT]`: the statement or `if` condition running, an entry of `KernelProgram.positions`);
+`unavailable "…"` leaves which of the rules' refusals it was.  `error` turns these, with what the
+caller was doing (`context`: playing the rules, listing a player's moves, reading an action's
+text, working out the scores or the winners, setting the game up), into the engine's exact
+`RuleError` (message, span, context line) or `OptionError`: the texts are `fishrules.reasons`',
+which the engine raises too.  Where the kernel has no words of its own (its own capacities, its
+work budget, a fault with WHY_NONE) `error` gives None, and the caller asks the engine.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from .. import reasons
+from ..errors import Diagnostic, FishrulesError, RuleError
+from . import abi as A
+
+__all__ = ["PLAYING", "SCORES", "WINNERS", "SETTING_UP", "listing", "reading", "error", "in_playout", "phase_at"]
+
+#: what the caller was doing when the kernel stopped (the context of the error)
+PLAYING = ("playing",)  # running the rules: a block (its name is the position's)
+SCORES = ("scores",)
+WINNERS = ("winners",)
+SETTING_UP = ("setting up",)
+
+
+def listing(actor: int, where: str) -> tuple:
+    """Listing the legal moves of `actor` at the decision the position waits at (S[H_SITE]), in
+    `where` (`phase X`: the innermost phase being played)."""
+    return ("listing", actor, where)
+
+
+def reading(text: str) -> tuple:
+    """Reading the text of an action (or of a typed move) at the decision the position waits at."""
+    return ("reading", text)
+
+
+_WORDS = {
+    A.WHY_NOBODY: reasons.NOBODY, A.WHY_DIVIDE: reasons.DIVIDE, A.WHY_NUMBER: reasons.NUMBER_TOO_LARGE,
+    A.WHY_LIST: reasons.LIST_TOO_LONG, A.WHY_SEAT: reasons.SEAT_OF_NOBODY, A.WHY_ZONE_NOBODY: reasons.ZONE_OF_NOBODY,
+    A.WHY_DEEP: reasons.TOO_DEEP, A.WHY_CHANGED_NOBODY: reasons.CHANGED_NOBODY,
+    A.WHY_NOBODY_CHOOSES: reasons.NOBODY_CHOOSES, A.WHY_NESTED: reasons.NESTED, A.WHY_MEMORY: reasons.MEMORY,
+}
+#: the faults whose words come with their own span (the engine's `Fail(message, span)`)
+_OWN_SPAN = (A.WHY_DIVIDE, A.WHY_NUMBERS, A.WHY_SUBSETS, A.WHY_CHOICES)
+
+
+def _value(v: Any) -> Any:
+    return None if v is None or v == A.NIL else v
+
+
+def _message(kp: Any, code: int, piece: Any, arg: Any) -> Optional[str]:
+    if code in _WORDS:
+        return _WORDS[code]
+    detail = piece.detail if piece is not None else None
+    if code == A.WHY_ZONE and detail is not None:
+        return reasons.no_such_zone(detail[0], _value(arg), detail[1], detail[2])
+    if code == A.WHY_NOT_IN_LIST:
+        return reasons.not_in_list(_value(arg))
+    if code == A.WHY_PHASE_NOBODY and detail is not None:
+        return reasons.phase_for_nobody(detail)
+    if code == A.WHY_END and detail is not None:
+        return reasons.end_not_played(detail)
+    if code == A.WHY_NUMBERS and detail is not None:
+        return reasons.too_many_numbers(detail, arg)
+    if code == A.WHY_SUBSETS:
+        return reasons.too_many_subsets(arg)
+    if code == A.WHY_CHOICES and detail is not None:
+        return reasons.too_many_choices(detail)
+    return None
+
+
+def _position(kp: Any, k: Any) -> Any:
+    return kp.positions[k] if k.__class__ is int and 0 <= k < len(kp.positions) else None
+
+
+def phase_at(kp: Any, S: Any) -> Optional[str]:
+    """`phase X` where the position's statement is, if it is a phase's (else None: the caller
+    knows the innermost phase from the frames, or asks the engine)."""
+    here = _position(kp, S[A.H_AT])
+    if here is None or not (0 <= here.block < len(kp.block_names)) or kp.block_names[here.block] not in kp.model.phases:
+        return None
+    return f"phase {kp.block_names[here.block]}"
+
+
+def error(kp: Any, S: Any, code: int, context: tuple) -> Optional[FishrulesError]:
+    """The engine's error for a step of the kernel that stopped with fault `code` at position S
+    (S as the fault left it), while doing `context` (PLAYING, listing(...), reading(...), SCORES,
+    WINNERS, SETTING_UP); None if the kernel has no words for it (the engine's machine has)."""
+    model = kp.model
+    if code == A.FAULT_UNPLAYABLE:
+        k = S[A.H_WHY]
+        return reasons.unavailable(model.title, kp.refusals[k]) if 0 <= k < len(kp.refusals) else None
+    if code != A.FAULT_RULE:
+        return None
+    packed = S[A.H_WHY]
+    why, own = packed & ((1 << A.WHY_SHIFT) - 1), _position(kp, (packed >> A.WHY_SHIFT) - 1)
+    message = _message(kp, why, own, S[A.H_WHY_ARG])
+    if message is None:
+        return None
+    kind = context[0]
+    span: Any = None
+    if kind == "playing":
+        here = _position(kp, S[A.H_AT])
+        if here is None or not (0 <= here.block < len(kp.block_names)):
+            return None
+        span, said = here.span, reasons.while_playing(kp.block_names[here.block])
+    elif kind in ("listing", "reading"):
+        site = S[A.H_SITE]
+        span = kp.sites[site].span if 0 <= site < len(kp.sites) else None
+        said = reasons.while_listing(context[1], context[2]) if kind == "listing" else reasons.while_reading(context[1])
+    elif kind == "scores":
+        span, said = (model.scores[0].span if model.scores else None), reasons.WHILE_SCORES
+    elif kind == "winners":
+        span, said = getattr(model.winners, "span", None), reasons.WHILE_WINNERS
+    else:
+        said = reasons.WHILE_SETTING_UP
+    if why in _OWN_SPAN and own is not None and own.span is not None:
+        span = own.span
+    return RuleError(Diagnostic(span or model.span, message, said))
+
+
+def in_playout(kp: Any, S: Any, code: int) -> Optional[FishrulesError]:
+    """The error of a playout's step (`Kernel.playout`: the game run to its end, every choice the
+    kernel's) that stopped with `code`: while a player's moves were listed (S[H_CUR] names the
+    player, S[H_SITE] the decision; a player who may do nothing is the stuck game's error), or
+    while the rules ran.  None where the kernel has no words (see `error`)."""
+    actor = S[A.H_CUR]
+    if actor >= 0:
+        where = phase_at(kp, S)
+        if where is None:
+            return None
+        if code == A.FAULT_STUCK:
+            site = kp.sites[S[A.H_SITE]]
+            names = " or ".join(kp.action_names[a] for a in site.actions)
+            return reasons.stuck(site.span, actor, names, where)
+        return error(kp, S, code, listing(actor, where))
+    return error(kp, S, code, PLAYING)

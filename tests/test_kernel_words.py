@@ -1,0 +1,241 @@
+"""A rule that goes wrong on the kernel is said in the kernel's own words: the engine's exact error.
+
+Each kind of fault of tests/test_kernel_faults.py's catalog (at a turn, in a phase played from a
+phase, at a choice made together; in a `define` reached from a `require` while the moves are
+listed, alone or together, and from a phase's `if`; too many numbers for a decision) and the
+hostile corpus's rules that go wrong, on both spellings of the kernel (Python and native C):
+
+- `Kernel.playout` (and `simulate`) raises the engine's `RuleError`, rendered exactly as the
+  engine's own playout renders it (message, line, caret, "while playing …", "while listing what
+  pN may do in …"), without playing the game on the engine (`Kernel._fallback` is never called)
+  except where the kernel has no words by design: its work budget (half the engine's: what the
+  kernel gives up on, the engine may finish) and its own capacities (a list of more than 128);
+- step by step, as the API calls the kernel (a move played, then the moves of whoever is to act
+  listed), `faults.error` of the position a fault leaves, with what was being done, is the error
+  the engine's `State.apply` raises.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import fishrules
+from fishrules.errors import FishrulesError, RuleError
+from fishrules.kernel import Kernel, KFault, faults
+from fishrules.kernel import abi as A
+from fishrules.kernel.native import NativeError, compiler
+from fishrules.kernel.pyruntime import below
+from fishrules.kernel.reference import reference_playout
+from fishrules.runtime import SIMULTANEOUS, State
+
+from .test_kernel_faults import _EXPRESSION_CONTEXTS, CASES, EXPRESSIONS, FAULTS, rules_with
+
+try:
+    compiler()
+    BACKENDS = ("python", "native")
+except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
+    BACKENDS = ("python",)
+
+LIMIT = 300
+#: the faults the kernel leaves to the engine's machine, by design (see the module's docstring)
+ENGINES = {"the work budget"}
+CORPUS = Path(__file__).resolve().parent / "hostile" / "corpus" / "rules"
+#: the corpus's rules that go wrong in a playout, in the kernel's words
+CORPUS_FAULTS = ("doubling-in-an-action.fish", "fault-at-a-simultaneous-choice.fish", "left-of-nobody-in-a-require.fish",
+                 "pile-0-in-a-require.fish", "softlock.fish", "some-of-1000-dice.fish", "squaring.fish")
+# (quadratic-list.fish, a list past the kernel's 128, and moving-cards-for-ever.fish, past its
+# budget, are the engine's: tests/hostile/test_kernel_rules.py holds the two machines to agree)
+
+
+def _said(call) -> tuple:
+    try:
+        return ("ok", tuple(call()))
+    except RuleError as e:
+        return ("error", e.render())
+    except FishrulesError as e:
+        return ("other", type(e).__name__, str(e))
+
+
+def _watched(kernel: Kernel) -> list:
+    """The calls of the kernel's `_fallback` (the game played on the engine's machine) from now on."""
+    calls: list = []
+    engine = kernel._fallback
+
+    def fallback(*args):
+        calls.append(args)
+        return engine(*args)
+
+    kernel._fallback = fallback  # type: ignore[method-assign]
+    return calls
+
+
+def _rules(context: str, fault: str):
+    statement = EXPRESSIONS[fault] if context in _EXPRESSION_CONTEXTS else FAULTS.get(fault, "")
+    return fishrules.loads(rules_with(context, statement), "faults.fish")
+
+
+#: the catalog's cases the kernel words (the work budget's take a second of the engine's each)
+WORDED = [c for c in CASES if c[1] not in ENGINES]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("context,fault", WORDED)
+def test_a_playout_that_goes_wrong_raises_the_engines_error_in_the_kernels_words(context, fault, backend):
+    g = _rules(context, fault)
+    opts = g._options(None)
+    kernel = Kernel(g, backend)
+    assert kernel.name == backend
+    calls = _watched(kernel)
+    for seed in (1, 2):
+        want = _said(lambda: reference_playout(g, 2, seed, opts, limit=LIMIT))
+        assert want[0] == "error", (context, fault, want)
+        assert _said(lambda: kernel.playout(2, opts, seed, limit=LIMIT).outcome) == want, (context, fault, seed)
+    assert not calls, (context, fault, "the engine's machine played it")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_simulate_raises_the_error_of_the_first_game_that_goes_wrong_without_the_engine(backend):
+    g = _rules("turn", "divide by zero")
+    opts = g._options(None)
+    kernel = Kernel(g, backend)
+    calls = _watched(kernel)
+    want = _said(lambda: reference_playout(g, 2, 3, opts, limit=LIMIT))
+    assert want[0] == "error" and "divide by zero" in want[1]
+    assert _said(lambda: [p.outcome for p in kernel.simulate(2, opts, [3, 4, 5], limit=LIMIT)]) == want
+    assert not calls
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS_FAULTS))
+def test_the_hostile_corpus_goes_wrong_in_the_kernels_words(name):
+    g = fishrules.load(str(CORPUS / name))
+    opts = g._options(None)
+    for backend in BACKENDS:
+        kernel = Kernel(g, backend)
+        calls = _watched(kernel)
+        players = g.max_players
+        want = _said(lambda: reference_playout(g, players, 1, opts, limit=LIMIT))
+        assert want[0] == "error", name
+        assert _said(lambda: kernel.playout(players, opts, 1, limit=LIMIT).outcome) == want, (name, backend)
+        assert not calls, (name, backend)
+
+
+#: more rules that go wrong when `boom` is played: {fault} is its effect (a score, the winners)
+_MORE = """\
+game "More faults"
+players 2 to 3
+tokens chip: colour in red x 3
+the game has pile: zones from 1 to 3 of chip
+the game has x: number
+the game has holder: player
+each player has hand: zone of chip
+each player has points: number
+score "points": your points
+{score}
+winners: {winners}
+
+phase game:
+  repeat:
+    for each player:
+      player chooses safe or boom
+
+action safe:
+  add 1 to your points
+
+action boom:
+  {fault}
+
+phase other:
+  nothing
+"""
+
+#: where a fault is said to be met (the statement, a condition, a loop's test, the scores, ...)
+MORE = {
+    # a loop that never waits tests again at its last statement's line, one that waits at its own
+    "a loop's test after its body": dict(fault="set x to 3\n  repeat while count(pile(x)) > -1:\n"
+                                               "    subtract 1 from x\n    add 1 to your points"),
+    "a waiting loop's test": dict(fault="set x to 3\n  repeat while count(pile(x)) > -1:\n"
+                                        "    subtract 1 from x\n    play other"),
+    "an otherwise if": dict(fault="if x = 5:\n    nothing\n  otherwise if count(pile(x)) > 0:\n    nothing"),
+    "a repeat's count": dict(fault="repeat count(pile(x)) times:\n    nothing"),
+    "a zone of nobody read": dict(fault="set x to count(holder's hand)"),
+    "a card moved to a zone of nobody": dict(fault="move first(your hand) to holder's hand"),
+    "cards moved to a zone of nobody": dict(fault="move your hand to holder's hand"),
+    "a value of nobody read": dict(fault="set x to holder's points"),
+    "the end of a phase not played": dict(fault="end other"),
+    "a score": dict(fault="end game", score='score "ratio": divide(10, x)'),
+    "the winners": dict(fault="end game", winners="players with the highest divide(10, x)"),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", sorted(MORE))
+def test_where_and_what_the_kernel_says_are_the_engines(case, backend):
+    g = fishrules.loads(_MORE.format(**{"score": "", "winners": "players with the highest score", **MORE[case]}),
+                        "more.fish")
+    opts = g._options(None)
+    kernel = Kernel(g, backend)
+    calls = _watched(kernel)
+    want = _said(lambda: reference_playout(g, 2, 1, opts, limit=LIMIT))
+    assert want[0] == "error", case
+    assert _said(lambda: kernel.playout(2, opts, 1, limit=LIMIT).outcome) == want, case
+    assert not calls, case
+
+
+# ---- step by step, as the API calls the kernel ----------------------------------------------------
+
+
+def _listed(be, kp, S, who) -> None:
+    """List the moves of each of `who` at the decision S waits at, as the engine's `apply` does
+    after a move (and `legal_actions`): a fault is the error of listing them."""
+    for p in who:
+        try:
+            be.moves(S, p)
+        except KFault as f:
+            where = faults.phase_at(kp, S)  # (the rules here decide in phases only)
+            raise faults.error(kp, S, f.code, faults.listing(p, where)) or AssertionError("no words") from None
+
+
+def _played(be, kp, S, call) -> None:
+    try:
+        call()
+    except KFault as f:
+        raise faults.error(kp, S, f.code, faults.PLAYING) or AssertionError("no words") from None
+    who = be.who_together(S) if S[A.H_CUR] == A.CUR_SIMUL else (S[A.H_CUR],) if S[A.H_CUR] >= 0 else ()
+    _listed(be, kp, S, who)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("context,fault", WORDED)
+def test_faults_words_a_step_of_the_api_as_the_engine_does(context, fault, backend):
+    """The engine's `apply` and the kernel's step (`play`, then the moves of whoever acts next
+    listed), from the same position with the same choices: the same error, from `faults.error`."""
+    g = _rules(context, fault)
+    opts = g._options(None)
+    kernel = Kernel(g, backend)
+    be, kp, bd = kernel.backend, kernel.program, kernel.boundary
+    e = State._new(g, 2, opts, 1, False)
+    S = be.new(2, opts, 1)
+    _played(be, kp, S, lambda: be.start(S, False))
+    ds, dd = 7, 0
+    for _ in range(40):
+        together = e.current == SIMULTANEOUS
+        who = be.who_together(S) if together else (S[A.H_CUR],)
+        assert list(who) == (e.waiting if together else [e.current])
+        chosen, acts = [], []
+        for p in who:
+            moves, offered = be.moves(S, p), e.legal_actions(p)
+            assert [bd.text(m, together) for m in moves] == [a.text for a in offered]
+            j, dd = below(ds, dd, len(offered))
+            chosen.append(moves[j])
+            acts.append(offered[j])
+        for a in acts[:-1]:
+            e.apply(a)  # (all but the last of a choice made together only wait for the others)
+        want = _said(lambda: e.apply(acts[-1]) and ())
+        play = (lambda: be.play_together(S, tuple(chosen))) if together else (lambda: be.play(S, chosen[0]))
+        got = _said(lambda: _played(be, kp, S, play) or ())
+        assert got == want, (context, fault, backend)
+        if want[0] == "error":
+            return
+    raise AssertionError(f"{context}, {fault}: the rules never went wrong")
