@@ -48,12 +48,13 @@ from .. import reasons
 from ..forms import forms_of, parse_seat
 from ..limits import MAX_ACTION_TEXT
 from ..runtime.text import check_seat, check_since, short
-from .abi import CUR_CHANCE as _CUR_CHANCE, CUR_OVER as _CUR_OVER, CUR_SIMUL as _CUR_SIMUL
+from .abi import CUR_CHANCE as _CUR_CHANCE, CUR_OVER as _CUR_OVER, CUR_RUN as _CUR_RUN, CUR_SIMUL as _CUR_SIMUL
 from .abi import FAULT_CAPACITY, FAULT_ENDLESS, FAULT_STUCK, FAULT_UNPLAYABLE, LIST_CAPACITY, NIL
 from .abi import H_CHANCE as _H_CHANCE, H_CHANCE_A as _H_CHANCE_A, H_CHANCES as _H_CHANCES, H_CUR as _H_CUR
 from .abi import H_DDRAWS as _H_DDRAWS, H_DECISIONS as _H_DECISIONS, H_DEPTH as _H_DEPTH, H_DRAWS as _H_DRAWS
 from .abi import H_DSEED as _H_DSEED, H_LIMIT as _H_LIMIT, H_MANUAL as _H_MANUAL, H_NDICE as _H_NDICE
 from .abi import H_SEED as _H_SEED, H_SITE as _H_SITE, H_WHY as _H_WHY, H_WORK as _H_WORK
+from . import faults
 from .pyruntime import KFault
 from .record import _SEATS as MAX_SEATS, KRecord, Recorder, events_for
 from .reference import reference_playout
@@ -174,7 +175,11 @@ class KState(State):
         ks = self._ks
         got = ks[_LEGAL].get(actor)
         if got is None:
-            n, records = ks[_KERNEL].backend.moves_raw(ks[_S], actor)
+            try:
+                n, records = ks[_KERNEL].backend.moves_raw(ks[_S], actor)
+            except KFault as fault:
+                fault.listing = actor  # (the context of its words: see _words)
+                raise
             if not n:
                 raise _Stuck(actor)  # a player who must act may do nothing
             got = ks[_LEGAL][actor] = [n, records, None, None, None]
@@ -213,8 +218,8 @@ class KState(State):
             actor = cur
         try:
             got = self._moves(actor)
-        except KFault:
-            self._engine_fails(lambda twin: twin.legal_actions(player))
+        except KFault as fault:
+            self._engine_fails(lambda twin: twin.legal_actions(player), self._words(fault, ks[_S]))
             return self._as_state().legal_actions(player)
         actions = got[2]
         if actions is None:
@@ -292,8 +297,9 @@ class KState(State):
         except KFault as fault:
             del applied[napplied:]
             ks[_LEGAL] = legal
+            words = self._words(fault, S)
             self._undo_fault(fault, kernel, S)
-            self._engine_fails(lambda twin: twin.apply(found.text))
+            self._engine_fails(lambda twin: twin.apply(found.text), words)
             return self._as_state().apply(found.text)
         return self
 
@@ -358,13 +364,14 @@ class KState(State):
             del applied[napplied:]
             ks[_PENDING] = pending_before
             ks[_LEGAL] = legal
+            words = self._words(fault, S)
             self._undo_fault(fault, kernel, S)
             # A rule that went wrong: the engine says what, and where, playing this step on a twin
             # of the position before it (the kernel's state is not needed for that: the twin
             # replays the moves applied).  Where the engine plays it, so does this state, as the
             # engine's from now on.
             move = kernel.boundary.move(be.decode(records, i), together)
-            self._engine_fails(lambda twin: play_move(twin, move))
+            self._engine_fails(lambda twin: play_move(twin, move), words)
             return play_move(self._as_state(), move)
         return self
 
@@ -584,9 +591,11 @@ class KState(State):
         try:
             _, _, canonical, broken = reasons.read_action(text, actor, offered, forms_of(kp.model).actions, domain,
                                                           legal, check, together)
-        except KFault:
-            # a rule that goes wrong while the text is read: the engine says where
-            self._engine_fails(lambda twin: twin.apply(action))
+        except KFault as fault:
+            # a rule that goes wrong while the text is read (on the copy the kernel was asked on)
+            said = action.text if type(action) is KAction else " ".join(action.split())
+            words = self._words(fault, copy[0], faults.reading(said)) if copy else None
+            self._engine_fails(lambda twin: twin.apply(action), words)
             return None
         if broken is not None and together:
             raise reasons.broken_together(action.text if type(action) is KAction else " ".join(action.split()))
@@ -603,8 +612,8 @@ class KState(State):
             return State.scores(self)
         try:
             return ks[_KERNEL].backend.scores(ks[_S])
-        except KFault:
-            self._engine_fails(lambda twin: twin.scores())
+        except KFault as fault:
+            self._engine_fails(lambda twin: twin.scores(), self._words(fault, ks[_S], faults.SCORES))
             return self._as_state().scores()
 
     def winners(self) -> list[int]:
@@ -615,8 +624,8 @@ class KState(State):
             return []
         try:
             return ks[_KERNEL].backend.winners(ks[_S])
-        except KFault:
-            self._engine_fails(lambda twin: twin.winners())
+        except KFault as fault:
+            self._engine_fails(lambda twin: twin.winners(), self._words(fault, ks[_S], faults.WINNERS))
             return self._as_state().winners()
 
     # ---- what a seat sees, from the position ------------------------------------------------------
@@ -1111,13 +1120,43 @@ class KState(State):
         self._become_state()
         return self
 
-    def _engine_fails(self, call: Callable[[State], Any]) -> None:
+    def _words(self, fault: KFault, S: Any, context: Optional[tuple] = None) -> Optional[FishrulesError]:
+        """The kernel's own words for `fault` at S as it left it (kernel/faults.py: the engine's
+        exact error), or None where it has none (its capacities and work budget, a stuck game:
+        `_undo_fault`).  The context: given, or what the step was doing when it stopped — listing a
+        player's moves (`_moves` says whose; the fused step of the native kernel leaves the player
+        in S[H_CUR]) or running the rules."""
+        if isinstance(fault, _Stuck):
+            return None
+        kernel = self._ks[_KERNEL]
+        if context is None:
+            actor = getattr(fault, "listing", None)
+            if actor is None and S[_H_CUR] >= 0:
+                actor = S[_H_CUR]
+            if actor is not None:
+                names = self._sight().phase_names
+                phases = [names[b] for b in kernel.backend.frame_blocks(S) if b in names]
+                context = faults.listing(actor, f"phase {phases[-1]}" if phases else "the game")
+            elif S[_H_CUR] == _CUR_RUN:
+                context = faults.PLAYING
+            else:
+                return None
+        return faults.error(kernel.program, S, fault.code, context)
+
+    def _engine_fails(self, call: Callable[[State], Any], words: Optional[FishrulesError] = None) -> None:
         """After the kernel faulted in a call: make the call on a twin of this state on the engine's
         machine (`_twin`), and raise the error it raises (a rule that went wrong, in the engine's
         words, position and context), with this state put back where it was before the call (the
         position worked out again from the moves applied: a faulted step played on it), still a
         KState.  Returns where the engine makes the call without an error (the kernel's capacity,
-        not a rule: the caller hands the call to the engine for good)."""
+        not a rule: the caller hands the call to the engine for good).  With `words` (the kernel's
+        own, `_words`) the engine is not asked: the state is put back and they are raised."""
+        if words is not None:
+            try:
+                self._ks[_S] = self._position_again()
+            except KFault:  # pragma: no cover - the moves applied are the kernel's own
+                pass
+            raise words from None
         twin = self._twin()  # (outside the try: the moves applied are the kernel's, played without a fault)
         try:
             call(twin)
