@@ -896,8 +896,12 @@ class Runner:
                     # its workers' warnings and errors (a task cancelled at Ctrl-C; a heartbeat that
                     # met the scheduler already closed, logged as an ERROR with a traceback) are not
                     # fishrules' to print: what goes wrong with the games is said by fishrules, in one line
+                    # (no dashboard; its HTTP server, which it starts anyway, on a free port: on
+                    # Dask's 8787, a second cluster on the machine printed Dask's warning that the
+                    # port is in use)
                     self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                                 dashboard_address=None, silence_logs=logging.CRITICAL)
+                                                 dashboard_address=None, silence_logs=logging.CRITICAL,
+                                                 scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
                     self._client = Client(self._cluster)
                 _raise_caught(caught)  # Ctrl-C or SIGTERM while it started: now, as at any other moment
             except BaseException:  # the cluster, or what of it had started, is closed with it

@@ -725,12 +725,21 @@ def test_workers_of_a_killed_command_end_by_themselves(extra, request):
 
 @needs_proc
 def test_ctrl_c_stops_a_local_dask_cluster(distributed):
+    """And says nothing else while another cluster is on the machine (Dask's port 8787 held here,
+    if nothing else holds it: Dask warned that it is in use)."""
+    held = socket.socket()
+    try:
+        held.bind(("127.0.0.1", 8787))
+        held.listen()
+    except OSError:  # held already
+        pass
     p = _start(["simulate", "fishfry", "--workers", "2", "--dask", "local", "--games", str(10**9)])
     try:
         _playing_on_dask(p, _workers_up(p, 2, within=60))
         os.kill(p.pid, signal.SIGINT)
         _stopped_cleanly(p, within=60)
     finally:
+        held.close()
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
             p.communicate()
