@@ -418,15 +418,16 @@ def _starting_a_cluster(caught: list) -> Iterator[None]:
         yield
         return
     sigs = [s for s in (signal.SIGINT, getattr(signal, "SIGTERM", None)) if s is not None]
-    old = {s: signal.signal(s, lambda signum, frame: caught.append(signum))
-           for s in sigs if callable(signal.getsignal(s))}
-    blocks = signal.SIGINT in old and hasattr(signal, "pthread_sigmask")
+    blocks = callable(signal.getsignal(signal.SIGINT)) and hasattr(signal, "pthread_sigmask")
     if blocks:
         from multiprocessing import resource_tracker
 
         # Python starts the tracker of the worker processes' semaphores once, and unblocks Ctrl-C
         # in the thread that starts it: here, not in one of Dask's
         resource_tracker.ensure_running()
+    old = {s: signal.signal(s, lambda signum, frame: caught.append(signum))
+           for s in sigs if callable(signal.getsignal(s))}
+    if blocks:
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     elif signal.SIGINT in old:  # pragma: no cover - no signal masks (Windows): ignored, as it was
         signal.signal(signal.SIGINT, signal.SIG_IGN)
