@@ -138,11 +138,21 @@ def test_a_cache_others_may_write_is_not_used(tmp_path):
     assert not any((cache / "kernels").iterdir()), "a library was written where others may write"
 
 
+@pytest.fixture(scope="module")
+def built_cache(tmp_path_factory):
+    """A cache the games of PLAY were built into, and what they were: built once, for the tests
+    that damage a copy of it."""
+    cache = tmp_path_factory.mktemp("built") / "cache"
+    return cache, _result(_run(PLAY, {"FISHRULES_CACHE": str(cache)}))
+
+
 @needs_cc
 @pytest.mark.parametrize("damage", ["truncate", "flip", "checksum"])
-def test_a_damaged_cache_entry_is_built_again(tmp_path, damage):
-    env = {"FISHRULES_CACHE": str(tmp_path)}
-    first = _result(_run(PLAY, env))
+def test_a_damaged_cache_entry_is_built_again(tmp_path, built_cache, damage):
+    import shutil
+
+    shutil.copytree(built_cache[0], tmp_path, dirs_exist_ok=True)  # a cache PLAY was built into, each its own
+    env, first = {"FISHRULES_CACHE": str(tmp_path)}, built_cache[1]
     libs = sorted((tmp_path / "kernels").glob("k*.so"))
     assert libs
     for lib in libs:

@@ -39,6 +39,7 @@ import pickle
 import re
 import random
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -398,6 +399,56 @@ def _held_back() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+@contextlib.contextmanager
+def _starting_a_cluster(caught: list) -> Iterator[None]:
+    """While a local Dask cluster starts: Ctrl-C and SIGTERM (where the program handles them: the
+    command line) are taken down in `caught`, for the caller to act on once the cluster is up,
+    not raised inside Dask's start (which left a worker half started, and Dask printed its
+    traceback at exit) nor ignored (then one that came in those seconds was lost, and the run
+    went on).  Its processes are started by threads Dask starts in here, which inherit Ctrl-C
+    blocked from this one: each process starts with it blocked, and a terminal's Ctrl-C to the
+    process group, which would have killed one half started with a traceback, waits in it for
+    ever (the cluster is closed by this process).  In the main thread only (elsewhere nothing
+    changes)."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    sigs = [s for s in (signal.SIGINT, getattr(signal, "SIGTERM", None)) if s is not None]
+    blocks = callable(signal.getsignal(signal.SIGINT)) and hasattr(signal, "pthread_sigmask")
+    if blocks:
+        from multiprocessing import resource_tracker
+
+        # Python starts the tracker of the worker processes' semaphores once, and unblocks Ctrl-C
+        # in the thread that starts it: here, not in one of Dask's
+        resource_tracker.ensure_running()
+    old = {s: signal.signal(s, lambda signum, frame: caught.append(signum))
+           for s in sigs if callable(signal.getsignal(s))}
+    if blocks:
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    elif signal.SIGINT in old:  # pragma: no cover - no signal masks (Windows): ignored, as it was
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        if blocks:  # one that waited is taken down now, by the handler above (Python runs it here)
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
+def _raise_caught(caught: list) -> None:
+    """The handler a signal taken down by `_starting_a_cluster` would have met (KeyboardInterrupt
+    for Ctrl-C), now."""
+    import signal
+
+    if caught:
+        handler = signal.getsignal(caught[0])
+        if callable(handler):
+            handler(caught[0], None)
 
 
 #: A piece of a chunk's results: at most this many bytes, so that with its 4-byte length and its
@@ -840,23 +891,23 @@ class Runner:
         except ImportError:
             raise OptionError("--dask needs Dask's `distributed`: pip install 'fishrules[dask]'") from None
         if self.dask == "local":
-            import signal
-            import threading
-
-            # Its processes leave Ctrl-C to this one, which closes the cluster (they inherit a
-            # signal ignored): else each would die of it, printing its traceback.
-            main = threading.current_thread() is threading.main_thread()
-            old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+            caught: list[int] = []
             try:
-                # its workers' warnings and errors (a task cancelled at Ctrl-C; a heartbeat that
-                # met the scheduler already closed, logged as an ERROR with a traceback) are not
-                # fishrules' to print: what goes wrong with the games is said by fishrules, in one line
-                self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                             dashboard_address=None, silence_logs=logging.CRITICAL)
-            finally:
-                if old is not None:
-                    signal.signal(signal.SIGINT, old)
-            self._client = Client(self._cluster)
+                with _starting_a_cluster(caught):
+                    # its workers' warnings and errors (a task cancelled at Ctrl-C; a heartbeat that
+                    # met the scheduler already closed, logged as an ERROR with a traceback) are not
+                    # fishrules' to print: what goes wrong with the games is said by fishrules, in one line
+                    # (no dashboard; its HTTP server, which it starts anyway, on a free port: on
+                    # Dask's 8787, a second cluster on the machine printed Dask's warning that the
+                    # port is in use)
+                    self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
+                                                 dashboard_address=None, silence_logs=logging.CRITICAL,
+                                                 scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+                    self._client = Client(self._cluster)
+                _raise_caught(caught)  # Ctrl-C or SIGTERM while it started: now, as at any other moment
+            except BaseException:  # the cluster, or what of it had started, is closed with it
+                self.__exit__(*sys.exc_info())
+                raise
             return
         assert self.dask is not None
         _reach(self.dask, CONNECT_TIMEOUT)

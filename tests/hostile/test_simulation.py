@@ -19,6 +19,7 @@ a memory limit); Ctrl-C is sent to a real `python -m fishrules` process and its 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -645,14 +646,42 @@ def test_ctrl_c_at_any_moment_of_the_start(delay):
             p.communicate()
 
 
+#: A worker process's compiled kernel (`kernel.native`'s file name): mapped once it has been given games.
+KERNEL_LIBRARY = re.compile(r"/k[0-9a-f]{32}\.(so|dylib)$", re.M)
+
+
+def _has_games(pid: int) -> bool:
+    try:
+        return bool(KERNEL_LIBRARY.search(Path(f"/proc/{pid}/maps").read_text()))
+    except OSError:  # ended
+        return False
+
+
+def _playing_on_dask(p: subprocess.Popen, workers: list[int], within: float = 120) -> None:
+    """Wait until a local Dask cluster's workers play games: one of them has loaded the rules'
+    compiled kernel (it is given games once the cluster has started and the command has
+    connected to it), then a second of CPU more.  Without a C compiler (the kernel in Python),
+    8 s of CPU between them, the start's 3 s and more."""
+    deadline = time.monotonic() + within
+    while True:
+        assert p.poll() is None, p.communicate()
+        assert time.monotonic() < deadline, f"{workers} played no game within {within} s"
+        if sum(_cpu_seconds(pid) for pid in workers) >= 8:
+            return
+        if any(_has_games(pid) for pid in workers):
+            _playing(p, workers, cpu=sum(_cpu_seconds(w) for w in workers) + 1.0, within=within)
+            return
+        time.sleep(0.05)
+
+
 def _under_way(p: subprocess.Popen, extra: list) -> None:
-    """Wait until a run on two workers is playing its games."""
+    """Wait until a run on two workers is playing its games (a local Dask cluster's: past its
+    start, which the tests of a signal while it starts cover)."""
     workers = _workers_up(p, 2, within=60)
-    # A local Dask cluster's workers work at starting too (their imports take some 1.5 s of CPU
-    # each): past that, into their games, however busy the machine.  A fixed 3 s was not, under
-    # load, and a signal while the cluster is still starting is lost or ends in Dask's traceback
-    # (a bug left open)
-    _playing(p, workers, cpu=8.0 if extra else 1.0, within=120)
+    if extra:
+        _playing_on_dask(p, workers)
+    else:
+        _playing(p, workers, cpu=1.0, within=120)
 
 
 @needs_proc
@@ -696,15 +725,71 @@ def test_workers_of_a_killed_command_end_by_themselves(extra, request):
 
 @needs_proc
 def test_ctrl_c_stops_a_local_dask_cluster(distributed):
+    """And says nothing else while another cluster is on the machine (Dask's port 8787 held here,
+    if nothing else holds it: Dask warned that it is in use)."""
+    held = socket.socket()
+    try:
+        held.bind(("127.0.0.1", 8787))
+        held.listen()
+    except OSError:  # held already
+        pass
     p = _start(["simulate", "fishfry", "--workers", "2", "--dask", "local", "--games", str(10**9)])
     try:
-        kids = _workers_up(p, 2, within=60)
-        # Past the cluster's start (each worker's imports take some 1.5 s of CPU) and into its
-        # games, however busy the machine: a fixed sleep of 4 s was not, under load (a Ctrl-C
-        # while the cluster is still starting is lost today: a bug left open)
-        _playing(p, kids, cpu=8, within=120)
+        _playing_on_dask(p, _workers_up(p, 2, within=60))
         os.kill(p.pid, signal.SIGINT)
         _stopped_cleanly(p, within=60)
+    finally:
+        held.close()
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+
+
+def _tracker(parent: int) -> bool:
+    """Whether `parent` has started multiprocessing's resource tracker: a local Dask cluster's
+    start has begun (its worker processes need it)."""
+    for pid in _group(parent):
+        try:
+            if b"resource_tracker" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
+
+
+#: Moments of a local Dask cluster's start, each told by what can be seen of it from outside.
+CLUSTER_STARTING = {
+    "begun": lambda p: _tracker(p.pid),
+    "its first worker process started": lambda p: len(_workers(p.pid)) >= 1,
+    "its workers importing": lambda p: (len(_workers(p.pid)) >= 2
+                                        and sum(_cpu_seconds(w) for w in _workers(p.pid)) >= 0.5),
+}
+
+
+@needs_proc
+@pytest.mark.parametrize("how,moment", [("Ctrl-C to the process group", moment) for moment in CLUSTER_STARTING]
+                         # the command alone gets it: where its workers are in their start is Ctrl-C's question
+                         + [("SIGTERM to the command", "its first worker process started")])
+def test_a_signal_while_a_local_dask_cluster_starts_stops_the_run(distributed, moment, how):
+    """A signal in the seconds a local Dask cluster takes to start stops the run as at any other
+    moment: the command had Ctrl-C ignored then (so that its workers inherited it ignored), and
+    the run went on; SIGTERM was raised inside Dask's start, and Dask printed its traceback as the
+    command exited.  Now one line, the status of that signal, and no process left (a worker caught
+    half started by the process group's Ctrl-C prints nothing either)."""
+    p = _start(["simulate", "fishfry", "--workers", "2", "--dask", "local", "--games", str(10**9)])
+    try:
+        deadline = time.monotonic() + 60
+        while not CLUSTER_STARTING[moment](p):
+            assert p.poll() is None, p.communicate()
+            assert time.monotonic() < deadline, f"the cluster's start was not seen ({moment}) within 60 s"
+            time.sleep(0.01)
+        assert not any(_has_games(w) for w in _workers(p.pid)), "too late: a worker plays games already"
+        if how.startswith("Ctrl-C"):
+            os.killpg(p.pid, signal.SIGINT)
+            _stopped_cleanly(p, within=60)
+        else:
+            os.kill(p.pid, signal.SIGTERM)
+            _stopped_cleanly(p, within=60, status=143, said="terminated")
     finally:
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
