@@ -158,7 +158,7 @@ def test_replaying_a_game_into_the_kernel_writes_no_text(name, texts_written):
 @pytest.mark.parametrize("name", ["fatfish", "fisheatfish", "fishfry"])
 def test_a_state_leaving_the_kernel_writes_each_move_s_text_once(name, texts_written):
     """A state deciding on the kernel keeps its record there (its history is asked for), then
-    becomes the engine's (its phases by name are asked for): either way its moves cross as
+    becomes the engine's (one of the engine's own fields is asked for): either way its moves cross as
     records, and each move's text is written once, for the history."""
     g = fishrules.load(name, backend="native")
     for players in (g.min_players, g.max_players):
@@ -178,7 +178,7 @@ def test_a_state_leaving_the_kernel_writes_each_move_s_text_once(name, texts_wri
         assert s._ks is not None  # the kernel keeps the record
         assert texts_written[0] <= moves
         texts_written[0] = 0
-        s.phase
+        s.stack
         assert s._ks is None  # the engine's now
         assert texts_written[0] <= moves
         assert s.history == history == played_like(g, players, 4, moves)
