@@ -101,7 +101,7 @@ class Saving(Decisions):
             "format": FORMAT,
             "game": self.prog.identity,
             "players": self.n,
-            "options": self._options(),
+            "options": self._options(),  # type: ignore[attr-defined]  # (State's)
             "history": self.history,
             "redact": [[i, t, list(a)] for i, t, a in self.redact],
             "current": self.cur,
