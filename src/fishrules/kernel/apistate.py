@@ -1352,13 +1352,11 @@ _POSITIONS: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
 
 
 def saved_position(game: Any, state: State) -> Optional[list]:
-    """The `position` a saved state writes (`position_of`): of a state on the kernel, its own; of
-    a state of the engine's machine, the kernel's position its record replays to (`Kernel.state_of`);
-    None where there is none to be had (rules too large for the kernel, a choice made in part,
-    chance waiting on the engine's machine, a record the kernel cannot play)."""
-    if type(state) is KState and state._ks is not None:
-        ks = state._ks
-        return None if ks[_PENDING] else _saved(ks[_KERNEL], ks[_S])
+    """The `position` a state of the engine's machine saves (`position_of`; a KState writes its
+    own, `KState.to_dict`): the kernel's position its record replays to (`Kernel.state_of`, or
+    `_saved_by_hand` where chance waits to be given by hand); None where there is none to be had
+    (rules too large for the kernel, a choice made in part, chance by hand the kernel does not wait
+    for, a record the kernel cannot play)."""
     kernel = game._kernel
     if kernel is None:
         kernel = _POSITIONS.get(game)
