@@ -36,6 +36,7 @@ GAME_API = {
     "_kernel": "game._kernel: the game's Kernel once it is built, else None",
     "_identity": "game._identity: the title and rule hash that name the game in caches and saved states",
     "_backend": "game._backend: the backend the game was loaded for (auto, native or python)",
+    "_position_of": "game._position_of(state): the kernel's position of a state, as a saved state writes it",
 }
 
 #: What `State` (and its `Action`) gives the rest of the package (docs/architecture.md says the same).

@@ -404,6 +404,14 @@ class Game:
             for played in self.kernel.simulate(players, opts, seeds):
                 yield Playout(*played.outcome)
 
+    def _position_of(self, state: State) -> Optional[list]:
+        """The kernel's position of one of this game's states, as JSON writes it (`position`); None
+        where the kernel cannot work it out.  (The runtime, which writes JSON, does not import the
+        kernel.)"""
+        from .kernel.apistate import saved_position
+
+        return saved_position(self, state)
+
     def state_from_json(self, text: str | bytes) -> State:
         """The state `State.to_json` wrote, for these very rules.  It continues exactly as the
         original would, its random generator included.  The state is re-derived by replaying its

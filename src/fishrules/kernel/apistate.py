@@ -40,7 +40,8 @@ import weakref
 from typing import Any, Callable, Optional, Union
 
 from ..errors import FishrulesError, OptionError
-from ..runtime import CHANCE, SIMULTANEOUS, Action, State, play_move
+from ..limits import MAX_REPLAY_WORK
+from ..runtime import CHANCE, SIMULTANEOUS, Action, State, play_move, recorded_moves
 from ..runtime import playout as _playout
 from ..runtime.fields import Fields
 from ..runtime.playout import Playout
@@ -54,6 +55,7 @@ from .abi import H_CHANCE as _H_CHANCE, H_CHANCE_A as _H_CHANCE_A, H_CHANCES as 
 from .abi import H_DDRAWS as _H_DDRAWS, H_DECISIONS as _H_DECISIONS, H_DEPTH as _H_DEPTH, H_DRAWS as _H_DRAWS
 from .abi import H_DSEED as _H_DSEED, H_LIMIT as _H_LIMIT, H_MANUAL as _H_MANUAL, H_NDICE as _H_NDICE
 from .abi import H_SEED as _H_SEED, H_SITE as _H_SITE, H_WHY as _H_WHY, H_WORK as _H_WORK
+from .abi import CHANCE_DIE as _CHANCE_DIE, M64
 from . import faults
 from .pyruntime import KFault
 from .record import _SEATS as MAX_SEATS, KRecord, Recorder, events_for
@@ -72,11 +74,15 @@ __all__ = ["KState", "KAction", "start"]
 # a simultaneous decision written in (base record, how many, record).  _PLAYED: None, or after
 # `playout` (the position is then the kernel's playout's end, which the moves applied do not
 # reach) how it was played out: (chance seed, choice seed, decision limit, chance outcomes).
-_KERNEL, _S, _APPLIED, _PENDING, _LEGAL, _OPTIONS, _COUNT, _SHARED, _REC, _RECP, _PLAYED = range(11)
+# _FROM: (seed, manual) the game was set up with, from which the moves applied are played again
+# (the state's own `seed`, `draws` and `manual` are its generator now: `_reseed` changes them, and
+# leaves an entry among the moves applied, (None, None, False, (seed, draws, manual)), so that
+# playing the moves again changes them at the same place).
+_KERNEL, _S, _APPLIED, _PENDING, _LEGAL, _OPTIONS, _COUNT, _SHARED, _REC, _RECP, _PLAYED, _FROM = range(12)
 #: the fields a KState holds itself; every other field of State is the engine's, made on demand
 _OWN = ("game", "prog", "n", "seed", "manual", "_ks")
 #: the engine's fields a KState answers from the kernel's position or record (its properties, below)
-_KEPT = ("redact", "fires", "empty_draws")
+_KEPT = ("redact", "fires", "empty_draws", "draws")
 #: how many lists of legal actions a kernel keeps for the positions to share (all dropped when full)
 _SHARED_LISTS = 4096
 #: the key of a shared legal list's actions by text, among what is kept with it (beside the ids of
@@ -86,10 +92,13 @@ _BY_TEXT = object()
 _SHARED_IDS = 1 << 16
 
 
-def start(game: Any, players: int, options: dict, seed: int, count_rules: bool, manual: bool = False) -> State:
+def start(game: Any, players: int, options: dict, seed: int, count_rules: bool, manual: bool = False,
+          kernel: Any = None) -> State:
     """A new game on the kernel (a KState), or a plain State where the kernel cannot set it up.
-    `manual`: chance is the caller's (the kernel waits at every die: `Kernel.manual_chance`)."""
-    kernel = game.kernel
+    `manual`: chance is the caller's (the kernel waits at every die: `Kernel.manual_chance`).
+    `kernel`: another than the game's own (`saved_position`'s)."""
+    if kernel is None:
+        kernel = game.kernel
     be = kernel.backend
     S = None
     try:
@@ -104,7 +113,7 @@ def start(game: Any, players: int, options: dict, seed: int, count_rules: bool, 
         return State._new(game, players, options, seed, manual, count_rules=count_rules)
     s = KState.__new__(KState)
     for name, value in (("game", game), ("prog", game.program), ("n", players), ("seed", seed), ("manual", manual),
-                        ("_ks", [kernel, S, [], {}, {}, options, count_rules, {}, None, None, None])):
+                        ("_ks", [kernel, S, [], {}, {}, options, count_rules, {}, None, None, None, (seed, manual)])):
         _SLOTS[name].__set__(s, value)
     try:
         s._check_can_act()
@@ -425,14 +434,16 @@ class KState(State):
         applied played again (as `_replay` plays them, without a record)."""
         ks = self._ks
         be = ks[_KERNEL].backend
-        S = _new_position(be, _SLOTS["n"].__get__(self), ks[_OPTIONS], _SLOTS["seed"].__get__(self),
-                          _SLOTS["manual"].__get__(self))
+        S = _new_position(be, _SLOTS["n"].__get__(self), ks[_OPTIONS], *ks[_FROM])
         applied, decode = ks[_APPLIED], be.decode
         at = 0
         while at < len(applied):
-            records, i, together, _ = applied[at]
-            if records is None:  # a chance outcome (manual chance): a die's face
-                be.play_chance(S, i)
+            records, i, together, gen = applied[at]
+            if records is None:  # a chance outcome (manual chance): a die's face; or the generator reseeded
+                if i is None:
+                    _write_generator(S, *gen)
+                else:
+                    be.play_chance(S, i)
                 at += 1
                 continue
             if not together:
@@ -764,7 +775,7 @@ class KState(State):
         if rec is not None:  # its own Logs (sharing what was recorded), as an engine state's clone has
             rec = (rec[0].copy(), rec[1], rec[2])
         _SLOTS["_ks"].__set__(c, [ks[_KERNEL], ks[_KERNEL].copy_state(ks[_S]), list(ks[_APPLIED]), dict(ks[_PENDING]),
-                                  {}, ks[_OPTIONS], False, ks[_SHARED], rec, None, ks[_PLAYED]])
+                                  {}, ks[_OPTIONS], False, ks[_SHARED], rec, None, ks[_PLAYED], ks[_FROM]])
         return c
 
     # ---- the record, from the kernel's trace (kernel/record.py) -----------------------------------
@@ -818,8 +829,9 @@ class KState(State):
 
         if base is None:
             rec = KRecord()
-            S = be.new(n, ks[_OPTIONS], _SLOTS["seed"].__get__(self))
-            if _SLOTS["manual"].__get__(self):
+            seed, manual = ks[_FROM]
+            S = be.new(n, ks[_OPTIONS], seed)
+            if manual:
                 S[_H_MANUAL] = 1
             traced(be.start, S, False)
             at = 0
@@ -844,9 +856,12 @@ class KState(State):
         applied = ks[_APPLIED]
         decode = be.decode
         while at < len(applied):
-            records, i, together, _ = applied[at]
+            records, i, together, gen = applied[at]
             if records is None:  # a chance outcome (manual chance): the trace records the roll
-                traced(be.play_chance, S, i)
+                if i is None:  # (the generator reseeded: nothing to record)
+                    _write_generator(S, *gen)
+                else:
+                    traced(be.play_chance, S, i)
                 at += 1
                 continue
             if not together:
@@ -1114,6 +1129,124 @@ class KState(State):
             return State.__hash__(self._twin())
         return hash((_SLOTS["n"].__get__(self), tuple(rec.history.list()), tuple(rec.redact)))
 
+    # ---- saving (fishrules-state/2) and the generator ------------------------------------------------
+
+    def to_dict(self) -> dict:
+        """`State.to_dict`, from the kernel's record and position: this state stays on the kernel.
+        A state whose record the kernel cannot keep is the engine's, which writes it; one holding a
+        simultaneous choice in part writes no position (the choices made are this object's, not the
+        kernel position's: the record has them)."""
+        ks = self._ks
+        if ks is None:
+            return State.to_dict(self)
+        if ks[_PLAYED] is not None:
+            return State.to_dict(self._as_state())  # (the engine's words: no history to save)
+        rec = self._kernel_record()
+        if rec is None:
+            return State.to_dict(self._as_state())
+        return {
+            "format": "fishrules-state/2",
+            "game": self.prog.identity,
+            "players": _SLOTS["n"].__get__(self),
+            "options": self._options(),
+            "history": list(rec.history.list()),
+            "redact": [[i, t, list(a)] for i, t, a in rec.redact],
+            "current": self.current,
+            "seed": _SLOTS["seed"].__get__(self),
+            "draws": int(ks[_S][_H_DRAWS]),
+            "manual": _SLOTS["manual"].__get__(self),
+            "position": None if ks[_PENDING] else _saved(ks[_KERNEL], ks[_S]),
+        }
+
+    @property  # type: ignore[override]
+    def seed(self) -> int:
+        return _SLOTS["seed"].__get__(self)
+
+    @seed.setter
+    def seed(self, value: int) -> None:
+        self._reseed(value, self.draws, _SLOTS["manual"].__get__(self))
+
+    @property  # type: ignore[override]
+    def manual(self) -> bool:
+        return _SLOTS["manual"].__get__(self)
+
+    @manual.setter
+    def manual(self, value: bool) -> None:
+        self._reseed(_SLOTS["seed"].__get__(self), self.draws, value)
+
+    @property  # type: ignore[override]
+    def draws(self) -> int:
+        """The engine's field: how many draws the generator has made (the kernel's count)."""
+        ks = self._ks
+        if ks is None:
+            return _SLOTS["draws"].__get__(self)
+        return int(ks[_S][_H_DRAWS])
+
+    @draws.setter
+    def draws(self, value: int) -> None:
+        if self._ks is None:
+            _SLOTS["draws"].__set__(self, value)
+            return
+        self._reseed(_SLOTS["seed"].__get__(self), value, _SLOTS["manual"].__get__(self))
+
+    def _reseed(self, seed: int, draws: int, manual: bool) -> None:
+        """`State._reseed` on the kernel: the generator written into the position's header, and
+        kept among the moves applied, where playing them again writes it too.  Left to the engine:
+        a chance node handed to the generator (the engine draws it when next asked), and manual
+        chance the kernel cannot wait for (a card drawn from a shuffled zone)."""
+        ks = self._ks
+        if ks is not None and ((not manual and ks[_S][_H_CUR] == _CUR_CHANCE)
+                               or (manual and not ks[_KERNEL].manual_chance)):
+            self._become_state()
+        if self._ks is None:
+            State._reseed(self, seed, draws, manual)
+            return
+        gen = (seed, draws, manual)
+        ks[_APPLIED].append((None, None, False, gen))
+        _write_generator(ks[_S], *gen)
+        _SLOTS["seed"].__set__(self, seed)
+        _SLOTS["manual"].__set__(self, manual)
+
+    def _spent(self) -> int:
+        ks = self._ks
+        if ks is None:
+            return State._spent(self)
+        return int(ks[_S][_H_WORK])
+
+    def _follow(self, history: list) -> Optional[State]:
+        """`State._follow` on the kernel: this new seeded game with the history's moves applied,
+        each chance outcome the kernel resolves (`H_CHANCES` counts them) one entry of the history
+        passed over; the state if its record then is the history, else None (the history's chance
+        is not this seed's, a move is not allowed, or the kernel hands the game to the engine)."""
+        ks = self._ks
+        if ks is None or ks[_APPLIED] or ks[_S][_H_MANUAL]:
+            return None
+        at, spent = int(ks[_S][_H_CHANCES]), 0
+        while at < len(history):
+            S = ks[_S]
+            text = history[at]
+            if type(text) is not str or S[_H_CUR] == _CUR_OVER:
+                return None
+            chances = S[_H_CHANCES]
+            try:
+                self.apply(text)
+            except FishrulesError:
+                return None
+            ks = self._ks
+            if ks is None:
+                return None
+            S = ks[_S]
+            at += 1 + int(S[_H_CHANCES] - chances)
+            spent += int(S[_H_WORK])
+            if spent > MAX_REPLAY_WORK:
+                return None
+        if at != len(history):
+            return None
+        rec = self._kernel_record()
+        if rec is None or rec.history.list() != history:
+            return None
+        return self
+
     # ---- becoming a plain State ------------------------------------------------------------------
 
     def _as_state(self) -> State:
@@ -1179,12 +1312,16 @@ class KState(State):
         ks = self._ks
         kernel = ks[_KERNEL]
         be, bd = kernel.backend, kernel.boundary
-        game, n, seed = _SLOTS["game"].__get__(self), _SLOTS["n"].__get__(self), _SLOTS["seed"].__get__(self)
-        ref = State._new(game, n, ks[_OPTIONS], seed, _SLOTS["manual"].__get__(self), count_rules=ks[_COUNT])
+        game, n = _SLOTS["game"].__get__(self), _SLOTS["n"].__get__(self)
+        seed, manual = ks[_FROM]
+        ref = State._new(game, n, ks[_OPTIONS], seed, manual, count_rules=ks[_COUNT])
         decode, move = be.decode, bd.move
-        for records, i, together, _ in ks[_APPLIED]:
+        for records, i, together, gen in ks[_APPLIED]:
             if records is None:  # a chance outcome: the die the engine waits for shows face i
-                ref.apply(next(a for a, _ in ref.chance_outcomes() if a._values[1] == i))
+                if i is None:  # the generator reseeded
+                    ref.seed, ref.draws, ref.manual = gen
+                else:
+                    ref.apply(next(a for a, _ in ref.chance_outcomes() if a._values[1] == i))
                 continue
             play_move(ref, move(decode(records, i), together))
         for records, i in ks[_PENDING].values():
@@ -1241,7 +1378,93 @@ def _played_on(ref: State, played: tuple) -> Any:
     return out
 
 
-#: what `position_of` reads of a program's frames: block number -> (function name, scalars, buffers)
+def _write_generator(S: Any, seed: int, draws: int, manual: bool) -> None:
+    """The chance generator (seed, draws) and whether chance is the caller's, written into a
+    position's header (as each backend's `new` writes a seed: Python's unsigned, native's signed)."""
+    seed &= M64
+    S[_H_SEED] = seed if type(S) is list else seed - (1 << 64) if seed >= 1 << 63 else seed
+    S[_H_DRAWS] = draws
+    S[_H_MANUAL] = 1 if manual else 0
+
+
+#: the kernels that work out the positions of states of the engine's own machine, by game, where the
+#: game has built none (the Python backend: no native compile of seconds to save a state)
+_POSITIONS: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+
+
+def saved_position(game: Any, state: State) -> Optional[list]:
+    """The `position` a state of the engine's machine saves (`position_of`; a KState writes its
+    own, `KState.to_dict`): the kernel's position its record replays to (`Kernel.state_of`, or
+    `_saved_by_hand` where chance waits to be given by hand); None where there is none to be had
+    (rules too large for the kernel, a choice made in part, chance by hand the kernel does not wait
+    for, a record the kernel cannot play)."""
+    kernel = game._kernel
+    if kernel is None:
+        kernel = _POSITIONS.get(game)
+        if kernel is None:
+            from . import Kernel
+
+            try:
+                kernel = Kernel(game, "python")
+            except (FishrulesError, RecursionError, MemoryError):  # pragma: no cover - rules the checker passed
+                kernel = False
+            _POSITIONS[game] = kernel
+    if kernel is False or kernel.program is None:
+        return None
+    try:
+        if state.cur == CHANCE:
+            return _saved_by_hand(kernel, game, state)
+        S = kernel.state_of(state)
+    except (KFault, FishrulesError, TypeError, IndexError, KeyError, ValueError, ZeroDivisionError, RecursionError,
+            OverflowError):  # (the Python backend's ways of going wrong: no position, then)
+        return None
+    return _saved(kernel, S)
+
+
+def _saved_by_hand(kernel: Any, game: Any, state: State) -> Optional[list]:
+    """The position of `state` of the engine's machine, which waits for chance given by hand (no
+    wait of `Kernel.state_of`, which replays chance from a script): its record played again on
+    `kernel` with chance given by hand too, each move as its typed `Move`, each die as its text."""
+    if not (state.manual and kernel.manual_chance) or state._history is None:
+        return None
+    be = kernel.backend
+    forms = forms_of(game.model)
+    S = be.new(state.n, state._options(), state.seed)
+    S[_H_MANUAL] = 1
+    be.start(S, False)
+    pending: dict = {}
+    for text, move in zip(state._history.list(), recorded_moves(state)):
+        cur = S[_H_CUR]
+        if move is None:
+            face = None
+            if cur == _CUR_CHANCE and S[_H_CHANCE] == _CHANCE_DIE:
+                die = S[_H_CHANCE_A]
+                face = next((f for _, f, _ in forms.chance_outcomes if forms.roll_text(die, f) == text), None)
+            if face is None:
+                return None
+            be.play_chance(S, face)
+        elif cur == _CUR_SIMUL:
+            who = be.who_together(S)
+            p, km = kernel._replayed(S, move, text, True, who)
+            if p in pending:
+                return None
+            pending[p] = km
+            if len(pending) == len(who):
+                be.play_together(S, tuple(pending[q] for q in who))
+                pending = {}
+        elif cur >= 0:
+            be.play(S, kernel._replayed(S, move, text, False, (cur,))[1])
+        else:
+            return None
+    return None if pending else _saved(kernel, S)
+
+
+def _saved(kernel: Any, S: Any) -> list:
+    """`position_of` as a saved state writes it (a list)."""
+    return list(position_of(kernel, S))
+
+
+#: what `position_of` reads of a program's frames: block number -> (its scalars, its buffers, a native frame's size)
 _FRAMES: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
 
 
@@ -1257,34 +1480,21 @@ def _value(x: Any) -> Any:
     return [_value(i) for i in x]  # (a slice of the position, or a tuple the Python kernel keeps)
 
 
-def _flat_move(move: tuple, width: int, most: int) -> list:
-    """A move the Python kernel keeps as a tuple, written as the native kernel writes its record."""
-    rec = [0] * width
-    rec[0], rec[1] = move[0], move[1]
-    at = 2
-    for v in move[2:]:
-        if type(v) is tuple:
-            rec[at] = len(v)
-            rec[at + 1:at + 1 + len(v)] = v
-            at += 1 + most
-        else:
-            rec[at] = NIL if v is None else v
-            at += 1
-    return rec
-
-
 def position_of(kernel: Any, S: Any) -> tuple:
     """A kernel position as equality and JSON (`fishrules-state/2`'s `position`) read it, the same
-    on either backend: who is to act and where the game waits (its site, the die chance waits
-    for), the values, dice, cards (where, face up, zones shuffled), each zone's cards, the phases
-    being played and the frames of the blocks running (block, place, locals; buffers as lists).
-    Left out: the generators, counters and scratch of the header, what lies past the length of
-    a list or zone or past the frames running, and the counts of rules fired and empty draws."""
+    on either backend: how many play, who is to act and where the game waits (its site, the die
+    chance waits for), the values, dice, cards (where, face up, zones shuffled), each zone's cards, the phases
+    being played and the frames of the blocks running (block, place).  Left out: the generators,
+    counters and scratch of the header, what lies past the length of a list or zone or past the
+    frames running, the counts of rules fired and empty draws, and the frames' locals: the same
+    position reached with chance given by hand (a replay, a saved state read back) holds other
+    locals than the seeded game (what a roll worked out on the way), which it never reads again;
+    and the Python kernel leaves a local not yet set as nothing, the native one as 0."""
     kp = kernel.program
     lay = kp.layout
     native = kernel.backend.name == "native"
     n, cur, depth = S[1], S[_H_CUR], S[_H_DEPTH]
-    head = [cur, depth, S[_H_NDICE]]
+    head = [n, cur, depth, S[_H_NDICE]]
     if cur >= 0 or cur == _CUR_SIMUL:
         head.append(S[_H_SITE])
     elif cur == _CUR_CHANCE:
@@ -1305,31 +1515,13 @@ def position_of(kernel: Any, S: Any) -> tuple:
         got = _FRAMES[kp] = {}
         for b, name in kp.block_fn.items():
             scalars, buffers = kp.locals_of(kp.function(name))
-            got[b] = (len(scalars), [cap for _, cap in buffers], kp.frame_cap[name])
+            got[b] = (len(scalars), len(buffers), kp.frame_cap[name])
     fp = lay.frames
     for _ in range(depth):
         b = S[fp]
-        nscalars, caps, size = got[b]
-        at = fp + 2
-        scalars = _value(S[at:at + nscalars])
-        at += nscalars
-        buffers = []
-        for cap in caps:
-            if native:
-                buffers.append(_value(S[at + 1:at + 1 + S[at]]))
-                at += 1 + cap
-            else:
-                items = S[at] if S[at] is not None else ()
-                flat: list = []
-                for x in items:
-                    if type(x) is tuple:
-                        flat += _flat_move(x, lay.move_width, lay.max_subset)
-                    else:
-                        flat.append(x)
-                buffers.append(_value(flat))
-                at += 1
-        frames.append([b, S[fp + 1], scalars, buffers])
-        fp += size if native else 2 + nscalars + len(caps)
+        nscalars, nbuffers, size = got[b]
+        frames.append([b, S[fp + 1]])
+        fp += size if native else 2 + nscalars + nbuffers
     return (head, values, _value(S[lay.dice:lay.dice + S[_H_NDICE]]), _value(S[lay.where:lay.where + cards]),
             _value(S[lay.up:lay.up + cards]), _value(S[lay.mixed:lay.mixed + len(lay.zones)]),
             [_value(S[at + 1:at + 1 + S[at]]) for at, _ in lay.zones],
