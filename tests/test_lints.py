@@ -113,6 +113,13 @@ action show(secret count: a number from 1 to 3):
 action pass:
   nothing
 
+action inside(count: a number from 1 to 3):
+  require "one": count = 1
+  rule "fouls":
+    when "one" is broken:
+      add 1 to your fouls
+  set your fingers to count
+
 phase game:
   {choice}
   end game
@@ -122,14 +129,16 @@ score "points": your fingers
 
 
 @pytest.mark.parametrize("choice, expected", [
-    ("each of players secretly chooses show or pass", [("broken-together", 16)]),
+    ("each of players secretly chooses show or pass", [("broken-together", "the choice")]),
     ("each of players secretly chooses pass or show   # fishrules: ignore[broken-together]", []),
     ("each of players secretly chooses pass", []),  # (`show` is then unreachable: that warning only)
     ("for each player:\n    player chooses show or pass", []),
+    ("each of players secretly chooses inside", [("broken-together", "the choice")]),  # (in a `rule` block)
 ])
 def test_a_handler_at_a_choice_made_together(choice, expected):
     found = [c for c in codes(TOGETHER.format(choice=choice)) if c[0] != "unreachable"]
-    assert found == expected
+    line = TOGETHER.split("\n").index("phase game:") + 2
+    assert found == [(code, line) for code, _ in expected]
 
 
 @pytest.mark.parametrize("backend", ["python", "native"])

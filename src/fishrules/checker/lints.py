@@ -90,7 +90,8 @@ class Lints:
         """A violation is accepted only at a player's own decision, where the handler runs at once
         instead of the action's effects; at a choice made together the effects wait for everybody
         and a choice that breaks a rule is refused (`reasons`), so such a handler never runs there."""
-        handlers = [s for s in self.action_nodes[action].body if isinstance(s, n.WhenBroken)]
+        body = self.action_nodes[action].body  # (a handler may be inside a `rule "…":` block of the head)
+        handlers = [s for s in body for s in (s.body if isinstance(s, n.RuleBlock) else (s,)) if isinstance(s, n.WhenBroken)]
         if handlers:
             self.warn(span, f'action `{action}` accepts "{handlers[0].rule}" broken, but not when chosen together:'
                       " here a choice that breaks it is refused",
