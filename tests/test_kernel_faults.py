@@ -335,3 +335,52 @@ def test_what_is_no_action_here_is_refused_on_the_kernel():
         assert (type(got.value), str(got.value)) == (type(wanted.value), str(wanted.value)), bad
         assert type(k) is KState and k._ks is not None, f"apply({bad!r}) made the state the engine's"
     assert k.history == e.history == ["grow"] and k.current == 1
+
+
+_COUNTED = """\
+game "Counted"
+players 2 to 2
+cards deck_cards: rank from 1 to 2
+the game has hidden deck: zone of deck_cards
+each player has secret hand: zone of deck_cards
+each player has points: number
+the game has x: number
+
+phase game:
+  move deck_cards to deck face down
+  shuffle deck
+  repeat:
+    for each player:
+      player chooses go
+      play inner
+
+phase inner:
+  rule "tick":
+    add 1 to x
+  if x = 4:
+    set x to divide(1, 0)
+
+action go:
+  rule "score one":
+    add 1 to your points
+  draw 1 from deck to your hand
+"""
+
+
+def test_a_call_that_goes_wrong_counts_no_rule_fired_and_no_empty_draw():
+    """What a simulation counts (`count_rules`): a failed call is undone, its counts with it, on
+    both machines (the engine kept the failed attempt's, growing at every retry)."""
+    counted = []
+    for backend in ("python", "native"):
+        g = fishrules.loads(_COUNTED, "counted.fish", backend=backend)
+        s = g.start(2, seed=1, count_rules=True)
+        for _ in range(3):
+            s.apply("go")
+        before = (dict(s.rules_fired), dict(s.empty_draws))
+        assert before == ({"tick": 3, "score one": 3}, {0: 1})
+        for _ in range(2):
+            with pytest.raises(FishrulesError, match="divide by zero"):
+                s.apply("go")
+            assert (s.rules_fired, s.empty_draws) == before
+        counted.append(before)
+    assert counted[0] == counted[1]

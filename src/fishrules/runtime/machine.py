@@ -109,11 +109,14 @@ class Machine(Fields):
         """Everything a call may change, copied, so a call that fails leaves the state as it was."""
         return (self.g[:], [row[:] for row in self.p], self.dice[:], [[f[0], f[1], f[2][:]] for f in self.stack],
                 len(self._history), self.redact, self.where[:], self.up[:], self.mixed, self.cur, self.draws,
-                self._legal, len(self.events) if self.events is not None else 0)
+                self._legal, len(self.events) if self.events is not None else 0,
+                # (counted only for simulations: a failed call counts nothing, as on the kernel)
+                self.fires[:] if self.fires is not None else None,
+                dict(self.empty_draws) if self.empty_draws is not None else None)
 
     def _restore(self, snap: tuple) -> None:
         (self.g, self.p, self.dice, self.stack, nh, self.redact, self.where, self.up, self.mixed, self.cur, self.draws,
-         self._legal, ne) = snap
+         self._legal, ne, self.fires, self.empty_draws) = snap
         self._history.truncate(nh)
         if self.events is not None:
             self.events.truncate(ne)
