@@ -138,3 +138,39 @@ def test_a_playout_takes_a_random_generator_or_none(rng):
     with pytest.raises(fishrules.OptionError, match=r"playout\(rng\) takes a random.Random"):
         s.playout(rng)
     assert s.playout(None).winners  # and the state is as it was: it plays out still
+
+
+GOES_WRONG = """game "Third time"
+players 2 to 2
+the game has x: number
+phase game:
+  repeat:
+    for each player:
+      player chooses go
+action go:
+  add 1 to x
+  if x = 3:
+    set x to divide(1, 0)
+"""
+
+
+@pytest.mark.parametrize("rules", ["goes wrong", "never ends"])
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_a_playout_that_fails_leaves_the_state_as_it_was(backend, rules, monkeypatch):
+    """As every call that fails: the position, the history and what may be done next are as
+    before the playout, and the game plays on (the engine left a half-played game with no
+    history; the kernel, the state as it was)."""
+    import fishrules.runtime.playout as playout
+
+    monkeypatch.setattr(playout, "MAX_PLAYOUT_DECISIONS", 300)
+    text = GOES_WRONG if rules == "goes wrong" else ENDLESS
+    game = fishrules.loads(text, "p.fish", backend=backend)
+    s = game.start(players=2, seed=1)
+    s.apply(s.legal_actions()[0])
+    before = (s.current, s.history, [a.text for a in s.legal_actions()], s.to_json())
+    for _ in range(2):
+        with pytest.raises(fishrules.RuleError):
+            s.playout(random.Random(5))
+        assert (s.current, s.history, [a.text for a in s.legal_actions()], s.to_json()) == before
+    s.apply(s.legal_actions()[0])
+    assert len(s.history) == 2

@@ -1058,11 +1058,16 @@ class KState(State):
         try:
             _play_out(kernel.backend, T, cseed, dseed, limit)
         except KFault as fault:
-            if fault.code == FAULT_ENDLESS:  # (the state stays as it was before the playout)
+            # The state stays as it was before the playout (the kernel played a copy), as the
+            # engine's is put back.
+            if fault.code == FAULT_ENDLESS:
                 raise _playout.endless(self.prog.model, limit) from None
-            # A rule that goes wrong (the engine says what, where) or a capacity of the kernel's:
-            # the same game played on the engine's machine (the kernel's rules of chance and
-            # choice, `reference_playout`), which this state is from then on.
+            words = faults.in_playout(kernel.program, T, fault.code)
+            if words is not None:
+                raise words from None
+            # A capacity of the kernel's, or a fault it has no words for: the same game played on
+            # the engine's machine (the kernel's rules of chance and choice, `reference_playout`),
+            # which this state is from then on if it plays it (it raises the engine's error else).
             twin = self._twin()
             out = _played_on(twin, (cseed, dseed, limit, 0))
             _SLOTS["_chances"].__set__(twin, out.chances)

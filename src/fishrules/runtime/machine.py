@@ -108,7 +108,7 @@ class Machine(Fields):
     def _snapshot(self) -> tuple:
         """Everything a call may change, copied, so a call that fails leaves the state as it was."""
         return (self.g[:], [row[:] for row in self.p], self.dice[:], [[f[0], f[1], f[2][:]] for f in self.stack],
-                len(self._history), self.redact, self.where[:], self.up[:], self.mixed, self.cur, self.draws,
+                len(self._history) if self._history is not None else 0, self.redact, self.where[:], self.up[:], self.mixed, self.cur, self.draws,
                 self._legal, len(self.events) if self.events is not None else 0,
                 # (counted only for simulations: a failed call counts nothing, as on the kernel)
                 self.fires[:] if self.fires is not None else None,
@@ -117,7 +117,8 @@ class Machine(Fields):
     def _restore(self, snap: tuple) -> None:
         (self.g, self.p, self.dice, self.stack, nh, self.redact, self.where, self.up, self.mixed, self.cur, self.draws,
          self._legal, ne, self.fires, self.empty_draws) = snap
-        self._history.truncate(nh)
+        if self._history is not None:  # (a quiet game, or one played out, keeps none)
+            self._history.truncate(nh)
         if self.events is not None:
             self.events.truncate(ne)
         self._dmemo.clear()

@@ -52,14 +52,16 @@ class Playouts(Decisions):
         default one seeded from the state's own seed), not from the state's generator.
 
         Returns a `Playout`: scores, winners, how many decisions and chance outcomes there were.
-        A rule that goes wrong raises `RuleError`, leaving the state as the failure found it; so
-        does a game that has not ended after `MAX_PLAYOUT_DECISIONS` random decisions (rules whose
-        phases play on for ever), as `Game.simulate` says it."""
+        A rule that goes wrong raises `RuleError` and leaves the state as it was before the
+        playout (its history too), as every call that fails does; so does a game that has not
+        ended after `MAX_PLAYOUT_DECISIONS` random decisions (rules whose phases play on for ever),
+        as `Game.simulate` says it."""
         if rng is not None and not isinstance(rng, random.Random):
             raise OptionError(f"playout(rng) takes a random.Random (or None: one seeded from the state's seed), "
                               f"not {short(rng)}")
         rng = rng if rng is not None else random.Random(self.seed)
         rnd, pick = rng.random, rng.randrange
+        snap, kept = self._snapshot(), (self._history, self.events, self._chances)
         if self._history is not None:  # else a quiet start's outcomes are counted already
             self._chances = 0
         self._history = None
@@ -109,6 +111,10 @@ class Playouts(Decisions):
                         self._push_action(ap, cur, values)
                 self.cur = None
                 self._run()
+        except BaseException:
+            self._history, self.events, self._chances = kept
+            self._restore(snap)
+            raise
         finally:
             self._fast = None
         return Playout(self.scores(), self.winners(), decisions, chances + self._chances)
