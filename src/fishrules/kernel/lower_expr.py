@@ -228,13 +228,19 @@ class ExprLowering:
         """The S index of the length of a zone or list `e` names, or None if `e` is not one."""
         t = e.type
         if t.kind == "zone":
-            z = self.zone_start(e)
-            return z
+            # (a zone a define names is read as the cards it gives: `stream`, `buf`)
+            return self.zone_start(e) if self.addressed(e) else None
         if t.kind == "list" and isinstance(e, m.GameVar) and e.slot in self.layout.g_list:
             return ir.Int(self.layout.g_index[e.slot])
         if t.kind == "list" and isinstance(e, m.PlayerVar) and e.slot in self.layout.p_list:
             return self.seat_index(self.layout.p_index[e.slot], self.expr(e.player), 1 + _list_cap())
         return None
+
+    def addressed(self, e: m.Expr) -> bool:
+        """Whether the zone `e` names is found where it lies in the position (`zone_start`)."""
+        if isinstance(e, m.IfExpr):
+            return self.addressed(e.then) and self.addressed(e.otherwise)
+        return isinstance(e, (m.GameVar, m.PlayerVar, m.ZoneAt))
 
     def zone_id(self, e: m.Expr) -> ir.Expr:
         """The kernel zone id of the zone `e` names."""
@@ -247,6 +253,8 @@ class ExprLowering:
             first = lay.g_zone[e.base]
             return ir.Help("zone_in_family", (ir.Int(first), self.expr(e.index), ir.Int(e.low), ir.Int(e.count),
                                               ir.Int(self.family_why(e))))
+        if isinstance(e, m.IfExpr):  # `if C then pile(1) otherwise pile(2)`
+            return ir.Cond(self.expr(e.test), self.zone_id(e.then), self.zone_id(e.otherwise))
         raise AssertionError(f"not a zone: {e!r}")  # pragma: no cover
 
     def zone_start(self, e: m.Expr) -> ir.Expr:
@@ -263,6 +271,8 @@ class ExprLowering:
             start, cap = lay.zones[first]
             return ir.Help("family_start", (ir.Int(start), self.expr(e.index), ir.Int(e.low), ir.Int(e.count), ir.Int(1 + cap),
                                             ir.Int(self.family_why(e))))
+        if isinstance(e, m.IfExpr):
+            return ir.Cond(self.expr(e.test), self.zone_start(e.then), self.zone_start(e.otherwise))
         raise AssertionError(f"not a zone: {e!r}")  # pragma: no cover
 
     def family_why(self, e: m.ZoneAt) -> int:
@@ -380,6 +390,8 @@ class ExprLowering:
     def slice_cap(self, e: m.Expr) -> int:
         if e.type.kind == "zone":
             lay = self.layout
+            if isinstance(e, m.IfExpr):
+                return max(self.slice_cap(e.then), self.slice_cap(e.otherwise))
             if isinstance(e, m.GameVar):
                 zid = lay.g_zone[e.slot]
             elif isinstance(e, m.PlayerVar):
