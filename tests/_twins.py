@@ -5,10 +5,21 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import fishrules
 from fishrules.errors import FishrulesError, RuleError
 from fishrules.kernel import abi as A
 from fishrules.kernel.pyruntime import below
 from fishrules.runtime import SIMULTANEOUS
+
+
+_games: dict = {}
+
+
+def bundled_game(name: str, backend: str = "native") -> Any:
+    """The bundled ruleset `name`, loaded once for every test that plays it on `backend`."""
+    if (name, backend) not in _games:
+        _games[name, backend] = fishrules.load(name, backend=backend)
+    return _games[name, backend]
 
 
 def decide_both(be: Any, bd: Any, S: Any, ref: Any, ds: int, dd: int) -> int:

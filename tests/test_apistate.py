@@ -19,19 +19,15 @@ from fishrules.kernel.apistate import KState
 from fishrules.kernel.native import compiler
 from fishrules.runtime import State
 
+from ._twins import bundled_game
+
 try:
     compiler()
 except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
     pytest.skip("no C compiler here", allow_module_level=True)
 
 RULESETS = fishrules.bundled()
-_games: dict = {}
-
-
-def game(name: str):
-    if name not in _games:
-        _games[name] = fishrules.load(name, backend="native")
-    return _games[name]
+game = bundled_game
 
 
 def pair(g, players: int, seed: int, **kw):

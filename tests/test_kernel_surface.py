@@ -18,19 +18,16 @@ from fishrules.kernel.apistate import KState
 from fishrules.kernel.native import compiler
 from fishrules.runtime import CHANCE, State
 
+from .test_playout import ENDLESS
+from ._twins import bundled_game
+
 try:
     compiler()
 except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
     pytest.skip("no C compiler here", allow_module_level=True)
 
 RULESETS = fishrules.bundled()
-_games: dict = {}
-
-
-def game(name: str):
-    if name not in _games:
-        _games[name] = fishrules.load(name, backend="native")
-    return _games[name]
+game = bundled_game
 
 
 def played(g, players: int, seed: int, manual: bool = False, most: int = 400) -> list:
@@ -150,21 +147,6 @@ def test_a_playout_takes_its_seeds_from_the_generator():
     with pytest.raises(fishrules.OptionError, match=r"playout\(rng\) takes a random.Random"):
         s.playout(3)  # type: ignore[arg-type]
     assert type(s) is KState and not s.is_over
-
-
-ENDLESS = """game "Round and round"
-players 2 to 2
-each player has n: number
-phase game:
-  repeat:
-    for each player:
-      player chooses up or pass
-action up:
-  add 1 to your n
-action pass:
-  nothing
-score "n": your n
-"""
 
 
 def test_an_endless_playout_stops_with_the_rules_error(monkeypatch):

@@ -22,19 +22,15 @@ from fishrules.kernel.native import compiler
 from fishrules.kernel.views import Sight
 from fishrules.runtime import SIMULTANEOUS, State, play_move
 
+from ._twins import bundled_game
+
 try:
     compiler()
 except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
     pytest.skip("no C compiler here", allow_module_level=True)
 
 RULESETS = fishrules.bundled()
-_games: dict = {}
-
-
-def game(name: str, backend: str = "native"):
-    if (name, backend) not in _games:
-        _games[(name, backend)] = fishrules.load(name, backend=backend)
-    return _games[(name, backend)]
+game = bundled_game
 
 
 def engine_view(e: State, p):
