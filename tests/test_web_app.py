@@ -475,3 +475,44 @@ def test_ready_only_once_the_workers_have_started(tmp_path):
             time.sleep(0.05)
         assert r.text == "ready"
         assert "Fishfry" in c.get("/new?ruleset=fishfry").text
+
+
+# A house rule that goes wrong on a secret value: the refusal says where, never the value.
+LEAKY = """game "Leaky fingers"
+players 2 to 2
+the game has xs: list of numbers
+each player has fingers: number
+
+action show(secret n: a number from 1 to 9):
+  remove n from xs
+  set your fingers to n
+
+phase game:
+  add 3 to xs
+  each of players secretly chooses show
+  end game
+
+score "fingers": your fingers
+"""
+
+
+def test_rules_that_go_wrong_on_a_secret_do_not_tell_it(client):
+    _, links, _ = new_table(client, rules=LEAKY, players=2, seats=("human", "human"))
+    with client.websocket_connect(f"/ws/{links[0]}", headers=ORIGIN) as me, \
+            client.websocket_connect(f"/ws/{links[1]}", headers=ORIGIN) as other:
+        f = frame_of(me)
+        me.send_json({"type": "act", "at": f["at"], "action": "p0: show 7"})  # secret: 7 is not in xs
+        msg = me.receive_json()
+        while msg["type"] == "frame":
+            msg = me.receive_json()
+        assert msg["type"] == "ok"
+        g = frame_of(other)
+        while "p1: show 3" not in str(g["actions"]):
+            g = frame_of(other)
+        other.send_json({"type": "act", "at": g["at"], "action": "p1: show 3"})
+        msg = other.receive_json()
+        while msg["type"] == "frame":
+            msg = other.receive_json()
+        assert msg["type"] == "refused" and "went wrong" in msg["message"]
+        assert "at line 7 of the rules (`remove n from xs`), while playing action show" in msg["message"]
+        assert "7 is not" not in msg["message"] and "7" not in msg["message"].replace("line 7", "")

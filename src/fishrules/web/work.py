@@ -315,6 +315,18 @@ def table_frames(pos: Position, seats: tuple) -> dict:
     return _frames(_state(pos), seats)
 
 
+def _where_wrong(e: FishrulesError) -> str:
+    """What a player is told of rules that went wrong on their action: where (the line of the
+    rules, and what was being played), not what — the words of a rule that goes wrong may hold a
+    value nobody else may see ("7 is not in the list …", where 7 is another player's secret
+    choice).  An `unavailable "…"` says the rules' own words."""
+    if not isinstance(e, RuleError) or not e.diagnostics or e.diagnostics[0].span is None:
+        return str(e) if not isinstance(e, RuleError) else "the rules went wrong"
+    d = e.diagnostics[0]
+    said = f"at line {d.span.line} of the rules (`{d.span.source.line(d.span.line).strip()}`)"
+    return f"{said}, {d.hint}" if d.hint and d.hint.startswith("while playing") else said
+
+
 def table_act(pos: Position, text: str, nonce: int, seats: tuple) -> tuple:
     """Try `text` at the table's position: ("refused", message, rule, line) when the rules do not
     take it, else ("taken", the history entries it added, Meta, frames of `seats`).  The new
@@ -326,7 +338,7 @@ def table_act(pos: Position, text: str, nonce: int, seats: tuple) -> tuple:
     except IllegalAction as e:
         return ("refused", str(e), e.rule, e.span.line if e.span is not None else None)
     except FishrulesError as e:  # a house rule that goes wrong while playing: the rule says where
-        return ("refused", f"The rules went wrong on this action, so it was not taken: {e}", None, None)
+        return ("refused", f"The rules went wrong on this action, so it was not taken: {_where_wrong(e)}", None, None)
     entries = tuple(trial.history[len(state.history):])
     back = may_take_back(state, trial) and not _breaks(state, entries[0])
     _keep(pos.table, nonce, trial)
