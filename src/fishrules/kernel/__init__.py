@@ -29,7 +29,7 @@ from ..errors import OptionError
 from ..runtime import CHANCE, recorded_moves
 from ..limits import MAX_PLAYOUT_DECISIONS
 from . import abi as A
-from . import faults, ir
+from . import faults
 from . import layout as L
 from .abi import FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, decision_seed
 from .boundary import Boundary
@@ -240,18 +240,9 @@ class Kernel:
     @property
     def manual_chance(self) -> bool:
         """Whether a game whose chance is the caller's (`start(chance="manual")`) is played on the
-        kernel: its chance is dice only.  A card drawn from a zone the rules may shuffle is not yet
-        a wait of the kernel (issue 32, step 5a), so such rules stay the engine's."""
-        got = getattr(self, "_manual_chance", None)
-        if got is None:
-            kp = self.program
-            if kp is None or isinstance(self.backend, _Engine):
-                got = False
-            else:
-                done = {s.name for f in kp.functions for s in ir.walk_stmts(f.body) if isinstance(s, ir.Do)}
-                got = not ("draw" in done and "shuffle" in done)
-            self._manual_chance = got
-        return got
+        kernel: wherever the kernel runs the rules (a die, a card drawn from a shuffled zone: each
+        is a wait of the kernel)."""
+        return self.program is not None and not isinstance(self.backend, _Engine)
 
     # ---- states --------------------------------------------------------------------------------
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import random
 import weakref
+from fractions import Fraction
 from typing import Any, Callable, Optional, Union
 
 from ..errors import FishrulesError, OptionError
@@ -50,6 +51,7 @@ from ..limits import MAX_ACTION_TEXT
 from ..runtime.text import check_seat, check_since, short
 from .abi import CUR_CHANCE as _CUR_CHANCE, CUR_OVER as _CUR_OVER, CUR_RUN as _CUR_RUN, CUR_SIMUL as _CUR_SIMUL
 from .abi import FAULT_CAPACITY, FAULT_ENDLESS, FAULT_STUCK, FAULT_UNPLAYABLE, LIST_CAPACITY, NIL
+from .abi import CHANCE_DRAW as _CHANCE_DRAW, H_CHANCE_B as _H_CHANCE_B
 from .abi import H_CHANCE as _H_CHANCE, H_CHANCE_A as _H_CHANCE_A, H_CHANCES as _H_CHANCES, H_CUR as _H_CUR
 from .abi import H_DDRAWS as _H_DDRAWS, H_DECISIONS as _H_DECISIONS, H_DEPTH as _H_DEPTH, H_DRAWS as _H_DRAWS
 from .abi import H_DSEED as _H_DSEED, H_LIMIT as _H_LIMIT, H_MANUAL as _H_MANUAL, H_NDICE as _H_NDICE
@@ -88,7 +90,8 @@ _SHARED_IDS = 1 << 16
 
 def start(game: Any, players: int, options: dict, seed: int, count_rules: bool, manual: bool = False) -> State:
     """A new game on the kernel (a KState), or a plain State where the kernel cannot set it up.
-    `manual`: chance is the caller's (the kernel waits at every die: `Kernel.manual_chance`)."""
+    `manual`: chance is the caller's (the kernel waits at every die and every card drawn from a
+    shuffled zone: `Kernel.manual_chance`)."""
     kernel = game.kernel
     be = kernel.backend
     S = None
@@ -266,10 +269,30 @@ class KState(State):
         S = ks[_S]
         if S[_H_CUR] != _CUR_CHANCE:
             return []
-        # a die (the only chance the kernel waits for, so far): the engine's outcomes, exactly
-        forms, prog, die = forms_of(_SLOTS["game"].__get__(self).model), self.prog, S[_H_CHANCE_A]
-        return [(Action("roll", forms.roll_text(die, face), None, (die, face), forms, prog=prog), p)
-                for _, face, p in forms.chance_outcomes]
+        forms, prog = forms_of(_SLOTS["game"].__get__(self).model), self.prog
+        if S[_H_CHANCE] != _CHANCE_DRAW:  # a die: the engine's outcomes, exactly
+            die = S[_H_CHANCE_A]
+            return [(Action("roll", forms.roll_text(die, face), None, (die, face), forms, prog=prog), p)
+                    for _, face, p in forms.chance_outcomes]
+        # a card drawn from a shuffled zone: its cards grouped as nobody can tell them apart (label,
+        # face up), each group's first card standing for it, in the zone's order (the engine's)
+        lay = ks[_KERNEL].program.layout
+        at, up, labels = lay.zones[S[_H_CHANCE_A]][0], lay.up, forms.card_labels
+        cards = S[at + 1:at + 1 + S[at]]
+        groups: dict = {}
+        for c in cards:
+            key = (labels[c], S[up + c])
+            if key in groups:
+                groups[key][1] += 1
+            else:
+                groups[key] = [c, 1]
+        to = forms.zone_name(*lay.zone_names[S[_H_CHANCE_B]])
+        out = []
+        for (label, _), (c, k) in groups.items():
+            a = Action("draw", f"draw {label}", None, (c,), forms, prog=prog)
+            a._to = to
+            out.append((a, Fraction(k, len(cards))))
+        return out
 
     def _apply_chance(self, action: Any) -> "State":
         """`apply` at a chance node: an outcome (an Action of chance of this game, or its text) is
@@ -291,8 +314,8 @@ class KState(State):
         napplied = len(applied)
         try:
             ks[_LEGAL] = {}
-            kernel.backend.play_chance(S, found._values[1])
-            applied.append((None, found._values[1], False, None))
+            kernel.backend.play_chance(S, found._values[-1])  # (a die's face, a card)
+            applied.append((None, found._values[-1], False, None))
             self._check_can_act()
         except KFault as fault:
             del applied[napplied:]
@@ -1183,8 +1206,8 @@ class KState(State):
         ref = State._new(game, n, ks[_OPTIONS], seed, _SLOTS["manual"].__get__(self), count_rules=ks[_COUNT])
         decode, move = be.decode, bd.move
         for records, i, together, _ in ks[_APPLIED]:
-            if records is None:  # a chance outcome: the die the engine waits for shows face i
-                ref.apply(next(a for a, _ in ref.chance_outcomes() if a._values[1] == i))
+            if records is None:  # a chance outcome: the die the engine waits for shows face i, or card i is drawn
+                ref.apply(next(a for a, _ in ref.chance_outcomes() if a._values[-1] == i))
                 continue
             play_move(ref, move(decode(records, i), together))
         for records, i in ks[_PENDING].values():

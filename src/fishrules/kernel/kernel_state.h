@@ -243,6 +243,48 @@ static void k_draw(K *k, I count, I src, I dest, I facing) {
     }
 }
 
+/* chance left to the caller (S[H_MANUAL]): a draw takes its cards one at a time.  The next card:
+   0 when it is done (no more to draw, or the zone is empty), 1 when the top card of a zone not
+   shuffled was taken, 2 when the caller is to say which card of the shuffled zone is drawn */
+static I k_draw_step(K *k, I count, I src, I dest, I facing) {
+    I *S = k->S;
+    k_zone_ok(k, src);
+    k_zone_ok(k, dest);
+    if (count == NIL) k_fault(k, FAULT_RULE);
+    if (count <= 0) return 0;
+    I b = ZB[src], n = S[b];
+    if (n == 0) {  /* counted for simulations: a deal that ran out of cards */
+        S[EMPTY + 2 * src + (S[H_DECISIONS] ? 1 : 0)] += 1;
+        return 0;
+    }
+    if (S[MIXED + src]) return 2;
+    k_move_one(k, S[b + n], dest, facing);  /* the top card: no chance involved */
+    return 1;
+}
+
+/* the card the caller wrote into the first move slot is drawn (one of zone src, else a fault):
+   the first card nobody can tell from it, as the generator's draw takes */
+static void k_draw_card(K *k, I src, I dest, I facing) {
+    I *S = k->S;
+    I card = S[H_MOVE];
+    if ((U)card >= (U)NCARDS || S[WHERE + card] != src) k_fault(k, FAULT_CAPACITY);
+    if (SAME_LABELS) {
+        I b = ZB[src], n = S[b], lab = LABEL[card], u = S[UP + card];
+        for (I i = 0; i < n; i++) {
+            I c = S[b + 1 + i];
+            if (LABEL[c] == lab && S[UP + c] == u) { card = c; break; }
+        }
+    }
+    S[H_CHANCES] += 1;
+    S[H_CHANCE] = 0;
+    if (k->recording) {  /* a chance outcome, before its move */
+        I *r = k_rec(k, 2);
+        r[0] = 2;
+        r[1] = card;
+    }
+    k_move_one(k, card, dest, facing);
+}
+
 static inline void k_shuffle(K *k, I z) { k->S[MIXED + k_zone_ok(k, z)] = 1; }
 
 static void k_reveal(K *k, B cards) {

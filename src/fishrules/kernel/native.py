@@ -968,10 +968,13 @@ class NativeBackend:
         self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 1 if playout else 0))
 
     def play_chance(self, S: array, outcome: int) -> None:
-        """Give the chance outcome the game waits for (S[H_CUR] == CUR_CHANCE): a die's face; run on
-        to the next wait."""
+        """Give the chance outcome the game waits for (S[H_CUR] == CUR_CHANCE): a die's face, or a
+        card of the zone drawn from (S[H_CHANCE] says which); run on to the next wait.  Anything
+        else is a KFault (FAULT_CAPACITY), the position as it was but for its header."""
         if S[A.H_CUR] != A.CUR_CHANCE:
             raise KFault(FAULT_RULE)
+        if outcome.__class__ is not int or not -(1 << 63) <= outcome < 1 << 63:
+            raise KFault(FAULT_CAPACITY)
         S[A.H_MOVE] = outcome
         S[A.H_CUR] = A.CUR_RUN
         self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 0))
