@@ -31,7 +31,7 @@ from .lower_blocks import DONE, PAUSE, RESTART, UNWIND
 __all__ = ["emit_c", "frame_layout_c", "EMITTER_VERSION"]
 
 #: Changes whenever the C a program emits changes: part of a compiled library's cache key.
-EMITTER_VERSION = "19"
+EMITTER_VERSION = "20"
 
 _CMP = {"<": "k_lt", "<=": "k_le", ">": "k_gt", ">=": "k_ge"}
 
@@ -998,20 +998,10 @@ FK_EXPORT void *fk_context(I arena_cap, I moves_cap) {{
 FK_EXPORT void fk_free(void *ctx) {{
     K *k = (K *)ctx;
     if (!k) return;
-    free(k->arena); free(k->ok); free(k->bad); free(k->dcache); free(k->dv); free(k->dva); free(k->script); free(k->rec);
+    free(k->arena); free(k->ok); free(k->bad); free(k->dcache); free(k->dv); free(k->dva); free(k->rec);
     free(k);
 }}
 
-/* the chance outcomes of a record to replay (3 numbers each), read while S[H_SCRIPT] >= 0 */
-FK_EXPORT int fk_script(void *ctx, I *items, I n) {{
-    K *k = (K *)ctx;
-    free(k->script);
-    k->script = n ? (I *)malloc((size_t)(3 * n) * sizeof(I)) : 0;
-    if (n && !k->script) {{ k->nscript = 0; return FAULT_CAPACITY; }}
-    if (n) memcpy(k->script, items, (size_t)(3 * n) * sizeof(I));
-    k->nscript = n;
-    return 0;
-}}
 
 /* set a game up: S holds the header and options already (players, seeds, options); 0 or a fault */
 FK_EXPORT int fk_new(void *ctx, I *S) {{

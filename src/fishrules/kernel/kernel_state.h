@@ -9,14 +9,6 @@
  * Each helper mirrors its namesake in fishrules/kernel/pyruntime.py.
  */
 
-/* replaying a record: its next chance outcome (kind 1: a card by label; 2: a die and its face) */
-static I *k_scripted(K *k) {
-    I i = k->S[H_SCRIPT];
-    if (i < 0 || i >= k->nscript) k_fault(k, FAULT_CAPACITY);
-    k->S[H_SCRIPT] = i + 1;
-    return k->script + 3 * i;
-}
-
 /* a zone's cards, the dice's faces changed: the kept defines that read them are stale (generated) */
 static void k_zstale(K *k, I zid);
 static void k_dstale(K *k);
@@ -202,14 +194,7 @@ static void k_draw(K *k, I count, I src, I dest, I facing) {
             break;
         }
         I at;
-        if (S[MIXED + src] && S[H_SCRIPT] >= 0) {  /* replaying a record: the card it names */
-            I *item = k_scripted(k);
-            if (item[0] != 1) k_fault(k, FAULT_CAPACITY);
-            at = -1;
-            for (I i = 0; i < n; i++) if (LABEL[S[b + 1 + i]] == item[1]) { at = i; break; }
-            if (at < 0) k_fault(k, FAULT_CAPACITY);
-            S[H_CHANCES] += 1;
-        } else if (S[MIXED + src]) {
+        if (S[MIXED + src]) {
             at = k_randbelow(k, n);
             if (SAME_LABELS) {  /* the first card nobody can tell from it */
                 I card = S[b + 1 + at], lab = LABEL[card], u = S[UP + card];
@@ -333,16 +318,6 @@ static void k_roll(K *k, B dice) {
     for (I i = 0; i < dice.n; i++) S[DICE + k_die(k, dice.p[i])] = UNROLLED;
     I n = dice.n;
     if (n == 0) return;
-    if (S[H_SCRIPT] >= 0) {  /* replaying a record: the faces it names, die by die */
-        for (I i = 0; i < n; i++) {
-            I *item = k_scripted(k);
-            if (item[0] != 2 || item[1] != dice.p[i] || item[2] < 0 || item[2] >= NFACES) k_fault(k, FAULT_CAPACITY);
-            S[DICE + dice.p[i]] = item[2];
-        }
-        S[H_CHANCES] += n;
-        k_note_rolls(k, dice);
-        return;
-    }
     /* NFACES**n, if it is at most 2**62: one draw for the whole group */
     U total = 1;
     int one = 1;

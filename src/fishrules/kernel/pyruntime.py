@@ -18,7 +18,7 @@ from itertools import combinations
 
 from ..limits import MAX_CHOICES, MAX_LIST_LENGTH, MAX_NUMBER, MAX_SUBSET
 from .abi import (
-    FAULT_BUDGET, FAULT_CAPACITY, FAULT_RULE, H_CHANCE, H_CHANCES, H_DDRAWS, H_DECISIONS, H_DRAWS, H_DSEED, H_MOVE, H_N, H_SCRIPT, H_SEED,
+    FAULT_BUDGET, FAULT_CAPACITY, FAULT_RULE, H_CHANCE, H_CHANCES, H_DDRAWS, H_DECISIONS, H_DRAWS, H_DSEED, H_MOVE, H_N, H_SEED,
     H_WHY, H_WHY_ARG, H_WORK, KERNEL_BUDGET, LIST_CAPACITY, MAX_STACK, NIL, WHY_LIST, WHY_NOT_IN_LIST, WHY_NUMBER, WHY_SEAT,
     WHY_ZONE_NOBODY, below, decision_seed,
 )
@@ -273,7 +273,6 @@ def _bound(kp: KernelProgram) -> dict:
         for a in ZARG[z]:
             DVA[a] += 1
 
-    SCRIPT: list = []  # the chance outcomes of a record being replayed (see Kernel.state_of)
     # The record being kept (kernel/record.py): a list of trace records while a caller keeps one,
     # else None (a playout pays one test of this cell at each move, reveal and roll).
     TRACE: list = [None]
@@ -296,13 +295,6 @@ def _bound(kp: KernelProgram) -> dict:
         if new != old:
             charge(S, 2)
             t.append((5, v, at, old, new, seen(S) if SEEN else ()))
-
-    def scripted(S):
-        i = S[H_SCRIPT]
-        if i >= len(SCRIPT):
-            raise KFault(FAULT_CAPACITY)
-        S[H_SCRIPT] = i + 1
-        return SCRIPT[i]
 
     def choose(S, k):
         r, S[H_DDRAWS] = below(S[H_DSEED], S[H_DDRAWS], k)
@@ -492,13 +484,7 @@ def _bound(kp: KernelProgram) -> dict:
             if not n:  # counted for simulations: a deal that ran out of cards
                 S[EMPTY + 2 * src + (1 if S[H_DECISIONS] else 0)] += 1
                 break
-            if S[MIXED + src] and S[H_SCRIPT] >= 0:  # replaying a record: the card it names
-                kind, lab, _ = scripted(S)
-                card = next((c for c in S[b + 1:b + 1 + n] if LABEL[c] == lab), None)
-                if kind != 1 or card is None:
-                    raise KFault(FAULT_CAPACITY)
-                S[H_CHANCES] += 1
-            elif S[MIXED + src]:
+            if S[MIXED + src]:
                 card = S[b + 1 + randbelow(S, n)]
                 lab, u = LABEL[card], S[UP + card]
                 for c in S[b + 1:b + 1 + n]:  # the first card nobody can tell from it
@@ -576,16 +562,6 @@ def _bound(kp: KernelProgram) -> dict:
         k = len(dice)
         if not k:
             return
-        if S[H_SCRIPT] >= 0:  # replaying a record: the faces it names, die by die
-            for d in dice:
-                kind, die, f = scripted(S)
-                if kind != 2 or die != d:
-                    raise KFault(FAULT_CAPACITY)
-                S[DICE + d] = f
-            S[H_CHANCES] += k
-            if TRACE[0] is not None:
-                TRACE[0].extend((1, d, S[DICE + d]) for d in dice)
-            return
         total = nfaces ** k
         if total <= 1 << 62:
             r = randbelow(S, total)
@@ -631,7 +607,7 @@ def _bound(kp: KernelProgram) -> dict:
         "adjacent": adjacent, "slide": slide, "card_choices": card_choices, "subsets": subsets,
         "set_list": set_list, "list_append": list_append, "list_extend": list_extend, "list_remove": list_remove,
         "move_one": move_one, "move": move, "draw": draw, "shuffle": shuffle, "reveal": reveal, "roll": roll,
-        "roll_one": roll_one, "roll_start": roll_start, "roll_face": roll_face, "draw_step": draw_step, "draw_card": draw_card, "randbelow": randbelow, "DV": DV, "DVA": DVA, "EP": EP, "SCRIPT": SCRIPT,
+        "roll_one": roll_one, "roll_start": roll_start, "roll_face": roll_face, "draw_step": draw_step, "draw_card": draw_card, "randbelow": randbelow, "DV": DV, "DVA": DVA, "EP": EP,
         "note_old": note_old, "note_new": note_new, "TRACE": TRACE, "SEEN": SEEN,
     }
 
