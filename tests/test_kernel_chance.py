@@ -247,6 +247,41 @@ def test_what_is_no_outcome_is_refused_in_the_engines_words_and_the_state_stays_
     assert type(k) is KState and k.history == e.history
 
 
+@pytest.mark.skipif(not NATIVE, reason="no C compiler here")
+@pytest.mark.parametrize("name", DRAWS)
+def test_a_card_that_is_no_outcome_is_refused_in_the_engines_words(name):
+    g = _native(name)
+    k = g.start(players=g.min_players, seed=6, chance="manual")
+    e = State._new(g, g.min_players, g._options(None), 6, True)
+    drawn = 0  # to the second card drawn: the first is then in no zone drawn from
+    while not (e.current == CHANCE and e.chance_outcomes()[0][0].name == "draw" and drawn):
+        if e.current == CHANCE:
+            drawn += e.chance_outcomes()[0][0].name == "draw"
+            a = e.chance_outcomes()[-1][0]
+            k.apply(a.text)
+            e.apply(a)
+        else:
+            k.apply(k.legal_actions()[0])
+            e.apply(e.legal_actions()[0])
+    labels = {a.text for a, _ in e.chance_outcomes()}
+    gone = [f"draw {lab}" for lab in forms_of(g.model).card_labels if f"draw {lab}" not in labels]
+    other = _native(ROLLS[0]).start(players=2, seed=4, chance="manual")
+    while other.current != CHANCE:
+        other.apply(other.legal_actions()[0])
+    for bad in ("draw", "draw ", "draw ?", "draw -1", *gone[:3], "die 1 rolls 1", 7, -1, None, True,
+                other.chance_outcomes()[0][0], "p0: pass", "x" * 100_000):
+        with pytest.raises(fishrules.FishrulesError) as got:
+            e.apply(bad)
+        with pytest.raises(type(got.value)) as mine:
+            k.apply(bad)
+        assert str(mine.value) == str(got.value), bad
+        _same(k, e, g.min_players)
+    a = k.chance_outcomes()[0][0]
+    k.apply(a)
+    e.apply(a.text)
+    _same(k, e, g.min_players)
+
+
 @pytest.mark.parametrize("name", RULESETS)
 def test_every_ruleset_plays_manual_chance_on_the_kernel(name):
     g = fishrules.load(name)
