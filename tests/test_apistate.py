@@ -169,8 +169,8 @@ def test_a_game_asked_to_run_as_python_never_decides_on_the_kernel():
     g = fishrules.load("fishfry", backend="python")
     assert type(g.start(2, seed=1)) is State
     assert type(g.start(2, seed=1, chance="manual")) is State
-    # (manual chance is the kernel's where it is dice only: tests/test_kernel_chance.py)
-    assert type(game("fatfish").start(2, seed=1, chance="manual")) is State
+    # (on a native game, manual chance is the kernel's, draws too: tests/test_kernel_chance.py)
+    assert type(fishrules.load("fatfish", backend="python").start(2, seed=1, chance="manual")) is State
 
 
 # ---- whether a first start decides on the kernel: by the rules' hash, nothing lowered ----------------

@@ -1,7 +1,7 @@
-"""Manual chance on the kernel (issue 32, step 5a, dice): a game whose chance is the caller's
-waits at every die (`CUR_CHANCE`, the die in the header) on both spellings, takes the face the
-caller gives, and plays on as the engine's manual game given the same faces; the seeded path
-plays as before (tests/test_kernel.py)."""
+"""Manual chance on the kernel (issue 32, step 5a): a game whose chance is the caller's waits at
+every die and at every card drawn from a shuffled zone (`CUR_CHANCE`, the die or the zones in the
+header) on both spellings, takes the face or card the caller gives, and plays on as the engine's
+manual game given the same outcomes; the seeded path plays as before (tests/test_kernel.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import random
 import pytest
 
 import fishrules
+from fishrules.forms import forms_of
 from fishrules.kernel import Kernel, KFault, NativeError
 from fishrules.kernel import abi as A
 from fishrules.kernel import ir
@@ -37,19 +38,15 @@ def kernel(name, backend: str) -> Kernel:
 
 
 
-def _draws(name) -> bool:
-    return any(isinstance(s, ir.Do) and s.name == "draw"
-               for f in kernel(name, "python").program.functions for s in ir.walk_stmts(f.body))
+RULESETS = list(fishrules.bundled())
+ROLLS = [n for n in RULESETS if any(isinstance(s, ir.Roll) for f in kernel(n, "python").program.functions
+                                    for s in ir.walk_stmts(f.body))]
+DRAWS = [n for n in RULESETS if any(isinstance(s, ir.Draw) for f in kernel(n, "python").program.functions
+                                    for s in ir.walk_stmts(f.body))]
 
 
-# the bundled rules that draw no cards (a draw from a shuffled zone is not yet a wait)
-DICE_ONLY = [n for n in fishrules.bundled() if not _draws(n)]
-ROLLS = [n for n in DICE_ONLY if any(isinstance(s, ir.Roll) for f in kernel(n, "python").program.functions
-                                     for s in ir.walk_stmts(f.body))]
-
-
-def test_the_dice_only_rules_are_the_bundled_games_with_dice():
-    assert len(ROLLS) >= 5 and len(DICE_ONLY) > len(ROLLS)
+def test_the_bundled_rules_have_dice_and_shuffled_draws():
+    assert len(ROLLS) >= 5 and len(DRAWS) >= 3 and set(ROLLS) | set(DRAWS) < set(RULESETS)
 
 
 def _pick(outcomes, rng):
@@ -66,34 +63,43 @@ def _pick(outcomes, rng):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("name", DICE_ONLY)
-def test_manual_dice_wait_and_play_as_the_engines(name, backend):
+@pytest.mark.parametrize("name", RULESETS)
+def test_manual_chance_waits_and_plays_as_the_engines(name, backend):
     k = kernel(name, backend)
     g, be, bd = k.game, k.backend, k.boundary
+    lay = k.program.layout
     for players in (g.min_players, g.max_players):
         rng = random.Random(players)
         seed = 5 + players
-        ref = g.start(players=players, seed=seed, chance="manual")
+        ref = State._new(g, players, g._options(None), seed, True)
         S = be.new(players, g._options(None), seed)
         S[A.H_MANUAL] = 1
         be.start(S, False)
         ds, dd = decision_seed(seed), 0
-        rolled = 0
+        chances = 0
         while not ref.is_over:
             assert S[A.H_CUR] != A.CUR_OVER
             if ref.current == CHANCE:
                 outcomes = ref.chance_outcomes()
                 a = _pick(outcomes, rng)
-                die, face = a._values
-                assert (S[A.H_CUR], S[A.H_CHANCE], S[A.H_CHANCE_A]) == (A.CUR_CHANCE, A.CHANCE_DIE, die)
-                be.play_chance(S, face)
+                assert S[A.H_CUR] == A.CUR_CHANCE
+                if a.name == "roll":
+                    die, face = a._values
+                    assert (S[A.H_CHANCE], S[A.H_CHANCE_A]) == (A.CHANCE_DIE, die)
+                    be.play_chance(S, face)
+                else:  # a card of the zone drawn from, which the header names with where it goes
+                    (card,) = a._values
+                    assert S[A.H_CHANCE] == A.CHANCE_DRAW
+                    assert S[lay.where + card] == S[A.H_CHANCE_A]
+                    assert a.to == forms_of(g.model).zone_name(*lay.zone_names[S[A.H_CHANCE_B]])
+                    be.play_chance(S, card)
                 ref.apply(a)
-                rolled += 1
+                chances += 1
             else:
                 dd = decide_both(be, bd, S, ref, ds, dd)
         assert S[A.H_CUR] == A.CUR_OVER
         assert be.scores(S) == ref.scores() and be.winners(S) == ref.winners()
-        assert S[A.H_CHANCES] == rolled
+        assert S[A.H_CHANCES] == chances
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -119,6 +125,42 @@ def test_a_face_that_is_no_face_is_refused_and_leaves_no_die_rolled(backend):
             be.play_chance(S, 0)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", DRAWS)
+def test_a_card_that_is_not_in_the_zone_drawn_from_is_refused(name, backend):
+    k = kernel(name, backend)
+    g, be, lay = k.game, k.backend, k.program.layout
+    S = be.new(g.min_players, g._options(None), 1)
+    S[A.H_MANUAL] = 1
+    be.start(S, False)
+    drawn = 0  # to the second card drawn (the first is somewhere else then)
+    while S[A.H_CUR] != A.CUR_CHANCE or S[A.H_CHANCE] != A.CHANCE_DRAW or not drawn:
+        if S[A.H_CUR] == A.CUR_CHANCE and S[A.H_CHANCE] == A.CHANCE_DRAW:
+            at = lay.zones[S[A.H_CHANCE_A]][0]
+            be.play_chance(S, S[at + 1])
+            drawn += 1
+        elif S[A.H_CUR] == A.CUR_CHANCE:
+            be.play_chance(S, 0)
+        else:
+            be.play(S, be.moves(S, S[A.H_CUR])[0])
+    src = S[A.H_CHANCE_A]
+    ncards = lay.ncards
+    elsewhere = [c for c in range(ncards) if S[lay.where + c] != src]
+    assert elsewhere  # (a card of another zone, or of none)
+    for bad in (-1, ncards, 1 << 40, A.NIL, 1 << 70, -(1 << 70), True, 1.0, "0", None, *elsewhere[:3]):
+        T = copy.copy(S)
+        with pytest.raises(KFault):
+            be.play_chance(T, bad)
+    assert S[A.H_CUR] == A.CUR_CHANCE and S[A.H_CHANCE_A] == src
+    at = lay.zones[src][0]
+    inside = list(S[at + 1:at + 1 + S[at]])
+    chances = S[A.H_CHANCES]
+    be.play_chance(S, inside[-1])
+    assert S[lay.where + inside[-1]] != src or any(  # (or a card nobody can tell from it went)
+        S[lay.where + c] != src for c in inside if c != inside[-1])
+    assert S[A.H_CHANCES] == chances + 1
+
+
 # ---- through the API: Game.start(chance="manual") on the kernel -----------------------------
 
 
@@ -142,7 +184,7 @@ def _same(k, e, players):
 
 
 @pytest.mark.skipif(not NATIVE, reason="no C compiler here")
-@pytest.mark.parametrize("name", ROLLS)
+@pytest.mark.parametrize("name", RULESETS)
 def test_manual_chance_on_the_kernel_is_the_engines_game(name):
     g = _native(name)
     for players in (g.min_players, g.max_players):
@@ -150,7 +192,7 @@ def test_manual_chance_on_the_kernel_is_the_engines_game(name):
         k = g.start(players=players, seed=3, chance="manual")
         e = State._new(g, players, g._options(None), 3, True)
         steps = 0
-        while not e.is_over and steps < 400:
+        while not e.is_over and steps < 200:
             _same(k, e, players)
             if e.current == CHANCE:
                 a = _pick(k.chance_outcomes(), rng)
@@ -206,12 +248,45 @@ def test_what_is_no_outcome_is_refused_in_the_engines_words_and_the_state_stays_
 
 
 @pytest.mark.skipif(not NATIVE, reason="no C compiler here")
-@pytest.mark.parametrize("name", [n for n in fishrules.bundled() if n not in DICE_ONLY])
-def test_rules_that_draw_from_a_shuffled_zone_keep_manual_chance_on_the_engine(name):
+@pytest.mark.parametrize("name", DRAWS)
+def test_a_card_that_is_no_outcome_is_refused_in_the_engines_words(name):
     g = _native(name)
+    k = g.start(players=g.min_players, seed=6, chance="manual")
+    e = State._new(g, g.min_players, g._options(None), 6, True)
+    drawn = 0  # to the second card drawn: the first is then in no zone drawn from
+    while not (e.current == CHANCE and e.chance_outcomes()[0][0].name == "draw" and drawn):
+        if e.current == CHANCE:
+            drawn += e.chance_outcomes()[0][0].name == "draw"
+            a = e.chance_outcomes()[-1][0]
+            k.apply(a.text)
+            e.apply(a)
+        else:
+            k.apply(k.legal_actions()[0])
+            e.apply(e.legal_actions()[0])
+    labels = {a.text for a, _ in e.chance_outcomes()}
+    gone = [f"draw {lab}" for lab in forms_of(g.model).card_labels if f"draw {lab}" not in labels]
+    other = _native(ROLLS[0]).start(players=2, seed=4, chance="manual")
+    while other.current != CHANCE:
+        other.apply(other.legal_actions()[0])
+    for bad in ("draw", "draw ", "draw ?", "draw -1", *gone[:3], "die 1 rolls 1", 7, -1, None, True,
+                other.chance_outcomes()[0][0], "p0: pass", "x" * 100_000):
+        with pytest.raises(fishrules.FishrulesError) as got:
+            e.apply(bad)
+        with pytest.raises(type(got.value)) as mine:
+            k.apply(bad)
+        assert str(mine.value) == str(got.value), bad
+        _same(k, e, g.min_players)
+    a = k.chance_outcomes()[0][0]
+    k.apply(a)
+    e.apply(a.text)
+    _same(k, e, g.min_players)
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_every_ruleset_plays_manual_chance_on_the_kernel(name):
+    g = fishrules.load(name)
     s = g.start(players=g.min_players, seed=1, chance="manual")
-    assert type(s) is State and s.manual
-    assert type(g.start(players=g.min_players, seed=1)) is KState
+    assert type(s) is KState and s.manual
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

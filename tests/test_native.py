@@ -217,7 +217,7 @@ SANITIZED = """
     from fishrules.kernel.lower import lower
     from fishrules.kernel.native import NativeBackend
     from fishrules.kernel.pyruntime import KFault
-    played = 0
+    played = drawn = 0
     for ref in sys.argv[1:]:
         try:
             g = fishrules.load(ref)
@@ -265,7 +265,8 @@ SANITIZED = """
                 pass
             finally:
                 be.trace_off()
-            # chance left to the caller: the game waits at each die; hostile faces are refused
+            # chance left to the caller: the game waits at each die and each card drawn from a
+            # shuffled zone; hostile faces and cards (of no zone, of another zone) are refused
             S = be.new(n, g._options(None), 7, limit=2000)
             S[A.H_MANUAL] = 1
             be.trace_on()
@@ -275,12 +276,17 @@ SANITIZED = """
                     if S[0] == A.CUR_OVER:
                         break
                     if S[0] == A.CUR_CHANCE:
-                        for bad in (-1, 1 << 40, A.NIL, 10 ** 6, 2):
+                        for bad in (-1, 1 << 40, A.NIL, 10 ** 6, 2, be.kp.layout.ncards, *range(8)):
                             try:
                                 be.play_chance(array("q", S), bad)
                             except KFault:
                                 pass
-                        be.play_chance(S, 0)
+                        if S[A.H_CHANCE] == A.CHANCE_DRAW:  # a card of the zone drawn from
+                            at = be.kp.layout.zones[S[A.H_CHANCE_A]][0]
+                            be.play_chance(S, S[at + 1 + step % S[at]])
+                            drawn += 1
+                        else:
+                            be.play_chance(S, 0)
                     elif S[0] == A.CUR_SIMUL:
                         lists = [be.moves(S, p) for p in be.who_together(S)]
                         if not all(lists):
@@ -299,7 +305,7 @@ SANITIZED = """
                 pass
             finally:
                 be.trace_off()
-    print(json.dumps({"played": played}))
+    print(json.dumps({"played": played, "drawn": drawn}))
 """
 
 
@@ -329,10 +335,12 @@ def test_every_ruleset_and_hostile_file_under_the_sanitizers(tmp_path):
     full = {**os.environ, **env, "FISHRULES_CACHE": str(tmp_path), "PYTHONPATH": str(ROOT / "src")}
     procs = [subprocess.Popen([sys.executable, "-c", code, *h], env=full, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True) for h in halves]
-    played = 0
+    played = drawn = 0
     for p in procs:
         stdout, stderr = p.communicate(timeout=900)
         assert "ERROR: AddressSanitizer" not in stderr and "runtime error" not in stderr, stderr[-3000:]
         assert p.returncode == 0, stderr[-3000:]
-        played += json.loads(stdout.strip().splitlines()[-1])["played"]
-    assert played >= 3000
+        got = json.loads(stdout.strip().splitlines()[-1])
+        played += got["played"]
+        drawn += got["drawn"]
+    assert played >= 3000 and drawn >= 100  # (cards drawn by hand from shuffled zones, step by step)

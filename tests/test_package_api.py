@@ -61,6 +61,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("compiler/program.py", "_zget"): "runtime/contract.py: a zone's cards, for a helper",
     # the kernel's bridge to the engine's State; it goes when State is one class (issue 32)
     ("kernel/apistate.py", "_ks"): "a State deciding on the kernel keeps its kernel position in this slot",
+    ("kernel/apistate.py", "_to"): "a draw's chance outcome names the zone it goes to (Action.to), as the engine's do",
     ("kernel/__init__.py", "_kernel_origin"): "a determinized State says how to build its kernel position",
 }
 

@@ -29,7 +29,7 @@ from ..errors import OptionError
 from ..runtime import CHANCE, recorded_moves
 from ..limits import MAX_PLAYOUT_DECISIONS
 from . import abi as A
-from . import faults, ir
+from . import faults
 from . import layout as L
 from .abi import FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, decision_seed
 from .boundary import Boundary
@@ -240,18 +240,9 @@ class Kernel:
     @property
     def manual_chance(self) -> bool:
         """Whether a game whose chance is the caller's (`start(chance="manual")`) is played on the
-        kernel: its chance is dice only.  A card drawn from a zone the rules may shuffle is not yet
-        a wait of the kernel (issue 32, step 5a), so such rules stay the engine's."""
-        got = getattr(self, "_manual_chance", None)
-        if got is None:
-            kp = self.program
-            if kp is None or isinstance(self.backend, _Engine):
-                got = False
-            else:
-                done = {s.name for f in kp.functions for s in ir.walk_stmts(f.body) if isinstance(s, ir.Do)}
-                got = not ("draw" in done and "shuffle" in done)
-            self._manual_chance = got
-        return got
+        kernel: wherever the kernel runs the rules (a die, a card drawn from a shuffled zone: each
+        is a wait of the kernel)."""
+        return self.program is not None and not isinstance(self.backend, _Engine)
 
     # ---- states --------------------------------------------------------------------------------
 
@@ -276,24 +267,29 @@ class Kernel:
             S = det.kernel_state(self, orders)
             S[A.H_SEED], S[A.H_DRAWS] = state.seed, 0
             return S
-        be, bd = self.backend, self.boundary
+        be = self.backend
         texts = state._history.list()
         moves = recorded_moves(state)
-        be.script([self._chance_item(t, state) if m is None else (0, 0, 0) for t, m in zip(texts, moves)])
         S = be.new(state.n, {o.name: state.g[o.slot] for o in self.program.model.options}, state.seed)
-        S[A.H_SCRIPT] = 0
+        S[A.H_MANUAL] = 1  # chance waits, and each outcome is read from the record
         be.start(S, False)
         pending: dict = {}
-        while S[A.H_SCRIPT] < len(moves):
-            i = S[A.H_SCRIPT]
+        i = 0
+        while i < len(moves):
             cur = S[A.H_CUR]
+            if cur == A.CUR_CHANCE:
+                if moves[i] is not None:
+                    raise KFault(FAULT_RULE)
+                be.play_chance(S, self._chance_outcome(S, texts[i], state))
+                i += 1
+                continue
             if cur == A.CUR_SIMUL:
                 who = be.who_together(S)
                 p, km = self._replayed(S, moves[i], texts[i], True, who)
                 if p in pending:
                     raise KFault(FAULT_RULE)
                 pending[p] = km
-                S[A.H_SCRIPT] = i + 1
+                i += 1
                 if len(pending) == len(who):
                     be.play_together(S, tuple(pending[q] for q in who))
                     pending = {}
@@ -301,13 +297,13 @@ class Kernel:
             if cur < 0:
                 raise KFault(FAULT_RULE)
             _, km = self._replayed(S, moves[i], texts[i], False, (cur,))
-            S[A.H_SCRIPT] = i + 1
+            i += 1
             be.play(S, km)
         if pending:
             raise KFault(FAULT_CAPACITY)  # some players chose at a simultaneous decision, not all: the API keeps that
-        if S[A.H_CUR] == A.CUR_RUN or (S[A.H_CUR] == A.CUR_OVER) != state.is_over:
+        if S[A.H_CUR] in (A.CUR_RUN, A.CUR_CHANCE) or (S[A.H_CUR] == A.CUR_OVER) != state.is_over:
             raise KFault(FAULT_CAPACITY)
-        S[A.H_SCRIPT] = -1  # from here on, chance from the state's own generator
+        S[A.H_MANUAL] = 0  # from here on, chance from the state's own generator
         S[A.H_SEED], S[A.H_DRAWS] = _signed(state.seed), state.draws
         return S
 
@@ -334,23 +330,24 @@ class Kernel:
             raise KFault(FAULT_RULE)
         return actor, km
 
-    def _chance_item(self, text: str, state: Any) -> tuple:
-        """A history entry as a chance outcome the kernel can replay: (1, label, 0) a card drawn,
-        (2, die, face) a die rolled; (0, 0, 0) anything else."""
+    def _chance_outcome(self, S: Any, text: str, state: Any) -> int:
+        """The outcome the kernel waits for at S (CUR_CHANCE), as the record's entry `text` says
+        it: a card of the zone drawn from with the label it names (`draw LABEL`), or the face the
+        die shows (`die N rolls FACE`, the die the one waited for).  KFault if it says neither."""
         prog = state.prog
-        if text.startswith("draw "):
-            labels = self.__dict__.setdefault("_labels", {})
-            if not labels:
-                for c in prog.cards:
-                    labels.setdefault(c.label, len(labels))
-            lab = labels.get(text[5:])
-            if lab is not None:
-                return (1, lab, 0)
+        if S[A.H_CHANCE] == A.CHANCE_DRAW:
+            if text.startswith("draw "):
+                at = self.program.layout.zones[S[A.H_CHANCE_A]][0]
+                labels = prog.card_labels
+                card = next((c for c in S[at + 1:at + 1 + S[at]] if labels[c] == text[5:]), None)
+                if card is not None:
+                    return card
+            raise KFault(FAULT_RULE)
         parts = text.split(" ", 3)  # a face's label may have a space: `die 2 rolls BODY 10`
-        if len(parts) == 4 and parts[0] == "die" and parts[2] == "rolls" and parts[1].isdigit():
+        if len(parts) == 4 and parts[0] == "die" and parts[2] == "rolls" and parts[1] == str(S[A.H_CHANCE_A] + 1):
             face = next((i for i, f in enumerate(prog.faces) if f.label == parts[3]), None)
             if face is None:
                 face = next((i for i, lab in enumerate(prog.face_labels) if lab == parts[3]), None)
             if face is not None:
-                return (2, int(parts[1]) - 1, prog.face_canonical[face])
-        return (0, 0, 0)
+                return prog.face_canonical[face]
+        raise KFault(FAULT_RULE)

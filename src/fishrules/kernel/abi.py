@@ -22,8 +22,8 @@ from ..splitmix import GAMMA, M64, MUL1, MUL2, below, mix
 
 __all__ = [
     "H_CUR", "H_N", "H_SEED", "H_DRAWS", "H_DSEED", "H_DDRAWS", "H_WORK", "H_DEPTH", "H_MODE", "H_UNWIND", "H_SITE",
-    "H_DECISIONS", "H_CHANCES", "H_NDICE", "H_LIMIT", "H_SCRIPT", "H_WHY", "H_MANUAL", "H_CHANCE",
-    "H_CHANCE_A", "H_AT", "H_WHY_ARG", "H_MOVE", "CHANCE_DIE",
+    "H_DECISIONS", "H_CHANCES", "H_NDICE", "H_LIMIT", "H_WHY", "H_MANUAL", "H_CHANCE",
+    "H_CHANCE_A", "H_CHANCE_B", "H_CHANCE_C", "H_AT", "H_WHY_ARG", "H_MOVE", "CHANCE_DIE", "CHANCE_DRAW",
     "CUR_OVER", "CUR_CHANCE", "CUR_SIMUL", "CUR_RUN",
     "FAULT_RULE", "FAULT_BUDGET", "FAULT_CAPACITY", "FAULT_UNPLAYABLE", "FAULT_STUCK", "FAULT_ENDLESS",
     "WHY_NONE", "WHY_NOBODY", "WHY_DIVIDE", "WHY_NUMBER", "WHY_LIST", "WHY_SEAT", "WHY_ZONE", "WHY_ZONE_NOBODY",
@@ -50,14 +50,16 @@ H_DECISIONS = 11  # the decisions made so far (a playout is cut at S[H_LIMIT] of
 H_CHANCES = 12  # the chance outcomes so far (a card from a shuffled zone, a die rolled: one each)
 H_NDICE = 13  # how many dice this game has (worked out from its options when it is set up)
 H_LIMIT = 14  # the most decisions a playout may make before the game is declared endless
-H_SCRIPT = 15  # replaying a record: where in it chance reads its next outcome (-1: from the generator)
-H_WHY = 16  # after a fault: what it was about (FAULT_RULE: a WHY_* code, see `why`; FAULT_UNPLAYABLE: which `unavailable` of KernelProgram.refusals)
-H_MANUAL = 17  # 1: chance is the caller's (it waits at every die, CUR_CHANCE); 0: the generator's
-H_CHANCE = 18  # at CUR_CHANCE: what chance waits for (CHANCE_DIE) ...
-H_CHANCE_A = 19  # ... and which: the die to roll (its outcome, a face, is then written at S[H_MOVE])
-H_AT = 20  # the statement (or `if` condition) running: an index into KernelProgram.positions
-H_WHY_ARG = 21  # after a FAULT_RULE: the value its words name (the zone's number, the number not in the list, ...)
-H_MOVE = 22  # the move being played: its block, the actor, then its parameters (the layout's move width)
+H_WHY = 15  # after a fault: what it was about (FAULT_RULE: a WHY_* code, see `why`; FAULT_UNPLAYABLE: which `unavailable` of KernelProgram.refusals)
+H_MANUAL = 16  # 1: chance is the caller's (it waits at every die and shuffled draw, CUR_CHANCE); 0: the generator's
+H_CHANCE = 17  # at CUR_CHANCE: what chance waits for (CHANCE_DIE, CHANCE_DRAW) ...
+H_CHANCE_A = 18  # ... and which: the die to roll, or the zone a card is drawn from (its outcome, a face
+#                  or a card of that zone, is then written at S[H_MOVE])
+H_CHANCE_B = 19  # a draw: the zone the card goes to ...
+H_CHANCE_C = 20  # ... and how it lands (0 as it was, 1 face up, 2 face down)
+H_AT = 21  # the statement (or `if` condition) running: an index into KernelProgram.positions
+H_WHY_ARG = 22  # after a FAULT_RULE: the value its words name (the zone's number, the number not in the list, ...)
+H_MOVE = 23  # the move being played: its block, the actor, then its parameters (the layout's move width)
 
 # `S[H_CUR]` when no single seat is to act
 CUR_OVER = -1  # the game is over
@@ -67,6 +69,7 @@ CUR_RUN = -4  # set up, or a move written into S[H_MOVE]: the kernel is to run o
 
 # `S[H_CHANCE]` at CUR_CHANCE
 CHANCE_DIE = 1  # a die is rolled: S[H_CHANCE_A] is the die
+CHANCE_DRAW = 2  # a card is drawn from a shuffled zone: S[H_CHANCE_A] the zone, S[H_CHANCE_B] where it goes
 
 # ---- faults: why a step stopped (the engine's own machine then plays it, and says what is wrong) --
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import random
 import weakref
+from fractions import Fraction
 from typing import Any, Callable, Optional, Union
 
 from ..errors import FishrulesError, OptionError
@@ -51,7 +52,9 @@ from ..limits import MAX_ACTION_TEXT
 from ..runtime.text import check_seat, check_since, short
 from .abi import CUR_CHANCE as _CUR_CHANCE, CUR_OVER as _CUR_OVER, CUR_RUN as _CUR_RUN, CUR_SIMUL as _CUR_SIMUL
 from .abi import FAULT_CAPACITY, FAULT_ENDLESS, FAULT_STUCK, FAULT_UNPLAYABLE, LIST_CAPACITY, NIL
+from .abi import CHANCE_DRAW as _CHANCE_DRAW, H_CHANCE_B as _H_CHANCE_B
 from .abi import H_CHANCE as _H_CHANCE, H_CHANCE_A as _H_CHANCE_A, H_CHANCES as _H_CHANCES, H_CUR as _H_CUR
+from .abi import CHANCE_DRAW as _CHANCE_DRAW, H_CHANCE_B as _H_CHANCE_B, H_CHANCE_C as _H_CHANCE_C
 from .abi import H_DDRAWS as _H_DDRAWS, H_DECISIONS as _H_DECISIONS, H_DEPTH as _H_DEPTH, H_DRAWS as _H_DRAWS
 from .abi import H_DSEED as _H_DSEED, H_LIMIT as _H_LIMIT, H_MANUAL as _H_MANUAL, H_NDICE as _H_NDICE
 from .abi import H_SEED as _H_SEED, H_SITE as _H_SITE, H_WHY as _H_WHY, H_WORK as _H_WORK
@@ -95,8 +98,9 @@ _SHARED_IDS = 1 << 16
 def start(game: Any, players: int, options: dict, seed: int, count_rules: bool, manual: bool = False,
           kernel: Any = None) -> State:
     """A new game on the kernel (a KState), or a plain State where the kernel cannot set it up.
-    `manual`: chance is the caller's (the kernel waits at every die: `Kernel.manual_chance`).
-    `kernel`: another than the game's own (`saved_position`'s)."""
+    `manual`: chance is the caller's (the kernel waits at every die and every card drawn from a
+    shuffled zone: `Kernel.manual_chance`).  `kernel`: another than the game's own
+    (`saved_position`'s)."""
     if kernel is None:
         kernel = game.kernel
     be = kernel.backend
@@ -275,10 +279,30 @@ class KState(State):
         S = ks[_S]
         if S[_H_CUR] != _CUR_CHANCE:
             return []
-        # a die (the only chance the kernel waits for, so far): the engine's outcomes, exactly
-        forms, prog, die = forms_of(_SLOTS["game"].__get__(self).model), self.prog, S[_H_CHANCE_A]
-        return [(Action("roll", forms.roll_text(die, face), None, (die, face), forms, prog=prog), p)
-                for _, face, p in forms.chance_outcomes]
+        forms, prog = forms_of(_SLOTS["game"].__get__(self).model), self.prog
+        if S[_H_CHANCE] != _CHANCE_DRAW:  # a die: the engine's outcomes, exactly
+            die = S[_H_CHANCE_A]
+            return [(Action("roll", forms.roll_text(die, face), None, (die, face), forms, prog=prog), p)
+                    for _, face, p in forms.chance_outcomes]
+        # a card drawn from a shuffled zone: its cards grouped as nobody can tell them apart (label,
+        # face up), each group's first card standing for it, in the zone's order (the engine's)
+        lay = ks[_KERNEL].program.layout
+        at, up, labels = lay.zones[S[_H_CHANCE_A]][0], lay.up, forms.card_labels
+        cards = S[at + 1:at + 1 + S[at]]
+        groups: dict = {}
+        for c in cards:
+            key = (labels[c], S[up + c])
+            if key in groups:
+                groups[key][1] += 1
+            else:
+                groups[key] = [c, 1]
+        to = forms.zone_name(*lay.zone_names[S[_H_CHANCE_B]])
+        out = []
+        for (label, _), (c, k) in groups.items():
+            a = Action("draw", f"draw {label}", None, (c,), forms, prog=prog)
+            a._to = to
+            out.append((a, Fraction(k, len(cards))))
+        return out
 
     def _apply_chance(self, action: Any) -> "State":
         """`apply` at a chance node: an outcome (an Action of chance of this game, or its text) is
@@ -300,8 +324,8 @@ class KState(State):
         napplied = len(applied)
         try:
             ks[_LEGAL] = {}
-            kernel.backend.play_chance(S, found._values[1])
-            applied.append((None, found._values[1], False, None))
+            kernel.backend.play_chance(S, found._values[-1])  # (a die's face, a card)
+            applied.append((None, found._values[-1], False, None))
             self._check_can_act()
         except KFault as fault:
             del applied[napplied:]
@@ -1322,11 +1346,11 @@ class KState(State):
         ref = State._new(game, n, ks[_OPTIONS], seed, manual, count_rules=ks[_COUNT])
         decode, move = be.decode, bd.move
         for records, i, together, gen in ks[_APPLIED]:
-            if records is None:  # a chance outcome: the die the engine waits for shows face i
+            if records is None:  # a chance outcome: the die the engine waits for shows face i, or card i is drawn
                 if i is None:  # the generator reseeded
                     ref.seed, ref.draws, ref.manual = gen
                 else:
-                    ref.apply(next(a for a, _ in ref.chance_outcomes() if a._values[1] == i))
+                    ref.apply(next(a for a, _ in ref.chance_outcomes() if a._values[-1] == i))
                 continue
             play_move(ref, move(decode(records, i), together))
         for records, i in ks[_PENDING].values():
@@ -1504,6 +1528,8 @@ def position_of(kernel: Any, S: Any) -> tuple:
         head.append(S[_H_SITE])
     elif cur == _CUR_CHANCE:
         head += [S[_H_CHANCE], S[_H_CHANCE_A]]
+        if S[_H_CHANCE] == _CHANCE_DRAW:  # (where the card goes, and how: a die's wait leaves them as they were)
+            head += [S[_H_CHANCE_B], S[_H_CHANCE_C]]
     values = []
     for slot, at in sorted(lay.g_index.items()):
         values.append(_value(S[at + 1:at + 1 + S[at]]) if slot in lay.g_list else _value(S[at]))

@@ -24,7 +24,7 @@ import attrs
 from . import ir
 from .abi import FAULT_RULE, H_MANUAL
 
-__all__ = ["Goto", "Invoke", "Ask", "AskAll", "PlayChosen", "RollWait", "cut", "Arms"]
+__all__ = ["Goto", "Invoke", "Ask", "AskAll", "PlayChosen", "RollWait", "DrawWait", "cut", "Arms"]
 
 node = attrs.frozen(slots=True)
 
@@ -86,6 +86,18 @@ class RollWait(ir.Stmt):
     caller has put the face into the first move slot)."""
 
     die: str
+    after: int
+
+
+@node
+class DrawWait(ir.Stmt):
+    """Chance is the caller's: wait for the card drawn from zone `src` (a local) to zone `dest` (a
+    local), landing as `facing` says, to resume at `after` (the caller has put the card into the
+    first move slot)."""
+
+    src: str
+    dest: str
+    facing: int
     after: int
 
 
@@ -243,6 +255,31 @@ class Arms:
         self.open(after)
         self.cur.append(ir.Do("roll_face", (ir.Var(die),)))
         self.cur.append(ir.Set(i, ir.Help("plus_one", (ir.Var(i),))))
+        self.cur.append(Goto(top))
+        self.open(end)
+
+
+    def a_Draw(self, s, loop):
+        # As a roll: the generator's draw is today's helper; when chance is the caller's the block
+        # takes the cards one at a time (`draw_step`: 0 done, 1 the top card of a zone not
+        # shuffled taken, 2 a card of a shuffled zone to wait for), as the engine's `draw_wait`.
+        n, src, dest, r = self.temp(), self.temp(), self.temp(), self.temp()
+        top, after, end = self.label(), self.label(), self.label()
+        seeded = ir.Do("draw", (s.count, s.src, s.dest, ir.Int(s.facing)))
+        self.cur.append(ir.If(ir.Not(ir.Get(ir.Int(H_MANUAL))), (seeded, Goto(end))))
+        self.cur.append(ir.Set(n, s.count))
+        self.cur.append(ir.Set(src, s.src))
+        self.cur.append(ir.Set(dest, s.dest))
+        self.cur.append(Goto(top))
+        self.open(top)
+        self.cur.append(ir.Set(r, ir.Help("draw_step", (ir.Var(n), ir.Var(src), ir.Var(dest), ir.Int(s.facing)))))
+        self.cur.append(ir.If(ir.Cmp("==", ir.Var(r), ir.Int(0)), (Goto(end),)))
+        self.cur.append(ir.If(ir.Cmp("==", ir.Var(r), ir.Int(1)),
+                              (ir.Set(n, ir.Help("minus_one", (ir.Var(n),))), Goto(top))))
+        self.cur.append(DrawWait(src, dest, s.facing, after))
+        self.open(after)
+        self.cur.append(ir.Do("draw_card", (ir.Var(src), ir.Var(dest), ir.Int(s.facing))))
+        self.cur.append(ir.Set(n, ir.Help("minus_one", (ir.Var(n),))))
         self.cur.append(Goto(top))
         self.open(end)
 

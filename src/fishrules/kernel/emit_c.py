@@ -21,9 +21,9 @@ import attrs
 
 from . import ir
 from .abi import (
-    CHANCE_DIE, CUR_CHANCE, CUR_OVER, CUR_RUN, CUR_SIMUL, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, GAMMA, H_AT, H_CHANCES, H_CUR,
+    CHANCE_DIE, CHANCE_DRAW, CUR_CHANCE, CUR_OVER, CUR_RUN, CUR_SIMUL, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, GAMMA, H_AT, H_CHANCES, H_CUR,
     H_DECISIONS,
-    H_DEPTH, H_CHANCE, H_CHANCE_A, H_DSEED, H_LIMIT, H_MANUAL, H_MODE, H_MOVE, H_N, H_NDICE, H_SEED, H_SITE, H_UNWIND, H_WORK, RESTART_WORK, c_prelude,
+    H_DEPTH, H_CHANCE, H_CHANCE_A, H_CHANCE_B, H_CHANCE_C, H_DSEED, H_LIMIT, H_MANUAL, H_MODE, H_MOVE, H_N, H_NDICE, H_SEED, H_SITE, H_UNWIND, H_WORK, RESTART_WORK, c_prelude,
 )
 from .lower import KernelProgram
 from .lower_blocks import DONE, PAUSE, RESTART, UNWIND
@@ -31,7 +31,7 @@ from .lower_blocks import DONE, PAUSE, RESTART, UNWIND
 __all__ = ["emit_c", "frame_layout_c", "EMITTER_VERSION"]
 
 #: Changes whenever the C a program emits changes: part of a compiled library's cache key.
-EMITTER_VERSION = "18"
+EMITTER_VERSION = "20"
 
 _CMP = {"<": "k_lt", "<=": "k_le", ">": "k_gt", ">=": "k_ge"}
 
@@ -206,6 +206,8 @@ class _Writer:
             return f"k_sub(k, {a[0]}, 1)"
         if n == "plus_one":
             return f"({a[0]} + 1)"
+        if n == "draw_step":
+            return f"k_draw_step(k, {', '.join(a)})"
         if n == "same_items":
             return f"k_same({self.b(e.args[0])}, {self.b(e.args[1])})"
         raise AssertionError(n)  # pragma: no cover
@@ -585,6 +587,12 @@ class _Writer:
 
     def s_RollWait(self, s, depth):
         self.put(depth, f"S[{H_CUR}] = {CUR_CHANCE}; S[{H_CHANCE}] = {CHANCE_DIE}; S[{H_CHANCE_A}] = {s.die};")
+        self.spill(depth, s.after)
+        self.put(depth, f"k->top = _m0; return {PAUSE};")
+
+    def s_DrawWait(self, s, depth):
+        self.put(depth, f"S[{H_CUR}] = {CUR_CHANCE}; S[{H_CHANCE}] = {CHANCE_DRAW}; S[{H_CHANCE_A}] = {s.src}; "
+                        f"S[{H_CHANCE_B}] = {s.dest}; S[{H_CHANCE_C}] = {s.facing};")
         self.spill(depth, s.after)
         self.put(depth, f"k->top = _m0; return {PAUSE};")
 
@@ -990,20 +998,10 @@ FK_EXPORT void *fk_context(I arena_cap, I moves_cap) {{
 FK_EXPORT void fk_free(void *ctx) {{
     K *k = (K *)ctx;
     if (!k) return;
-    free(k->arena); free(k->ok); free(k->bad); free(k->dcache); free(k->dv); free(k->dva); free(k->script); free(k->rec);
+    free(k->arena); free(k->ok); free(k->bad); free(k->dcache); free(k->dv); free(k->dva); free(k->rec);
     free(k);
 }}
 
-/* the chance outcomes of a record to replay (3 numbers each), read while S[H_SCRIPT] >= 0 */
-FK_EXPORT int fk_script(void *ctx, I *items, I n) {{
-    K *k = (K *)ctx;
-    free(k->script);
-    k->script = n ? (I *)malloc((size_t)(3 * n) * sizeof(I)) : 0;
-    if (n && !k->script) {{ k->nscript = 0; return FAULT_CAPACITY; }}
-    if (n) memcpy(k->script, items, (size_t)(3 * n) * sizeof(I));
-    k->nscript = n;
-    return 0;
-}}
 
 /* set a game up: S holds the header and options already (players, seeds, options); 0 or a fault */
 FK_EXPORT int fk_new(void *ctx, I *S) {{

@@ -16,8 +16,8 @@ import attrs
 
 from . import ir
 from .abi import (
-    CHANCE_DIE, CUR_CHANCE, CUR_RUN, CUR_SIMUL, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, H_AT, H_CUR, H_DECISIONS, H_DEPTH,
-    H_LIMIT, H_MODE, H_MOVE, H_CHANCE, H_CHANCE_A, H_N, H_SITE, H_UNWIND, H_WORK, WHY_DEEP, WHY_NOBODY_CHOOSES,
+    CHANCE_DIE, CHANCE_DRAW, CUR_CHANCE, CUR_RUN, CUR_SIMUL, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, H_AT, H_CUR, H_DECISIONS, H_DEPTH,
+    H_LIMIT, H_MODE, H_MOVE, H_CHANCE, H_CHANCE_A, H_CHANCE_B, H_CHANCE_C, H_N, H_SITE, H_UNWIND, H_WORK, WHY_DEEP, WHY_NOBODY_CHOOSES,
 )
 from .lower import KernelProgram
 from .lower_blocks import DONE, PAUSE, UNWIND
@@ -425,6 +425,15 @@ class _Writer:
         self.put(depth, f"S[{H_CUR}] = {CUR_CHANCE}")
         self.put(depth, f"S[{H_CHANCE}] = {CHANCE_DIE}")
         self.put(depth, f"S[{H_CHANCE_A}] = {s.die}")
+        self.spill(depth, fn, s.after)
+        self.put(depth, f"return {PAUSE}")
+
+    def s_DrawWait(self, s, depth, fn):
+        self.put(depth, f"S[{H_CUR}] = {CUR_CHANCE}")
+        self.put(depth, f"S[{H_CHANCE}] = {CHANCE_DRAW}")
+        self.put(depth, f"S[{H_CHANCE_A}] = {s.src}")
+        self.put(depth, f"S[{H_CHANCE_B}] = {s.dest}")
+        self.put(depth, f"S[{H_CHANCE_C}] = {s.facing}")
         self.spill(depth, fn, s.after)
         self.put(depth, f"return {PAUSE}")
 

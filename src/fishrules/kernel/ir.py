@@ -15,8 +15,8 @@ Three kinds of node:
   C), for what must look at it more than once or in another order;
 
 and statements (`Stmt`), among which the few that can make the game wait: `CallBlock` (a phase
-or an action whose rules may wait), `Decide` and `Together` (players choose), `Roll` (dice, when
-chance is the caller's).  Nothing of a rule
+or an action whose rules may wait), `Decide` and `Together` (players choose), `Roll` and `Draw` (dice, cards
+from a shuffled zone, when chance is the caller's).  Nothing of a rule
 file's text appears here: names are numbers, and a node's `site` only numbers where it came from.
 """
 
@@ -528,7 +528,19 @@ class Roll(Stmt):
     one: Optional[Expr]
 
 
-WAITS = (CallBlock, Decide, Together, Roll)
+@node
+class Draw(Stmt):
+    """`count` cards are drawn from zone `src` to zone `dest` (landing as `facing` says, 0/1/2:
+    as they were, face up, face down).  The generator draws them at once (the `draw` helper); when
+    chance is the caller's (S[H_MANUAL]) the game waits for each card drawn from a shuffled zone."""
+
+    count: Expr
+    src: Expr
+    dest: Expr
+    facing: int
+
+
+WAITS = (CallBlock, Decide, Together, Roll, Draw)
 
 
 # ---- functions -----------------------------------------------------------------------------------

@@ -34,8 +34,6 @@ typedef struct K {
     I *dv;  /* a version per kept define, bumped by a write of anything it reads (fishrules.kernel.keep) */
     I *dva;  /* a version per argument of the defines that read a family of zones at their argument */
     I *dcache;  /* the kept values of defines (see emit_c: each define's entries) */
-    I *script;  /* a record being replayed: its chance outcomes, 3 numbers each (see Kernel.state_of) */
-    I nscript;
     I *rec;  /* the trace of a record being kept (fishrules.kernel.record): rec[0 .. nrec) of rec_cap */
     I nrec, rec_cap, note_at, rec_mark;
     int recording;  /* 1 while a caller keeps a record: the kernel writes its trace (never in a playout) */

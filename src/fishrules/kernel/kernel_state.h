@@ -9,14 +9,6 @@
  * Each helper mirrors its namesake in fishrules/kernel/pyruntime.py.
  */
 
-/* replaying a record: its next chance outcome (kind 1: a card by label; 2: a die and its face) */
-static I *k_scripted(K *k) {
-    I i = k->S[H_SCRIPT];
-    if (i < 0 || i >= k->nscript) k_fault(k, FAULT_CAPACITY);
-    k->S[H_SCRIPT] = i + 1;
-    return k->script + 3 * i;
-}
-
 /* a zone's cards, the dice's faces changed: the kept defines that read them are stale (generated) */
 static void k_zstale(K *k, I zid);
 static void k_dstale(K *k);
@@ -202,14 +194,7 @@ static void k_draw(K *k, I count, I src, I dest, I facing) {
             break;
         }
         I at;
-        if (S[MIXED + src] && S[H_SCRIPT] >= 0) {  /* replaying a record: the card it names */
-            I *item = k_scripted(k);
-            if (item[0] != 1) k_fault(k, FAULT_CAPACITY);
-            at = -1;
-            for (I i = 0; i < n; i++) if (LABEL[S[b + 1 + i]] == item[1]) { at = i; break; }
-            if (at < 0) k_fault(k, FAULT_CAPACITY);
-            S[H_CHANCES] += 1;
-        } else if (S[MIXED + src]) {
+        if (S[MIXED + src]) {
             at = k_randbelow(k, n);
             if (SAME_LABELS) {  /* the first card nobody can tell from it */
                 I card = S[b + 1 + at], lab = LABEL[card], u = S[UP + card];
@@ -241,6 +226,48 @@ static void k_draw(K *k, I count, I src, I dest, I facing) {
         k_put_one(k, card, dest, facing);
         count -= 1;
     }
+}
+
+/* chance left to the caller (S[H_MANUAL]): a draw takes its cards one at a time.  The next card:
+   0 when it is done (no more to draw, or the zone is empty), 1 when the top card of a zone not
+   shuffled was taken, 2 when the caller is to say which card of the shuffled zone is drawn */
+static I k_draw_step(K *k, I count, I src, I dest, I facing) {
+    I *S = k->S;
+    k_zone_ok(k, src);
+    k_zone_ok(k, dest);
+    if (count == NIL) k_fault(k, FAULT_RULE);
+    if (count <= 0) return 0;
+    I b = ZB[src], n = S[b];
+    if (n == 0) {  /* counted for simulations: a deal that ran out of cards */
+        S[EMPTY + 2 * src + (S[H_DECISIONS] ? 1 : 0)] += 1;
+        return 0;
+    }
+    if (S[MIXED + src]) return 2;
+    k_move_one(k, S[b + n], dest, facing);  /* the top card: no chance involved */
+    return 1;
+}
+
+/* the card the caller wrote into the first move slot is drawn (one of zone src, else a fault):
+   the first card nobody can tell from it, as the generator's draw takes */
+static void k_draw_card(K *k, I src, I dest, I facing) {
+    I *S = k->S;
+    I card = S[H_MOVE];
+    if ((U)card >= (U)NCARDS || S[WHERE + card] != src) k_fault(k, FAULT_CAPACITY);
+    if (SAME_LABELS) {
+        I b = ZB[src], n = S[b], lab = LABEL[card], u = S[UP + card];
+        for (I i = 0; i < n; i++) {
+            I c = S[b + 1 + i];
+            if (LABEL[c] == lab && S[UP + c] == u) { card = c; break; }
+        }
+    }
+    S[H_CHANCES] += 1;
+    S[H_CHANCE] = 0;
+    if (k->recording) {  /* a chance outcome, before its move */
+        I *r = k_rec(k, 2);
+        r[0] = 2;
+        r[1] = card;
+    }
+    k_move_one(k, card, dest, facing);
 }
 
 static inline void k_shuffle(K *k, I z) { k->S[MIXED + k_zone_ok(k, z)] = 1; }
@@ -291,16 +318,6 @@ static void k_roll(K *k, B dice) {
     for (I i = 0; i < dice.n; i++) S[DICE + k_die(k, dice.p[i])] = UNROLLED;
     I n = dice.n;
     if (n == 0) return;
-    if (S[H_SCRIPT] >= 0) {  /* replaying a record: the faces it names, die by die */
-        for (I i = 0; i < n; i++) {
-            I *item = k_scripted(k);
-            if (item[0] != 2 || item[1] != dice.p[i] || item[2] < 0 || item[2] >= NFACES) k_fault(k, FAULT_CAPACITY);
-            S[DICE + dice.p[i]] = item[2];
-        }
-        S[H_CHANCES] += n;
-        k_note_rolls(k, dice);
-        return;
-    }
     /* NFACES**n, if it is at most 2**62: one draw for the whole group */
     U total = 1;
     int one = 1;

@@ -90,6 +90,7 @@ class BlockLowering:
         self.fn: _Fn = _Fn()
         self.block = -1
         self.keep = None  # fishrules.kernel.keep.Keep, set before the blocks are lowered
+        self.shuffles: Optional[bool] = None  # whether the rules ever shuffle a zone (worked out once)
         #: the messages of the rules' `unavailable` statements, in the order they are lowered
         self.refusals: list[str] = []
         #: action number -> the most values each parameter's domain function gives (`domains`)
@@ -365,8 +366,12 @@ class BlockLowering:
         return [ir.Do("move", (self.ex.buf(s.cards), self.ex.zone_id(s.target), face))]
 
     def s_DrawCards(self, s):
-        return [ir.Do("draw", (self.ex.expr(s.count), self.ex.zone_id(s.source), self.ex.zone_id(s.target),
-                               ir.Int(FACING[s.facing])))]
+        args = (self.ex.expr(s.count), self.ex.zone_id(s.source), self.ex.zone_id(s.target))
+        if self.shuffles is None:
+            self.shuffles = next(self.model.find_all(m.ShuffleZone), None) is not None
+        if not self.shuffles:  # no zone is ever shuffled: no card is drawn by chance, no wait
+            return [ir.Do("draw", (*args, ir.Int(FACING[s.facing])))]
+        return [ir.Draw(*args, FACING[s.facing])]
 
     def s_ShuffleZone(self, s):
         return [ir.Do("shuffle", (self.ex.zone_id(s.zone),))]

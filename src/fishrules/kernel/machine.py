@@ -111,7 +111,6 @@ class PyBackend:
         kp, lay = self.kp, self.kp.layout
         S[A.H_N] = players
         S[A.H_LIMIT] = limit
-        S[A.H_SCRIPT] = -1
         S[A.H_SEED] = seed & M64
         S[A.H_DSEED] = decision_seed(seed) if dseed is None else dseed
         S[A.H_CUR] = A.CUR_RUN
@@ -208,7 +207,7 @@ class PyBackend:
         if cur == A.CUR_RUN:  # set up, not yet started
             self.start(S, True)
             return
-        if cur == A.CUR_CHANCE:  # (no playout goes on from a die the caller is to give, yet)
+        if cur == A.CUR_CHANCE:  # (no playout goes on from an outcome the caller is to give, yet)
             raise KFault(FAULT_CAPACITY)
         move = pick_waiting(self, S)
         S[A.H_MODE] = 1
@@ -259,10 +258,13 @@ class PyBackend:
         self.run(S, True)
 
     def play_chance(self, S: list, outcome: int) -> None:
-        """Give the chance outcome the game waits for (S[H_CUR] == CUR_CHANCE): a die's face; run on
-        to the next wait."""
+        """Give the chance outcome the game waits for (S[H_CUR] == CUR_CHANCE): a die's face, or a
+        card of the zone drawn from (S[H_CHANCE] says which); run on to the next wait.  Anything
+        else is a KFault (FAULT_CAPACITY), the position as it was but for its header."""
         if S[A.H_CUR] != A.CUR_CHANCE:
             raise KFault(FAULT_RULE)
+        if outcome.__class__ is not int or not -(1 << 63) <= outcome < 1 << 63:
+            raise KFault(FAULT_CAPACITY)
         S[A.H_MOVE] = outcome
         S[A.H_CUR] = A.CUR_RUN
         S[A.H_WORK] = 0
@@ -297,11 +299,6 @@ class PyBackend:
         for _ in range(S[A.H_DEPTH] - 1):
             fp += 2 + len(self._slots[self.kp.block_fn[S[fp]]])
         return fp
-
-    def script(self, items: list) -> None:
-        """The chance outcomes of a record to replay: (1, label, 0) a card drawn, (2, die, face) a
-        die rolled, (0, 0, 0) an entry that is not chance; read while S[H_SCRIPT] >= 0."""
-        self.ns["SCRIPT"][:] = items
 
     @_worded
     def scores(self, S: list) -> list:

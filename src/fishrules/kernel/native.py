@@ -783,7 +783,7 @@ class NativeBackend:
             ("fk_moves", _I, [_P, _P, _I, _P, _I]), ("fk_scores", ctypes.c_int, [_P, _P, _P]),
             ("fk_winners", _I, [_P, _P, _P]), ("fk_looks", None, [_P, _P, _P, _P]),
             ("fk_simulate", None, [_P, _P, _P, _I, _P, _P, _P, _P, _P, _P, _P]),
-            ("fk_script", ctypes.c_int, [_P, _P, _I]), ("fk_step", _I, [_P, _P, _P, _P, _I]),
+("fk_step", _I, [_P, _P, _P, _P, _I]),
             ("fk_record", None, [_P, ctypes.c_int]), ("fk_trace", _I, [_P, _P, _I]),
             ("fk_domain", _I, [_P, _P, _I, _I, _P, _P, _I]), ("fk_why", ctypes.c_int, [_P, _P, _I, _P, _P]),
         ):
@@ -844,7 +844,6 @@ class NativeBackend:
         S = array("q", bytes(8 * self.size))
         S[A.H_N] = players
         S[A.H_LIMIT] = limit
-        S[A.H_SCRIPT] = -1
         S[A.H_CUR] = A.CUR_RUN
         for o in kp.model.options:
             S[kp.layout.g_index[o.slot]] = encode_option(kp, options[o.name])
@@ -879,7 +878,7 @@ class NativeBackend:
         if cur == A.CUR_RUN:
             self.start(S, True)
             return
-        if cur == A.CUR_CHANCE:  # (no playout goes on from a die the caller is to give, yet)
+        if cur == A.CUR_CHANCE:  # (no playout goes on from an outcome the caller is to give, yet)
             raise KFault(FAULT_CAPACITY)
         move = pick_waiting(self, S)
         if cur == A.CUR_SIMUL:
@@ -968,10 +967,13 @@ class NativeBackend:
         self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 1 if playout else 0))
 
     def play_chance(self, S: array, outcome: int) -> None:
-        """Give the chance outcome the game waits for (S[H_CUR] == CUR_CHANCE): a die's face; run on
-        to the next wait."""
+        """Give the chance outcome the game waits for (S[H_CUR] == CUR_CHANCE): a die's face, or a
+        card of the zone drawn from (S[H_CHANCE] says which); run on to the next wait.  Anything
+        else is a KFault (FAULT_CAPACITY), the position as it was but for its header."""
         if S[A.H_CUR] != A.CUR_CHANCE:
             raise KFault(FAULT_RULE)
+        if outcome.__class__ is not int or not -(1 << 63) <= outcome < 1 << 63:
+            raise KFault(FAULT_CAPACITY)
         S[A.H_MOVE] = outcome
         S[A.H_CUR] = A.CUR_RUN
         self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 0))
@@ -1056,10 +1058,6 @@ class NativeBackend:
             self.lib.fk_trace(self.ctx, flat.buffer_info()[0], n)
         self.lib.fk_record(self.ctx, 0)
         return _records(flat, self._nseen)
-
-    def script(self, items: list) -> None:
-        flat = array("q", [x for item in items for x in item])
-        self._check(self.lib.fk_script(self.ctx, self._ptr(flat), len(items)))
 
     def scores(self, S: array) -> list:
         out = self._out

@@ -18,7 +18,7 @@ from itertools import combinations
 
 from ..limits import MAX_CHOICES, MAX_LIST_LENGTH, MAX_NUMBER, MAX_SUBSET
 from .abi import (
-    FAULT_BUDGET, FAULT_CAPACITY, FAULT_RULE, H_CHANCE, H_CHANCES, H_DDRAWS, H_DECISIONS, H_DRAWS, H_DSEED, H_MOVE, H_N, H_SCRIPT, H_SEED,
+    FAULT_BUDGET, FAULT_CAPACITY, FAULT_RULE, H_CHANCE, H_CHANCES, H_DDRAWS, H_DECISIONS, H_DRAWS, H_DSEED, H_MOVE, H_N, H_SEED,
     H_WHY, H_WHY_ARG, H_WORK, KERNEL_BUDGET, LIST_CAPACITY, MAX_STACK, NIL, WHY_LIST, WHY_NOT_IN_LIST, WHY_NUMBER, WHY_SEAT,
     WHY_ZONE_NOBODY, below, decision_seed,
 )
@@ -219,7 +219,7 @@ HELPERS = (
     "unmask", "distinct_seats", "sorted_set", "same_items", "minus_one", "plus_one", "choose", "zone",
     "zone_in_family", "family_start", "adjacent", "slide", "card_choices", "subsets", "set_list", "list_append",
     "list_extend", "list_remove", "move_one", "move", "draw", "shuffle", "reveal", "roll", "roll_one",
-    "roll_start", "roll_face", "note_old", "note_new", "BUDGET", "MAX_CHOICES", "MAX_STACK", "MISSING", "DV", "DVA", "EP", "TRACE",
+    "roll_start", "roll_face", "draw_step", "draw_card", "note_old", "note_new", "BUDGET", "MAX_CHOICES", "MAX_STACK", "MISSING", "DV", "DVA", "EP", "TRACE",
 )
 
 
@@ -249,6 +249,7 @@ def _bound(kp: KernelProgram) -> dict:
     ZC = tuple(cap for _, cap in lay.zones)
     WHERE, UP, MIXED, DICE, EMPTY = lay.where, lay.up, lay.mixed, lay.dice, lay.empty
     LABEL = prog_labels
+    NCARDS = lay.ncards
     faces = kp.model.dice.faces if kp.model.dice is not None else ()
     nfaces = len(faces)
     first_face: dict = {}
@@ -272,7 +273,6 @@ def _bound(kp: KernelProgram) -> dict:
         for a in ZARG[z]:
             DVA[a] += 1
 
-    SCRIPT: list = []  # the chance outcomes of a record being replayed (see Kernel.state_of)
     # The record being kept (kernel/record.py): a list of trace records while a caller keeps one,
     # else None (a playout pays one test of this cell at each move, reveal and roll).
     TRACE: list = [None]
@@ -295,13 +295,6 @@ def _bound(kp: KernelProgram) -> dict:
         if new != old:
             charge(S, 2)
             t.append((5, v, at, old, new, seen(S) if SEEN else ()))
-
-    def scripted(S):
-        i = S[H_SCRIPT]
-        if i >= len(SCRIPT):
-            raise KFault(FAULT_CAPACITY)
-        S[H_SCRIPT] = i + 1
-        return SCRIPT[i]
 
     def choose(S, k):
         r, S[H_DDRAWS] = below(S[H_DSEED], S[H_DDRAWS], k)
@@ -491,13 +484,7 @@ def _bound(kp: KernelProgram) -> dict:
             if not n:  # counted for simulations: a deal that ran out of cards
                 S[EMPTY + 2 * src + (1 if S[H_DECISIONS] else 0)] += 1
                 break
-            if S[MIXED + src] and S[H_SCRIPT] >= 0:  # replaying a record: the card it names
-                kind, lab, _ = scripted(S)
-                card = next((c for c in S[b + 1:b + 1 + n] if LABEL[c] == lab), None)
-                if kind != 1 or card is None:
-                    raise KFault(FAULT_CAPACITY)
-                S[H_CHANCES] += 1
-            elif S[MIXED + src]:
+            if S[MIXED + src]:
                 card = S[b + 1 + randbelow(S, n)]
                 lab, u = LABEL[card], S[UP + card]
                 for c in S[b + 1:b + 1 + n]:  # the first card nobody can tell from it
@@ -514,6 +501,41 @@ def _bound(kp: KernelProgram) -> dict:
                 TRACE[0].append((2, card))  # a chance outcome: its move follows
             move_one(S, card, dest, facing)
             count -= 1
+
+    # chance left to the caller (S[H_MANUAL]): a draw takes its cards one at a time
+    def draw_step(S, count, src, dest, facing):
+        """The next card of a draw: 0 when it is done (no more to draw, or the zone is empty), 1 when
+        the top card of a zone not shuffled was taken, 2 when the caller is to say which card of
+        the shuffled zone `src` is drawn."""
+        b = ZB[src]
+        if count <= 0:
+            return 0
+        n = S[b]
+        if not n:  # counted for simulations: a deal that ran out of cards
+            S[EMPTY + 2 * src + (1 if S[H_DECISIONS] else 0)] += 1
+            return 0
+        if S[MIXED + src]:
+            return 2
+        move_one(S, S[b + n], dest, facing)  # the top card: no chance involved
+        return 1
+
+    def draw_card(S, src, dest, facing):
+        """The card the caller wrote into the first move slot is drawn (one of zone `src`, else a
+        fault): the first card nobody can tell from it, as the generator's draw takes."""
+        card = S[H_MOVE]
+        if card.__class__ is not int or not 0 <= card < NCARDS or S[WHERE + card] != src:
+            raise KFault(FAULT_CAPACITY)
+        b = ZB[src]
+        lab, u = LABEL[card], S[UP + card]
+        for c in S[b + 1:b + 1 + S[b]]:
+            if LABEL[c] == lab and S[UP + c] == u:
+                card = c
+                break
+        S[H_CHANCES] += 1
+        S[H_CHANCE] = 0
+        if TRACE[0] is not None:
+            TRACE[0].append((2, card))  # a chance outcome: its move follows
+        move_one(S, card, dest, facing)
 
     def shuffle(S, zid):
         S[MIXED + zid] = 1
@@ -539,16 +561,6 @@ def _bound(kp: KernelProgram) -> dict:
             S[DICE + d] = UNROLLED
         k = len(dice)
         if not k:
-            return
-        if S[H_SCRIPT] >= 0:  # replaying a record: the faces it names, die by die
-            for d in dice:
-                kind, die, f = scripted(S)
-                if kind != 2 or die != d:
-                    raise KFault(FAULT_CAPACITY)
-                S[DICE + d] = f
-            S[H_CHANCES] += k
-            if TRACE[0] is not None:
-                TRACE[0].extend((1, d, S[DICE + d]) for d in dice)
             return
         total = nfaces ** k
         if total <= 1 << 62:
@@ -595,7 +607,7 @@ def _bound(kp: KernelProgram) -> dict:
         "adjacent": adjacent, "slide": slide, "card_choices": card_choices, "subsets": subsets,
         "set_list": set_list, "list_append": list_append, "list_extend": list_extend, "list_remove": list_remove,
         "move_one": move_one, "move": move, "draw": draw, "shuffle": shuffle, "reveal": reveal, "roll": roll,
-        "roll_one": roll_one, "roll_start": roll_start, "roll_face": roll_face, "randbelow": randbelow, "DV": DV, "DVA": DVA, "EP": EP, "SCRIPT": SCRIPT,
+        "roll_one": roll_one, "roll_start": roll_start, "roll_face": roll_face, "draw_step": draw_step, "draw_card": draw_card, "randbelow": randbelow, "DV": DV, "DVA": DVA, "EP": EP,
         "note_old": note_old, "note_new": note_new, "TRACE": TRACE, "SEEN": SEEN,
     }
 
