@@ -58,7 +58,7 @@ from .abi import CHANCE_DRAW as _CHANCE_DRAW, H_CHANCE_B as _H_CHANCE_B, H_CHANC
 from .abi import H_DDRAWS as _H_DDRAWS, H_DECISIONS as _H_DECISIONS, H_DEPTH as _H_DEPTH, H_DRAWS as _H_DRAWS
 from .abi import H_DSEED as _H_DSEED, H_LIMIT as _H_LIMIT, H_MANUAL as _H_MANUAL, H_NDICE as _H_NDICE
 from .abi import H_SEED as _H_SEED, H_SITE as _H_SITE, H_WHY as _H_WHY, H_WORK as _H_WORK
-from .abi import CHANCE_DIE as _CHANCE_DIE, M64
+from .abi import M64
 from . import faults
 from .pyruntime import KFault
 from .record import _SEATS as MAX_SEATS, KRecord, Recorder, events_for
@@ -1451,27 +1451,22 @@ def saved_position(game: Any, state: State) -> Optional[list]:
 
 
 def _saved_by_hand(kernel: Any, game: Any, state: State) -> Optional[list]:
-    """The position of `state` of the engine's machine, which waits for chance given by hand (no
-    wait of `Kernel.state_of`, which replays chance from a script): its record played again on
-    `kernel` with chance given by hand too, each move as its typed `Move`, each die as its text."""
+    """The position of `state` of the engine's machine, which waits for chance given by hand:
+    its record played again on `kernel` with chance given by hand too, each move as its typed
+    `Move`, each die's face or card drawn as its text says it (`Kernel._chance_outcome`)."""
     if not (state.manual and kernel.manual_chance) or state._history is None:
         return None
     be = kernel.backend
-    forms = forms_of(game.model)
     S = be.new(state.n, state._options(), state.seed)
     S[_H_MANUAL] = 1
     be.start(S, False)
     pending: dict = {}
     for text, move in zip(state._history.list(), recorded_moves(state)):
         cur = S[_H_CUR]
-        if move is None:
-            face = None
-            if cur == _CUR_CHANCE and S[_H_CHANCE] == _CHANCE_DIE:
-                die = S[_H_CHANCE_A]
-                face = next((f for _, f, _ in forms.chance_outcomes if forms.roll_text(die, f) == text), None)
-            if face is None:
+        if move is None:  # a die's face or a card drawn, as the record says it
+            if cur != _CUR_CHANCE:
                 return None
-            be.play_chance(S, face)
+            be.play_chance(S, kernel._chance_outcome(S, text, state))
         elif cur == _CUR_SIMUL:
             who = be.who_together(S)
             p, km = kernel._replayed(S, move, text, True, who)
