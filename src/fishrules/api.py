@@ -420,13 +420,16 @@ class Game:
         import json
 
         if isinstance(text, (bytes, bytearray)):
+            if len(text) > MAX_STATE_BYTES:  # (before decoding it)
+                raise StateError(f"the saved state is larger than {MAX_STATE_BYTES // (1024 * 1024)} MiB")
             try:
                 text = bytes(text).decode("utf-8")
             except UnicodeDecodeError:
                 raise StateError("a saved state is UTF-8 JSON text") from None
         if not isinstance(text, str):
             raise StateError(f"a saved state is JSON text, not {type(text).__name__}")
-        if len(text) > MAX_STATE_BYTES:
+        if len(text) > MAX_STATE_BYTES or (  # its bytes, as UTF-8: a character may be four
+                len(text) > MAX_STATE_BYTES // 4 and len(text.encode("utf-8", "surrogatepass")) > MAX_STATE_BYTES):
             raise StateError(f"the saved state is larger than {MAX_STATE_BYTES // (1024 * 1024)} MiB")
         try:
             data = json.loads(text)

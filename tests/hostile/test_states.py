@@ -363,6 +363,12 @@ def test_state_json_size_limit():
     assert out.status == "ok", f"a state of exactly MAX_STATE_BYTES was refused: {out}"
     refused(try_load(pos, text[:-1] + " " * (M - len(text) + 1) + "}"))
     refused(try_load(pos, text[:-1] + " " * (100 << 20) + "}"))
+    # counted in bytes: a quarter as many characters of four bytes each is as large
+    wide = text[:-1] + " " * 16 + "\U0001F41F" * ((M - len(text)) // 4 + 1) + "}"
+    assert len(wide) < M < len(wide.encode())
+    refused(try_load(pos, wide), "larger than")
+    # bytes too many are refused before they are read as text (these are not UTF-8 at all)
+    refused(try_load(pos, b"\xff" * (M + 1)), "larger than")
 
 
 @FORMATS
@@ -516,13 +522,14 @@ def test_options_of_another_game_of_the_same_rules():
 
 
 def test_seeded_chance_at_a_chance_node():
-    # a game waiting for chance given by hand cannot say its chance is the generator's
+    # a game waiting for chance given by hand, then handed to the generator (`state.manual =
+    # False`, or a determinization with seeded chance): the API makes it, so it reads back
     pos = ("fishfry", 1, 0)
     data = saved(pos, chance="manual")
     assert data["current"] == "chance" and data["manual"] is True
     assert try_load(pos, data, chance="manual").status == "ok"
-    data["manual"] = False
-    refused(try_load(pos, data, chance="manual"), "manual")
+    data["manual"] = False  # as `state.manual = False` there makes it: read back as it is
+    assert try_load(pos, data, chance="manual").status == "ok"
 
 
 @pytest.mark.parametrize("where", ["fishfry mid", "fishfish mid", "fatfish mid", "fisherman mid"])

@@ -1454,7 +1454,7 @@ def _saved_by_hand(kernel: Any, game: Any, state: State) -> Optional[list]:
     """The position of `state` of the engine's machine, which waits for chance given by hand:
     its record played again on `kernel` with chance given by hand too, each move as its typed
     `Move`, each die's face or card drawn as its text says it (`Kernel._chance_outcome`)."""
-    if not (state.manual and kernel.manual_chance) or state._history is None:
+    if not kernel.manual_chance or state._history is None:  # (manual or not now: it waits for chance)
         return None
     be = kernel.backend
     S = be.new(state.n, state._options(), state.seed)

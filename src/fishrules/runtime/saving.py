@@ -224,9 +224,8 @@ class Saving(Decisions):
                 raise StateError(f"field 'players' ({n}) does not match field 'position' (a position of "
                                  f"{short(said)} players)")
             raise StateError("field 'position' is not what the state's history leads to")
-        if not manual and s.current == CHANCE:
-            raise StateError("field 'manual' is false (chance is the generator's), but the game waits for chance "
-                             "(field 'current')")
+        # (`manual` false while the game waits for chance is a state the API makes: a manual game
+        # handed to the generator, `state.manual = False` or `determinize(…, chance="seeded")`)
         if (s.seed, s.draws, s.manual) != (seed, draws, manual):
             s._reseed(seed, draws, manual)
         return s
