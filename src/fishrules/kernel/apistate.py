@@ -448,10 +448,17 @@ class KState(State):
         kernel, S = ks[_KERNEL], ks[_S]
         kp = kernel.program
         site = kp.sites[S[_H_SITE]]
+        return reasons.stuck(site.span, actor, " or ".join(kp.action_names[a] for a in site.actions), self._where(S))
+
+    def _phases(self, S: Any) -> list[str]:
+        """The phases being played at position S, outermost first (the frames' blocks that are)."""
         names = self._sight().phase_names
-        phases = [names[b] for b in kernel.backend.frame_blocks(S) if b in names]
-        return reasons.stuck(site.span, actor, " or ".join(kp.action_names[a] for a in site.actions),
-                             f"phase {phases[-1]}" if phases else "the game")
+        return [names[b] for b in self._ks[_KERNEL].backend.frame_blocks(S) if b in names]
+
+    def _where(self, S: Any) -> str:
+        """Where the game is at position S, as the engine says it: `phase X`, the innermost."""
+        phases = self._phases(S)
+        return f"phase {phases[-1]}" if phases else "the game"
 
     def _position_again(self) -> Any:
         """This state's position worked out again: its game set up from its seed, and the moves
@@ -1004,8 +1011,7 @@ class KState(State):
         ks = self._ks
         if ks is None:
             return State.phase.fget(self)  # type: ignore[attr-defined]
-        names = self._sight().phase_names
-        return [names[b] for b in ks[_KERNEL].backend.frame_blocks(ks[_S]) if b in names]
+        return self._phases(ks[_S])
 
     @property
     def rules_fired(self) -> Optional[dict[str, int]]:
@@ -1296,9 +1302,7 @@ class KState(State):
             if actor is None and S[_H_CUR] >= 0:
                 actor = S[_H_CUR]
             if actor is not None:
-                names = self._sight().phase_names
-                phases = [names[b] for b in kernel.backend.frame_blocks(S) if b in names]
-                context = faults.listing(actor, f"phase {phases[-1]}" if phases else "the game")
+                context = faults.listing(actor, self._where(S))
             elif S[_H_CUR] == _CUR_RUN:
                 context = faults.PLAYING
             else:
