@@ -45,6 +45,19 @@ def why_of(exc: BaseException) -> int:
     return A.WHY_NONE
 
 
+def give_outcome(S: Any, outcome: int) -> None:
+    """Write the chance outcome the position waits for (S[H_CUR] == CUR_CHANCE, else FAULT_RULE)
+    where the kernel reads it, for either backend to run on: a die's face, or a card of the zone
+    drawn from (S[H_CHANCE] says which).  What is no 64-bit whole number is a KFault
+    (FAULT_CAPACITY) before the position is touched; the kernel checks the rest."""
+    if S[A.H_CUR] != A.CUR_CHANCE:
+        raise KFault(FAULT_RULE)
+    if outcome.__class__ is not int or not -(1 << 63) <= outcome < 1 << 63:
+        raise KFault(FAULT_CAPACITY)
+    S[A.H_MOVE] = outcome
+    S[A.H_CUR] = A.CUR_RUN
+
+
 def _worded(method: Callable) -> Callable:
     """A call into the program that ends in one of Python's own errors ends as the C spelling's
     fault: FAULT_RULE, with S[H_WHY] what the engine says of that error (S[H_AT] is where)."""
@@ -258,15 +271,8 @@ class PyBackend:
         self.run(S, True)
 
     def play_chance(self, S: list, outcome: int) -> None:
-        """Give the chance outcome the game waits for (S[H_CUR] == CUR_CHANCE): a die's face, or a
-        card of the zone drawn from (S[H_CHANCE] says which); run on to the next wait.  Anything
-        else is a KFault (FAULT_CAPACITY), the position as it was but for its header."""
-        if S[A.H_CUR] != A.CUR_CHANCE:
-            raise KFault(FAULT_RULE)
-        if outcome.__class__ is not int or not -(1 << 63) <= outcome < 1 << 63:
-            raise KFault(FAULT_CAPACITY)
-        S[A.H_MOVE] = outcome
-        S[A.H_CUR] = A.CUR_RUN
+        """Give the chance outcome the game waits for (`give_outcome`); run on to the next wait."""
+        give_outcome(S, outcome)
         S[A.H_WORK] = 0
         S[A.H_MODE] = 0
         self.run(S, True)

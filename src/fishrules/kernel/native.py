@@ -48,7 +48,7 @@ from .abi import ARENA, FAULT_CAPACITY, FAULT_RULE, M64, MOVES_CAP, NIL, decisio
 from .emit_c import EMITTER_VERSION, emit_c, frame_layout_c
 from ..limits import MAX_PLAYOUT_DECISIONS
 from .lower import KernelProgram
-from .machine import _ask_all
+from .machine import _ask_all, give_outcome
 from .pyruntime import KFault
 
 __all__ = ["NativeError", "NativeBackend", "compiler", "build", "is_known", "remember", "cache_dir"]
@@ -967,15 +967,8 @@ class NativeBackend:
         self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 1 if playout else 0))
 
     def play_chance(self, S: array, outcome: int) -> None:
-        """Give the chance outcome the game waits for (S[H_CUR] == CUR_CHANCE): a die's face, or a
-        card of the zone drawn from (S[H_CHANCE] says which); run on to the next wait.  Anything
-        else is a KFault (FAULT_CAPACITY), the position as it was but for its header."""
-        if S[A.H_CUR] != A.CUR_CHANCE:
-            raise KFault(FAULT_RULE)
-        if outcome.__class__ is not int or not -(1 << 63) <= outcome < 1 << 63:
-            raise KFault(FAULT_CAPACITY)
-        S[A.H_MOVE] = outcome
-        S[A.H_CUR] = A.CUR_RUN
+        """Give the chance outcome the game waits for (`machine.give_outcome`); run on to the next wait."""
+        give_outcome(S, outcome)
         self._check(self.lib.fk_run(self.ctx, self._ptr(S), 1, 0))
 
     # ---- reading an action's text (see PyBackend) -------------------------------------------------
