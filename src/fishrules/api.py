@@ -257,6 +257,14 @@ class Game:
         return self  # a loaded game does not change (and its built kernel holds native handles):
         # a deep copy of a state shares it.  `copy.copy` of a Game is a new Game sharing its parts.
 
+    def __reduce__(self) -> tuple:
+        # Pickled by its rules as they were read (the resolved text and every file it extends) and
+        # their checked model: the copy never reads a file again, and its program and kernel are
+        # built (or found in the cache) as a loaded game's are.  (The compiled program itself
+        # holds functions pickle cannot name.)
+        return (_unpickled_game, (self._resolved, self._model, self.name, self._identity.rpartition("#")[2],
+                                  self._backend))
+
     def __repr__(self) -> str:
         v = f" variant={self.variant!r}" if self.variant else ""
         k = self._kernel.name if self._kernel is not None else self._backend
@@ -438,6 +446,11 @@ class Game:
         except ValueError as exc:
             raise StateError(f"the saved state is not valid JSON ({exc})") from None
         return State._from_dict(self, data)
+
+
+def _unpickled_game(resolved: Resolved, model: m.Model, name: str, text_hash: str, backend: str) -> Game:
+    """A game read back by pickle (`Game.__reduce__`)."""
+    return Game(resolved, model, name, text_hash, backend)
 
 
 _cache: dict[tuple, Game] = {}

@@ -169,6 +169,19 @@ class State(Views, Saving, Playouts):
         c._dmemo = {}
         return c
 
+    def __copy__(self) -> "State":
+        # The default copy shared the state's lists: playing on the copy changed the original.
+        return self.clone()
+
+    def __deepcopy__(self, memo: dict) -> "State":
+        return self.clone()
+
+    def __reduce__(self) -> tuple:
+        """Pickling a state saves it as `to_json` does and reads it back with the game's
+        `state_from_json` (so what cannot be saved, a played-out state, cannot be pickled either,
+        with `to_json`'s words).  The game is pickled by its rules (`Game.__reduce__`)."""
+        return (self.game.state_from_json, (self.to_json(),))
+
     def _key(self) -> tuple:
         return (
             self.n,
