@@ -20,6 +20,7 @@ import fishrules
 from fishrules import SIMULTANEOUS
 from fishrules.determinize import Determinizer
 
+from ._kernel_positions import kernel_game, kernel_layout, kernel_twins
 from ._positions import layout, player_counts, positions, step, swapped_draw_twins
 
 NAMES = fishrules.bundled()
@@ -200,67 +201,6 @@ def test_a_played_out_state_cannot_be_determinized():
 # ---- on the kernel: a KState's determinization is a KState, drawn from its position -------------
 
 
-def kernel_layout(state) -> dict:
-    """Every zone's cards as labels (by kernel zone id) and the box's, sorted, read from a KState's
-    kernel position without making it the engine's; the cards are checked to be where `where`
-    says, each once (a legal position: cards conserved)."""
-    from fishrules.kernel.apistate import _SLOTS, KState
-
-    assert type(state) is KState
-    from fishrules.forms import forms_of
-
-    kernel, S = _SLOTS["_ks"].__get__(state)[:2]
-    lay = kernel.program.layout
-    forms = forms_of(state.game._model)
-    labels = forms.card_labels
-    out: dict = {}
-    seen = collections.Counter()
-    for zid, (at, _) in enumerate(lay.zones):
-        cards = list(S[at + 1:at + 1 + S[at]])
-        for c in cards:
-            assert S[lay.where + c] == zid
-            seen[c] += 1
-        out[forms.zone_name(*lay.zone_names[zid])] = [labels[c] for c in cards]
-    box = [c for c in range(lay.ncards) if S[lay.where + c] < 0]
-    assert not set(box) & set(seen) and all(k == 1 for k in seen.values())
-    assert len(seen) + len(box) == lay.ncards
-    out["the box"] = sorted(labels[c] for c in box)
-    return out
-
-
-def kernel_twins(game, state, player: int, most: int) -> list:
-    """`swapped_draw_twins` for a KState, every state kept on the kernel."""
-    hist = state.history
-    hidden = [i for i, _, aud in state.redact if player not in aud and hist[i].startswith("draw ")]
-    twins: list = []
-    for a in hidden:
-        for b in hidden:
-            if a < b and hist[a] != hist[b] and len(twins) < most:
-                h = list(hist)
-                h[a], h[b] = h[b], h[a]
-                try:
-                    t = game.replay(h, players=state.n)
-                except fishrules.StateError:
-                    continue
-                if (t.view(player) == state.view(player) and t.events_for(player) == state.events_for(player)
-                        and kernel_layout(t) != kernel_layout(state)):
-                    twins.append(t)
-    return twins
-
-
-def kernel_game(name: str, players: int, seed: int, steps: int):
-    from fishrules.kernel.apistate import KState
-
-    s = fishrules.load(name).start(players=players, seed=seed)
-    rng = random.Random(seed)
-    for _ in range(steps):
-        if s.is_over:
-            break
-        step(s, rng)
-    assert type(s) is KState
-    return s
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_a_kernel_state_determinizes_on_the_kernel(name):
     """For every seat and the spectator, at a few positions of every bundled game: the
@@ -388,3 +328,22 @@ def test_a_kernel_determinization_with_chance_by_hand_plays_on():
     assert twin.history == d.history and twin.view(None) == d.view(None) and twin.current == d.current
     d.playout(random.Random(4))
     assert d.is_over
+
+
+def test_a_kernel_determinization_worked_out_again_starts_where_it_was_drawn():
+    """What puts a KState back after a rule goes wrong or the game is stuck (its position worked
+    out again from the moves applied) starts a determinization from its own position: played on
+    (moves, a reseed), it comes out where the state is."""
+    from fishrules.kernel.apistate import _SLOTS, position_of
+
+    s = kernel_game("fatfish", 3, 5, 30)
+    d = s.determinize(1, random.Random(3))
+    rng = random.Random(4)
+    for _ in range(6):
+        step(d, rng)
+    d.seed = 12345
+    for _ in range(3):
+        step(d, rng)
+    ks = _SLOTS["_ks"].__get__(d)
+    kernel = ks[0]
+    assert position_of(kernel, d._position_again()) == position_of(kernel, ks[1])
