@@ -254,3 +254,44 @@ def test_the_command_lines_greedy_bot_reads_only_its_view(name, monkeypatch):
             monkeypatch.setattr(State, attr, fn)
         assert a.text == b.text
         assert tried and all(tried)
+
+
+def test_the_search_bots_leave_a_kernel_state_on_the_kernel():
+    """A search (MCTS, ISMCTS, greedy) reads a KState's position and record through its seat: the
+    state stays a KState (no replay onto the engine's machine), the search runs on kernel worlds,
+    chance by hand included, and decides as the same search on the state's twin on the engine."""
+    from fishrules.bots import Seat
+    from fishrules.kernel.apistate import KState
+
+    for chance in ("seeded", "manual"):
+        s = fishrules.load("fisherman").start(players=3, seed=7, chance=chance)
+        rng = random.Random(7)
+        while len(s.history) < 40 or s.current not in range(3):
+            step(s, rng)
+        assert type(s) is KState
+        assert Seat(s, s.current).kernel_worlds() is not None
+        engine = s.clone()
+        engine._become_state()
+        for bot in (ISMCTSBot(seed=1, iterations=60), MCTSBot(seed=2, iterations=60), GreedyBot(seed=3)):
+            assert bot.choose(s, s.current).text == bot.choose(engine, engine.current).text
+            assert type(s) is KState, (chance, bot)
+
+
+def test_kernel_twins_by_hidden_draws_get_the_same_decisions():
+    """`test_twins_by_hidden_draws_get_the_same_decisions` with the states on the kernel (the
+    bots determinize from the position: nothing of the real cards reaches them)."""
+    from fishrules.kernel.apistate import KState
+
+    from ._kernel_positions import kernel_game, kernel_twins
+
+    game = fishrules.load("fatfish")
+    s = kernel_game("fatfish", 3, 8, 0)
+    rng = random.Random(8)
+    while len(s.history) < 40 or s.current != 0:
+        step(s, rng)
+    twins = kernel_twins(game, s, 0, most=2)
+    assert twins
+    for t in twins:
+        for bot_a, bot_b in zip(bots_for_test(2), bots_for_test(2)):
+            assert bot_a.choose(s, 0).text == bot_b.choose(t, 0).text
+        assert type(s) is KState and type(t) is KState

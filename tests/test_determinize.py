@@ -20,6 +20,7 @@ import fishrules
 from fishrules import SIMULTANEOUS
 from fishrules.determinize import Determinizer
 
+from ._kernel_positions import kernel_game, kernel_layout, kernel_twins
 from ._positions import layout, player_counts, positions, step, swapped_draw_twins
 
 NAMES = fishrules.bundled()
@@ -195,3 +196,154 @@ def test_a_played_out_state_cannot_be_determinized():
         s.determinize(0, random.Random(1))
     with pytest.raises(fishrules.OptionError, match="no player 5"):
         fishrules.load("fishfry").start(players=2, seed=1).determinize(5, random.Random(1))
+
+
+# ---- on the kernel: a KState's determinization is a KState, drawn from its position -------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_kernel_state_determinizes_on_the_kernel(name):
+    """For every seat and the spectator, at a few positions of every bundled game: the
+    determinization is a KState (and the state stays one), shows the player what the real one
+    does, is a legal position with the same cards, and plays on on the kernel."""
+    from fishrules.kernel.apistate import KState
+
+    game = fishrules.load(name)
+    for n in (game.min_players, game.max_players):
+        for steps in (3, 25):
+            s = kernel_game(name, n, steps, steps)
+            if s.current == SIMULTANEOUS and len(s.waiting) < n:
+                continue  # a choice made in part: the engine's determinization (tested above)
+            real = kernel_layout(s)
+            for v in [*range(n), None]:
+                d = s.determinize(v, random.Random(v or 0))
+                assert type(d) is KState and type(s) is KState
+                same_to(v, s, d)
+                mine = kernel_layout(d)
+                assert sorted(sum(mine.values(), [])) == sorted(sum(real.values(), []))
+                rng = random.Random(1)
+                for _ in range(5):
+                    if d.is_over:
+                        break
+                    step(d, rng)
+                assert type(d) is KState
+            assert type(s) is KState
+
+
+def test_a_kernel_state_draws_the_engine_s_worlds():
+    """The same `rng` draws the same world from a KState as from its twin on the engine (the same
+    classes, places and random numbers): the distribution over worlds is the engine's.  And the
+    determinization's own twin on the engine (what a call the kernel cannot make falls back to)
+    is that world, played on alike: not the real game, not a new one."""
+    for name, n, seed, steps in (("fatfish", 3, 5, 40), ("fishfish", 3, 1, 1), ("fisherman", 3, 2, 20),
+                                 ("fishfry", 2, 3, 15), ("fisheatfish", 2, 6, 9)):
+        s = kernel_game(name, n, seed, steps)
+        engine = s.clone()
+        engine._become_state()
+        for v in range(n):
+            for i in range(3):
+                d = s.determinize(v, random.Random(i), chance="seeded")
+                e = engine.determinize(v, random.Random(i), chance="seeded")
+                rng = random.Random(i)
+                for _ in range(4):
+                    if d.is_over:
+                        break
+                    step(d, rng)
+                for text in d.history[len(e.history):]:
+                    e.apply(text)
+                twin = d.clone()
+                twin._become_state()  # the engine's machine, from the determinization's start
+                assert type(twin) is fishrules.State
+                assert layout(twin) == layout(e), (name, v, i)
+                assert twin.view(None) == e.view(None) and twin.history == e.history == d.history
+
+
+def test_twin_kernel_states_give_the_same_determinization():
+    """Two games on the kernel that differ only in hidden draws (cards dealt face down to others
+    swapped) determinize identically, on the kernel, for the player who saw neither: the draw
+    reads nothing hidden."""
+    from fishrules.kernel.apistate import KState
+
+    game = fishrules.load("fatfish")
+    found = 0
+    for seed in (8, 9):
+        s = kernel_game("fatfish", 3, seed, 30)
+        for twin in kernel_twins(game, s, 0, most=2):
+            found += 1
+            assert type(twin) is KState
+            for i in range(6):
+                a, b = s.determinize(0, random.Random(i)), twin.determinize(0, random.Random(i))
+                assert type(a) is KState and type(b) is KState
+                assert kernel_layout(a) == kernel_layout(b)
+                assert a.view(None) == b.view(None) and a.history == b.history
+    assert found
+
+
+def test_a_kernel_determinization_moves_hidden_cards_only():
+    """Fat Fish on the kernel: what p0 sees stays, p1's hand is drawn anew nearly every time."""
+    s = kernel_game("fatfish", 3, 5, 40)
+    real = kernel_layout(s)
+    hands = collections.Counter()
+    for i in range(50):
+        mine = kernel_layout(s.determinize(0, random.Random(i)))
+        for zone in ("hand of p0", "rows(1)", "rows(2)", "rows(3)"):
+            assert mine[zone] == real[zone]
+        hands[tuple(mine["hand of p1"])] += 1
+        assert sorted(sum(mine.values(), [])) == sorted(sum(real.values(), []))
+    assert len(hands) > 40
+
+
+def test_a_determinization_cannot_be_saved():
+    """Its record is one player's and no history reaches it: `to_json` refuses (OptionError, the
+    library's words), on the kernel and on the engine, rather than write `draw ?` entries that
+    cannot be read back; the real state still saves."""
+    s = kernel_game("fatfish", 3, 5, 20)
+    d = s.determinize(1, random.Random(1))
+    engine = s.clone()
+    engine._become_state()
+    for state in (d, d.clone(), engine.determinize(1, random.Random(1)), s.determinize(1, random.Random(1), "manual")):
+        with pytest.raises(fishrules.OptionError, match="determinization.*cannot be saved"):
+            state.to_json()
+    assert fishrules.load("fatfish").state_from_json(s.to_json()) == s
+
+
+def test_a_kernel_determinization_with_chance_by_hand_plays_on():
+    """chance="manual": the determinization waits for chance, given by hand, on the kernel; a
+    playout (the engine's machine, for chance by hand) plays the determinization, not a new game."""
+    from fishrules.kernel.apistate import KState
+
+    s = kernel_game("fisherman", 3, 4, 10)
+    assert not s.is_over
+    d = s.determinize(0, random.Random(2), chance="manual")
+    assert type(d) is KState and d.manual
+    rng = random.Random(3)
+    chances = 0
+    while not d.is_over and chances < 3:
+        if d.current == fishrules.CHANCE:
+            chances += 1
+        step(d, rng)
+    assert chances
+    twin = d.clone()
+    twin._become_state()
+    assert twin.history == d.history and twin.view(None) == d.view(None) and twin.current == d.current
+    d.playout(random.Random(4))
+    assert d.is_over
+
+
+def test_a_kernel_determinization_worked_out_again_starts_where_it_was_drawn():
+    """What puts a KState back after a rule goes wrong or the game is stuck (its position worked
+    out again from the moves applied) starts a determinization from its own position: played on
+    (moves, a reseed), it comes out where the state is."""
+    from fishrules.kernel.apistate import _SLOTS, position_of
+
+    s = kernel_game("fatfish", 3, 5, 30)
+    d = s.determinize(1, random.Random(3))
+    rng = random.Random(4)
+    for _ in range(6):
+        step(d, rng)
+    d.seed = 12345
+    for _ in range(3):
+        step(d, rng)
+    ks = _SLOTS["_ks"].__get__(d)
+    kernel = ks[0]
+    assert position_of(kernel, d._position_again()) == position_of(kernel, ks[1])

@@ -73,15 +73,21 @@ class Seat:
         return self._state.legal_actions(self.player)
 
     def determinize(self, rng: random.Random, chance: Optional[str] = None) -> "State":
-        """A full state drawn among those the player cannot tell from the real one."""
+        """A full state drawn among those the player cannot tell from the real one (of a state on
+        the kernel, a state on the kernel: `State.determinize`)."""
+        from .kernel.apistate import KState
+
+        if type(self._state) is KState:
+            return self._state.determinize(self.player, rng, chance)
         if self._det is None:
             self._det = Determinizer(self._state, self.player)
         return self._det.sample(rng, chance)
 
     def kernel_worlds(self):
         """Determinizations drawn straight into kernel states (`fishrules.kernel.search.Worlds`),
-        or None where the kernel cannot take this position (manual chance, a state with no whole
-        history, others' secret choices pending)."""
+        or None where the kernel cannot take this position (a state with no whole history, others'
+        secret choices made in part, rules the kernel does not run).  Chance the caller's is drawn
+        in the search's worlds."""
         from .kernel import KFault
         from .kernel.search import Worlds
 

@@ -465,7 +465,8 @@ class KState(State):
         applied played again (as `_replay` plays them, without a record)."""
         ks = self._ks
         be = ks[_KERNEL].backend
-        S = _new_position(be, _SLOTS["n"].__get__(self), ks[_OPTIONS], *ks[_FROM])
+        S = _new_position(be, _SLOTS["n"].__get__(self), ks[_OPTIONS], *ks[_FROM]) if len(ks[_FROM]) == 2 \
+            else ks[_KERNEL].copy_state(ks[_FROM][2][0])  # (a determinization: from its position)
         applied, decode = ks[_APPLIED], be.decode
         at = 0
         while at < len(applied):
@@ -1179,6 +1180,10 @@ class KState(State):
         rec = self._kernel_record()
         if rec is None:
             return State.to_dict(self._as_state())
+        if len(ks[_FROM]) > 2:  # (a determinization: no history reaches it)
+            from ..runtime.determinize import NOT_SAVED
+
+            raise OptionError(NOT_SAVED)
         return {
             "format": "fishrules-state/2",
             "game": self.prog.identity,
@@ -1346,8 +1351,9 @@ class KState(State):
         kernel = ks[_KERNEL]
         be, bd = kernel.backend, kernel.boundary
         game, n = _SLOTS["game"].__get__(self), _SLOTS["n"].__get__(self)
-        seed, manual = ks[_FROM]
-        ref = State._new(game, n, ks[_OPTIONS], seed, manual, count_rules=ks[_COUNT])
+        seed, manual = ks[_FROM][:2]
+        ref = State._new(game, n, ks[_OPTIONS], seed, manual, count_rules=ks[_COUNT]) if len(ks[_FROM]) == 2 \
+            else ks[_FROM][2][1]()  # (a determinization: its twin on the engine's machine)
         decode, move = be.decode, bd.move
         for records, i, together, gen in ks[_APPLIED]:
             if records is None:  # a chance outcome: the die the engine waits for shows face i, or card i is drawn
@@ -1380,6 +1386,53 @@ class KState(State):
             if name != "_ks":
                 slot.__set__(self, slot.__get__(ref))
         _SLOTS["_ks"].__set__(self, None)
+
+    def determinize(self, player: Optional[int], rng: random.Random, chance: Optional[str] = None) -> State:
+        """`State.determinize` on the kernel (kernel/determinize.py): a copy of the position with
+        the cards `player` cannot tell apart shuffled into their places, `player`'s record and a
+        new seed, a KState.  `_FROM` holds where it starts (seed, manual, (its position, a maker of
+        its twin on the engine's machine)): playing its moves again starts there.  The engine's
+        determinization where the kernel's cannot be drawn: a simultaneous choice made in part,
+        chance handed to the generator at a chance node, a record the kernel cannot keep."""
+        from ..runtime.determinize import PLAYED_OUT, Determinizer, check_chance
+        from .determinize import KDeterminizer, Unseen
+
+        ks = self._ks
+        if ks is None:
+            return State.determinize(self, player, rng, chance)
+        n = _SLOTS["n"].__get__(self)
+        if player is not None:
+            check_seat(player, n)
+        if ks[_PLAYED] is not None:
+            raise OptionError(PLAYED_OUT)
+        check_chance(chance)
+        manual = _SLOTS["manual"].__get__(self) if chance is None else chance == "manual"
+        rec = None if ks[_PENDING] or (ks[_S][_H_CUR] == _CUR_CHANCE and not manual) else self._kernel_record()
+        kernel = ks[_KERNEL]
+        try:
+            det = None if rec is None else KDeterminizer(kernel, ks[_S], rec, player)
+        except Unseen:
+            det = None
+        if det is None:
+            return State.determinize(self._as_state(), player, rng, chance)
+        S, seed, orders = det.sample(rng, manual)
+        record = det.record().copy()
+        real = self.clone()
+        keys = [rc_zone[0] for rc_zone in kernel.recorder.zones]
+        groups = [([(keys[z] if z >= 0 else -1, i) for z, i in places], cards) for places, cards in det.groups]
+
+        def on_engine() -> State:  # its twin on the engine's machine: the real twin, determinized alike
+            twin = real._twin()
+            return Determinizer(twin, player).world(orders, seed, "manual" if manual else "seeded", groups)
+
+        d = KState.__new__(KState)
+        start = (kernel.copy_state(S), on_engine)
+        for name, value in (("game", _SLOTS["game"].__get__(self)), ("prog", self.prog), ("n", n), ("seed", seed),
+                            ("manual", manual),
+                            ("_ks", [kernel, S, [], {}, {}, ks[_OPTIONS], False, ks[_SHARED],
+                                     (record, kernel.copy_state(S), 0), None, None, (seed, manual, start)])):
+            _SLOTS[name].__set__(d, value)
+        return d
 
 
 def _play_out(be: Any, S: Any, cseed: int, dseed: int, limit: int) -> None:

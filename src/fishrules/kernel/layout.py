@@ -169,15 +169,3 @@ class Layout:
         self.size = at
         if at > MAX_STATE_SLOTS:
             raise TooLarge(f"a position would take more than {MAX_STATE_SLOTS:,} numbers in the kernel")
-
-    # ---- where things are --------------------------------------------------------------------
-
-    def zone_of_key(self, key: int, G: int, max_seats: int) -> Optional[int]:
-        """The kernel's zone id of the engine's zone key (see fishrules.compiler.program)."""
-        if key < 0:
-            return None
-        if key < G:
-            return self.g_zone[key]
-        k = key - G
-        slot, seat = k // max_seats, k % max_seats
-        return self.p_zone[slot] + seat

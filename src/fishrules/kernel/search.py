@@ -1,10 +1,11 @@
 """Tree search on the kernel: what the MCTS and ISMCTS bots run when the kernel can play the game.
 
-`Worlds(kernel, state, player)` draws determinizations straight into kernel states: the real
-state is replayed into the kernel once (`Kernel.state_of`), and each sample puts the cards the
-player cannot tell apart into the places they could be, exactly as `Determinizer.sample` does for
-an engine state (the same classes, places and shuffles: fishrules.determinize), with new seeds for
-chance and for the rollout's choices.  `uct` is the bots' UCT walk (fishrules.bots.MCTSBot): down
+`Worlds(kernel, state, player)` draws determinizations straight into kernel states: from a
+`KState`'s own position and record (kernel/determinize.py; an engine state's is replayed into the
+kernel once, `Kernel.state_of`), each sample puts the cards the player cannot tell apart into the
+places they could be, exactly as `State.determinize` does (the same classes, places and shuffles),
+with new seeds for chance and for the rollout's choices (chance drawn, even in a game whose chance
+is the caller's).  `uct` is the bots' UCT walk (fishrules.bots.MCTSBot): down
 the tree by UCB1 over the moves, one node added, a random playout to the end on the kernel,
 the winners credited.  At a simultaneous choice the players are searched one after the other, the
 searching player first, and their choices played together once all are made.  The tree's nodes
@@ -24,8 +25,12 @@ from array import array
 from typing import Any, Callable, Optional
 
 from ..determinize import Determinizer
+from ..errors import OptionError
+from ..runtime.determinize import PLAYED_OUT
+from ..runtime.text import check_seat
 from . import abi as A
 from .abi import FAULT_CAPACITY
+from .determinize import KDeterminizer, Unseen
 from .machine import pick_waiting
 from .pyruntime import KFault
 
@@ -33,25 +38,50 @@ __all__ = ["Worlds", "uct"]
 
 
 class Worlds:
-    """Determinizations of one position for one player, as kernel states."""
+    """Determinizations of one position for one player, as kernel states: of a `KState` of this
+    kernel, straight from its position and record (kernel/determinize.py); of a state of the
+    engine's machine, from the engine's determinization and the position its record replays to
+    (`Kernel.state_of`).  KFault where the kernel cannot take the position: others' secret choices
+    at a simultaneous decision, a chance node, a record the kernel cannot keep."""
 
     def __init__(self, kernel: Any, state: Any, player: Optional[int]):
-        det = Determinizer(state, player)
-        if det.choices:
-            raise KFault(FAULT_CAPACITY)  # others' secret choices at a simultaneous decision: the engine's way
+        from .apistate import _KERNEL, _PENDING, _PLAYED, _S, _SLOTS, KState
+
         self.kernel = kernel
-        self.base = kernel.state_of(state)
         lay = kernel.program.layout
-        G = state.prog.G
+        ks = _SLOTS["_ks"].__get__(state) if type(state) is KState else None
+        if ks is not None and ks[_KERNEL] is kernel:
+            if ks[_PLAYED] is not None:
+                raise OptionError(PLAYED_OUT)
+            if ks[_PENDING] or ks[_S][A.H_CUR] == A.CUR_CHANCE:
+                raise KFault(FAULT_CAPACITY)  # choices made in part, or chance to give: the engine's way
+            if player is not None:
+                check_seat(player, state.n)
+            rec = state._kernel_record()
+            if rec is None:
+                raise KFault(FAULT_CAPACITY)
+            try:
+                det = KDeterminizer(kernel, ks[_S], rec, player)
+            except Unseen:
+                raise KFault(FAULT_CAPACITY) from None
+            self.base = kernel.copy_state(ks[_S])
+            groups = det.groups
+        else:
+            engine = Determinizer(state, player)
+            if engine.choices:
+                raise KFault(FAULT_CAPACITY)  # others' secret choices at a simultaneous decision: the engine's way
+            self.base = kernel.state_of(state)
+            G = state.prog.G
+            # the kernel's zone id of each engine zone key (a game zone's key is its slot, a player's
+            # G + slot * 64 + seat: compiler/program.py)
+            zid_of = {slot if is_game else G + slot * 64 + seat: zid
+                      for zid, (is_game, slot, seat) in enumerate(lay.zone_names)}
+            zid_of[-1] = -1
+            groups = [([(zid_of[key], i) for key, i in places], cards) for places, cards in engine.groups]
+        self.base[A.H_MANUAL] = 0  # the search's chance is drawn, whoever gives the real game's
         self.groups = []
-        for places, cards in det.groups:
-            slots = []
-            for key, i in places:
-                if key < 0:
-                    slots.append(None)
-                else:
-                    zid = lay.zone_of_key(key, G, 64)
-                    slots.append((zid, lay.zones[zid][0] + 1 + i))
+        for places, cards in groups:
+            slots = [None if zid < 0 else (zid, lay.zones[zid][0] + 1 + i) for zid, i in places]
             self.groups.append((slots, list(cards)))
         self.where = lay.where
 

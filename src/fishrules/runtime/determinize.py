@@ -5,7 +5,9 @@ A bot that searches ahead needs whole states to play on, but may know only what 
 from `player` is drawn at random among what it could be, given what that player has seen.  It is
 worked out from the ruleset's declared visibility and the state's own record of what happened
 (its events and history), never from anything a ruleset says about itself, so it serves every
-game.
+game.  A state on the kernel draws the same determinizations from its position and the kernel's
+record (kernel/determinize.py, `KState.determinize`): the card classes and groups are worked out
+here, by `card_classes` and `card_groups`, for both.
 
 What "could be" means here — the interpretation, and its limits:
 
@@ -30,7 +32,8 @@ What "could be" means here — the interpretation, and its limits:
 * **The record**: its `history` is `history_for(player)` — what the player read, with `?`
   where they read `?` — and its events are the player's own (`events_for(player)`), so nothing in
   a determinization names a card or choice the player has not seen.  A determinization is for
-  searching: it plays on like any state, but it cannot be replayed or loaded from JSON.
+  searching: it plays on like any state, but it cannot be replayed, and `to_json` refuses it
+  (OptionError, `NOT_SAVED`).
 
 Limits, said plainly: what a player could infer from the *consequences* of hidden cards (a score
 that moved, a choice the rules did not offer, a rule that picked cards by what they are) is not
@@ -45,7 +48,7 @@ it), and a ruleset that does should not be searched with determinizations.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from ..compiler import SIMULTANEOUS
 from ..errors import OptionError
@@ -55,7 +58,16 @@ from .text import check_seat
 if TYPE_CHECKING:  # pragma: no cover
     from .state import State
 
-__all__ = ["Determinizer", "determinize"]
+#: The error's words for a state that keeps no record (played out by `playout`).
+PLAYED_OUT = ("this state was played out by playout(): it keeps no record of what each player saw, so it cannot "
+              "be determinized")
+
+#: The error's words for saving a determinization (`to_json`): no history reaches it.
+NOT_SAVED = ("this state is a determinization: its record holds what one player saw, and no history reaches it, "
+             "so it cannot be saved (save the state it was drawn from)")
+
+__all__ = ["Determinizer", "determinize", "card_classes", "card_groups", "as_seen", "check_chance", "PLAYED_OUT",
+           "NOT_SAVED"]
 
 
 class Determinizer:
@@ -67,8 +79,7 @@ class Determinizer:
         if player is not None:
             check_seat(player, state.n)
         if state._history is None or state.events is None:
-            raise OptionError("this state was played out by playout(): it keeps no record of what each "
-                              "player saw, so it cannot be determinized")
+            raise OptionError(PLAYED_OUT)
         self.state = state
         self.player = player
         self._at = state.clone()  # the position drawn from, should the state be played on later
@@ -80,110 +91,30 @@ class Determinizer:
 
     def _classes(self) -> list[int]:
         """The class of every card now: cards of one class the player cannot tell apart."""
-        s, v = self.state, self.player
-        ncards = len(s.prog.card_labels)
-        hidden_at = {i for i, _, aud in s.redact if v not in aud}  # history entries v read as `?`
-
-        def fresh():
-            return list(range(ncards)), {c: {c} for c in range(ncards)}, [-1] * ncards, [False] * ncards
-
-        cls, members, loc, up = fresh()
-        zone: dict[int, set] = {-1: set(range(ncards))}
-        next_id = ncards
-
-        def sees(aud) -> bool:
-            return aud is None or (v is not None and v in aud)
-
-        def detach(c: int) -> None:
-            nonlocal next_id
-            if len(members[cls[c]]) > 1:
-                members[cls[c]].discard(c)
-                cls[c] = next_id
-                members[next_id] = {c}
-                next_id += 1
-
-        def merge(cards) -> None:
-            ids = {cls[c] for c in cards}
-            if len(ids) < 2:
-                return
-            keep = min(ids, key=lambda i: -len(members[i]))
-            for i in ids - {keep}:
-                for c in members.pop(i):
-                    cls[c] = keep
-                    members[keep].add(c)
-
-        for e in s.events.list():
-            kind = e[0]
-            if kind == "restart":
-                cls, members, loc, up = fresh()
-                zone = {-1: set(range(ncards))}
-                continue
-            if kind == "reveal":
-                for c in e[2]:
-                    detach(c)
-                    up[c] = True
-                continue
-            if kind != "move":
-                continue
-            _, after, cards, srcs, dest, auds, dest_aud, face_up, facing = e
-            secret_cause = (after - 1) in hidden_at
-            unseen: dict[int, list] = {}
-            for c, src, u in zip(cards, srcs, face_up):
-                if u or sees(dest_aud) or sees(auds[src]):
-                    detach(c)
-                else:
-                    unseen.setdefault(src, []).append(c)
-            for src, moved in unseen.items():
-                down = [c for c in zone.get(src, ()) if not up[c]]
-                if len(moved) == len(down):
-                    continue  # every face-down card of the zone went: the player knows which
-                if not secret_cause and all(len(members[cls[c]]) == 1 for c in down):
-                    continue  # cards the player knows, moved by rules the player can follow
-                merge(down)
-            for c in cards:
-                zone.setdefault(loc[c], set()).discard(c)
-                zone.setdefault(dest, set()).add(c)
-                loc[c] = dest
-                if facing == "up":
-                    up[c] = True
-                elif facing == "down":
-                    up[c] = False
-        return cls
+        s = self.state
+        return card_classes(s.events.list(), s.redact, len(s.prog.card_labels), self.player)
 
     def _groups(self) -> list[tuple[list, list]]:
         """For every class with two or more cards the player cannot see now: the places they are
-        in (zone key, index), in a fixed order, and their cards ordered by label — all of it
-        things the player knows, so the draw depends on nothing hidden."""
+        in (zone key, index), in a fixed order, and their cards ordered by label (`card_groups`)."""
         s, v = self.state, self.player
         prog = s.prog
-        labels, up, where = prog.card_labels, s.up, s.where
-        cls = self._classes()
+        up, where = s.up, s.where
         seen_zone: dict[int, bool] = {}
-        by_class: dict[int, list] = {}
-        for c in range(len(labels)):
+
+        def hidden(c: int) -> bool:
             key = where[c]
             if up[c]:
-                continue
+                return False
             if key not in seen_zone:
                 seen_zone[key] = key >= 0 and prog.can_see_zone(s, key, v)
-            if seen_zone[key]:
-                continue
-            by_class.setdefault(cls[c], []).append(c)
-        groups = []
-        for cards in by_class.values():
-            if len(cards) < 2:
-                continue
-            places = []
-            for c in cards:
-                key = where[c]
-                places.append((key, s._zget(key).index(c) if key >= 0 else -1))
-            places.sort()
-            cards = sorted(cards, key=lambda c: labels[c])
-            if len({labels[c] for c in cards}) < 2 and all(k >= 0 for k, _ in places) and len({k for k, _ in places}) < 2:
-                continue  # all alike, in one zone: nothing to draw
-            groups.append((places, cards))
-        groups.sort(key=lambda g: g[0][0])
-        return groups
+            return not seen_zone[key]
+
+        def place(c: int) -> tuple:
+            key = where[c]
+            return key, s._zget(key).index(c) if key >= 0 else -1
+
+        return card_groups(self._classes(), prog.card_labels, hidden, place)
 
     def _secret_choices(self) -> list[int]:
         """The indices, in the pending simultaneous choice, of choices others made that the
@@ -208,12 +139,16 @@ class Determinizer:
         S = kernel.copy_state(base[1])
         lay = kernel.program.layout
         G = self._at.prog.G
+        # the kernel's zone id of each engine zone key (compiler/program.py: a game zone's key is
+        # its slot, a player's G + slot * 64 + seat)
+        zid_of = {slot if is_game else G + slot * 64 + seat: zid
+                  for zid, (is_game, slot, seat) in enumerate(lay.zone_names)}
         for (places, _), order in zip(self.groups, orders):
             for (key, i), c in zip(places, order):
                 if key < 0:
                     S[lay.where + c] = -1
                 else:
-                    zid = lay.zone_of_key(key, G, 64)
+                    zid = zid_of[key]
                     S[lay.zones[zid][0] + 1 + i] = c
                     S[lay.where + c] = zid
         return S
@@ -227,7 +162,7 @@ class Determinizer:
                 history.append(text)
             events = Log()
             for e in s.events.list():
-                kept = _as_seen(e, v)
+                kept = as_seen(e, v)
                 if kept is not None:
                     events.append(kept)
             self._record = (history, events)
@@ -236,20 +171,29 @@ class Determinizer:
     def sample(self, rng: random.Random, chance: Optional[str] = None) -> "State":
         """One determinization, drawn with `rng`.  `chance` ("seeded" or "manual") says how the
         determinization resolves chance from now on; by default as the state does."""
-        s = self.state
-        if chance not in (None, "seeded", "manual"):
-            raise OptionError(f"chance must be 'seeded' or 'manual', not {chance!r}")
-        d = s.clone()
+        check_chance(chance)
         orders = []
-        for places, cards in self.groups:
+        for _, cards in self.groups:
             order = cards[:]
             rng.shuffle(order)
-            _place(d, places, order)
             orders.append(order)
+        d = self.world(orders, rng.getrandbits(63), chance)
+        if self.choices:
+            _redraw_choices(d, self.choices, rng)
+        return d
+
+    def world(self, orders: list, seed: int, chance: Optional[str] = None, groups: Optional[list] = None) -> "State":
+        """The determinization with each group's cards in `orders` (`groups`: these places, in
+        engine zone keys, instead of this determinizer's own), chance from `seed` (or the
+        caller's); the secret choices as they are."""
+        s = self.state
+        d = s.clone()
+        for (places, _), order in zip(self.groups if groups is None else groups, orders):
+            _place(d, places, order)
         history, events = self._player_record()
         d._history = history.copy()
         d.events = events.copy()
-        d.seed = rng.getrandbits(63)
+        d.seed = seed
         d.draws = 0
         # its kernel state, should a search want one: the real position's, with these cards placed
         # (fishrules.kernel.Kernel.state_of); good while nothing is played on it
@@ -258,9 +202,110 @@ class Determinizer:
             d.manual = chance == "manual"
         d._legal = None
         d._dmemo = {}
-        if self.choices:
-            _redraw_choices(d, self.choices, rng)
         return d
+
+
+def check_chance(chance: Optional[str]) -> None:
+    """How a determinization resolves chance: "seeded", "manual" or None (as the state does)."""
+    if chance not in (None, "seeded", "manual"):
+        raise OptionError(f"chance must be 'seeded' or 'manual', not {chance!r}")
+
+
+def card_classes(events: list, redact: tuple, ncards: int, v: Optional[int]) -> list[int]:
+    """The class of every card now, for player `v` (None: a spectator): cards of one class `v`
+    cannot tell apart.  Read from the record only: `events` (the engine's event tuples, which the
+    kernel's record keeps too) and `redact` (what each entry of the history hides from whom)."""
+    hidden_at = {i for i, _, aud in redact if v not in aud}  # history entries v read as `?`
+
+    def fresh():
+        return list(range(ncards)), {c: {c} for c in range(ncards)}, [-1] * ncards, [False] * ncards
+
+    cls, members, loc, up = fresh()
+    zone: dict[int, set] = {-1: set(range(ncards))}
+    next_id = ncards
+
+    def sees(aud) -> bool:
+        return aud is None or (v is not None and v in aud)
+
+    def detach(c: int) -> None:
+        nonlocal next_id
+        if len(members[cls[c]]) > 1:
+            members[cls[c]].discard(c)
+            cls[c] = next_id
+            members[next_id] = {c}
+            next_id += 1
+
+    def merge(cards) -> None:
+        ids = {cls[c] for c in cards}
+        if len(ids) < 2:
+            return
+        keep = min(ids, key=lambda i: -len(members[i]))
+        for i in ids - {keep}:
+            for c in members.pop(i):
+                cls[c] = keep
+                members[keep].add(c)
+
+    for e in events:
+        kind = e[0]
+        if kind == "restart":
+            cls, members, loc, up = fresh()
+            zone = {-1: set(range(ncards))}
+            continue
+        if kind == "reveal":
+            for c in e[2]:
+                detach(c)
+                up[c] = True
+            continue
+        if kind != "move":
+            continue
+        _, after, cards, srcs, dest, auds, dest_aud, face_up, facing = e
+        secret_cause = (after - 1) in hidden_at
+        unseen: dict[int, list] = {}
+        for c, src, u in zip(cards, srcs, face_up):
+            if u or sees(dest_aud) or sees(auds[src]):
+                detach(c)
+            else:
+                unseen.setdefault(src, []).append(c)
+        for src, moved in unseen.items():
+            down = [c for c in zone.get(src, ()) if not up[c]]
+            if len(moved) == len(down):
+                continue  # every face-down card of the zone went: the player knows which
+            if not secret_cause and all(len(members[cls[c]]) == 1 for c in down):
+                continue  # cards the player knows, moved by rules the player can follow
+            merge(down)
+        for c in cards:
+            zone.setdefault(loc[c], set()).discard(c)
+            zone.setdefault(dest, set()).add(c)
+            loc[c] = dest
+            if facing == "up":
+                up[c] = True
+            elif facing == "down":
+                up[c] = False
+    return cls
+
+
+def card_groups(cls: list, labels: list, hidden: Callable[[int], bool],
+                place: Callable[[int], tuple]) -> list[tuple[list, list]]:
+    """For every class (`cls`, from `card_classes`) with two or more cards the player cannot see
+    now (`hidden`): the places they are in (`place(card)`: (zone key, index), the key -1 the box),
+    sorted, and their cards ordered by label; the groups in the order of their first place.  All of
+    it things the player knows, so a draw from them depends on nothing hidden.  A group of cards
+    all alike in one zone is left out: there is nothing to draw."""
+    by_class: dict[int, list] = {}
+    for c in range(len(labels)):
+        if hidden(c):
+            by_class.setdefault(cls[c], []).append(c)
+    groups = []
+    for cards in by_class.values():
+        if len(cards) < 2:
+            continue
+        places = sorted(place(c) for c in cards)
+        cards = sorted(cards, key=lambda c: labels[c])
+        if len({labels[c] for c in cards}) < 2 and all(k >= 0 for k, _ in places) and len({k for k, _ in places}) < 2:
+            continue  # all alike, in one zone: nothing to draw
+        groups.append((places, cards))
+    groups.sort(key=lambda g: g[0][0])
+    return groups
 
 
 def _place(d: "State", places: list, cards: list) -> None:
@@ -300,7 +345,7 @@ def _redraw_choices(d: "State", indices: list, rng: random.Random) -> None:
     d._history = log
 
 
-def _as_seen(e: tuple, v: Optional[int]) -> Optional[tuple]:
+def as_seen(e: tuple, v: Optional[int]) -> Optional[tuple]:
     """An event record as player `v` saw it, readable by anyone: whoever renders it sees what `v`
     saw.  Values `v` did not see are left out."""
     kind = e[0]

@@ -96,7 +96,11 @@ class Saving(Decisions):
     def to_dict(self) -> dict:
         """The whole state as JSON-able data, format `fishrules-state/2` (`Game.state_from_json`
         reads its JSON back).  It holds hidden information: it is for saving a game, not for
-        showing to a player."""
+        showing to a player.  A determinization cannot be saved (OptionError): no history reaches it."""
+        if getattr(self, "_kernel_origin", None) is not None:
+            from .determinize import NOT_SAVED
+
+            raise OptionError(NOT_SAVED)
         return {
             "format": FORMAT,
             "game": self.prog.identity,
