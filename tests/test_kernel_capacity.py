@@ -123,3 +123,59 @@ def test_the_api_keeps_a_game_with_long_lists_on_the_native_kernel():
         e.apply(its[i])
     assert type(s).__name__ == "KState"  # never handed to the engine's machine
     assert (s.history, s.scores(), s.view(0)) == (e.history, e.scores(), e.view(0))
+
+
+# ---- frames: a phase that plays itself, waiting deep inside ----------------------------------------
+
+#: a phase that plays itself 40 deep, then waits in a loop over a list of 600 at each depth: a
+#: frame of about 600 slots a depth, far past the 4,096 the kernel kept for blocks that call
+#: themselves (the engine's machine then took the game over whenever it waited deep)
+DEEP = """\
+game "Deep"
+players 2 to 2
+cards deck: n from 1 to 600
+the game has xs: list of numbers
+the game has level: number
+the game has total: number
+phase game:
+  set xs to n of deck
+  play deeper
+phase deeper:
+  add 1 to level
+  if level < 40:
+    play deeper
+  for each x in xs:
+    if x < 3:
+      for each player:
+        player chooses go
+action go(k: a number from 1 to 2):
+  add k * level to total
+score "s": total
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_game_waiting_deep_in_phases_that_play_themselves_keeps_its_frames(backend):
+    from fishrules.kernel.abi import CUR_OVER
+
+    g = fishrules.loads(DEEP, "deep.fish")
+    be = Kernel(g, backend).backend
+    S = be.new(2, g._options(None), 7)
+    be.start(S, False)
+    played = 0
+    while S[0] != CUR_OVER:
+        moves = be.moves(S, S[0])  # (a frame past the kernel's room: KFault(FAULT_CAPACITY))
+        be.play(S, moves[played % len(moves)])
+        played += 1
+    assert played == 40 * 2 * 2
+
+
+@pytest.mark.skipif("native" not in BACKENDS, reason="no C compiler")
+def test_the_api_keeps_a_game_waiting_deep_on_the_native_kernel():
+    s = fishrules.loads(DEEP, "deep.fish", backend="native").start(2, seed=1)
+    e = fishrules.loads(DEEP, "deep.fish", backend="python").start(2, seed=1)
+    while not e.is_over:
+        s.apply(s.legal_actions()[-1])
+        e.apply(e.legal_actions()[-1])
+    assert type(s).__name__ == "KState"
+    assert (s.history, s.scores()) == (e.history, e.scores())
