@@ -70,6 +70,7 @@ class Layout:
                            f"{MAX_MOVE_WIDTH - 2}")
         self.max_subset = max_subset
         self.list_cap = self._list_capacities()
+        self._into = _zones_moved_into(model)
         at = H_MOVE + self.move_width
         # game-wide values and options: model slot -> S index (scalars and lists); zones: zone id
         self.g_index: dict[int, int] = {}
@@ -86,7 +87,7 @@ class Layout:
                 slot = v.slot + i
                 if v.type.kind == "zone":
                     self.g_zone[slot] = len(self.zones)
-                    self.zones.append((-1, self._capacity(v.type)))
+                    self.zones.append((-1, self._zone_room("g", v.slot, v.type)))
                     self.zone_names.append((True, slot, -1))
                 elif v.type.kind == "list":
                     self.g_index[slot] = at
@@ -103,8 +104,9 @@ class Layout:
         for v in model.player_vars:
             if v.type.kind == "zone":
                 self.p_zone[v.slot] = len(self.zones)
+                room = self._zone_room("p", v.slot, v.type)
                 for seat in range(self.seats):
-                    self.zones.append((-1, self._capacity(v.type)))
+                    self.zones.append((-1, room))
                     self.zone_names.append((False, v.slot, seat))
             elif v.type.kind == "list":
                 self.p_index[v.slot] = at
@@ -163,6 +165,14 @@ class Layout:
         """The slots a list variable takes (one seat's, for a player's): its length, then its room."""
         return 1 + self.list_cap[(scope, slot)]
 
+    def _zone_room(self, scope: str, slot: int, t: m.Type) -> int:
+        """The room a zone variable (each zone of a family, each seat's) keeps: every card of its
+        kind if the rules move or draw cards into it, else none (zones start empty: cards only
+        come into a zone by `move` and `draw`)."""
+        if self._into is not None and (scope, slot) not in self._into:
+            return 0
+        return self._capacity(t)
+
     def _capacity(self, t: m.Type) -> int:
         """The most cards a zone of type `t` can hold: the cards of its kind (of every kind if it
         is a zone of any card)."""
@@ -207,3 +217,33 @@ class Layout:
         k = key - G
         slot, seat = k // max_seats, k % max_seats
         return self.p_zone[slot] + seat
+
+
+def _zones_moved_into(model: m.Model) -> Optional[set]:
+    """("g", slot of a game zone or of a family's first zone) or ("p", slot of a player's zone) of
+    every zone variable the rules move or draw cards into; None if a target is one this does not
+    follow (then every zone keeps room for every card of its kind)."""
+    first: dict[int, int] = {}
+    for v in model.game_vars:
+        if v.type.kind == "zone":
+            for i in range(v.family[1] if v.family else 1):
+                first[v.slot + i] = v.slot
+    out: set = set()
+
+    def into(e: m.Expr) -> bool:
+        if isinstance(e, m.IfExpr):
+            return into(e.then) and into(e.otherwise)
+        if isinstance(e, m.GameVar) and e.slot in first:
+            out.add(("g", first[e.slot]))
+        elif isinstance(e, m.ZoneAt) and e.base in first:
+            out.add(("g", first[e.base]))
+        elif isinstance(e, m.PlayerVar):
+            out.add(("p", e.slot))
+        else:
+            return False
+        return True
+
+    for s in model.find_all((m.MoveCards, m.DrawCards)):
+        if not into(s.target):
+            return None
+    return out
