@@ -6,7 +6,8 @@ collection or a list can hold (`length`), for a number of players, of dice and t
 with None where the rules set no bound.  A variable is bounded by its first value and every value
 the rules store in it (a number the rules add to or subtract from has no bound).  This is a static
 analysis of the model, nothing runs; `fishrules.spaces` numbers the actions of a ruleset with it
-(an action's `a number from 1 to count(hand)` has as many values as a hand can hold cards).
+(an action's `a number from 1 to count(hand)` has as many values as a hand can hold cards), and the
+kernel's layout gives each list variable the room `list_lengths` finds it can need.
 """
 
 from __future__ import annotations
@@ -176,6 +177,55 @@ class Bounds:
             if e.func in ("distinct", "largest", "smallest", "top"):
                 return self.length(e.args[-1])
         return None
+
+    def list_lengths(self) -> dict[tuple[str, int], Optional[int]]:
+        """("g" or "p", slot) of every list variable (each member of a family) -> the most entries
+        it can hold: the longest of its first value and every value the rules `set` it to, or None
+        where the rules add to it (or write it in a way this does not follow: then no list is
+        bounded)."""
+        decl: dict[tuple[str, int], tuple[str, int]] = {}
+        values: dict[tuple[str, int], Optional[list]] = {}
+        for scope, vs in (("g", self.model.game_vars), ("p", self.model.player_vars)):
+            for v in vs:
+                if v.type.kind != "list":
+                    continue
+                values[(scope, v.slot)] = [v.initial]
+                for i in range(v.family[1] if v.family else 1):
+                    decl[(scope, v.slot + i)] = (scope, v.slot)
+        if not values:
+            return {}
+        decls = (*self.model.phases.values(), *self.model.actions.values())
+        for s in find_all(decls, (m.Assign, m.Change), stop_at=m.Expr):
+            t = s.target
+            if getattr(t, "type", None) is None or t.type.kind != "list":
+                continue
+            k = ("g", t.slot) if isinstance(t, m.GameVar) else ("p", t.slot) if isinstance(t, m.PlayerVar) else None
+            if k is None or k not in decl:  # a list written where this does not look: none is bounded
+                return {k2: None for k2 in decl}
+            got = values[decl[k]]
+            if got is None:
+                continue
+            if isinstance(s, m.Assign):
+                got.append(s.value)
+            elif s.op in ("append", "extend"):
+                values[decl[k]] = None
+        out: dict[tuple[str, int], Optional[int]] = {}
+        for k, d in decl.items():
+            out[k] = self._longest(values[d])
+        return out
+
+    def _longest(self, es: Optional[list]) -> Optional[int]:
+        if es is None:
+            return None
+        most = 0
+        for e in es:
+            if e is None or (isinstance(e, m.Const) and e.value in (None, ())):
+                continue
+            n = self.length(e)
+            if n is None:
+                return None
+            most = max(most, n)
+        return most
 
     def _written(self, key: tuple, t: m.Type) -> _Range:
         """The values a list variable can hold: its first value and everything the rules put in it

@@ -310,13 +310,20 @@ def test_observation_too_large_to_lay_out_is_refused():
 
 # ---- what the game kernel lays out --------------------------------------------------------------------------
 
+#: 9,601 zones, 10,000 cards: cards moved into two zone variables of 151 (the deck, each player's
+#: third hand), 650,000 numbers of room in the kernel (a zone no card is moved into has none)
+ZONES_BY_NEED = (HEAD.replace("2 to 4", "2 to 64") + "cards c: v from 1 to 10000\nthe game has deck: zone of c\n"
+                 + "".join(f"each player has hand{i}: zone of c\n" for i in range(150))
+                 + "each player has points: number\nphase game:\n  move c to deck\n  move deck to first(players)'s hand3\n"
+                   "  repeat 2 times:\n    for each player:\n      player chooses poke\naction poke:\n  add 1 to your points\n"
+                   "score \"p\": your points + count(your hand3)\n")
+
 KERNEL_BIG = {
-    # 9,601 zones, each with room for 10,000 cards: 96 million numbers a position
-    "zones times cards": HEAD.replace("2 to 4", "2 to 64") + "cards c: v from 1 to 10000\nthe game has deck: zone of c\n"
-    + "".join(f"each player has hand{i}: zone of c\n" for i in range(150))
-    + "each player has points: number\nphase game:\n  move c to deck\n  move deck to first(players)'s hand3\n"
-      "  repeat 2 times:\n    for each player:\n      player chooses poke\naction poke:\n  add 1 to your points\n"
-      "score \"p\": your points + count(your hand3)\n",
+    # 9,601 zones, each of which cards may be moved into (a branch no game takes), each with room
+    # for 10,000 cards: 96 million numbers a position
+    "zones times cards": ZONES_BY_NEED.replace(
+        "  repeat 2 times:\n", "  if count(deck) > 20000:\n"
+        + "".join(f"    move deck to last(players)'s hand{i}\n" for i in range(150)) + "  repeat 2 times:\n"),
     # sixty `some` parameters: a move of a thousand numbers, room for 2**17 of them
     "wide moves": HEAD + "cards c: v from 1 to 3\neach player has hand: zone of c\neach player has points: number\n"
     "phase game:\n  repeat 2 times:\n    for each player:\n      player chooses pick\n"
@@ -345,6 +352,23 @@ def test_rules_too_large_for_the_kernel_are_played_by_the_engine(what, backend):
         assert out.value["backend"] in ("python", "engine") and (out.value["why"] or backend == "python"), out.value
     elif what != "deep moves" or backend == "python":
         assert out.value["backend"] == "engine" and out.value["why"], out.value
+
+
+@pytest.mark.parametrize("backend", ["auto", "python"])
+def test_zones_no_card_is_moved_into_take_no_room_in_the_kernel(backend):
+    """The rules of "zones times cards" without the branch that could fill every hand: the kernel
+    lays out room only in the zones the rules move or draw cards into, and plays them."""
+    from fishrules.kernel import NativeError
+    from fishrules.kernel.native import compiler
+
+    out = run(sc.simulate_text, ZONES_BY_NEED, 2, None, backend, timeout=SLOW)
+    assert out.status == "ok" and out.value["error"] is None and out.value["games"] == 2, out
+    try:
+        compiler()
+        kernel = "native" if backend == "auto" else "python"
+    except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
+        kernel = "python"
+    assert out.value["backend"] == kernel, out.value
 
 
 @pytest.mark.parametrize("flag", ["--c", "--kernel-python"])

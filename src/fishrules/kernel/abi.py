@@ -121,8 +121,9 @@ NIL = -(1 << 63)
 KERNEL_BUDGET = WORK_BUDGET // 2
 #: Blocks running inside one another, at most (the engine's deepest stack of phases).
 MAX_STACK = MAX_PHASE_DEPTH
-#: The most numbers a list keeps in the kernel; a longer list hands the game back to the engine's
-#: own machine (which allows MAX_LIST_LENGTH).
+#: The room of a list the rules add to (a list they only set gets the most they set it to, up to
+#: MAX_LIST_LENGTH: `Layout.list_cap`); a longer list hands the game back to the engine's own
+#: machine (which allows MAX_LIST_LENGTH).
 LIST_CAPACITY = 128
 #: The work `play again` counts besides the values and cards it sets again, as the engine's does.
 RESTART_WORK = 16

@@ -51,7 +51,7 @@ from ..forms import forms_of, parse_seat
 from ..limits import MAX_ACTION_TEXT
 from ..runtime.text import check_seat, check_since, short
 from .abi import CUR_CHANCE as _CUR_CHANCE, CUR_OVER as _CUR_OVER, CUR_RUN as _CUR_RUN, CUR_SIMUL as _CUR_SIMUL
-from .abi import FAULT_CAPACITY, FAULT_ENDLESS, FAULT_STUCK, FAULT_UNPLAYABLE, LIST_CAPACITY, NIL
+from .abi import FAULT_CAPACITY, FAULT_ENDLESS, FAULT_STUCK, FAULT_UNPLAYABLE, NIL
 from .abi import CHANCE_DRAW as _CHANCE_DRAW, H_CHANCE_B as _H_CHANCE_B
 from .abi import H_CHANCE as _H_CHANCE, H_CHANCE_A as _H_CHANCE_A, H_CHANCES as _H_CHANCES, H_CUR as _H_CUR
 from .abi import CHANCE_DRAW as _CHANCE_DRAW, H_CHANCE_B as _H_CHANCE_B, H_CHANCE_C as _H_CHANCE_C
@@ -1587,7 +1587,7 @@ def position_of(kernel: Any, S: Any) -> tuple:
         values.append(_value(S[at + 1:at + 1 + S[at]]) if slot in lay.g_list else _value(S[at]))
     for slot, at in sorted(lay.p_index.items()):
         if slot in lay.p_list:
-            step = 1 + LIST_CAPACITY
+            step = lay.list_stride(slot)
             values.append([_value(S[at + k * step + 1:at + k * step + 1 + S[at + k * step]]) for k in range(n)])
         else:
             values.append(_value(S[at:at + n]))

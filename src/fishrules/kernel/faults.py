@@ -7,8 +7,9 @@ code packed with the position of a piece that has words of its own, and `S[H_WHY
 caller was doing (`context`: playing the rules, listing a player's moves, reading an action's
 text, working out the scores or the winners, setting the game up), into the engine's exact
 `RuleError` (message, span, context line) or `OptionError`: the texts are `fishrules.reasons`',
-which the engine raises too.  Where the kernel has no words of its own (its own capacities, its
-work budget, a fault with WHY_NONE) `error` gives None, and the caller asks the engine.
+which the engine raises too.  Where the kernel has no words of its own (its own capacities, a fault
+with WHY_NONE, its work budget while that is less than the engine's: `counts_as_the_engine`)
+`error` gives None, and the caller asks the engine.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from typing import Any, Optional
 
 from .. import reasons
 from ..errors import Diagnostic, FishrulesError, RuleError
+from ..limits import WORK_BUDGET
 from . import abi as A
 
-__all__ = ["PLAYING", "SCORES", "WINNERS", "SETTING_UP", "listing", "reading", "error", "in_playout", "phase_at"]
+__all__ = ["PLAYING", "SCORES", "WINNERS", "SETTING_UP", "listing", "reading", "error", "in_playout", "phase_at",
+           "counts_as_the_engine"]
 
 #: what the caller was doing when the kernel stopped (the context of the error)
 PLAYING = ("playing",)  # running the rules: a block (its name is the position's)
@@ -87,6 +90,12 @@ def phase_at(kp: Any, S: Any) -> Optional[str]:
     return f"phase {kp.block_names[here.block]}"
 
 
+def counts_as_the_engine() -> bool:
+    """Whether a step the kernel stops for its work budget is one the engine refuses too: the
+    kernel's budget is the engine's (abi.KERNEL_BUDGET; today half of it, see docs/performance.md)."""
+    return A.KERNEL_BUDGET >= WORK_BUDGET
+
+
 def error(kp: Any, S: Any, code: int, context: tuple) -> Optional[FishrulesError]:
     """The engine's error for a step of the kernel that stopped with fault `code` at position S
     (S as the fault left it), while doing `context` (PLAYING, listing(...), reading(...), SCORES,
@@ -95,13 +104,21 @@ def error(kp: Any, S: Any, code: int, context: tuple) -> Optional[FishrulesError
     if code == A.FAULT_UNPLAYABLE:
         k = S[A.H_WHY]
         return reasons.unavailable(model.title, kp.refusals[k]) if 0 <= k < len(kp.refusals) else None
-    if code != A.FAULT_RULE:
+    if code == A.FAULT_BUDGET:
+        # The engine's words and place (the statement running when the count passed the budget),
+        # once the kernel counts against the engine's own budget: against less, the engine may
+        # still finish what the kernel gave up on, and only it can say.
+        if not counts_as_the_engine():
+            return None
+        why, own, message = A.WHY_NONE, None, reasons.OVER_BUDGET
+    elif code != A.FAULT_RULE:
         return None
-    packed = S[A.H_WHY]
-    why, own = packed & ((1 << A.WHY_SHIFT) - 1), _position(kp, (packed >> A.WHY_SHIFT) - 1)
-    message = _message(kp, why, own, S[A.H_WHY_ARG])
-    if message is None:
-        return None
+    else:
+        packed = S[A.H_WHY]
+        why, own = packed & ((1 << A.WHY_SHIFT) - 1), _position(kp, (packed >> A.WHY_SHIFT) - 1)
+        message = _message(kp, why, own, S[A.H_WHY_ARG])
+        if message is None:
+            return None
     kind = context[0]
     span: Any = None
     if kind == "playing":

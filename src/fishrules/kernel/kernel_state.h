@@ -5,7 +5,7 @@
  * dice and the counts of empty draws are in S), NCARDS, LABEL (a number per card label) and
  * SAME_LABELS, NFACES, UNROLLED and CANON (the faces), MAX_SUBSET, and the board (BOARD_LOW,
  * BOARD_HIGH, ADJ_AT/ADJ, RUN_AT/RUN_OFF/RUNS); the ABI (fishrules/kernel/abi.py: the header,
- * the fault codes, LIST_CAPACITY, MAX_LIST_LENGTH, ...) comes first of all.
+ * the fault codes, MAX_LIST_LENGTH, ...) comes first of all.
  * Each helper mirrors its namesake in fishrules/kernel/pyruntime.py.
  */
 
@@ -44,7 +44,7 @@ static void k_note_value(K *k, I v, I at) {
     k_idx(k, at);
     if (NOTED_LIST[v]) {
         I n = S[at];
-        if ((U)n > (U)LIST_CAPACITY) k_fault(k, FAULT_CAPACITY);
+        if ((U)n > (U)MAX_LIST_LENGTH) k_fault(k, FAULT_CAPACITY);
         k_idx(k, at + n);
         I *r = k_rec(k, 1 + n);
         r[0] = n;
@@ -375,27 +375,29 @@ static void k_roll_face(K *k, I d) {
 
 /* ---- lists ---------------------------------------------------------------------------------- */
 
-static void k_set_list(K *k, I at, B items) {
+/* `cap`: the room the layout keeps for the list (Layout.list_cap) */
+static void k_set_list(K *k, I at, B items, I cap) {
     I *S = k->S;
     if (items.n > MAX_LIST_LENGTH) k_fail(k, WHY_LIST, 0);
-    if (items.n > LIST_CAPACITY) k_fault(k, FAULT_CAPACITY);
+    if (items.n > cap) k_fault(k, FAULT_CAPACITY);
     S[at] = items.n;
-    for (I i = 0; i < LIST_CAPACITY; i++) S[at + 1 + i] = i < items.n ? items.p[i] : 0;
+    for (I i = 0; i < cap; i++) S[at + 1 + i] = i < items.n ? items.p[i] : 0;
 }
-static void k_list_append(K *k, I at, I v) {
+static void k_list_append(K *k, I at, I v, I cap) {
     I *S = k->S;
     v = k_checked(k, v);
     I n = S[at];
-    if (n >= LIST_CAPACITY) k_fault(k, FAULT_CAPACITY);
+    if (n >= MAX_LIST_LENGTH) k_fail(k, WHY_LIST, 0);
+    if (n >= cap) k_fault(k, FAULT_CAPACITY);
     S[at + 1 + n] = v;
     S[at] = n + 1;
 }
-static void k_list_extend(K *k, I at, B items) {
+static void k_list_extend(K *k, I at, B items, I cap) {
     I *S = k->S;
     I n = S[at];
     if (n + items.n > MAX_LIST_LENGTH) k_fail(k, WHY_LIST, 0);
     for (I i = 0; i < items.n; i++) k_checked(k, items.p[i]);
-    if (n + items.n > LIST_CAPACITY) k_fault(k, FAULT_CAPACITY);
+    if (n + items.n > cap) k_fault(k, FAULT_CAPACITY);
     for (I i = 0; i < items.n; i++) S[at + 1 + n + i] = items.p[i];
     S[at] = n + items.n;
 }

@@ -5,7 +5,9 @@
 - a header: who is to act, the players, the two random generators (chance, and the choices of a
   playout), the work done in this step, how deep the phases are, the move being played;
 - each option and game-wide value one slot; each player's value one slot per seat (the rules' most
-  players); a list of numbers a length and `LIST_CAPACITY` slots;
+  players); a list of numbers a length and room for the most entries it can hold (`list_cap`:
+  what `Bounds.list_lengths` finds the rules can put in it, or `LIST_CAPACITY` for a list the
+  rules add to);
 - the dice's faces;
 - every zone a length and as many slots as cards it can hold (the cards of its kind), with where
   each card is, whether it is face up, and which zones were shuffled;
@@ -21,7 +23,8 @@ from __future__ import annotations
 from typing import Optional
 
 from .. import model as m
-from ..limits import MAX_DICE, MAX_PLAYERS
+from ..bounds import Bounds
+from ..limits import MAX_DICE, MAX_LIST_LENGTH, MAX_PLAYERS
 # The header, what S[H_CUR] holds and the lists' capacity are the ABI's (abi.py); the names the
 # lowering and the tests still read here are re-exported.
 from .abi import CUR_OVER, CUR_RUN, CUR_SIMUL, H_CUR, H_DDRAWS, H_DSEED, H_MOVE, H_N, H_NDICE, LIST_CAPACITY
@@ -66,6 +69,8 @@ class Layout:
             raise TooLarge(f"an action's parameters take {self.move_width - 2} numbers; the kernel records at most "
                            f"{MAX_MOVE_WIDTH - 2}")
         self.max_subset = max_subset
+        self.list_cap = self._list_capacities()
+        self._into = _zones_moved_into(model)
         at = H_MOVE + self.move_width
         # game-wide values and options: model slot -> S index (scalars and lists); zones: zone id
         self.g_index: dict[int, int] = {}
@@ -82,30 +87,31 @@ class Layout:
                 slot = v.slot + i
                 if v.type.kind == "zone":
                     self.g_zone[slot] = len(self.zones)
-                    self.zones.append((-1, self._capacity(v.type)))
+                    self.zones.append((-1, self._zone_room("g", v.slot, v.type)))
                     self.zone_names.append((True, slot, -1))
                 elif v.type.kind == "list":
                     self.g_index[slot] = at
                     self.g_list.add(slot)
-                    at += 1 + LIST_CAPACITY
+                    at += 1 + self.list_cap[("g", slot)]
                 else:
                     self.g_index[slot] = at
                     at += 1
         # each player's values: slot -> S index of seat 0 (scalars: one slot a seat; lists: 1 +
-        # LIST_CAPACITY a seat); zones: zone id of seat 0 (then one a seat)
+        # their capacity a seat, `list_stride`); zones: zone id of seat 0 (then one a seat)
         self.p_index: dict[int, int] = {}
         self.p_zone: dict[int, int] = {}
         self.p_list: set[int] = set()
         for v in model.player_vars:
             if v.type.kind == "zone":
                 self.p_zone[v.slot] = len(self.zones)
+                room = self._zone_room("p", v.slot, v.type)
                 for seat in range(self.seats):
-                    self.zones.append((-1, self._capacity(v.type)))
+                    self.zones.append((-1, room))
                     self.zone_names.append((False, v.slot, seat))
             elif v.type.kind == "list":
                 self.p_index[v.slot] = at
                 self.p_list.add(v.slot)
-                at += (1 + LIST_CAPACITY) * self.seats
+                at += self.list_stride(v.slot) * self.seats
             else:
                 self.p_index[v.slot] = at
                 at += self.seats
@@ -136,6 +142,36 @@ class Layout:
         self.frames = at
         self.frames_size = 0
         self.size = at
+
+    def _list_capacities(self) -> dict[tuple[str, int], int]:
+        """("g"/"p", slot) of each list variable -> the most entries the kernel keeps room for.
+
+        A list the rules only `set` holds at most the longest value it is set to (`Bounds`, at the
+        most players and dice: every length it finds grows with them), up to MAX_LIST_LENGTH, past
+        which the rules fail anyway.  A list the rules add to has no bound the rules show; it gets
+        LIST_CAPACITY, and a game that grows it longer faults (FAULT_CAPACITY).  Room for
+        MAX_LIST_LENGTH entries for every such list was measured and refused: every position of
+        the game carries the room (a native playout copies it at its start), and Fishfry's
+        playouts at 2 players went from 289,000 games/s to 17,000 with it."""
+        model = self.model
+        if not any(v.type.kind == "list" for v in (*model.game_vars, *model.player_vars)):
+            return {}
+        d = model.dice
+        dice = 0 if d is None else self._dice_capacity()
+        lengths = Bounds(model, self.seats, dice, {o.name: None for o in model.options}).list_lengths()
+        return {k: LIST_CAPACITY if n is None else min(n, MAX_LIST_LENGTH) for k, n in lengths.items()}
+
+    def list_stride(self, slot: int, scope: str = "p") -> int:
+        """The slots a list variable takes (one seat's, for a player's): its length, then its room."""
+        return 1 + self.list_cap[(scope, slot)]
+
+    def _zone_room(self, scope: str, slot: int, t: m.Type) -> int:
+        """The room a zone variable (each zone of a family, each seat's) keeps: every card of its
+        kind if the rules move or draw cards into it, else none (zones start empty: cards only
+        come into a zone by `move` and `draw`)."""
+        if self._into is not None and (scope, slot) not in self._into:
+            return 0
+        return self._capacity(t)
 
     def _capacity(self, t: m.Type) -> int:
         """The most cards a zone of type `t` can hold: the cards of its kind (of every kind if it
@@ -169,3 +205,33 @@ class Layout:
         self.size = at
         if at > MAX_STATE_SLOTS:
             raise TooLarge(f"a position would take more than {MAX_STATE_SLOTS:,} numbers in the kernel")
+
+
+def _zones_moved_into(model: m.Model) -> Optional[set]:
+    """("g", slot of a game zone or of a family's first zone) or ("p", slot of a player's zone) of
+    every zone variable the rules move or draw cards into; None if a target is one this does not
+    follow (then every zone keeps room for every card of its kind)."""
+    first: dict[int, int] = {}
+    for v in model.game_vars:
+        if v.type.kind == "zone":
+            for i in range(v.family[1] if v.family else 1):
+                first[v.slot + i] = v.slot
+    out: set = set()
+
+    def into(e: m.Expr) -> bool:
+        if isinstance(e, m.IfExpr):
+            return into(e.then) and into(e.otherwise)
+        if isinstance(e, m.GameVar) and e.slot in first:
+            out.add(("g", first[e.slot]))
+        elif isinstance(e, m.ZoneAt) and e.base in first:
+            out.add(("g", first[e.base]))
+        elif isinstance(e, m.PlayerVar):
+            out.add(("p", e.slot))
+        else:
+            return False
+        return True
+
+    for s in model.find_all((m.MoveCards, m.DrawCards)):
+        if not into(s.target):
+            return None
+    return out

@@ -20,6 +20,7 @@ from .. import model as m
 from ..analysis import define_order, kept_defines, number_blocks, reads, rule_numbers
 from ..limits import MAX_SUBSET
 from . import ir
+from .abi import MAX_STACK
 from .arms import Arms, cut
 from .keep import Keep
 from .layout import MAX_FRAME_SLOTS, Layout
@@ -178,8 +179,8 @@ def _looks(model: m.Model, bl: BlockLowering, out: KernelProgram, first: int) ->
 
 
 def _frames_needed(kp: KernelProgram) -> int:
-    """Room for the frames of the deepest chain of blocks that can be waiting at once; the most
-    the kernel keeps if blocks can call themselves (deeper, the engine's machine takes over)."""
+    """Room for the frames of the deepest chain of blocks that can be waiting at once (if blocks
+    can call themselves: of a chain as deep as phases may nest)."""
     calls: dict[str, set[str]] = {}
     for f in kp.functions:
         if f.kind != "block":
@@ -214,7 +215,19 @@ def _frames_needed(kp: KernelProgram) -> int:
             memo[name] = kp.frame_cap[name] + max((memo[c] for c in calls.get(name, ())), default=0)
         return memo[root]
 
-    total = deepest(kp.block_fn[kp.game_block])
-    if total is None or total > MAX_FRAME_SLOTS:
-        return MAX_FRAME_SLOTS
-    return total
+    root = kp.block_fn[kp.game_block]
+    total = deepest(root)
+    if total is not None and total <= MAX_FRAME_SLOTS:
+        return total
+    # Blocks that call themselves, or a long chain: no more blocks run at once than the engine
+    # lets phases nest (MAX_STACK; deeper is the engine's own error, which the kernel says too), so
+    # room for the heaviest chain of that many frames is room for every game (the engine's machine
+    # no longer takes over when a deep game waits).  best[b]: the most frames of a chain of at most
+    # `depth` blocks from b.
+    best = {name: kp.frame_cap[name] for name in calls}
+    for _ in range(MAX_STACK):  # (one more than the deepest: the block that finds it too deep)
+        nxt = {name: kp.frame_cap[name] + max((best[c] for c in calls[name] if c in best), default=0) for name in calls}
+        if nxt == best:
+            break
+        best = nxt
+    return best[root]

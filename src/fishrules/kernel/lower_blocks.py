@@ -24,7 +24,7 @@ from .abi import (
     WHY_SUBSETS, why,
 )
 from .hoist import Hoister
-from .layout import LIST_CAPACITY, Layout
+from .layout import Layout
 from .lower_expr import ExprLowering, is_many
 
 __all__ = ["BlockLowering", "Site", "DONE", "PAUSE", "UNWIND", "RESTART", "OVER", "FACING"]
@@ -110,7 +110,7 @@ class BlockLowering:
                     if scope == "g":
                         at, stride = layout.g_index[slot], 0
                     else:
-                        at, stride = layout.p_index[slot], (1 + LIST_CAPACITY if is_list else 1)
+                        at, stride = layout.p_index[slot], (layout.list_stride(slot) if is_list else 1)
                     self.noted_id[(scope, slot)] = len(self.noted)
                     self.noted.append((scope == "g", slot, v.type.kind, at, stride, is_list))
 
@@ -204,7 +204,8 @@ class BlockLowering:
             for i in range(v.family[1] if v.family else 1):
                 slot = v.slot + i
                 if slot in lay.g_list:
-                    body.append(ir.Do("set_list", (ir.Int(lay.g_index[slot]), self.ex.buf(v.initial))))
+                    body.append(ir.Do("set_list", (ir.Int(lay.g_index[slot]), self.ex.buf(v.initial),
+                                                   ir.Int(lay.list_cap[("g", slot)]))))
                 else:
                     body.append(ir.Put(ir.Int(lay.g_index[slot]), self.ex.expr(v.initial)))
         seat = self.fn.temp()
@@ -213,8 +214,8 @@ class BlockLowering:
             if v.type.kind == "zone":
                 continue
             if v.slot in lay.p_list:
-                at = ir.Help("at_seat", (ir.Int(lay.p_index[v.slot]), ir.Var(seat), ir.Int(1 + LIST_CAPACITY)))
-                per.append(ir.Do("set_list", (at, self.ex.buf(v.initial))))
+                at = ir.Help("at_seat", (ir.Int(lay.p_index[v.slot]), ir.Var(seat), ir.Int(lay.list_stride(v.slot))))
+                per.append(ir.Do("set_list", (at, self.ex.buf(v.initial), ir.Int(lay.list_cap[("p", v.slot)]))))
             else:
                 at = ir.Help("at_seat", (ir.Int(lay.p_index[v.slot]), ir.Var(seat), ir.Int(1)))
                 per.append(ir.Put(at, self.ex.expr(v.initial)))
@@ -260,8 +261,12 @@ class BlockLowering:
         lay = self.layout
         if isinstance(t, m.GameVar):
             return ir.Int(lay.g_index[t.slot])
-        stride = 1 + LIST_CAPACITY if t.slot in lay.p_list else 1
+        stride = lay.list_stride(t.slot) if t.slot in lay.p_list else 1
         return self.ex.seat_index(lay.p_index[t.slot], self.ex.expr(t.player), stride, WHY_CHANGED_NOBODY)
+
+    def list_cap(self, t: m.Expr) -> ir.Int:
+        """The room of the list variable `t` names (`Layout.list_cap`)."""
+        return ir.Int(self.layout.list_cap[("g" if isinstance(t, m.GameVar) else "p", t.slot)])
 
     def noted_var(self, t: m.Expr):
         """The record's number of the value `t` names, if a change of it is an event; else None."""
@@ -281,7 +286,7 @@ class BlockLowering:
         if v_id is not None:
             out.append(ir.Do("note_old", (ir.Int(v_id), where)))
         if t.type.kind == "list":
-            out.append(ir.Do("set_list", (where, self.ex.buf(s.value))))
+            out.append(ir.Do("set_list", (where, self.ex.buf(s.value), self.list_cap(t))))
         else:
             v = self.ex.expr(s.value)
             if t.type.kind == "number":
@@ -304,9 +309,9 @@ class BlockLowering:
             op = "+" if s.op == "increase" else "-"
             out.append(ir.Put(here, ir.Bounded(ir.Arith(op, ir.Get(here), self.ex.expr(s.value)))))
         elif s.op == "append":
-            out.append(ir.Do("list_append", (here, self.ex.expr(s.value))))
+            out.append(ir.Do("list_append", (here, self.ex.expr(s.value), self.list_cap(t))))
         elif s.op == "extend":
-            out.append(ir.Do("list_extend", (here, self.ex.buf(s.value))))
+            out.append(ir.Do("list_extend", (here, self.ex.buf(s.value), self.list_cap(t))))
         elif s.op == "remove":
             out.append(ir.Do("list_remove", (here, self.ex.expr(s.value))))
         elif s.op == "clear":

@@ -233,7 +233,7 @@ class ExprLowering:
         if t.kind == "list" and isinstance(e, m.GameVar) and e.slot in self.layout.g_list:
             return ir.Int(self.layout.g_index[e.slot])
         if t.kind == "list" and isinstance(e, m.PlayerVar) and e.slot in self.layout.p_list:
-            return self.seat_index(self.layout.p_index[e.slot], self.expr(e.player), 1 + _list_cap())
+            return self.seat_index(self.layout.p_index[e.slot], self.expr(e.player), self.layout.list_stride(e.slot))
         return None
 
     def addressed(self, e: m.Expr) -> bool:
@@ -399,7 +399,9 @@ class ExprLowering:
             else:
                 zid = lay.g_zone[e.base]
             return lay.zones[zid][1]
-        return _list_cap()
+        if isinstance(e, (m.GameVar, m.PlayerVar)):  # (the lists `slice_start` finds in the position)
+            return self.layout.list_cap[("g" if isinstance(e, m.GameVar) else "p", e.slot)]
+        raise AssertionError(f"not a list of the position: {e!r}")  # pragma: no cover - slice_start gave None
 
     # ---- what a board looks like ------------------------------------------------------------
 
@@ -414,8 +416,3 @@ def is_many(t: m.Type) -> bool:
     """A collection, a zone or a list: something with elements."""
     return t.kind in ("collection", "zone", "list")
 
-
-def _list_cap() -> int:
-    from .layout import LIST_CAPACITY
-
-    return LIST_CAPACITY

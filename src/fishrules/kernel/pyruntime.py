@@ -19,7 +19,7 @@ from itertools import combinations
 from ..limits import MAX_CHOICES, MAX_LIST_LENGTH, MAX_NUMBER, MAX_SUBSET
 from .abi import (
     FAULT_BUDGET, FAULT_CAPACITY, FAULT_RULE, H_CHANCE, H_CHANCES, H_DDRAWS, H_DECISIONS, H_DRAWS, H_DSEED, H_MOVE, H_N, H_SEED,
-    H_WHY, H_WHY_ARG, H_WORK, KERNEL_BUDGET, LIST_CAPACITY, MAX_STACK, NIL, WHY_LIST, WHY_NOT_IN_LIST, WHY_NUMBER, WHY_SEAT,
+    H_WHY, H_WHY_ARG, H_WORK, KERNEL_BUDGET, MAX_STACK, NIL, WHY_LIST, WHY_NOT_IN_LIST, WHY_NUMBER, WHY_SEAT,
     WHY_ZONE_NOBODY, below, decision_seed,
 )
 from .lower import KernelProgram
@@ -366,32 +366,37 @@ def _bound(kp: KernelProgram) -> dict:
 
     # ---- lists -------------------------------------------------------------------------------
 
-    def set_list(S, at, items):
+    # `cap`: the room the layout keeps for the list (`Layout.list_cap`); a list the rules add to
+    # past it stops the step (FAULT_CAPACITY), after the engine's own checks
+
+    def set_list(S, at, items, cap):
         items = tuple(items)
         n = len(items)
         if n > MAX_LIST_LENGTH:
             fail(S, WHY_LIST)
-        if n > LIST_CAPACITY:
+        if n > cap:
             raise KFault(FAULT_CAPACITY)
         S[at] = n
-        S[at + 1:at + 1 + LIST_CAPACITY] = items + (0,) * (LIST_CAPACITY - n)
+        S[at + 1:at + 1 + cap] = items + (0,) * (cap - n)
 
-    def list_append(S, at, v):
+    def list_append(S, at, v, cap):
         v = checked(S, v)
         n = S[at]
-        if n >= LIST_CAPACITY:
+        if n >= MAX_LIST_LENGTH:
+            fail(S, WHY_LIST)
+        if n >= cap:
             raise KFault(FAULT_CAPACITY)
         S[at + 1 + n] = v
         S[at] = n + 1
 
-    def list_extend(S, at, items):
+    def list_extend(S, at, items, cap):
         items = tuple(items)
         n = S[at]
         if n + len(items) > MAX_LIST_LENGTH:
             fail(S, WHY_LIST)
         for x in items:
             checked(S, x)
-        if n + len(items) > LIST_CAPACITY:
+        if n + len(items) > cap:
             raise KFault(FAULT_CAPACITY)
         S[at + 1 + n:at + 1 + n + len(items)] = items
         S[at] = n + len(items)

@@ -28,7 +28,7 @@ from ..forms import forms_of
 from ..runtime import SIMULTANEOUS
 from ..spaces import put
 from . import abi as A
-from .abi import FAULT_RULE, LIST_CAPACITY, NIL
+from .abi import FAULT_RULE, NIL
 
 __all__ = ["Sight"]
 
@@ -92,7 +92,7 @@ class Sight:
             if k == "zone":
                 self.seat.append((v.name, k, v.visibility, lay.p_zone[v.slot], 1))
             elif k == "list":
-                self.seat.append((v.name, k, v.visibility, lay.p_index[v.slot], 1 + LIST_CAPACITY))
+                self.seat.append((v.name, k, v.visibility, lay.p_index[v.slot], lay.list_stride(v.slot)))
             elif k in _SCALAR and v.visibility != "seen by":
                 self.seat.append((v.name, k, v.visibility, lay.p_index[v.slot], 1))
             else:

@@ -1,0 +1,181 @@
+"""The kernel's room for lists: a list the rules only `set` gets room for the longest value it is
+set to (`Bounds.list_lengths`, `Layout.list_cap`), so a list past the kernel's old 128 for all plays
+on the kernel, both spellings, exactly as on the engine (up to MAX_LIST_LENGTH, the most cards a
+game may have).  A list the rules add to keeps LIST_CAPACITY (see `Layout._list_capacities` for
+why): past it, the engine's machine still plays the game.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import fishrules
+from fishrules.bounds import Bounds
+from fishrules.errors import RuleError
+from fishrules.kernel import Kernel
+from fishrules.kernel.abi import LIST_CAPACITY
+from fishrules.kernel.lower import lower
+from fishrules.kernel.native import NativeError, compiler
+from fishrules.limits import MAX_LIST_LENGTH
+
+try:
+    compiler()
+    BACKENDS = ("python", "native")
+except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
+    BACKENDS = ("python",)
+
+CORPUS = Path(__file__).resolve().parent / "hostile" / "corpus" / "rules"
+LONG = CORPUS / "long-lists-set.fish"
+
+#: a list set to every card's number, a player's list set to some of them; lists added to
+RULES = """\
+game "Lists"
+players 2 to 3
+cards deck: n from 1 to CARDS
+the game has xs: list of numbers
+each player has mine: list of numbers
+the game has grown: list of numbers
+the game has copied: list of numbers
+phase game:
+  set xs to n of deck
+  repeat 2 times:
+    for each player:
+      player chooses keep
+action keep(k: a number from 1 to 3):
+  set your mine to n of (deck where n > k * 10)
+  add k to grown
+  set copied to grown
+  remove first(xs) from xs
+score "s": sum(your mine) + count(xs)
+"""
+
+
+def _rules(cards: int) -> fishrules.Game:
+    return fishrules.loads(RULES.replace("CARDS", str(cards)), "lists.fish")
+
+
+def _watched(kernel: Kernel) -> list:
+    """The calls of the kernel's `_fallback` (the game played on the engine's machine) from now on."""
+    calls: list = []
+    engine = kernel._fallback
+
+    def fallback(*args):
+        calls.append(args)
+        return engine(*args)
+
+    kernel._fallback = fallback  # type: ignore[method-assign]
+    return calls
+
+
+def test_a_list_only_set_is_bounded_by_what_it_is_set_to_and_one_added_to_is_not():
+    g = _rules(700)
+    m = g.model
+    slot = {v.name: v.slot for v in (*m.game_vars, *m.player_vars)}
+    lengths = Bounds(m, m.max_players, 0, {o.name: None for o in m.options}).list_lengths()
+    assert lengths[("g", slot["xs"])] == 700
+    assert lengths[("p", slot["mine"])] == 700
+    assert lengths[("g", slot["grown"])] is None  # added to
+    assert lengths[("g", slot["copied"])] is None  # set to a list no bound is known of
+    cap = lower(m).layout.list_cap
+    assert cap[("g", slot["xs"])] == cap[("p", slot["mine"])] == 700
+    assert cap[("g", slot["grown"])] == cap[("g", slot["copied"])] == LIST_CAPACITY
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("cards", [LIST_CAPACITY + 1, 700, MAX_LIST_LENGTH])
+def test_lists_longer_than_128_play_on_the_kernel_as_on_the_engine(backend, cards):
+    g = _rules(cards)
+    kernel = Kernel(g, backend)
+    calls = _watched(kernel)
+    opts = g._options(None)
+    for seed in range(3):
+        for n in (2, 3):
+            got = kernel.playout(n, opts, seed)
+            assert got == kernel._fallback(n, opts, seed, 300), (seed, n)  # (the engine's game)
+    assert len(calls) == 3 * 2  # only the comparisons above: the kernel never gave up
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_corpus_rules_with_long_lists_play_on_the_kernel(backend):
+    g = fishrules.load(LONG)
+    kernel = Kernel(g, backend)
+    calls = _watched(kernel)
+    for seed in range(4):
+        kernel.playout(4, g._options(None), seed)
+    assert not calls
+
+
+@pytest.mark.skipif("native" not in BACKENDS, reason="no C compiler")
+def test_the_api_keeps_a_game_with_long_lists_on_the_native_kernel():
+    text = LONG.read_text()
+    kernel_game = fishrules.loads(text, "long.fish", backend="native")
+    engine_game = fishrules.loads(text, "long.fish", backend="python")  # (the API's states: the engine's)
+    pick = random.Random(5)
+    s, e = kernel_game.start(3, seed=11), engine_game.start(3, seed=11)
+    while not e.is_over:
+        mine, its = s.legal_actions(), e.legal_actions()
+        assert [str(a) for a in mine] == [str(a) for a in its]
+        i = pick.randrange(len(its))
+        s.apply(mine[i])
+        e.apply(its[i])
+    assert type(s).__name__ == "KState"  # never handed to the engine's machine
+    assert (s.history, s.scores(), s.view(0)) == (e.history, e.scores(), e.view(0))
+
+
+# ---- frames: a phase that plays itself, waiting deep inside ----------------------------------------
+
+#: a phase that plays itself 40 deep, then waits in a loop over a list of 600 at each depth: a
+#: frame of about 600 slots a depth, far past the 4,096 the kernel kept for blocks that call
+#: themselves (the engine's machine then took the game over whenever it waited deep)
+DEEP = """\
+game "Deep"
+players 2 to 2
+cards deck: n from 1 to 600
+the game has xs: list of numbers
+the game has level: number
+the game has total: number
+phase game:
+  set xs to n of deck
+  play deeper
+phase deeper:
+  add 1 to level
+  if level < 40:
+    play deeper
+  for each x in xs:
+    if x < 3:
+      for each player:
+        player chooses go
+action go(k: a number from 1 to 2):
+  add k * level to total
+score "s": total
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_game_waiting_deep_in_phases_that_play_themselves_keeps_its_frames(backend):
+    from fishrules.kernel.abi import CUR_OVER
+
+    g = fishrules.loads(DEEP, "deep.fish")
+    be = Kernel(g, backend).backend
+    S = be.new(2, g._options(None), 7)
+    be.start(S, False)
+    played = 0
+    while S[0] != CUR_OVER:
+        moves = be.moves(S, S[0])  # (a frame past the kernel's room: KFault(FAULT_CAPACITY))
+        be.play(S, moves[played % len(moves)])
+        played += 1
+    assert played == 40 * 2 * 2
+
+
+@pytest.mark.skipif("native" not in BACKENDS, reason="no C compiler")
+def test_the_api_keeps_a_game_waiting_deep_on_the_native_kernel():
+    s = fishrules.loads(DEEP, "deep.fish", backend="native").start(2, seed=1)
+    e = fishrules.loads(DEEP, "deep.fish", backend="python").start(2, seed=1)
+    while not e.is_over:
+        s.apply(s.legal_actions()[-1])
+        e.apply(e.legal_actions()[-1])
+    assert type(s).__name__ == "KState"
+    assert (s.history, s.scores()) == (e.history, e.scores())
