@@ -12,30 +12,14 @@ import pytest
 
 import fishrules
 from fishrules.forms import forms_of
-from fishrules.kernel import Kernel, KFault, NativeError
+from fishrules.kernel import KFault
 from fishrules.kernel import abi as A
 from fishrules.kernel import ir
-from fishrules.kernel.native import compiler
 from fishrules.kernel.pyruntime import decision_seed
 from fishrules.kernel.apistate import KState
 from fishrules.runtime import CHANCE, SIMULTANEOUS, State
 
-from ._twins import decide_both
-
-try:
-    compiler()
-    NATIVE = True
-except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
-    NATIVE = False
-BACKENDS = ["python", pytest.param("native", marks=pytest.mark.skipif(not NATIVE, reason="no C compiler here"))]
-_kernels: dict = {}
-
-
-def kernel(name, backend: str) -> Kernel:
-    if (name, backend) not in _kernels:
-        _kernels[name, backend] = Kernel(fishrules.load(name), backend)
-    return _kernels[name, backend]
-
+from ._twins import BACKENDS, NATIVE, decide_both, kernel
 
 
 RULESETS = list(fishrules.bundled())
