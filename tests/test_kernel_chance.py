@@ -162,7 +162,9 @@ def _another_games_die(name: str = ROLLS[0]):
     return other
 
 
-def _same(k, e, players):
+def _same(k, e, players, record: bool = True):
+    """The same position on both machines; with `record`, the same history and events for each
+    seat too (the whole of them: asked at every step, the cost grows with the square of the game)."""
     assert type(k) is KState
     assert k.current == e.current and k.is_over == e.is_over and k.waiting == e.waiting
     ko, eo = k.chance_outcomes(), e.chance_outcomes()
@@ -172,8 +174,9 @@ def _same(k, e, players):
         assert [a.text for a in k.legal_actions()] == [a.text for a in e.legal_actions()]
     assert k.history == e.history
     for p in [None, *range(players)]:
-        assert k.history_for(p) == e.history_for(p)
-        assert k.events_for(p) == e.events_for(p)
+        if record:
+            assert k.history_for(p) == e.history_for(p)
+            assert k.events_for(p) == e.events_for(p)
         assert k.view(p) == e.view(p)
 
 
@@ -187,7 +190,9 @@ def test_manual_chance_on_the_kernel_is_the_engines_game(name):
         e = State._new(g, players, g._options(None), 3, True)
         steps = 0
         while not e.is_over and steps < 200:
-            _same(k, e, players)
+            # each seat's history and events every fourth step and at the end: they hold every
+            # step's record (tests/test_kernel_record.py compares them at every step of seeded games)
+            _same(k, e, players, record=steps % 4 == 0)
             if e.current == CHANCE:
                 a = _pick(k.chance_outcomes(), rng)
                 # an outcome given as itself, as its text, or as the engine's own Action
