@@ -13,5 +13,4 @@ from ._twins import NATIVE
 @pytest.mark.skipif(not NATIVE, reason="no C compiler here")
 def test_half_of_the_rulesets_and_hostile_files_under_the_sanitizers(tmp_path):
     played, drawn = play_sanitized(sanitized_files()[1::2], tmp_path)
-    print(played, drawn)
     assert played >= 1500 and drawn >= 50  # (cards drawn by hand from shuffled zones, step by step)
