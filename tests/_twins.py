@@ -5,14 +5,27 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import pytest
+
 import fishrules
 from fishrules.errors import FishrulesError, RuleError
+from fishrules.kernel import Kernel, NativeError
 from fishrules.kernel import abi as A
+from fishrules.kernel.native import compiler
 from fishrules.kernel.pyruntime import below
 from fishrules.runtime import SIMULTANEOUS
 
+try:
+    compiler()
+    NATIVE = True
+except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
+    NATIVE = False
+
+# The two backends as a parametrization: native is skipped, and said, where no C compiler runs.
+BACKENDS = ["python", pytest.param("native", marks=pytest.mark.skipif(not NATIVE, reason="no C compiler here"))]
 
 _games: dict = {}
+_kernels: dict = {}
 
 
 def bundled_game(name: str, backend: str = "native") -> Any:
@@ -20,6 +33,13 @@ def bundled_game(name: str, backend: str = "native") -> Any:
     if (name, backend) not in _games:
         _games[name, backend] = fishrules.load(name, backend=backend)
     return _games[name, backend]
+
+
+def kernel(name: str, backend: str) -> Kernel:
+    """The kernel of the bundled ruleset `name` on `backend`, built once for every test file."""
+    if (name, backend) not in _kernels:
+        _kernels[name, backend] = Kernel(fishrules.load(name), backend)
+    return _kernels[name, backend]
 
 
 def decide_both(be: Any, bd: Any, S: Any, ref: Any, ds: int, dd: int) -> int:

@@ -35,27 +35,32 @@ def modes():
 # that took longest in a quiet run (`--durations`), longest first.  The order changes no test.
 LONGEST_FIRST = [
     "tests/hostile/test_simulation.py",
+    "tests/test_native_sanitizers_1.py",  # gcc building sanitized code: split in two for that
+    "tests/test_native_sanitizers_2.py",
     "tests/test_adapters_openspiel.py",
     "tests/test_web_browser.py",
-    "tests/test_native.py",
     "tests/test_web_browser_games_1.py",
     "tests/hostile/test_generated_code.py",
     "tests/hostile/test_lsp.py",
-    "tests/test_cli_sessions.py",
+    "tests/test_native.py",
     "tests/test_web_browser_games_2.py",
     "tests/test_simulation.py",
     "tests/test_web_hostile.py",
     "tests/test_lsp.py",
     "tests/test_web_browser_restart.py",
     "tests/test_cycles.py",
-    "tests/test_fidelity_hidden.py",  # 100 s before its twins compared each step's events alone
-    "tests/hostile/test_sizes.py",
-    "tests/test_web_render.py",
     "tests/test_web_browser_games_3.py",
+    "tests/test_web_render.py",
+    "tests/hostile/test_sizes.py",
     "tests/hostile/test_limits.py",
     "tests/test_generated_source.py",
+    "tests/test_kernel_surface.py",
     "tests/test_kernel.py",
+    "tests/test_kernel_chance.py",
+    "tests/test_apistate.py",
     "tests/test_web_stall.py",
+    "tests/test_kernel_views.py",
+    "tests/test_fidelity_hidden.py",
     "tests/test_package_api.py",
 ]
 

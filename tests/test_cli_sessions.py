@@ -1,7 +1,12 @@
-"""The command line as people and scripts use it (issue 17), always through a real `fishrules`
-process: a game that survives Ctrl-C, a killed process and the end of input; logs that replay in
-another folder; paths; `simulate --json` byte for byte; hot seat and bots; exit statuses, streams,
---quiet and colours."""
+"""The command line as people and scripts use it (issue 17): a game that survives Ctrl-C, a killed
+process and the end of input; logs that replay in another folder; paths; `simulate --json` byte for
+byte; hot seat and bots; exit statuses, streams, --quiet and colours.
+
+Where the process is what is tested (a signal, a kill, the end of input while a game waits, the
+exit status the shell sees) it is a real `python -m fishrules` process; elsewhere the same entry
+point (`fishrules.__main__.main`) runs in this process with what a process would be given: its
+arguments, standard input, folder and environment, its two streams read apart (starting Python and
+importing fishrules for each of about sixty commands cost a minute of the suite)."""
 
 from __future__ import annotations
 
@@ -14,12 +19,15 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import redirect_stderr, redirect_stdout
+from io import StringIO
 from pathlib import Path
 
 import pytest
 
 import fishrules
 from fishrules import cli
+from fishrules.__main__ import main as entry
 from fishrules.logs import read_log, rules_hash, rules_texts, save_log
 
 SRC = str(Path(fishrules.__file__).resolve().parent.parent)  # this checkout's code, whatever the folder
@@ -41,9 +49,33 @@ def fishrules_cmd(*args) -> list:
     return [sys.executable, "-m", "fishrules", *map(str, args)]
 
 
-def run(*args, stdin: str = "", cwd=None, **extra) -> subprocess.CompletedProcess:
+def run_process(*args, stdin: str = "", cwd=None, **extra) -> subprocess.CompletedProcess:
     return subprocess.run(fishrules_cmd(*args), input=stdin, capture_output=True, text=True, cwd=cwd,
                           env=env(**extra), timeout=120)
+
+
+def run(*args, stdin: str = "", cwd=None, **extra) -> subprocess.CompletedProcess:
+    """`fishrules ARGS` as `run_process` runs it, in this process: the exit status `python -m
+    fishrules` would end with, and what it wrote to each stream."""
+    out, err = StringIO(), StringIO()
+    saved_env, saved_cwd, saved_stdin = dict(os.environ), os.getcwd(), sys.stdin
+    try:
+        os.environ.clear()
+        os.environ.update(env(**extra))
+        if cwd is not None:
+            os.chdir(cwd)
+        sys.stdin = StringIO(stdin)
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                status = entry([str(a) for a in args])
+            except SystemExit as e:  # argparse's way out: what sys.exit() makes the process's status
+                status = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
+    finally:
+        sys.stdin = saved_stdin
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return subprocess.CompletedProcess(fishrules_cmd(*args), status, out.getvalue(), err.getvalue())
 
 
 class Session:
@@ -323,16 +355,17 @@ def test_explain_and_errors_show_no_absolute_path(tmp_path):
     bad = tmp_path / "rules" / "bad.fish"
     bad.write_text('extends "fishfry"\ngame "Bad"\nreplace dice: 5 with faces A, B\n')
     cwd = tmp_path / "elsewhere"
-    p = run("explain", str(good), cwd=cwd)
+    # processes: the names shown are relative to the folder the command starts in
+    p = run_process("explain", str(good), cwd=cwd)
     assert p.returncode == 0
     assert "# read from fishfry, then fishfry-tournament, then fishfry-total-points, then ../rules/quick.fish" in p.stdout
     assert "# from fishfry:" in p.stdout and "# from ../rules/quick.fish:3:" in p.stdout
-    p2 = run("check", str(bad), cwd=cwd)
+    p2 = run_process("check", str(bad), cwd=cwd)
     # the error is the house rule's, at its line; the line of fishfry it breaks is named by its name
     assert p2.returncode == 1 and re.search(r"^\.\./rules/bad\.fish:3:1: error: .*\(at fishfry:\d+:\d+: ", p2.stderr, re.M), p2.stderr
     for out in (p.stdout + p.stderr, p2.stderr):
         assert str(tmp_path) not in out and str(ROOT) not in out and "/rulesets/" not in out
-    p = run("explain", "rulesets/fishfry-keeper.fish", cwd=ROOT)
+    p = run_process("explain", "rulesets/fishfry-keeper.fish", cwd=ROOT)
     assert "# read from rulesets/fishfry.fish, then rulesets/fishfry-tournament.fish" in p.stdout
 
 
@@ -453,7 +486,8 @@ def test_the_greedy_bot_takes_the_best_lead_without_peeking_at_dice():
     (["play", "fishfry", "--seat", "7"], 2),
 ])
 def test_exit_statuses_and_streams(args, status):
-    p = run(*args, cwd=ROOT)
+    # the status the shell sees, from a process: for one command of each status (the rest in here)
+    p = (run_process if args in (["check", "nothing-here.fish"], ["frobnicate"]) else run)(*args, cwd=ROOT)
     assert p.returncode == status, p.stderr
     assert p.stdout == "" and p.stderr.strip() and "Traceback" not in p.stderr
 

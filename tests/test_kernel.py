@@ -21,34 +21,16 @@ import pytest
 
 import fishrules
 from fishrules.errors import RuleError
-from fishrules.kernel import Kernel, KFault, NativeError
+from fishrules.kernel import Kernel, KFault
 from fishrules.kernel import layout as L
-from fishrules.kernel.native import compiler
 from fishrules.kernel.pyruntime import decision_seed
 from fishrules.kernel.reference import reference_playout
 from fishrules.runtime import SIMULTANEOUS
 
-from ._twins import decide_both
+from ._twins import BACKENDS, NATIVE, decide_both, kernel
 
 RULESETS = fishrules.bundled()
 SLOW = os.environ.get("FISHRULES_SLOW_TESTS") == "1"
-
-try:
-    compiler()
-    NATIVE = True
-except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
-    NATIVE = False
-
-BACKENDS = ["python", pytest.param("native", marks=pytest.mark.skipif(not NATIVE, reason="no C compiler here"))]
-_kernels: dict = {}
-
-
-def kernel(name, backend: str) -> Kernel:
-    key = (str(name), backend)
-    if key not in _kernels:
-        g = fishrules.load(name) if isinstance(name, str) else fishrules.load(name)
-        _kernels[key] = Kernel(g, backend)
-    return _kernels[key]
 
 
 def outcome(k: Kernel, players: int, seed: int, options=None):

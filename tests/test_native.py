@@ -7,7 +7,8 @@
   corrupted or truncated cache entry, two processes building at once: each gives a working game
   (the same games), with one clear warning where native code cannot be had.
 - Every bundled ruleset and every hostile rule file that loads, built with
-  `-fsanitize=address,undefined`, plays thousands of random games with no report.
+  `-fsanitize=address,undefined`, plays thousands of random games with no report
+  (tests/test_native_sanitizers_1.py and _2.py, half of the files each: tests/_sanitizers.py).
 """
 
 from __future__ import annotations
@@ -85,6 +86,12 @@ PLAY = """
     print(json.dumps({"backend": g.backend, "games": games, "repr": repr(g),
                       "warnings": [str(w.message) for w in caught if w.category.__name__ == "NativeUnavailable"]}))
 """
+# The tests of the cache play one ruleset: a second one (there for the single warning where no
+# compiler works) would only be built again at -O2 in each of them (1.5 s of CPU each time).
+PLAY_ONE = PLAY.replace("""        g2 = fishrules.load("fishfry-keeper")
+        g2.simulate(2, players=2)
+""", "")
+assert PLAY_ONE != PLAY
 
 
 def _native_games() -> list:
@@ -123,7 +130,7 @@ def test_a_compiler_that_fails_on_the_code_is_a_warning(tmp_path):
 def test_a_cache_that_cannot_be_made_is_not_needed(tmp_path):
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the cache would be")
-    out = _result(_run(PLAY, {"FISHRULES_CACHE": str(blocker)}))
+    out = _result(_run(PLAY_ONE, {"FISHRULES_CACHE": str(blocker)}))
     assert out["backend"] == "native" and not out["warnings"]
     assert out["games"] == _native_games()
 
@@ -133,7 +140,7 @@ def test_a_cache_others_may_write_is_not_used(tmp_path):
     cache = tmp_path / "shared"
     (cache / "kernels").mkdir(parents=True)
     (cache / "kernels").chmod(0o777)
-    out = _result(_run(PLAY, {"FISHRULES_CACHE": str(cache)}))
+    out = _result(_run(PLAY_ONE, {"FISHRULES_CACHE": str(cache)}))
     assert out["backend"] == "native"
     assert not any((cache / "kernels").iterdir()), "a library was written where others may write"
 
@@ -143,7 +150,7 @@ def built_cache(tmp_path_factory):
     """A cache the games of PLAY were built into, and what they were: built once, for the tests
     that damage a copy of it."""
     cache = tmp_path_factory.mktemp("built") / "cache"
-    return cache, _result(_run(PLAY, {"FISHRULES_CACHE": str(cache)}))
+    return cache, _result(_run(PLAY_ONE, {"FISHRULES_CACHE": str(cache)}))
 
 
 @needs_cc
@@ -163,14 +170,14 @@ def test_a_damaged_cache_entry_is_built_again(tmp_path, built_cache, damage):
             lib.write_bytes(data[:100] + bytes([data[100] ^ 0xFF]) + data[101:])
         else:
             lib.with_name(lib.name + ".sha256").write_text("0" * 64)
-    again = _result(_run(PLAY, env))
+    again = _result(_run(PLAY_ONE, env))
     assert again["backend"] == "native" and again["games"] == first["games"] == _native_games()
 
 
 @needs_cc
 def test_two_processes_building_at_once(tmp_path):
     env = {**os.environ, "FISHRULES_CACHE": str(tmp_path), "PYTHONPATH": str(ROOT / "src")}
-    procs = [subprocess.Popen([sys.executable, "-c", textwrap.dedent(PLAY)], env=env, stdout=subprocess.PIPE,
+    procs = [subprocess.Popen([sys.executable, "-c", textwrap.dedent(PLAY_ONE)], env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for _ in range(3)]
     outs = []
     for p in procs:
@@ -203,144 +210,3 @@ def test_backend_native_insists_and_python_never_compiles(tmp_path):
     assert g.backend == "python" and "backend python" in repr(g)
     with pytest.raises(fishrules.OptionError):
         fishrules.load("fishfry", backend="fast")
-
-
-# ---- AddressSanitizer and UndefinedBehaviorSanitizer ------------------------------------------------
-
-SANITIZED = """
-    import json, sys
-    from array import array
-    from pathlib import Path
-    import fishrules
-    from fishrules.errors import FishrulesError
-    from fishrules.kernel import abi as A
-    from fishrules.kernel.lower import lower
-    from fishrules.kernel.native import NativeBackend
-    from fishrules.kernel.pyruntime import KFault
-    played = drawn = 0
-    for ref in sys.argv[1:]:
-        try:
-            g = fishrules.load(ref)
-        except FishrulesError:
-            continue
-        be = NativeBackend(lower(g.model), sanitize=True)
-        for n in sorted({g.min_players, g.max_players}):
-            out = be.simulate(n, g._options(None), list(range(GAMES)), 2000)
-            played += len(out[0]) // n
-            # and step by step: every decision's moves listed, one played, the record's trace kept
-            S = be.new(n, g._options(None), 7, limit=2000)
-            be.trace_on()
-            try:
-                be.start(S, False)
-                for _ in range(200):
-                    if S[0] == -1:
-                        break
-                    if S[0] == -3:
-                        lists = [be.moves(S, p) for p in be.who_together(S)]
-                        if not all(lists):
-                            break  # a player who must choose may do nothing: the engine says so
-                        be.play_together(S, tuple(m[0] for m in lists))
-                    else:
-                        moves = be.moves(S, S[0])
-                        if not moves:
-                            break
-                        # what an action's text is read against: each parameter's domain and the
-                        # rule a move breaks, of legal moves and of moves no list holds (values out
-                        # of every range, nothing, too many things)
-                        odd = [moves[0][:2] + tuple((bad if isinstance(v, tuple) else num) for v in moves[0][2:])
-                               for bad, num in (((-1, 1 << 40), 1 << 40), ((3,) * 40, -(1 << 62)), ((), None))]
-                        for m in moves[:2] + odd:
-                            name = be.kp.move_blocks[m[0]][0]
-                            a = be.kp.action_names.index(name)
-                            for i in range(len(m) - 1):
-                                try:
-                                    if i < len(m) - 2:
-                                        be.domain(array("q", S), a, i, m)
-                                    else:
-                                        be.why(array("q", S), a, m)
-                                except KFault:
-                                    pass
-                        be.play(S, moves[len(moves) // 2])
-            except KFault:
-                pass
-            finally:
-                be.trace_off()
-            # chance left to the caller: the game waits at each die and each card drawn from a
-            # shuffled zone; hostile faces and cards (of no zone, of another zone) are refused
-            S = be.new(n, g._options(None), 7, limit=2000)
-            S[A.H_MANUAL] = 1
-            be.trace_on()
-            try:
-                be.start(S, False)
-                for step in range(300):
-                    if S[0] == A.CUR_OVER:
-                        break
-                    if S[0] == A.CUR_CHANCE:
-                        for bad in (-1, 1 << 40, A.NIL, 10 ** 6, 2, be.kp.layout.ncards, *range(8)):
-                            try:
-                                be.play_chance(array("q", S), bad)
-                            except KFault:
-                                pass
-                        if S[A.H_CHANCE] == A.CHANCE_DRAW:  # a card of the zone drawn from
-                            at = be.kp.layout.zones[S[A.H_CHANCE_A]][0]
-                            be.play_chance(S, S[at + 1 + step % S[at]])
-                            drawn += 1
-                        else:
-                            be.play_chance(S, 0)
-                    elif S[0] == A.CUR_SIMUL:
-                        lists = [be.moves(S, p) for p in be.who_together(S)]
-                        if not all(lists):
-                            break
-                        be.play_together(S, tuple(m[-1] for m in lists))
-                    else:
-                        moves = be.moves(S, S[0])
-                        if not moves:
-                            break
-                        try:
-                            be.play_chance(array("q", S), 0)  # no chance is waited for here
-                        except KFault:
-                            pass
-                        be.play(S, moves[step % len(moves)])
-            except KFault:
-                pass
-            finally:
-                be.trace_off()
-    print(json.dumps({"played": played, "drawn": drawn}))
-"""
-
-
-def _sanitizer_env() -> dict:
-    libs = []
-    for name in ("libasan.so", "libubsan.so"):
-        try:
-            path = subprocess.run(["gcc", f"-print-file-name={name}"], capture_output=True, text=True).stdout.strip()
-        except OSError:
-            return {}
-        if not path or not os.path.isabs(path) or not os.path.exists(path):
-            return {}
-        libs.append(path)
-    return {"LD_PRELOAD": ":".join(libs), "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",
-            "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
-
-
-@needs_cc
-def test_every_ruleset_and_hostile_file_under_the_sanitizers(tmp_path):
-    env = _sanitizer_env()
-    if not env or sys.platform != "linux":
-        pytest.skip("gcc's AddressSanitizer and UndefinedBehaviorSanitizer runtimes are not installed here")
-    files = list(fishrules.bundled()) + [str(p) for p in sorted((ROOT / "tests" / "hostile" / "corpus" / "rules").glob("*.fish"))
-                                         if not p.name.startswith("billion")] + [str(p) for p in sorted((ROOT / "tests" / "games").glob("*.fish"))]
-    code = textwrap.dedent(SANITIZED).replace("GAMES", "150")
-    halves = [files[0::2], files[1::2]]  # two processes: this machine has two cores
-    full = {**os.environ, **env, "FISHRULES_CACHE": str(tmp_path), "PYTHONPATH": str(ROOT / "src")}
-    procs = [subprocess.Popen([sys.executable, "-c", code, *h], env=full, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True) for h in halves]
-    played = drawn = 0
-    for p in procs:
-        stdout, stderr = p.communicate(timeout=900)
-        assert "ERROR: AddressSanitizer" not in stderr and "runtime error" not in stderr, stderr[-3000:]
-        assert p.returncode == 0, stderr[-3000:]
-        got = json.loads(stdout.strip().splitlines()[-1])
-        played += got["played"]
-        drawn += got["drawn"]
-    assert played >= 3000 and drawn >= 100  # (cards drawn by hand from shuffled zones, step by step)
