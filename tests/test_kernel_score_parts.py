@@ -12,7 +12,7 @@ import random
 import pytest
 
 import fishrules
-from fishrules import CHANCE, SIMULTANEOUS, RuleError
+from fishrules import SIMULTANEOUS, RuleError
 from fishrules.kernel import Kernel
 from fishrules.kernel.apistate import KState
 from fishrules.runtime import State
