@@ -273,7 +273,6 @@ class Kernel:
         S = be.new(state.n, {o.name: state.g[o.slot] for o in self.program.model.options}, state.seed)
         S[A.H_MANUAL] = 1  # chance waits, and each outcome is read from the record
         be.start(S, False)
-        pending: dict = {}
         i = 0
         while i < len(moves):
             cur = S[A.H_CUR]
@@ -283,24 +282,15 @@ class Kernel:
                 be.play_chance(S, self._chance_outcome(S, texts[i], state))
                 i += 1
                 continue
-            if cur == A.CUR_SIMUL:
-                who = be.who_together(S)
-                p, km = self._replayed(S, moves[i], texts[i], True, who)
-                if p in pending:
-                    raise KFault(FAULT_RULE)
-                pending[p] = km
+            if cur == A.CUR_SIMUL:  # (kept in the position; the kernel refuses a second choice: KFault)
+                be.choose(S, self._replayed(S, moves[i], texts[i], True, be.who_together(S))[1])
                 i += 1
-                if len(pending) == len(who):
-                    be.play_together(S, tuple(pending[q] for q in who))
-                    pending = {}
                 continue
             if cur < 0:
                 raise KFault(FAULT_RULE)
             _, km = self._replayed(S, moves[i], texts[i], False, (cur,))
             i += 1
             be.play(S, km)
-        if pending:
-            raise KFault(FAULT_CAPACITY)  # some players chose at a simultaneous decision, not all: the API keeps that
         if S[A.H_CUR] in (A.CUR_RUN, A.CUR_CHANCE) or (S[A.H_CUR] == A.CUR_OVER) != state.is_over:
             raise KFault(FAULT_CAPACITY)
         S[A.H_MANUAL] = 0  # from here on, chance from the state's own generator

@@ -14,10 +14,13 @@ record (kernel/record.py): `history`, `redact`, `history_for`, `events_for` and 
 are the engine's record kept by the kernel's own trace, worked out when first asked for (the moves
 applied since the last record played again on a copy of that position with the trace kept; a
 state that only decides and applies records nothing).  So do the phases being played, the rules
-fired and empty draws counted, equality (the position under the layout's mask, `position_of`, and
-the record) and `playout(rng)` (the backend's, seeded from `rng`).  The moment anything else of
-the state is asked for (JSON, a determinization, an `Action` object of the engine's own, any of
-the engine's other fields), or a record the kernel cannot keep (`Recorder.can`), it becomes a plain
+fired and empty draws counted, `score_parts` (the rules' score lines, run on the kernel), equality
+(the position under the layout's mask, `position_of`, and the record), JSON and `playout(rng)`
+(the backend's, seeded from `rng`, chance the caller was to give included).  A choice made together
+is kept in the position as it is made (the backend's `choose`), so a state holding one in part is
+a position like any other.  The moment anything else of the state is asked for (a
+determinization, an `Action` object of the engine's own, any of the engine's other fields), or a
+record the kernel cannot keep (`Recorder.can`), it becomes a plain
 `State`: the engine's machine replays its actions (chance comes out the same from the same seed)
 and the state goes on as the engine's from there.  So a loop that decides, applies and shows each
 seat what it sees (a bot playing itself, a learning loop, a table) runs on the kernel, and
@@ -62,26 +65,28 @@ from .abi import M64
 from . import faults
 from .pyruntime import KFault
 from .record import _SEATS as MAX_SEATS, KRecord, Recorder, events_for
-from .reference import reference_playout
+from .reference import Outcome, reference_playout
 from .views import Sight
 
 __all__ = ["KState", "KAction", "start"]
 
 # What a KState keeps of its own (State's slot `_ks`): [kernel, S, the moves applied as (records, i,
-# together), pending simultaneous choices {seat: (records, i)}, the legal moves of this position
+# together, actor or generator) (a choice made together is applied when made: the position keeps
+# it, in the waiting frame's `chosen`, until everybody has chosen), the legal moves of this position
 # {actor: [n, records, actions or None, where, ids]}, options, count_rules, what the game's
 # positions share (its options by name, action space and observation layout: `_spaces`)].
 # The record (kernel/record.py), kept from the kernel's own trace when first asked for: _REC the
 # last record worked out (record, a copy of the position it is of, how many applied moves it
-# covers), shared by clones and never changed; _RECP the same record with the pending choices of
-# a simultaneous decision written in (base record, how many, record).  _PLAYED: None, or after
+# covers), shared by clones and never changed.  _PLAYED: None, or after
 # `playout` (the position is then the kernel's playout's end, which the moves applied do not
-# reach) how it was played out: (chance seed, choice seed, decision limit, chance outcomes).
+# reach) how it was played out: (chance seed, choice seed, decision limit, chance outcomes, None);
+# or where chance was the caller's (`_playout_by_hand`), (None, None, limit, chance outcomes, the
+# steps played: (None, outcome) or (kernel move, together)).
 # _FROM: (seed, manual) the game was set up with, from which the moves applied are played again
 # (the state's own `seed`, `draws` and `manual` are its generator now: `_reseed` changes them, and
 # leaves an entry among the moves applied, (None, None, False, (seed, draws, manual)), so that
 # playing the moves again changes them at the same place).
-_KERNEL, _S, _APPLIED, _PENDING, _LEGAL, _OPTIONS, _COUNT, _SHARED, _REC, _RECP, _PLAYED, _FROM = range(12)
+_KERNEL, _S, _APPLIED, _LEGAL, _OPTIONS, _COUNT, _SHARED, _REC, _PLAYED, _FROM = range(10)
 #: the fields a KState holds itself; every other field of State is the engine's, made on demand
 _OWN = ("game", "prog", "n", "seed", "manual", "_ks")
 #: the engine's fields a KState answers from the kernel's position or record (its properties, below)
@@ -117,7 +122,7 @@ def start(game: Any, players: int, options: dict, seed: int, count_rules: bool, 
         return State._new(game, players, options, seed, manual, count_rules=count_rules)
     s = KState.__new__(KState)
     for name, value in (("game", game), ("prog", game.program), ("n", players), ("seed", seed), ("manual", manual),
-                        ("_ks", [kernel, S, [], {}, {}, options, count_rules, {}, None, None, None, (seed, manual)])):
+                        ("_ks", [kernel, S, [], {}, options, count_rules, {}, None, None, (seed, manual)])):
         _SLOTS[name].__set__(s, value)
     try:
         s._check_can_act()
@@ -181,7 +186,7 @@ class KState(State):
             return [cur]
         if cur != _CUR_SIMUL:
             return []
-        return [p for p in ks[_KERNEL].backend.who_together(ks[_S]) if p not in ks[_PENDING]]
+        return ks[_KERNEL].backend.waiting_together(ks[_S])
 
     def _moves(self, actor: int) -> tuple:
         """(n, records, actions or None) of `actor` at this position, listed once."""
@@ -276,7 +281,11 @@ class KState(State):
         ks = self._ks
         if ks is None:
             return State.chance_outcomes(self)
-        S = ks[_S]
+        return self._outcomes_at(ks[_S])
+
+    def _outcomes_at(self, S: Any) -> list:
+        """`chance_outcomes` of position S (of this game)."""
+        ks = self._ks
         if S[_H_CUR] != _CUR_CHANCE:
             return []
         forms, prog = forms_of(_SLOTS["game"].__get__(self).model), self.prog
@@ -343,11 +352,15 @@ class KState(State):
         if ks[_S][_H_CUR] == _CUR_CHANCE:
             return self._apply_chance(action)
         legal = ks[_LEGAL]
+        waiting = None
         if type(action) is KAction:
             where, i = _K_MOVE_GET(action)
             kernel, records, actor = where[0], where[1], where[2]
             got = legal.get(actor)
-            here = kernel is ks[_KERNEL] and got is not None and got[3] is where and actor not in ks[_PENDING]
+            here = kernel is ks[_KERNEL] and got is not None and got[3] is where
+            if here and ks[_S][_H_CUR] == _CUR_SIMUL:
+                waiting = self.waiting
+                here = actor in waiting
         else:
             here = False
         if not here:
@@ -367,20 +380,21 @@ class KState(State):
             legal = ks[_LEGAL]
         S = ks[_S]
         be = kernel.backend
-        applied, pending = ks[_APPLIED], ks[_PENDING]
-        napplied, pending_before = len(applied), dict(pending)
+        applied = ks[_APPLIED]
+        napplied = len(applied)
         together = S[_H_CUR] == _CUR_SIMUL
         try:
             if together:
-                pending[actor] = (records, i)
-                who = be.who_together(S)
-                if len(pending) < len(who):
+                # the choice is kept in the position (the waiting frame's `chosen`); the last one
+                # runs on.  A choice not the last changes nothing the others may do: their legal
+                # lists are kept
+                last = len(waiting if waiting is not None else self.waiting) == 1
+                applied.append((records, i, True, actor))
+                be.choose_raw(S, records, i)
+                if not last:
+                    ks[_LEGAL].pop(actor, None)
                     return self
-                chosen = tuple(be.decode(*pending[p]) for p in who)
                 ks[_LEGAL] = {}
-                be.play_together(S, chosen)
-                applied.extend((r, k, True, p) for p, (r, k) in pending.items())
-                pending.clear()
                 self._check_can_act()
             else:
                 ks[_LEGAL] = {}
@@ -395,7 +409,6 @@ class KState(State):
                     self._check_can_act()
         except KFault as fault:
             del applied[napplied:]
-            ks[_PENDING] = pending_before
             ks[_LEGAL] = legal
             words = self._words(fault, S)
             self._undo_fault(fault, kernel, S)
@@ -478,16 +491,21 @@ class KState(State):
                     be.play_chance(S, i)
                 at += 1
                 continue
-            if not together:
+            if together:
+                be.choose(S, decode(records, i))
+            else:
                 be.play(S, decode(records, i))
-                at += 1
-                continue
-            who = be.who_together(S)
-            by_seat = {entry[3]: decode(entry[0], entry[1]) for entry in applied[at:at + len(who)]}
-            be.play_together(S, tuple(by_seat[p] for p in who))
-            at += len(who)
+            at += 1
         played = ks[_PLAYED]
-        if played is not None:
+        if played is not None and played[4] is not None:  # played out one step at a time
+            for move, together in played[4]:
+                if move is None:
+                    be.play_chance(S, together)
+                elif together:
+                    be.choose(S, move)
+                else:
+                    be.play(S, move)
+        elif played is not None:
             _play_out(be, S, played[0], played[1], played[2])
         return S
 
@@ -659,6 +677,21 @@ class KState(State):
             self._engine_fails(lambda twin: twin.scores(), self._words(fault, ks[_S], faults.SCORES))
             return self._as_state().scores()
 
+    def score_parts(self) -> list[list[tuple[str, int]]]:
+        """`State.score_parts`, from the kernel's score lines (`t{i}`, the terms of `score`)."""
+        ks = self._ks
+        if ks is None:
+            return State.score_parts(self)
+        be = ks[_KERNEL].backend
+        try:
+            rows = be.score_parts(ks[_S])
+        except KFault as fault:
+            self._engine_fails(lambda twin: twin.score_parts(),
+                               self._words(fault, ks[_S], (faults.SCORES[0], be.term)))
+            return self._as_state().score_parts()
+        names = [t.name for t in self.prog.model.scores]
+        return [list(zip(names, row)) for row in rows]
+
     def winners(self) -> list[int]:
         ks = self._ks
         if ks is None:
@@ -726,7 +759,7 @@ class KState(State):
             by_position[space] = {info.name for info in space.actions if any(p.kind == "positions" for p in info.params)}
         cur = ks[_S][_H_CUR]
         actor = cur if cur >= 0 and (player is None or player == cur) else player if cur == _CUR_SIMUL else None
-        if actor is None or actor in ks[_PENDING]:
+        if actor is None or (cur == _CUR_SIMUL and actor not in self.waiting):
             return None
         actions = self.legal_actions(player)
         got = ks[_LEGAL].get(actor)
@@ -806,8 +839,8 @@ class KState(State):
         rec = ks[_REC]
         if rec is not None:  # its own Logs (sharing what was recorded), as an engine state's clone has
             rec = (rec[0].copy(), rec[1], rec[2])
-        _SLOTS["_ks"].__set__(c, [ks[_KERNEL], ks[_KERNEL].copy_state(ks[_S]), list(ks[_APPLIED]), dict(ks[_PENDING]),
-                                  {}, ks[_OPTIONS], False, ks[_SHARED], rec, None, ks[_PLAYED], ks[_FROM]])
+        _SLOTS["_ks"].__set__(c, [ks[_KERNEL], ks[_KERNEL].copy_state(ks[_S]), list(ks[_APPLIED]), {}, ks[_OPTIONS],
+                                  False, ks[_SHARED], rec, ks[_PLAYED], ks[_FROM]])
         return c
 
     # ---- the record, from the kernel's trace (kernel/record.py) -----------------------------------
@@ -832,20 +865,7 @@ class KState(State):
                 base = ks[_REC] = self._catch_up(rc, base)
             except KFault:
                 return None
-            ks[_RECP] = None
-        rec = base[0]
-        pending = ks[_PENDING]
-        if pending:
-            got = ks[_RECP]
-            if got is not None and got[0] is rec and got[1] == len(pending):
-                return got[2]
-            with_pending = rec.copy()
-            decode = kernel.backend.decode
-            for records, i in pending.values():
-                rc.move(with_pending, decode(records, i), True)
-            ks[_RECP] = (rec, len(pending), with_pending)
-            return with_pending
-        return rec
+        return base[0]
 
     def _catch_up(self, rc: Recorder, base: Optional[tuple]) -> tuple:
         """(record, position, moves applied) of this state: the moves applied since `base` played
@@ -896,23 +916,16 @@ class KState(State):
                     traced(be.play_chance, S, i)
                 at += 1
                 continue
-            if not together:
-                km = decode(records, i)
-                rc.move(rec, km, False)
+            km = decode(records, i)
+            rc.move(rec, km, together)
+            if together:
+                chosen = be.chosen_together(S) + (km,)  # (in the order they were chosen)
+                if len(chosen) == len(be.who_together(S)):  # the last: everybody's choice is told
+                    rc.unveil(rec, list(chosen))
+                traced(be.choose, S, km)
+            else:
                 traced(be.play, S, km)
-                at += 1
-                continue
-            who = be.who_together(S)
-            group = applied[at:at + len(who)]
-            chosen = [decode(r, k) for r, k, _, _ in group]  # in the order they were chosen
-            for km in chosen:
-                rc.move(rec, km, True)
-            rc.unveil(rec, chosen)
-            by_seat = {entry[3]: km for entry, km in zip(group, chosen)}
-            if len(group) != len(who) or set(by_seat) != set(who):
-                raise KFault(FAULT_CAPACITY)  # pragma: no cover - the moves applied are the kernel's own
-            traced(be.play_together, S, tuple(by_seat[p] for p in who))
-            at += len(who)
+            at += 1
         live = ks[_S]
         S[_H_WORK] = live[_H_WORK]  # (the work of the last call into the kernel: listing moves, or not)
         if S != live:
@@ -1066,9 +1079,8 @@ class KState(State):
     def playout(self, rng: Optional[random.Random] = None) -> Playout:
         """`State.playout` on the kernel: the backend plays the game out, its chance and its choices
         from two seeds drawn from `rng` (other random numbers than the engine's, the same
-        distribution).  A state holding a simultaneous choice in part, or whose chance is the
-        caller's (the engine draws a die's face from `rng` by its probability), is played out by
-        the engine's machine."""
+        distribution; a choice made together in part is made for those still to choose, and chance
+        the caller was to give comes from the generator, from the wait on)."""
         ks = self._ks
         if ks is None:
             return State.playout(self, rng)
@@ -1076,13 +1088,13 @@ class KState(State):
             raise OptionError(f"playout(rng) takes a random.Random (or None: one seeded from the state's seed), "
                               f"not {short(rng)}")
         S = ks[_S]
-        if ks[_PENDING] or S[_H_MANUAL] or S[_H_CUR] == _CUR_CHANCE:
-            return State.playout(self._as_state(), rng)
         if ks[_PLAYED] is not None and S[_H_CUR] == _CUR_OVER:  # played out already: as the engine, its count kept
             return Playout(self.scores(), self.winners(), 0, ks[_PLAYED][3])
         rng = rng if rng is not None else random.Random(_SLOTS["seed"].__get__(self))
-        cseed, dseed = rng.getrandbits(63), rng.getrandbits(63)
         limit = _playout.MAX_PLAYOUT_DECISIONS  # (read at each call: a test makes it small)
+        if S[_H_MANUAL] or S[_H_CUR] == _CUR_CHANCE:
+            return self._playout_by_hand(rng, limit)
+        cseed, dseed = rng.getrandbits(63), rng.getrandbits(63)
         kernel = ks[_KERNEL]
         T = kernel.copy_state(S)
         decisions, chances = T[_H_DECISIONS], T[_H_CHANCES]
@@ -1100,32 +1112,87 @@ class KState(State):
             # the engine's machine (the kernel's rules of chance and choice, `reference_playout`),
             # which this state is from then on if it plays it (it raises the engine's error else).
             twin = self._twin()
-            out = _played_on(twin, (cseed, dseed, limit, 0))
+            out = _played_on(twin, (cseed, dseed, limit, 0, None))
             _SLOTS["_chances"].__set__(twin, out.chances)
             self._become(twin)
             return Playout(out.scores, out.winners, out.decisions, out.chances)
         ks[_S] = T
-        ks[_LEGAL], ks[_REC], ks[_RECP] = {}, None, None
+        ks[_LEGAL], ks[_REC] = {}, None
         chances = T[_H_CHANCES] - chances
-        ks[_PLAYED] = (cseed, dseed, limit, chances)
+        ks[_PLAYED] = (cseed, dseed, limit, chances, None)
         return Playout(self.scores(), self.winners(), T[_H_DECISIONS] - decisions, chances)
 
-    def _position(self) -> Optional[tuple]:
-        """This position as `__eq__` and JSON read it (`position_of`); None while a simultaneous
-        choice is made in part (the choices made are this object's, not the kernel's position's:
-        the engine's machine then answers)."""
+    def _playout_by_hand(self, rng: random.Random, limit: int) -> Playout:
+        """`playout` of a state whose chance is the caller's, on the kernel one step at a time,
+        every random number from `rng` as the engine's playout draws them (an action uniformly
+        among the legal ones, `int(rng.random() * n)`; at a choice made together one for each
+        player still choosing, in order; a chance outcome by its probability, one `rng.random()`):
+        the very game the engine's playout, or an API loop drawing so, plays.  A step that goes
+        wrong, or a game that does not end, is the engine's own playout from the same `rng`."""
         ks = self._ks
-        if ks[_PENDING]:
-            return None
+        kernel = ks[_KERNEL]
+        be = kernel.backend
+        rnd, saved = rng.random, rng.getstate()
+        T = kernel.copy_state(ks[_S])
+        steps: list = []  # (None, outcome) or (kernel move, together): to play again (`_position_again`, `_twin`)
+        decisions = chances = 0
+        try:
+            while T[_H_CUR] != _CUR_OVER:
+                if decisions > limit:
+                    raise KFault(FAULT_ENDLESS)
+                cur = T[_H_CUR]
+                if cur == _CUR_CHANCE:
+                    x, acc, value = rnd(), Fraction(0), None
+                    for a, p in self._outcomes_at(T):
+                        acc += p
+                        value = a._values[-1]
+                        if x < acc:
+                            break
+                    if value is None:  # pragma: no cover - a wait for chance has outcomes
+                        raise KFault(FAULT_CAPACITY)
+                    steps.append((None, value))
+                    be.play_chance(T, value)
+                    chances += 1
+                elif cur == _CUR_SIMUL:
+                    picks = []
+                    for p in be.waiting_together(T):
+                        moves = be.moves(T, p)
+                        if not moves:
+                            raise KFault(FAULT_STUCK)
+                        picks.append(moves[int(rnd() * len(moves))])
+                    for m in picks:
+                        steps.append((m, True))
+                        be.choose(T, m)
+                    decisions += len(picks)
+                elif cur >= 0:
+                    moves = be.moves(T, cur)
+                    if not moves:
+                        raise KFault(FAULT_STUCK)
+                    m = moves[int(rnd() * len(moves))]
+                    steps.append((m, False))
+                    be.play(T, m)
+                    decisions += 1
+                else:  # pragma: no cover - the kernel stops at a wait or the end
+                    raise KFault(FAULT_CAPACITY)
+        except KFault:
+            # the engine's words (a rule that goes wrong, a stuck game, a game that does not end),
+            # from the same random numbers
+            rng.setstate(saved)
+            return State.playout(self._as_state(), rng)
+        ks[_S] = T
+        ks[_LEGAL], ks[_REC] = {}, None
+        ks[_PLAYED] = (None, None, limit, chances, tuple(steps))
+        return Playout(self.scores(), self.winners(), decisions, chances)
+
+    def _position(self) -> tuple:
+        """This position as `__eq__` and JSON read it (`position_of`)."""
+        ks = self._ks
         return position_of(ks[_KERNEL], ks[_S])
 
     def _eq_key(self) -> Optional[tuple]:
         """What equality compares, on the kernel: the position under the layout's mask and the
-        record (None where the engine must: a choice made in part, or a record the kernel cannot
-        keep)."""
+        record (None where the engine must: a record the kernel cannot keep)."""
         pos = self._position()
-        if pos is None:
-            return None
         if self._ks[_PLAYED] is not None:  # the engine's playout keeps no record
             return (_SLOTS["n"].__get__(self), pos, None, ())
         rec = self._kernel_record()
@@ -1160,7 +1227,7 @@ class KState(State):
             return State.__hash__(self)
         if ks[_PLAYED] is not None:
             return hash((_SLOTS["n"].__get__(self), None, ()))
-        rec = None if ks[_PENDING] else self._kernel_record()
+        rec = self._kernel_record()
         if rec is None:
             return State.__hash__(self._twin())
         return hash((_SLOTS["n"].__get__(self), tuple(rec.history.list()), tuple(rec.redact)))
@@ -1169,9 +1236,7 @@ class KState(State):
 
     def to_dict(self) -> dict:
         """`State.to_dict`, from the kernel's record and position: this state stays on the kernel.
-        A state whose record the kernel cannot keep is the engine's, which writes it; one holding a
-        simultaneous choice in part writes no position (the choices made are this object's, not the
-        kernel position's: the record has them)."""
+        A state whose record the kernel cannot keep is the engine's, which writes it."""
         ks = self._ks
         if ks is None:
             return State.to_dict(self)
@@ -1195,7 +1260,7 @@ class KState(State):
             "seed": _SLOTS["seed"].__get__(self),
             "draws": int(ks[_S][_H_DRAWS]),
             "manual": _SLOTS["manual"].__get__(self),
-            "position": None if ks[_PENDING] else _saved(ks[_KERNEL], ks[_S]),
+            "position": _saved(ks[_KERNEL], ks[_S]),
         }
 
     @property  # type: ignore[override]
@@ -1363,11 +1428,9 @@ class KState(State):
                     ref.apply(next(a for a, _ in ref.chance_outcomes() if a._values[-1] == i))
                 continue
             play_move(ref, move(decode(records, i), together))
-        for records, i in ks[_PENDING].values():
-            play_move(ref, move(decode(records, i), True))
         if ks[_PLAYED] is not None:  # played out since: the same playout on the engine's machine
             _SLOTS["_chances"].__set__(ref, ks[_PLAYED][3])
-            _played_on(ref, ks[_PLAYED])
+            _played_on(ref, ks[_PLAYED], bd)
         return ref
 
     def _become_state(self) -> None:
@@ -1447,15 +1510,25 @@ def _play_out(be: Any, S: Any, cseed: int, dseed: int, limit: int) -> None:
     S[_H_SEED], S[_H_DRAWS], S[_H_DSEED], S[_H_DDRAWS], S[_H_LIMIT] = kept
 
 
-def _played_on(ref: State, played: tuple) -> Any:
+def _played_on(ref: State, played: tuple, bd: Any = None) -> Any:
     """The engine's state `ref` played out as the kernel's `_play_out` plays it (by the kernel's
     rules of chance and choice, `reference_playout`: the same game), and left as the engine's own
     playout leaves a state: no record, its seed and draws as they were.  Its `Outcome`; the
     engine's error if a rule goes wrong."""
-    cseed, dseed, limit, _ = played
+    cseed, dseed, limit, _, steps = played
     seed, draws = ref.seed, ref.draws
-    ref.seed, ref.draws = cseed, 0
-    out = reference_playout(ref.game, ref.n, cseed, state=ref, dseed=dseed, limit=limit + 1)
+    if steps is None:
+        ref.seed, ref.draws = cseed, 0
+        out = reference_playout(ref.game, ref.n, cseed, state=ref, dseed=dseed, limit=limit + 1)
+    else:  # played one step at a time (chance by hand): the same steps
+        start, decisions = len(ref.history), 0
+        for move, together in steps:
+            if move is None:
+                ref.apply(next(a for a, _ in ref.chance_outcomes() if a._values[-1] == together))
+            else:
+                play_move(ref, bd.move(move, together))
+                decisions += 1
+        out = Outcome(ref.scores(), ref.winners(), decisions, len(ref.history) - start - decisions)
     ref.seed, ref.draws = seed, draws
     _SLOTS["_history"].__set__(ref, None)
     ref.events = None
@@ -1482,8 +1555,8 @@ def saved_position(game: Any, state: State) -> Optional[list]:
     """The `position` a state of the engine's machine saves (`position_of`; a KState writes its
     own, `KState.to_dict`): the kernel's position its record replays to (`Kernel.state_of`, or
     `_saved_by_hand` where chance waits to be given by hand); None where there is none to be had
-    (rules too large for the kernel, a choice made in part, chance by hand the kernel does not wait
-    for, a record the kernel cannot play)."""
+    (rules too large for the kernel, chance by hand the kernel does not wait for, a record the
+    kernel cannot play)."""
     kernel = game._kernel
     if kernel is None:
         kernel = _POSITIONS.get(game)
@@ -1517,27 +1590,19 @@ def _saved_by_hand(kernel: Any, game: Any, state: State) -> Optional[list]:
     S = be.new(state.n, state._options(), state.seed)
     S[_H_MANUAL] = 1
     be.start(S, False)
-    pending: dict = {}
     for text, move in zip(state._history.list(), recorded_moves(state)):
         cur = S[_H_CUR]
         if move is None:  # a die's face or a card drawn, as the record says it
             if cur != _CUR_CHANCE:
                 return None
             be.play_chance(S, kernel._chance_outcome(S, text, state))
-        elif cur == _CUR_SIMUL:
-            who = be.who_together(S)
-            p, km = kernel._replayed(S, move, text, True, who)
-            if p in pending:
-                return None
-            pending[p] = km
-            if len(pending) == len(who):
-                be.play_together(S, tuple(pending[q] for q in who))
-                pending = {}
+        elif cur == _CUR_SIMUL:  # (the kernel refuses a second choice of one player: KFault)
+            be.choose(S, kernel._replayed(S, move, text, True, be.who_together(S))[1])
         elif cur >= 0:
             be.play(S, kernel._replayed(S, move, text, False, (cur,))[1])
         else:
             return None
-    return None if pending else _saved(kernel, S)
+    return _saved(kernel, S)
 
 
 def _saved(kernel: Any, S: Any) -> list:
@@ -1564,7 +1629,7 @@ def _value(x: Any) -> Any:
 def position_of(kernel: Any, S: Any) -> tuple:
     """A kernel position as equality and JSON (`fishrules-state/2`'s `position`) read it, the same
     on either backend: how many play, who is to act and where the game waits (its site, the die
-    chance waits for), the values, dice, cards (where, face up, zones shuffled), each zone's cards, the phases
+    chance waits for, the moves chosen so far at a choice made together), the values, dice, cards (where, face up, zones shuffled), each zone's cards, the phases
     being played and the frames of the blocks running (block, place).  Left out: the generators,
     counters and scratch of the header, what lies past the length of a list or zone or past the
     frames running, the counts of rules fired and empty draws, and the frames' locals: the same
@@ -1578,6 +1643,8 @@ def position_of(kernel: Any, S: Any) -> tuple:
     head = [n, cur, depth, S[_H_NDICE]]
     if cur >= 0 or cur == _CUR_SIMUL:
         head.append(S[_H_SITE])
+    if cur == _CUR_SIMUL:  # the moves chosen so far (by the seat that chose: the record says in which order)
+        head.append([_value(m) for m in sorted(kernel.backend.chosen_together(S), key=lambda m: m[1])])
     elif cur == _CUR_CHANCE:
         head += [S[_H_CHANCE], S[_H_CHANCE_A]]
         if S[_H_CHANCE] == _CHANCE_DRAW:  # (where the card goes, and how: a die's wait leaves them as they were)

@@ -850,6 +850,28 @@ def emit_c(kp: KernelProgram) -> str:
     return "\n".join(out) + "\n"
 
 
+def _frames_of(kp: KernelProgram) -> tuple[str, str]:
+    """The cases of fk_choose's two tables: each block's frame size, and where each simultaneous
+    choice's frame keeps its `who` and `chosen` (from the arms, as the frames are spilled)."""
+    from .arms import AskAll
+
+    sizes, together, seen = [], [], set()
+    for b, name in sorted(kp.block_fn.items()):
+        sizes.append(f"    case {b}: return {kp.frame_cap[name]};")
+        arms = kp.arms.get(name)
+        if arms is None:
+            continue
+        layout = frame_layout_c(kp, kp.function(name))
+        for code in arms.code.values():
+            for st in code:
+                if isinstance(st, AskAll) and st.site not in seen:
+                    seen.add(st.site)
+                    (wo, wc), (co, cc) = layout[st.who], layout[st.chosen]
+                    together.append(f"    case {st.site}: if (b != {b}) return 0; "
+                                    f"*who = {wo}; *wcap = {wc}; *chosen = {co}; *ccap = {cc}; return 1;")
+    return "\n".join(sizes) or "    default: break;", "\n".join(together) or "    default: break;"
+
+
 def _stale_tables(kp: KernelProgram) -> str:
     """What a change of each zone, and of the dice, makes stale (fishrules.kernel.keep)."""
     keep = kp.keep
@@ -916,6 +938,10 @@ def _api(kp: KernelProgram, w: "_Writer") -> str:
                      + "".join(f" case {i}: return {fn}(k, out, cap);" for i, (fn, _) in enumerate(fns)) + " } break;"
                      for a, fns in enumerate(kp.action_domains) if fns) or "    default: break;"
     whys = "\n".join(f"    case {a}: *out = {fn}(k); return 0;" for a, fn in enumerate(kp.action_why)) or "    default: break;"
+    sizes, together = _frames_of(kp)
+    nterms = len(kp.model.scores)
+    parts = "\n".join(f"        out[n * {nterms}] = p * {nterms} + {i}; out[p * {nterms} + {i}] = t{i}(k, p);"
+                      for i in range(nterms)) or "        (void)out;"
     return f"""
 /* ---- entry points ---------------------------------------------------------------------------- */
 
@@ -1075,6 +1101,65 @@ FK_EXPORT int fk_why(void *ctx, I *S, I action, const I *move, I *out) {{
     return 0;
 }}
 
+/* a frame's size, by its block (-1: no block) */
+static I k_frame_size(I b) {{
+    switch (b) {{
+{sizes}
+    }}
+    return -1;
+}}
+
+/* where the simultaneous choice of `site` in a frame of block `b` keeps who chooses and what they
+   chose (offsets in the frame, capacities); 0 if that block has no such choice */
+static int k_together(I b, I site, I *who, I *wcap, I *chosen, I *ccap) {{
+    switch (site) {{
+{together}
+    }}
+    (void)b; (void)who; (void)wcap; (void)chosen; (void)ccap;
+    return 0;
+}}
+
+/* one player's move (a record of fk_moves) at the simultaneous choice the game waits at, kept in
+   the waiting frame's `chosen`; once everybody has chosen, their moves put in the order the rules
+   name the players and the game run on (as fk_run; `playout` as there).  0 or a fault:
+   FAULT_RULE, the position untouched, for a player not choosing here or who has chosen already
+   (or a position that is not waiting for a choice made together) */
+FK_EXPORT int fk_choose(void *ctx, I *S, const I *move, int playout) {{
+    if (S[{H_CUR}] != {CUR_SIMUL} || S[{H_DEPTH}] < 1) return {FAULT_RULE};
+    I fp = {lay.frames};
+    for (I d = 1; d < S[{H_DEPTH}]; d++) {{
+        I size = fp + 2 <= FRAMES_END ? k_frame_size(S[fp]) : -1;
+        if (size < 0) return {FAULT_RULE};
+        fp += size;
+    }}
+    I wo, wc, co, cc;
+    if (fp + 2 > FRAMES_END || !k_together(S[fp], S[{H_SITE}], &wo, &wc, &co, &cc)) return {FAULT_RULE};
+    if (fp + co + 1 + cc > FRAMES_END || fp + wo + 1 + wc > FRAMES_END) return {FAULT_RULE};
+    I *W = S + fp + wo, *C = S + fp + co;
+    if ((U)W[0] > (U)wc || (U)C[0] > (U)cc || C[0] % {lay.move_width}) return {FAULT_RULE};
+    I actor = move[1], j = 0, n = C[0] / {lay.move_width};
+    while (j < W[0] && W[1 + j] != actor) j++;
+    if (j == W[0]) return {FAULT_RULE};
+    for (I i = 0; i < n; i++) if (C[1 + i * {lay.move_width} + 1] == actor) return {FAULT_RULE};
+    if (C[0] + {lay.move_width} > cc) return {FAULT_CAPACITY};
+    memmove(C + 1 + C[0], move, {lay.move_width} * sizeof(I));
+    C[0] += {lay.move_width};
+    n += 1;
+    if (n < W[0]) return 0;
+    for (I p = 0; p < n; p++) {{  /* in the order the rules name the players */
+        I i = p;
+        while (i < n && C[1 + i * {lay.move_width} + 1] != W[1 + p]) i++;
+        if (i == n) return {FAULT_RULE};
+        for (I x = 0; i != p && x < {lay.move_width}; x++) {{
+            I t = C[1 + p * {lay.move_width} + x];
+            C[1 + p * {lay.move_width} + x] = C[1 + i * {lay.move_width} + x];
+            C[1 + i * {lay.move_width} + x] = t;
+        }}
+    }}
+    S[{H_CUR}] = {CUR_RUN};
+    return fk_run(ctx, S, 1, playout);
+}}
+
 /* one decision of the API's loop in one call: play `move` (a record of fk_moves), run to the next
    stop and, if one player is to choose there, list their moves into out as fk_moves does; 0 when
    nobody single is to choose (the game is over, or a choice made together), else fk_moves' answer */
@@ -1093,6 +1178,21 @@ FK_EXPORT int fk_scores(void *ctx, I *S, I *out) {{
     if (setjmp(k->jb)) return k->fault;
     S[{H_WORK}] = 0;
     for (I p = 0; p < S[{H_N}]; p++) out[p] = score(k, p);
+    return 0;
+}}
+
+/* each player's score in its parts (the rules' `score` lines, t0, t1, ...): out[p * terms + i]
+   (terms = {nterms}); out[players * terms] is the line being worked out (p * terms + i), which
+   says where a fault stopped it; 0 or the fault */
+FK_EXPORT int fk_score_parts(void *ctx, I *S, I *out) {{
+    K *k = (K *)ctx;
+    k->S = S; k->size = {lay.size}; k->top = 0; k->epoch++;
+    I n = S[{H_N}];
+    if (setjmp(k->jb)) return k->fault;
+    S[{H_WORK}] = 0;
+    for (I p = 0; p < n; p++) {{
+{parts}
+    }}
     return 0;
 }}
 

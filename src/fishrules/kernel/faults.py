@@ -131,7 +131,9 @@ def error(kp: Any, S: Any, code: int, context: tuple) -> Optional[FishrulesError
         span = kp.sites[site].span if 0 <= site < len(kp.sites) else None
         said = reasons.while_listing(context[1], context[2]) if kind == "listing" else reasons.while_reading(context[1])
     elif kind == "scores":
-        span, said = (model.scores[0].span if model.scores else None), reasons.WHILE_SCORES
+        # (the score line working out the parts, `score_parts`; the first for the scores)
+        term = context[1] if len(context) > 1 and 0 <= context[1] < len(model.scores) else 0
+        span, said = (model.scores[term].span if model.scores else None), reasons.WHILE_SCORES
     elif kind == "winners":
         span, said = getattr(model.winners, "span", None), reasons.WHILE_WINNERS
     else:

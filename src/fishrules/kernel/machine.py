@@ -98,6 +98,8 @@ class PyBackend:
         self._blocks = {b: ns[name] for b, name in kp.block_fn.items()}
         self._sites = ns["SITES"]
         self._score = ns["score"]
+        self._terms = [ns[f"t{i}"] for i in range(len(kp.model.scores))]
+        self.term = 0  # the score line `score_parts` was working out last (where it went wrong, after a fault)
         self._winners = ns["winners"]
         self._init_values = ns["init_values"]
         self._dice_count = ns["dice_count"]
@@ -225,7 +227,8 @@ class PyBackend:
         move = pick_waiting(self, S)
         S[A.H_MODE] = 1
         if cur == A.CUR_SIMUL:
-            self.play_together(S, move, playout=True)
+            for m in move:  # (the last one runs on)
+                self.choose(S, m, playout=True)
         else:
             self.play(S, move, playout=True)
 
@@ -289,6 +292,45 @@ class PyBackend:
             S[A.H_MANUAL] = 0
         self.run(S, True)
 
+    def choose(self, S: list, move: tuple, playout: bool = False) -> None:
+        """One player's move at the simultaneous choice the game waits at (a move of `moves` for
+        that player), kept in the position (the waiting frame's `chosen`); once everybody has
+        chosen, their moves are played in the order the rules name the players and the game runs
+        on (as `play`).  KFault (FAULT_RULE), the position untouched, for a move of a player who
+        is not choosing here or has chosen already."""
+        if S[A.H_CUR] != A.CUR_SIMUL:
+            raise KFault(FAULT_RULE)
+        top = self.top_frame(S)
+        who = tuple(S[top + 2 + self._together_slot(S, top, "who")])
+        at = top + 2 + self._together_slot(S, top, "chosen")
+        chosen = tuple(S[at])
+        actor = move[1]
+        if actor not in who or any(m[1] == actor for m in chosen):
+            raise KFault(FAULT_RULE)
+        chosen += (tuple(move),)
+        if len(chosen) < len(who):
+            S[at] = chosen
+            return
+        order = {p: i for i, p in enumerate(who)}
+        S[at] = tuple(sorted(chosen, key=lambda m: order[m[1]]))
+        S[A.H_CUR] = A.CUR_RUN
+        S[A.H_WORK] = 0
+        S[A.H_MODE] = 1 if playout else 0
+        if playout:  # a playout's chance is the generator's, whoever had it before
+            S[A.H_MANUAL] = 0
+        self.run(S, True)
+
+    def waiting_together(self, S: list) -> list:
+        """The players still to choose at the simultaneous choice the game waits at, in order."""
+        done = {m[1] for m in self.chosen_together(S)}
+        return [p for p in self.who_together(S) if p not in done]
+
+    def chosen_together(self, S: list) -> tuple:
+        """The moves chosen so far at the simultaneous choice the game waits at, in the order
+        they were chosen."""
+        top = self.top_frame(S)
+        return tuple(tuple(m) for m in S[top + 2 + self._together_slot(S, top, "chosen")])
+
     def who_together(self, S: list) -> tuple:
         """The players choosing at once at the simultaneous choice the game waits at, in order."""
         top = self.top_frame(S)
@@ -311,6 +353,21 @@ class PyBackend:
         self._epoch[0] += 1
         S[A.H_WORK] = 0
         return [self._score(S, p) for p in range(S[A.H_N])]
+
+    @_worded
+    def score_parts(self, S: list) -> list:
+        """Each player's score in its parts (the rules' `score` lines, `t{i}`, in order): a row a
+        player.  After a fault, `term` is the line that went wrong."""
+        self._epoch[0] += 1
+        S[A.H_WORK] = 0
+        out = []
+        for p in range(S[A.H_N]):
+            row = []
+            for i, t in enumerate(self._terms):
+                self.term = i
+                row.append(t(S, p))
+            out.append(row)
+        return out
 
     @_worded
     def winners(self, S: list) -> list:
@@ -351,10 +408,11 @@ class PyBackend:
 
 def pick_waiting(be, S) -> Any:
     """The random choice a playout makes where the game waits (a move, or at a simultaneous
-    choice one move per player in order), by the state's choice generator, as the kernel itself
-    chooses (`choose`): counted as decisions, cut at the state's decision limit."""
+    choice one move per player still to choose, in the rules' order), by the state's choice
+    generator, as the kernel itself chooses (`choose`): counted as decisions, cut at the state's
+    decision limit."""
     cur = S[A.H_CUR]
-    who = be.who_together(S) if cur == A.CUR_SIMUL else (cur,)
+    who = be.waiting_together(S) if cur == A.CUR_SIMUL else (cur,)
     out = []
     for p in who:
         moves = be.moves(S, p)

@@ -783,7 +783,8 @@ class NativeBackend:
             ("fk_moves", _I, [_P, _P, _I, _P, _I]), ("fk_scores", ctypes.c_int, [_P, _P, _P]),
             ("fk_winners", _I, [_P, _P, _P]), ("fk_looks", None, [_P, _P, _P, _P]),
             ("fk_simulate", None, [_P, _P, _P, _I, _P, _P, _P, _P, _P, _P, _P]),
-("fk_step", _I, [_P, _P, _P, _P, _I]),
+("fk_step", _I, [_P, _P, _P, _P, _I]), ("fk_choose", ctypes.c_int, [_P, _P, _P, ctypes.c_int]),
+            ("fk_score_parts", ctypes.c_int, [_P, _P, _P]),
             ("fk_record", None, [_P, ctypes.c_int]), ("fk_trace", _I, [_P, _P, _I]),
             ("fk_domain", _I, [_P, _P, _I, _I, _P, _P, _I]), ("fk_why", ctypes.c_int, [_P, _P, _I, _P, _P]),
         ):
@@ -810,6 +811,8 @@ class NativeBackend:
         self.tail = max(lay.nrules + 2 * len(lay.zones), 1)  # what `simulate` gives of a game after its outcome
         self.width = lay.move_width
         self._moves = array("q", bytes(8 * 256 * lay.move_width))
+        self.term = 0  # the score line `score_parts` was working out last (where it went wrong, after a fault)
+        self._waits: dict = {}  # (block, site) -> where its `who` and `chosen` are in the frame
         self._asks: dict = {}  # (block, site, "who" or "chosen") -> where its list is in the frame  # grown when a decision lists more
         self._out = array("q", bytes(8 * max(lay.seats, 1)))
         self._layouts = {f.name: frame_layout_c(kp, f) for f in kp.functions if f.kind == "block"}
@@ -882,7 +885,8 @@ class NativeBackend:
             raise KFault(FAULT_CAPACITY)
         move = pick_waiting(self, S)
         if cur == A.CUR_SIMUL:
-            self.play_together(S, move, playout=True)
+            for m in move:  # (the last one runs on)
+                self.choose(S, m, playout=True)
         else:
             self.play(S, move, playout=True)
 
@@ -1025,6 +1029,36 @@ class NativeBackend:
         at, _ = self._together(S, "who")
         return tuple(S[at + 1:at + 1 + S[at]])
 
+    def choose(self, S: array, move: tuple, playout: bool = False) -> None:
+        """One player's move at the simultaneous choice the game waits at, kept in the position;
+        once everybody has chosen the game runs on (fk_choose; `PyBackend.choose`)."""
+        rec = array("q", self._encode(move))
+        self._check(self.lib.fk_choose(self.ctx, self._ptr(S), self._ptr(rec), 1 if playout else 0))
+
+    def choose_raw(self, S: array, records: array, i: int) -> None:
+        """`choose` of move `i` of `moves_raw`'s records (no decoding on the way)."""
+        self._check(self.lib.fk_choose(self.ctx, S.buffer_info()[0], records.buffer_info()[0] + 8 * self.width * i, 0))
+
+    def waiting_together(self, S: array) -> list:
+        """The players still to choose at the simultaneous choice the game waits at, in order."""
+        top = self.top_frame(S)
+        key = (S[top], S[A.H_SITE])
+        got = self._waits.get(key)
+        if got is None:
+            name = self.kp.block_fn[S[top]]
+            ask = _ask_all(self.kp, name, S[A.H_SITE])
+            got = self._waits[key] = (self._layouts[name][ask.who][0], self._layouts[name][ask.chosen][0])
+        wo, co = top + got[0], top + got[1]
+        done = S[co + 2:co + 1 + S[co]:self.width]  # (each record's actor)
+        return [p for p in S[wo + 1:wo + 1 + S[wo]] if p not in done]
+
+    def chosen_together(self, S: array) -> tuple:
+        """The moves chosen so far at the simultaneous choice the game waits at, in the order
+        they were chosen."""
+        at, _ = self._together(S, "chosen")
+        w = self.width
+        return tuple(self._decode(S[at + 1 + k * w:at + 1 + (k + 1) * w]) for k in range(S[at] // w))
+
     def play_together(self, S: array, chosen: tuple, playout: bool = False) -> None:
         at, cap = self._together(S, "chosen")
         flat: list = []
@@ -1056,6 +1090,17 @@ class NativeBackend:
         out = self._out
         self._check(self.lib.fk_scores(self.ctx, self._ptr(S), self._ptr(out)))
         return list(out[:S[A.H_N]])
+
+    def score_parts(self, S: array) -> list:
+        """Each player's score in its parts (`PyBackend.score_parts`); after a fault, `term` is
+        the line that went wrong."""
+        n, terms = S[A.H_N], len(self.kp.model.scores)
+        out = array("q", bytes(8 * (max(self.kp.layout.seats, n, 0) * terms + 1)))
+        fault = self.lib.fk_score_parts(self.ctx, self._ptr(S), self._ptr(out))
+        if fault:
+            self.term = out[n * terms] % terms if terms else 0
+            raise KFault(fault)
+        return [[None if v == NIL else v for v in out[p * terms:(p + 1) * terms]] for p in range(n)]
 
     def winners(self, S: array) -> list:
         out = self._out
