@@ -150,8 +150,8 @@ def test_the_generator_of_a_state_on_the_kernel():
 
 
 def test_a_choice_made_in_part():
-    # a simultaneous choice some have made: no position is saved (the choices made are the
-    # record's), the state stays on the kernel and is read back as it was
+    # a simultaneous choice some have made: its position is saved (the moves chosen so far, in
+    # the position), the state stays on the kernel and is read back as it was
     g = game("fisheatfish", "native")
     s = g.start(g.max_players, seed=2)
     rng = random.Random(0)
@@ -164,7 +164,7 @@ def test_a_choice_made_in_part():
     s.apply(s.legal_actions(p)[0])
     assert type(s) is KState and s.current == fishrules.SIMULTANEOUS and p not in s.waiting
     data = s.to_dict()
-    assert data["position"] is None and type(s) is KState
+    assert data["position"] is not None and type(s) is KState
     back = g.state_from_json(json.dumps(data))
     assert back == s and back.to_dict() == data
     plays_on_alike(s, back, 4)

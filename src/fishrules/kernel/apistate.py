@@ -1470,7 +1470,7 @@ class KState(State):
             raise OptionError(PLAYED_OUT)
         check_chance(chance)
         manual = _SLOTS["manual"].__get__(self) if chance is None else chance == "manual"
-        rec = None if ks[_PENDING] or (ks[_S][_H_CUR] == _CUR_CHANCE and not manual) else self._kernel_record()
+        rec = None if _in_part(ks) or (ks[_S][_H_CUR] == _CUR_CHANCE and not manual) else self._kernel_record()
         kernel = ks[_KERNEL]
         try:
             det = None if rec is None else KDeterminizer(kernel, ks[_S], rec, player)
@@ -1492,10 +1492,18 @@ class KState(State):
         start = (kernel.copy_state(S), on_engine)
         for name, value in (("game", _SLOTS["game"].__get__(self)), ("prog", self.prog), ("n", n), ("seed", seed),
                             ("manual", manual),
-                            ("_ks", [kernel, S, [], {}, {}, ks[_OPTIONS], False, ks[_SHARED],
-                                     (record, kernel.copy_state(S), 0), None, None, (seed, manual, start)])):
+                            ("_ks", [kernel, S, [], {}, ks[_OPTIONS], False, ks[_SHARED],
+                                     (record, kernel.copy_state(S), 0), None, (seed, manual, start)])):
             _SLOTS[name].__set__(d, value)
         return d
+
+
+def _in_part(ks: list) -> bool:
+    """Whether the game waits at a choice made together that some players have made already
+    (their choices are in the position: a determinization must draw them again for a seat that
+    has not seen them, which the engine's determinization does)."""
+    S = ks[_S]
+    return S[_H_CUR] == _CUR_SIMUL and bool(ks[_KERNEL].backend.chosen_together(S))
 
 
 def _play_out(be: Any, S: Any, cseed: int, dseed: int, limit: int) -> None:

@@ -45,7 +45,7 @@ class Worlds:
     at a simultaneous decision, a chance node, a record the kernel cannot keep."""
 
     def __init__(self, kernel: Any, state: Any, player: Optional[int]):
-        from .apistate import _KERNEL, _PENDING, _PLAYED, _S, _SLOTS, KState
+        from .apistate import _KERNEL, _PLAYED, _S, _SLOTS, KState, _in_part
 
         self.kernel = kernel
         lay = kernel.program.layout
@@ -53,7 +53,7 @@ class Worlds:
         if ks is not None and ks[_KERNEL] is kernel:
             if ks[_PLAYED] is not None:
                 raise OptionError(PLAYED_OUT)
-            if ks[_PENDING] or ks[_S][A.H_CUR] == A.CUR_CHANCE:
+            if _in_part(ks) or ks[_S][A.H_CUR] == A.CUR_CHANCE:
                 raise KFault(FAULT_CAPACITY)  # choices made in part, or chance to give: the engine's way
             if player is not None:
                 check_seat(player, state.n)
