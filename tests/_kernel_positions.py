@@ -8,7 +8,7 @@ import random
 
 import fishrules
 
-from ._positions import step
+from ._positions import step, swapped_draw_twins
 
 
 def kernel_layout(state) -> dict:
@@ -41,22 +41,7 @@ def kernel_layout(state) -> dict:
 
 def kernel_twins(game, state, player: int, most: int) -> list:
     """`swapped_draw_twins` for a KState, every state kept on the kernel."""
-    hist = state.history
-    hidden = [i for i, _, aud in state.redact if player not in aud and hist[i].startswith("draw ")]
-    twins: list = []
-    for a in hidden:
-        for b in hidden:
-            if a < b and hist[a] != hist[b] and len(twins) < most:
-                h = list(hist)
-                h[a], h[b] = h[b], h[a]
-                try:
-                    t = game.replay(h, players=state.n)
-                except fishrules.StateError:
-                    continue
-                if (t.view(player) == state.view(player) and t.events_for(player) == state.events_for(player)
-                        and kernel_layout(t) != kernel_layout(state)):
-                    twins.append(t)
-    return twins
+    return swapped_draw_twins(game, state, player, most, where=kernel_layout)
 
 
 def kernel_game(name: str, players: int, seed: int, steps: int):

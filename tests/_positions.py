@@ -53,10 +53,11 @@ def player_counts(game) -> list[int]:
     return sorted({game.min_players, (game.min_players + game.max_players) // 2, game.max_players})
 
 
-def swapped_draw_twins(game, state: fishrules.State, player: int, most: int) -> list:
+def swapped_draw_twins(game, state: fishrules.State, player: int, most: int, where=None) -> list:
     """Up to `most` twins of `state` made without determinization: two cards drawn face down where
     `player` could not see them swapped in the history, kept when `player`'s view and events are
-    unchanged but the cards do lie elsewhere."""
+    unchanged but the cards do lie elsewhere (`where`: where a state's cards lie; `layout`)."""
+    where = where or layout
     hist = state.history
     hidden = [i for i, _, aud in state.redact if player not in aud and hist[i].startswith("draw ")]
     twins: list = []
@@ -70,6 +71,6 @@ def swapped_draw_twins(game, state: fishrules.State, player: int, most: int) -> 
                 except fishrules.StateError:
                     continue
                 if (t.view(player) == state.view(player) and t.events_for(player) == state.events_for(player)
-                        and layout(t) != layout(state)):
+                        and where(t) != where(state)):
                     twins.append(t)
     return twins

@@ -80,3 +80,16 @@ def outcome(call: Callable[[], Any], error: type = RuleError) -> tuple:
     except FishrulesError as e:
         return ("other", type(e).__name__, str(e))
     return ("ok",)
+
+
+def watched_fallback(kernel: Any) -> list:
+    """The calls of the kernel's `_fallback` (the game played on the engine's machine) from now on."""
+    calls: list = []
+    engine = kernel._fallback
+
+    def fallback(*args):
+        calls.append(args)
+        return engine(*args)
+
+    kernel._fallback = fallback
+    return calls

@@ -18,6 +18,7 @@ import fishrules
 from fishrules.errors import RuleError
 from fishrules.kernel import Kernel, faults
 from fishrules.kernel.native import NativeError, compiler
+from ._twins import watched_fallback
 
 try:
     compiler()
@@ -39,18 +40,6 @@ RUNAWAY = {
 }
 
 
-def _watched(kernel: Kernel) -> list:
-    calls: list = []
-    engine = kernel._fallback
-
-    def fallback(*args):
-        calls.append(args)
-        return engine(*args)
-
-    kernel._fallback = fallback  # type: ignore[method-assign]
-    return calls
-
-
 def _render(call) -> str:
     with pytest.raises(RuleError) as got:
         call()
@@ -66,7 +55,7 @@ def test_a_step_over_the_budget_is_said_by_the_kernel_in_the_engines_words(backe
     engine = _render(lambda: kernel._fallback(2, opts, 3, 300))
     assert "steps of work" in engine
     monkeypatch.setattr(faults, "counts_as_the_engine", lambda: True)
-    calls = _watched(kernel)
+    calls = watched_fallback(kernel)
     assert _render(lambda: kernel.playout(2, opts, 3)) == engine
     assert not calls  # not asked of the engine's machine
 
@@ -75,7 +64,7 @@ def test_while_the_kernels_budget_is_less_than_the_engines_the_engine_says_it():
     assert not faults.counts_as_the_engine()  # (abi.KERNEL_BUDGET: half the engine's, today)
     g = fishrules.loads(RUNAWAY["endless repeat at the start"], "heavy.fish")
     kernel = Kernel(g, "python")
-    calls = _watched(kernel)
+    calls = watched_fallback(kernel)
     with pytest.raises(RuleError):
         kernel.playout(2, g._options(None), 3)
     assert len(calls) == 1

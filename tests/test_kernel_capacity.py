@@ -14,12 +14,12 @@ import pytest
 
 import fishrules
 from fishrules.bounds import Bounds
-from fishrules.errors import RuleError
 from fishrules.kernel import Kernel
 from fishrules.kernel.abi import LIST_CAPACITY
 from fishrules.kernel.lower import lower
 from fishrules.kernel.native import NativeError, compiler
 from fishrules.limits import MAX_LIST_LENGTH
+from ._twins import watched_fallback
 
 try:
     compiler()
@@ -57,19 +57,6 @@ def _rules(cards: int) -> fishrules.Game:
     return fishrules.loads(RULES.replace("CARDS", str(cards)), "lists.fish")
 
 
-def _watched(kernel: Kernel) -> list:
-    """The calls of the kernel's `_fallback` (the game played on the engine's machine) from now on."""
-    calls: list = []
-    engine = kernel._fallback
-
-    def fallback(*args):
-        calls.append(args)
-        return engine(*args)
-
-    kernel._fallback = fallback  # type: ignore[method-assign]
-    return calls
-
-
 def test_a_list_only_set_is_bounded_by_what_it_is_set_to_and_one_added_to_is_not():
     g = _rules(700)
     m = g.model
@@ -89,7 +76,7 @@ def test_a_list_only_set_is_bounded_by_what_it_is_set_to_and_one_added_to_is_not
 def test_lists_longer_than_128_play_on_the_kernel_as_on_the_engine(backend, cards):
     g = _rules(cards)
     kernel = Kernel(g, backend)
-    calls = _watched(kernel)
+    calls = watched_fallback(kernel)
     opts = g._options(None)
     for seed in range(3):
         for n in (2, 3):
@@ -102,7 +89,7 @@ def test_lists_longer_than_128_play_on_the_kernel_as_on_the_engine(backend, card
 def test_the_corpus_rules_with_long_lists_play_on_the_kernel(backend):
     g = fishrules.load(LONG)
     kernel = Kernel(g, backend)
-    calls = _watched(kernel)
+    calls = watched_fallback(kernel)
     for seed in range(4):
         kernel.playout(4, g._options(None), seed)
     assert not calls

@@ -31,6 +31,7 @@ from fishrules.kernel.reference import reference_playout
 from fishrules.runtime import SIMULTANEOUS, State
 
 from .test_kernel_faults import _EXPRESSION_CONTEXTS, CASES, EXPRESSIONS, FAULTS, rules_with
+from ._twins import watched_fallback
 
 try:
     compiler()
@@ -58,19 +59,6 @@ def _said(call) -> tuple:
         return ("other", type(e).__name__, str(e))
 
 
-def _watched(kernel: Kernel) -> list:
-    """The calls of the kernel's `_fallback` (the game played on the engine's machine) from now on."""
-    calls: list = []
-    engine = kernel._fallback
-
-    def fallback(*args):
-        calls.append(args)
-        return engine(*args)
-
-    kernel._fallback = fallback  # type: ignore[method-assign]
-    return calls
-
-
 def _rules(context: str, fault: str):
     statement = EXPRESSIONS[fault] if context in _EXPRESSION_CONTEXTS else FAULTS.get(fault, "")
     return fishrules.loads(rules_with(context, statement), "faults.fish")
@@ -87,7 +75,7 @@ def test_a_playout_that_goes_wrong_raises_the_engines_error_in_the_kernels_words
     opts = g._options(None)
     kernel = Kernel(g, backend)
     assert kernel.name == backend
-    calls = _watched(kernel)
+    calls = watched_fallback(kernel)
     for seed in (1, 2):
         want = _said(lambda: reference_playout(g, 2, seed, opts, limit=LIMIT))
         assert want[0] == "error", (context, fault, want)
@@ -100,7 +88,7 @@ def test_simulate_raises_the_error_of_the_first_game_that_goes_wrong_without_the
     g = _rules("turn", "divide by zero")
     opts = g._options(None)
     kernel = Kernel(g, backend)
-    calls = _watched(kernel)
+    calls = watched_fallback(kernel)
     want = _said(lambda: reference_playout(g, 2, 3, opts, limit=LIMIT))
     assert want[0] == "error" and "divide by zero" in want[1]
     assert _said(lambda: [p.outcome for p in kernel.simulate(2, opts, [3, 4, 5], limit=LIMIT)]) == want
@@ -113,7 +101,7 @@ def test_the_hostile_corpus_goes_wrong_in_the_kernels_words(name):
     opts = g._options(None)
     for backend in BACKENDS:
         kernel = Kernel(g, backend)
-        calls = _watched(kernel)
+        calls = watched_fallback(kernel)
         players = g.max_players
         want = _said(lambda: reference_playout(g, players, 1, opts, limit=LIMIT))
         assert want[0] == "error", name
@@ -176,7 +164,7 @@ def test_where_and_what_the_kernel_says_are_the_engines(case, backend):
                         "more.fish")
     opts = g._options(None)
     kernel = Kernel(g, backend)
-    calls = _watched(kernel)
+    calls = watched_fallback(kernel)
     want = _said(lambda: reference_playout(g, 2, 1, opts, limit=LIMIT))
     assert want[0] == "error", case
     assert _said(lambda: kernel.playout(2, opts, 1, limit=LIMIT).outcome) == want, case

@@ -21,8 +21,7 @@ from __future__ import annotations
 import random
 from typing import Any, Optional
 
-from ..runtime import Log
-from ..runtime.determinize import as_seen, card_classes, card_groups
+from ..runtime.determinize import card_classes, card_groups, seen_by
 from .abi import H_DRAWS, H_MANUAL, H_SEED
 from .record import KRecord, Recorder
 
@@ -100,15 +99,8 @@ class KDeterminizer:
         """The record as the player knows it: their history, and the events as they saw them (the
         redactions kept: what each entry hides is public)."""
         if self._record is None:
-            rec, v = self.rec, self.player
-            history = Log()
-            for text in rec.history_for(v):
-                history.append(text)
-            events = Log()
-            for e in rec.events.list():
-                kept = as_seen(e, v)
-                if kept is not None:
-                    events.append(kept)
+            rec = self.rec
+            history, events = seen_by(rec.history_for(self.player), rec.events.list(), self.player)
             self._record = KRecord(history, rec.hidden.copy(), events)
         return self._record
 

@@ -151,7 +151,7 @@ class Layout:
         which the rules fail anyway.  A list the rules add to has no bound the rules show; it gets
         LIST_CAPACITY, and a game that grows it longer faults (FAULT_CAPACITY).  Room for
         MAX_LIST_LENGTH entries for every such list was measured and refused: every position of
-        the game carries the room (a native playout copies it at its start), and Fishfry's
+        the game carries the room (a native playout copies it at its start), and a bundled dice game's
         playouts at 2 players went from 289,000 games/s to 17,000 with it."""
         model = self.model
         if not any(v.type.kind == "list" for v in (*model.game_vars, *model.player_vars)):

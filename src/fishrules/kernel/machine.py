@@ -266,6 +266,10 @@ class PyBackend:
         """Play a move (one of `moves`) and run to the next decision (or, with `playout`, to the
         end, every choice at random)."""
         S[A.H_MOVE:A.H_MOVE + len(move)] = move
+        self._run_on(S, playout)
+
+    def _run_on(self, S: list, playout: bool) -> None:
+        """Run from the move just given to the next decision (or, with `playout`, to the end)."""
         S[A.H_CUR] = A.CUR_RUN
         S[A.H_WORK] = 0
         S[A.H_MODE] = 1 if playout else 0
@@ -285,12 +289,7 @@ class PyBackend:
         rules name them; play them (as `play`)."""
         top = self.top_frame(S)
         S[top + 2 + self._together_slot(S, top, "chosen")] = tuple(chosen)
-        S[A.H_CUR] = A.CUR_RUN
-        S[A.H_WORK] = 0
-        S[A.H_MODE] = 1 if playout else 0
-        if playout:  # a playout's chance is the generator's, whoever had it before
-            S[A.H_MANUAL] = 0
-        self.run(S, True)
+        self._run_on(S, playout)
 
     def choose(self, S: list, move: tuple, playout: bool = False) -> None:
         """One player's move at the simultaneous choice the game waits at (a move of `moves` for
@@ -313,12 +312,7 @@ class PyBackend:
             return
         order = {p: i for i, p in enumerate(who)}
         S[at] = tuple(sorted(chosen, key=lambda m: order[m[1]]))
-        S[A.H_CUR] = A.CUR_RUN
-        S[A.H_WORK] = 0
-        S[A.H_MODE] = 1 if playout else 0
-        if playout:  # a playout's chance is the generator's, whoever had it before
-            S[A.H_MANUAL] = 0
-        self.run(S, True)
+        self._run_on(S, playout)
 
     def waiting_together(self, S: list) -> list:
         """The players still to choose at the simultaneous choice the game waits at, in order."""

@@ -66,7 +66,7 @@ PLAYED_OUT = ("this state was played out by playout(): it keeps no record of wha
 NOT_SAVED = ("this state is a determinization: its record holds what one player saw, and no history reaches it, "
              "so it cannot be saved (save the state it was drawn from)")
 
-__all__ = ["Determinizer", "determinize", "card_classes", "card_groups", "as_seen", "check_chance", "PLAYED_OUT",
+__all__ = ["Determinizer", "determinize", "card_classes", "card_groups", "as_seen", "seen_by", "check_chance", "PLAYED_OUT",
            "NOT_SAVED"]
 
 
@@ -156,16 +156,7 @@ class Determinizer:
     def _player_record(self):
         """The history and events as the player knows them, for every determinization."""
         if self._record is None:
-            s, v = self.state, self.player
-            history = Log()
-            for text in s.history_for(v):
-                history.append(text)
-            events = Log()
-            for e in s.events.list():
-                kept = as_seen(e, v)
-                if kept is not None:
-                    events.append(kept)
-            self._record = (history, events)
+            self._record = seen_by(self.state.history_for(self.player), self.state.events.list(), self.player)
         return self._record
 
     def sample(self, rng: random.Random, chance: Optional[str] = None) -> "State":
@@ -343,6 +334,20 @@ def _redraw_choices(d: "State", indices: list, rng: random.Random) -> None:
     for text in hist:
         log.append(text)
     d._history = log
+
+
+def seen_by(history: list, events: list, v: Optional[int]) -> tuple:
+    """The history (as `v` reads it) and the events as `v` saw them, as two new Logs: the record
+    of a determinization for `v`, on either machine."""
+    h = Log()
+    for text in history:
+        h.append(text)
+    seen = Log()
+    for e in events:
+        kept = as_seen(e, v)
+        if kept is not None:
+            seen.append(kept)
+    return h, seen
 
 
 def as_seen(e: tuple, v: Optional[int]) -> Optional[tuple]:
