@@ -215,9 +215,15 @@ def test_the_log_says_who_did_what_and_a_move_is_chosen_in_words(browser, server
     me.page.wait_for_selector(".log .turn h3:text-is('Bob')", timeout=20000)
     log = me.page.locator(".log").inner_text()
     assert "Ana stays." in log and "Bob" in log
-    # Bob's first roll is told in Bob's turn, not after "Ana stays." in Ana's first turn: the log's
-    # last (it is latest first, and Bob, a bot, may have ended his turn and Ana's next one begun)
-    ana = me.page.locator(".log .turn", has=me.page.locator("h3:text-is('Ana')")).last.locator("li").all_inner_texts()
+    # Bob's first roll is told in Bob's turn, not after "Ana stays." in Ana's turn.  The log is read
+    # in one snapshot (the page draws it again as Bob, a bot, plays on: two reads could see two logs)
+    me.page.wait_for_function(
+        "() => [...document.querySelectorAll('.log .turn li')].some(li => li.innerText === 'Ana stays.')", timeout=20000)
+    turns = me.page.evaluate("""() => [...document.querySelectorAll('.log .turn')].map(t => [
+        (t.querySelector('h3') || {}).innerText, [...t.querySelectorAll('li')].map(li => li.innerText)])""")
+    said = [(who, items) for who, items in turns if "Ana stays." in items]
+    assert [who for who, _ in said] == ["Ana"], turns
+    ana = said[0][1]
     assert ana[ana.index("Ana stays.") + 1:] == [] or not ana[ana.index("Ana stays.") + 1].startswith("The dice roll")
     bob = me.page.locator(".log .turn", has=me.page.locator("h3:text-is('Bob')")).last.locator("li").all_inner_texts()
     assert bob[0].startswith("The dice roll: ")

@@ -288,3 +288,33 @@ def _union(a: _Range, b: _Range) -> _Range:
     lo = None if a[0] is None or b[0] is None else min(a[0], b[0])
     hi = None if a[1] is None or b[1] is None else max(a[1], b[1])
     return (lo, hi)
+
+
+def zones_moved_into(model: m.Model) -> Optional[set]:
+    """("g", slot of a game zone or of a family's first zone) or ("p", slot of a player's zone) of
+    every zone variable the rules move or draw cards into; None if a target is one this does not
+    follow (then every zone keeps room for every card of its kind)."""
+    first: dict[int, int] = {}
+    for v in model.game_vars:
+        if v.type.kind == "zone":
+            for i in range(v.family[1] if v.family else 1):
+                first[v.slot + i] = v.slot
+    out: set = set()
+
+    def into(e: m.Expr) -> bool:
+        if isinstance(e, m.IfExpr):
+            return into(e.then) and into(e.otherwise)
+        if isinstance(e, m.GameVar) and e.slot in first:
+            out.add(("g", first[e.slot]))
+        elif isinstance(e, m.ZoneAt) and e.base in first:
+            out.add(("g", first[e.base]))
+        elif isinstance(e, m.PlayerVar):
+            out.add(("p", e.slot))
+        else:
+            return False
+        return True
+
+    for s in model.find_all((m.MoveCards, m.DrawCards)):
+        if not into(s.target):
+            return None
+    return out

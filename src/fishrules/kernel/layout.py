@@ -20,10 +20,9 @@ every game of the rules.  Copying a position is copying the array.
 
 from __future__ import annotations
 
-from typing import Optional
 
 from .. import model as m
-from ..bounds import Bounds
+from ..bounds import Bounds, zones_moved_into
 from ..limits import MAX_DICE, MAX_LIST_LENGTH, MAX_PLAYERS
 # The header, what S[H_CUR] holds and the lists' capacity are the ABI's (abi.py); the names the
 # lowering and the tests still read here are re-exported.
@@ -70,7 +69,7 @@ class Layout:
                            f"{MAX_MOVE_WIDTH - 2}")
         self.max_subset = max_subset
         self.list_cap = self._list_capacities()
-        self._into = _zones_moved_into(model)
+        self._into = zones_moved_into(model)
         at = H_MOVE + self.move_width
         # game-wide values and options: model slot -> S index (scalars and lists); zones: zone id
         self.g_index: dict[int, int] = {}
@@ -205,33 +204,3 @@ class Layout:
         self.size = at
         if at > MAX_STATE_SLOTS:
             raise TooLarge(f"a position would take more than {MAX_STATE_SLOTS:,} numbers in the kernel")
-
-
-def _zones_moved_into(model: m.Model) -> Optional[set]:
-    """("g", slot of a game zone or of a family's first zone) or ("p", slot of a player's zone) of
-    every zone variable the rules move or draw cards into; None if a target is one this does not
-    follow (then every zone keeps room for every card of its kind)."""
-    first: dict[int, int] = {}
-    for v in model.game_vars:
-        if v.type.kind == "zone":
-            for i in range(v.family[1] if v.family else 1):
-                first[v.slot + i] = v.slot
-    out: set = set()
-
-    def into(e: m.Expr) -> bool:
-        if isinstance(e, m.IfExpr):
-            return into(e.then) and into(e.otherwise)
-        if isinstance(e, m.GameVar) and e.slot in first:
-            out.add(("g", first[e.slot]))
-        elif isinstance(e, m.ZoneAt) and e.base in first:
-            out.add(("g", first[e.base]))
-        elif isinstance(e, m.PlayerVar):
-            out.add(("p", e.slot))
-        else:
-            return False
-        return True
-
-    for s in model.find_all((m.MoveCards, m.DrawCards)):
-        if not into(s.target):
-            return None
-    return out
