@@ -20,7 +20,6 @@ every game of the rules.  Copying a position is copying the array.
 
 from __future__ import annotations
 
-
 from .. import model as m
 from ..bounds import Bounds, zones_moved_into
 from ..limits import MAX_DICE, MAX_LIST_LENGTH, MAX_PLAYERS
