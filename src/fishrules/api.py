@@ -449,7 +449,12 @@ class Game:
 
 
 def _unpickled_game(resolved: Resolved, model: m.Model, name: str, text_hash: str, backend: str) -> Game:
-    """A game read back by pickle (`Game.__reduce__`)."""
+    """A game read back by pickle (`Game.__reduce__`): the game of these very rules already loaded
+    in this process if there is one (as `load` gives it again, with its kernel), else a new one."""
+    identity = f"{model.title}#{text_hash}"
+    for game in _cache.values():
+        if game._identity == identity and game._backend == backend and game.name == name:
+            return game
     return Game(resolved, model, name, text_hash, backend)
 
 

@@ -1013,10 +1013,6 @@ class KState(State):
         where = "over" if self.is_over else f"current={self.current!r}"
         return f"<State {self.prog.model.title!r} {_SLOTS['n'].__get__(self)} players, {where}, {len(rec.history.list())} actions>"
 
-    def __reduce_ex__(self, protocol):  # copy.copy/deepcopy: of the engine's State it becomes
-        self._become_state()
-        return self.__reduce_ex__(protocol)
-
     # ---- the rest of the surface, from the position ----------------------------------------------
 
     @property
