@@ -93,3 +93,11 @@ def watched_fallback(kernel: Any) -> list:
 
     kernel._fallback = fallback
     return calls
+
+
+def skip_without_compiler() -> None:
+    """Skip the calling test module where no C compiler can build the native kernel."""
+    try:
+        compiler()
+    except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
+        pytest.skip("no C compiler here", allow_module_level=True)

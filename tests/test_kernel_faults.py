@@ -21,18 +21,14 @@ import pytest
 
 import fishrules
 from fishrules.errors import FishrulesError, OptionError
-from fishrules.kernel import NativeError
 from fishrules.kernel.abi import H_WORK
 from fishrules.kernel.apistate import KState, start
 from fishrules.kernel.native import compiler
 from fishrules.runtime import State
 
-from ._twins import outcome
+from ._twins import outcome, skip_without_compiler
 
-try:
-    compiler()
-except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
-    pytest.skip("no C compiler here", allow_module_level=True)
+skip_without_compiler()
 
 _HEAD = """\
 game "Faults"

@@ -25,17 +25,13 @@ import pytest
 
 import fishrules
 from fishrules.errors import FishrulesError, IllegalAction
-from fishrules.kernel import NativeError
 from fishrules.kernel.apistate import KAction, KState
-from fishrules.kernel.native import compiler
 from fishrules.runtime import State
 
 from .test_backends_refuse_alike import HOUSE
+from ._twins import skip_without_compiler
 
-try:
-    compiler()
-except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
-    pytest.skip("no C compiler here", allow_module_level=True)
+skip_without_compiler()
 
 #: House rules for reading a text against the rules: `some` things with a rule pushed down onto
 #: them and a rule on the whole set; three parameters each within bounds set by the one before;

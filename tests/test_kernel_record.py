@@ -18,17 +18,14 @@ from typing import Optional
 import pytest
 
 import fishrules
-from fishrules.kernel import NativeError, abi as A
+from fishrules.kernel import abi as A
 from fishrules.kernel.apistate import KState
-from fishrules.kernel.native import compiler
 from fishrules.runtime import State, play_move
 
 from .test_backends_refuse_alike import SECRET_BIDS
+from ._twins import skip_without_compiler
 
-try:
-    compiler()
-except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
-    pytest.skip("no C compiler here", allow_module_level=True)
+skip_without_compiler()
 
 RULESETS = fishrules.bundled()
 

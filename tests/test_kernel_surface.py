@@ -13,18 +13,14 @@ import random
 import pytest
 
 import fishrules
-from fishrules.kernel import NativeError
 from fishrules.kernel.apistate import KState
 from fishrules.kernel.native import compiler
 from fishrules.runtime import CHANCE, State
 
 from .test_playout import ENDLESS
-from ._twins import bundled_game
+from ._twins import bundled_game, skip_without_compiler
 
-try:
-    compiler()
-except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
-    pytest.skip("no C compiler here", allow_module_level=True)
+skip_without_compiler()
 
 RULESETS = fishrules.bundled()
 game = bundled_game

@@ -12,17 +12,12 @@ import pytest
 
 import fishrules
 from fishrules.errors import OptionError
-from fishrules.kernel import NativeError
 from fishrules.kernel.apistate import KState
-from fishrules.kernel.native import compiler
 from fishrules.runtime import State
 
-from ._twins import outcome
+from ._twins import outcome, skip_without_compiler
 
-try:
-    compiler()
-except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
-    pytest.skip("no C compiler here", allow_module_level=True)
+skip_without_compiler()
 
 RULES = """\
 game "Sometimes unavailable"

@@ -16,18 +16,14 @@ import random
 import pytest
 
 import fishrules
-from fishrules.kernel import NativeError, abi as A
+from fishrules.kernel import abi as A
 from fishrules.kernel.apistate import KState
-from fishrules.kernel.native import compiler
 from fishrules.kernel.views import Sight
 from fishrules.runtime import SIMULTANEOUS, State, play_move
 
-from ._twins import bundled_game
+from ._twins import bundled_game, skip_without_compiler
 
-try:
-    compiler()
-except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
-    pytest.skip("no C compiler here", allow_module_level=True)
+skip_without_compiler()
 
 RULESETS = fishrules.bundled()
 game = bundled_game

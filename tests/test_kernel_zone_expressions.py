@@ -10,13 +10,9 @@ import random
 import pytest
 
 import fishrules
-from fishrules.kernel import NativeError
-from fishrules.kernel.native import compiler
+from ._twins import skip_without_compiler
 
-try:
-    compiler()
-except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
-    pytest.skip("no C compiler here", allow_module_level=True)
+skip_without_compiler()
 
 HEAD = """\
 game "Chosen zones"
