@@ -28,11 +28,25 @@ from . import model as m
 from .analysis import card_values, faces, public_defines
 from .limits import MAX_NUMBER
 
-__all__ = ["Forms", "ActionForm", "ParamForm", "forms_of", "parse_int", "parse_seat", "codec"]
+__all__ = ["Forms", "ActionForm", "ParamForm", "forms_of", "parse_int", "parse_seat", "codec", "draw_text", "FACE_UP"]
 
 #: Most texts of one `some` parameter kept written (a set of things is written again and again
 #: as the same choice comes back).
 SOME_MEMO = 4096
+
+
+#: How a chance draw's text marks a card that lay face up in the shuffled zone it is drawn from.
+FACE_UP = " (face up)"
+
+
+def draw_text(label: str, up: bool) -> str:
+    """A card drawn from a shuffled zone as the history writes it: `draw hearts-5`, or
+    `draw hearts-5 (face up)` for a card that lay face up there.  A face-up card in a shuffled zone
+    (a card moved there face up, or left face up by `shuffle`) is one everybody can tell from the
+    face-down cards of its label, so it is another outcome, with its own text: without it, an
+    outcome given by hand, a replay of the history or a saved game would take the face-down card
+    for it.  (A label never has a space, so the text cannot be read as another label's.)"""
+    return f"draw {label}{FACE_UP}" if up else f"draw {label}"
 
 
 def parse_int(tok: str) -> Optional[int]:

@@ -29,7 +29,7 @@ import attrs
 from . import model as m
 from .bounds import Bounds
 from .errors import IllegalAction, OptionError
-from .forms import forms_of
+from .forms import FACE_UP, forms_of
 from .limits import MAX_SUBSET
 
 if TYPE_CHECKING:
@@ -109,6 +109,16 @@ def _labels(model: m.Model, card_set: Optional[str]) -> tuple[list[str], Counter
     return list(dict.fromkeys(names)), Counter(names)
 
 
+def _face_up_in_shuffled(model: m.Model) -> bool:
+    """Whether a card can lie face up in a zone the rules shuffle: they shuffle a zone and turn some
+    card face up (`face up`, `reveal`).  Cards start face down."""
+    if next(model.find_all(m.ShuffleZone), None) is None:
+        return False
+    if next(model.find_all(m.RevealCards), None) is not None:
+        return True
+    return any(s.facing == "up" for kind in (m.MoveCards, m.DrawCards) for s in model.find_all(kind))
+
+
 class ActionSpace:
     """Every action that can ever be legal in a ruleset, numbered 0 to `size - 1`, for a number of
     players and options (`Game.action_space`).  Ids come from the parameters' declared domains, in
@@ -119,7 +129,8 @@ class ActionSpace:
     written as in the history (without the `pN: ` a simultaneous choice adds), `args(id)` its
     name and typed parameter values, `id_of(action)` an `Action`'s id.  Chance outcomes are
     numbered separately, 0 to `chance_size - 1`: a die's face by the order the rules list faces, a
-    drawn card by its label's place among the labels (`chance_id`, `chance_text`)."""
+    drawn card by its label's place among the labels, a card that lay face up in the shuffled zone
+    after every label (`chance_id`, `chance_text`)."""
 
     def __init__(self, game: GameLike, players: int, options: Mapping[str, Any]):
         state = game.start(players=players, seed=0, options=options, chance="manual")
@@ -160,6 +171,11 @@ class ActionSpace:
         self._labels_of_cards = forms.card_labels
         self._card_labels = list(dict.fromkeys(forms.card_labels))
         self._card_label_index = {lab: j for j, lab in enumerate(self._card_labels)}
+        # A card lying face up in a shuffled zone is drawn as another outcome than the face-down
+        # cards of its label (`forms.draw_text`): its id follows every label's, where the rules can
+        # leave a card face up in a zone they shuffle.
+        if _face_up_in_shuffled(model):
+            self._card_labels += [lab + FACE_UP for lab in self._card_labels]
         self.chance_size: int = max(len(self._faces), len(self._card_labels), 1)
 
     @staticmethod
@@ -320,7 +336,8 @@ class ActionSpace:
         """The id of a chance outcome (from `chance_outcomes`)."""
         if outcome.name == "roll":
             return outcome._values[1]
-        return self._card_label_index[self._labels_of_cards[outcome._values[0]]]
+        j = self._card_label_index[self._labels_of_cards[outcome._values[0]]]
+        return j + len(self._card_label_index) if outcome.text.endswith(FACE_UP) else j
 
     def chance_text(self, outcome_id: int) -> str:
         """What a chance outcome id stands for: a face's label or a card's."""

@@ -27,6 +27,7 @@ from typing import Any, Iterator, NamedTuple, Optional
 
 from ..errors import OptionError
 from ..runtime import CHANCE, recorded_moves
+from ..forms import FACE_UP
 from ..limits import MAX_PLAYOUT_DECISIONS
 from . import abi as A
 from . import faults
@@ -327,9 +328,13 @@ class Kernel:
         prog = state.prog
         if S[A.H_CHANCE] == A.CHANCE_DRAW:
             if text.startswith("draw "):
-                at = self.program.layout.zones[S[A.H_CHANCE_A]][0]
-                labels = prog.card_labels
-                card = next((c for c in S[at + 1:at + 1 + S[at]] if labels[c] == text[5:]), None)
+                lay = self.program.layout
+                at, labels = lay.zones[S[A.H_CHANCE_A]][0], prog.card_labels
+                label, up = text[5:], 0
+                if label.endswith(FACE_UP):
+                    label, up = label[:-len(FACE_UP)], 1
+                card = next((c for c in S[at + 1:at + 1 + S[at]] if labels[c] == label and bool(S[lay.up + c]) == up),
+                            None)
                 if card is not None:
                     return card
             raise KFault(FAULT_RULE)

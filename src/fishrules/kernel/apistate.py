@@ -50,7 +50,7 @@ from ..runtime import playout as _playout
 from ..runtime.fields import Fields
 from ..runtime.playout import Playout
 from .. import reasons
-from ..forms import forms_of, parse_seat
+from ..forms import draw_text, forms_of, parse_seat
 from ..limits import MAX_ACTION_TEXT
 from ..runtime.text import check_seat, check_since, short
 from .abi import CUR_CHANCE as _CUR_CHANCE, CUR_OVER as _CUR_OVER, CUR_RUN as _CUR_RUN, CUR_SIMUL as _CUR_SIMUL
@@ -307,8 +307,8 @@ class KState(State):
                 groups[key] = [c, 1]
         to = forms.zone_name(*lay.zone_names[S[_H_CHANCE_B]])
         out = []
-        for (label, _), (c, k) in groups.items():
-            a = Action("draw", f"draw {label}", None, (c,), forms, prog=prog)
+        for (label, up), (c, k) in groups.items():
+            a = Action("draw", draw_text(label, up), None, (c,), forms, prog=prog)
             a._to = to
             out.append((a, Fraction(k, len(cards))))
         return out

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from ..forms import forms_of
+from ..forms import draw_text, forms_of
 from ..runtime import Log
 from ..runtime.record import events_since, render_event
 from ..runtime.text import check_seat, check_since
@@ -271,7 +271,7 @@ class Recorder:
                     else:
                         who = tuple(p for p in range(n) if self._sees(dest, p, seen))
                         audience = None if len(who) == n else who
-                    rec.write(f"draw {self.labels[drawn]}", "draw ?", audience)
+                    rec.write(draw_text(self.labels[drawn], bool(ups[0])), "draw ?", audience)
                     drawn = None
                 auds: dict = {}
                 keys = []

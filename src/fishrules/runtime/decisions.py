@@ -24,7 +24,7 @@ from typing import Any, NamedTuple, Optional, Self, Union
 from ..compiler import CHANCE, MEMO_LIMIT, MEMO_MIN_HITS, MEMO_TRIAL, SIMULTANEOUS, DrawPause, RollPause, SimulPause
 from ..errors import FishrulesError, IllegalAction, OptionError
 from .. import reasons
-from ..forms import forms_of, parse_seat
+from ..forms import draw_text, forms_of, parse_seat
 from ..limits import MAX_ACTION_TEXT
 from .chance import Chance
 from .text import check_seat, short
@@ -267,8 +267,8 @@ class Decisions(Chance):
             total = len(cards)
             to = prog.zone_name(fr[2][info.slot + 2])
             out = []
-            for (lab, _), (c, k) in groups.items():
-                a = Action("draw", f"draw {lab}", None, (c,), forms, prog=prog)
+            for (lab, up), (c, k) in groups.items():
+                a = Action("draw", draw_text(lab, up), None, (c,), forms, prog=prog)
                 a._to = to
                 out.append((a, Fraction(k, total)))
             return out

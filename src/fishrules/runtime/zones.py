@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..compiler import OVER_BUDGET, Fail, charge
+from ..forms import draw_text
 from ..limits import WORK_BUDGET
 from .record import Record
 
@@ -166,8 +167,8 @@ class Zones(Record):
             self._chances += 1
             self._move((card,), dest, facing)
             return
-        text = f"draw {self.prog.card_labels[card]}"
         was_up = self.up[card]
+        text = draw_text(self.prog.card_labels[card], was_up)
         if facing is not None:
             self.up[card] = facing == "up"  # who sees it is who sees it where it lands
         audience = self._audience(dest, card)
