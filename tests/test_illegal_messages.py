@@ -75,6 +75,19 @@ def test_a_text_at_a_chance_node_names_no_outcome():
     assert reason == "chance is to play now, not a player (its outcomes: state.chance_outcomes())"
 
 
+@pytest.mark.parametrize("backend", ["python", "native"])
+@pytest.mark.parametrize("name, text", [("fatfish", "draw red-9"), ("fatfish", "draw"), ("fatfish", "draw red-1 (face up)"), ("fishfry", "die 1 rolls WHALE"),
+                                        ("fishfry", "die 9 rolls PANFISH")])
+def test_a_misspelt_or_impossible_outcome_is_called_so(name, text, backend):
+    """Not "chance is to play now, not a player": the text is written as an outcome, and names none
+    possible now (still without listing them: a draw's would name hidden cards)."""
+    s = fishrules.load(name, backend=backend).start(players=2, chance="manual")
+    while s.current != fishrules.CHANCE:
+        s.apply(s.legal_actions()[0])
+    assert refusal(s, text) == "not one of chance's possible outcomes now (state.chance_outcomes() lists them)"
+    assert s.current == fishrules.CHANCE
+
+
 @pytest.mark.parametrize("name, players", [("fishfish", 3), ("fatfish", 2), ("fisherman", 3)])
 def test_refusals_are_the_same_in_twin_games_the_player_cannot_tell_apart(name, players):
     """A twin whose cards the player to act cannot see are dealt otherwise: every refusal the

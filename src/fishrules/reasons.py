@@ -63,6 +63,17 @@ def unknown_word(text: str, actor: int, offered: list, known: Any) -> Optional[I
     return IllegalAction(text, f"there is no action `{words[0]}`; {who} chooses {choices}")
 
 
+def not_an_outcome(text: str) -> IllegalAction:
+    """A text given where chance is to play that is none of its outcomes now.  The outcomes are not
+    listed: a draw's would name hidden cards, and the message may be relayed to a player; whoever
+    resolves chance asks `chance_outcomes()`.  A text written as an outcome (`draw …`,
+    `die N rolls …`) is a misspelt or impossible outcome, anything else a player's move."""
+    words = text.split(" ")
+    if words[0] == "draw" or (len(words) > 3 and words[0] == "die" and words[2] == "rolls"):
+        return IllegalAction(text, "not one of chance's possible outcomes now (state.chance_outcomes() lists them)")
+    return IllegalAction(text, "chance is to play now, not a player (its outcomes: state.chance_outcomes())")
+
+
 def wrong_actor(text: str, player: Optional[int], cur: Any, chance: Any, together: Any) -> Optional[IllegalAction]:
     """An `Action` of another position offered to a state where `cur` acts (a seat, `chance` or
     `together`): the refusal if it is not for the one who acts, else None."""

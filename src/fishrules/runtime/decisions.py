@@ -423,9 +423,7 @@ class Decisions(Chance):
                 if a.text == text:
                     self._apply_chance(a)
                     return
-            # The outcomes are not listed: a draw's would name hidden cards, and the message may be
-            # relayed to a player.  Whoever resolves chance asks chance_outcomes().
-            raise IllegalAction(text, "chance is to play now, not a player (its outcomes: state.chance_outcomes())")
+            raise reasons.not_an_outcome(text)
         if cur == SIMULTANEOUS:
             self._commit(action, text)
             return
