@@ -543,16 +543,6 @@ def put(out: list, how: str, o: int, size: int, index: Mapping, v: Any) -> None:
         out[o] = 1.0
 
 
-def observation(state: "State", player: Optional[int]) -> list[float]:
-    """`state.observation(player)`: the player's view, as the vector `Game.observation_spec` lays out."""
-    spec = state.game.observation_spec(state.n, _options_of(state))
-    return spec.encode(state.view(player))
-
-
-def _options_of(state: "State") -> dict[str, Any]:
-    return {o.name: state.g[o.slot] for o in state.prog.model.options}
-
-
 def chance_probabilities(space: ActionSpace, state: "State") -> list[tuple[int, Fraction]]:
     """(chance id, exact probability) of each outcome of a chance node, ids merged where two
     outcomes read the same."""
