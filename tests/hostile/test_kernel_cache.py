@@ -248,6 +248,65 @@ def test_a_library_bigger_than_the_bound_is_still_used(cache, tmp_path, monkeypa
     assert {n for n in listing(cache / "kernels") if n.endswith(".so")} == {second.name}
 
 
+# ---- builds at once ---------------------------------------------------------------------------------
+
+
+def _counting(tmp_path: Path) -> tuple[str, Path]:
+    """A compiler that notes each compile in a file and takes half a second."""
+    runs = tmp_path / "runs"
+    return compiler(tmp_path, "counting", f"echo run >> {runs}\nsleep 0.5\nhead -c 4096 /dev/urandom > \"$out\"\n"), runs
+
+
+def test_processes_that_need_one_library_at_once_compile_it_once(cache, tmp_path, monkeypatch):
+    """Four builds of the same library at once (each its own descriptor on the lock, as separate
+    processes have): one compiles, the others wait and load what it stored; no lock is left."""
+    import threading
+
+    cc, runs = _counting(tmp_path)
+    use(monkeypatch, cc)
+    names, errors = [], []
+
+    def one() -> None:
+        try:
+            lib = native.build("a")
+            names.append(lib.name)
+            os.close(lib.fd)
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert not errors and len(names) == 4 and len(set(names)) == 1
+    assert runs.read_text().split() == ["run"]
+    assert not [n for n in listing(cache / "kernels") if n.startswith(".")]
+
+
+def test_a_build_that_holds_the_lock_too_long_is_not_waited_for(cache, tmp_path, monkeypatch):
+    """A process stopped while it builds holds the lock: the next build waits LOCK_WAIT, then
+    compiles the library itself."""
+    import fcntl
+
+    cc, runs = _counting(tmp_path)
+    use(monkeypatch, cc)
+    monkeypatch.setattr(native, "LOCK_WAIT", 0.3)
+    lib = native.build("b")  # (to learn its entry's name, and to make the folder)
+    os.close(lib.fd)
+    kernels = cache / "kernels"
+    for n in (lib.name, lib.name + ".sha256"):
+        (kernels / n).unlink()
+    held = os.open(kernels / f".lock-{lib.name}", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        again = native.build("b")
+        os.close(again.fd)
+    finally:
+        os.close(held)
+    assert again.name == lib.name and runs.read_text().split() == ["run", "run"]
+
+
 # ---- compiler processes ------------------------------------------------------------------------------
 
 

@@ -8,6 +8,7 @@ keyed by a hash of the C source (which holds the rules' layout and the emitter's
 compiler and the platform.  A library is built in a folder of its own and renamed into place only
 once the compiler has finished, with a checksum beside it; a cache entry whose checksum does not
 match (truncated, corrupted, written by somebody else) is never loaded: it is built again.
+Processes that need the same library at once wait for the one building it (`_building`).
 
 A library is code, and is only ever loaded from a place only its user (and root) can write: the
 cache folder and every folder above it are checked as they are opened, the folder is then used
@@ -25,6 +26,7 @@ warning.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import os
@@ -41,7 +43,12 @@ import threading
 import time
 from array import array
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: processes that need a library each build it
+    fcntl = None  # type: ignore[assignment]
 
 from . import abi as A
 from .abi import ARENA, FAULT_CAPACITY, FAULT_RULE, M64, MOVES_CAP, NIL, decision_seed
@@ -55,6 +62,8 @@ __all__ = ["NativeError", "NativeBackend", "compiler", "build", "is_known", "rem
 
 #: Seconds a compile may take.
 COMPILE_TIMEOUT = 120
+#: Seconds a build waits for another process building the same library (then builds it too).
+LOCK_WAIT = COMPILE_TIMEOUT + 10
 #: The most C a build hands the compiler (the bundled rulesets write about 100 KiB): thousands of
 #: phases make megabytes that take the compiler minutes and gigabytes, so they run as Python.
 MAX_C_SOURCE = 4 << 20
@@ -536,6 +545,13 @@ def _tidy(folder: _Folder, keep: set) -> None:
     except OSError:
         return
     _sweep_parts(folder, names)
+    for name in names:  # locks left by builds killed midway (a live build's is minutes old at most)
+        if name.startswith(".lock-"):
+            try:
+                if time.time() - folder.stat(name).st_mtime > STALE_AFTER:
+                    folder.remove(name)
+            except OSError:
+                pass
     groups: dict[str, list] = {}  # an entry (a library with its checksum, a note) -> [bytes, last use, names]
     for name in names:
         m = _ENTRY.fullmatch(name)
@@ -580,28 +596,75 @@ def build(kp: KernelProgram, sanitize: bool = False) -> _Library:
             _touch(folder, entry, lib.fd)
             return lib
         _check_failed(folder, entry)
-        part = f".build-{_owner()}-{secrets.token_hex(6)}"
+        with _building(folder, entry):
+            lib = _open_library(folder, entry)  # built by another process while this one waited
+            if lib is not None:
+                _touch(folder, entry, lib.fd)
+                return lib
+            _check_failed(folder, entry)
+            return _build_in(folder, entry, source, cmd, sanitize)
+
+
+def _build_in(folder: _Folder, entry: str, source: str, cmd: list[str], sanitize: bool) -> _Library:
+    """Compile `source` into the cache `folder` as `entry`."""
+    part = f".build-{_owner()}-{secrets.token_hex(6)}"
+    try:
+        os.mkdir(folder.at(part), 0o700, dir_fd=folder.fd)
+        with folder.sub(part) as inside:
+            fd, digest = _compile(inside, source, cmd, sanitize)
+            try:
+                inside.move(f"kernel{_SUFFIX}", folder, entry)  # whole or not at all
+                inside.write("sum", digest.encode())
+                inside.move("sum", folder, entry + ".sha256")  # after the library: never a checksum alone
+                _touch(folder, entry, fd)
+            except BaseException:
+                os.close(fd)
+                raise
+    except _Failed as exc:
+        _remember_failure(folder, entry, str(exc))
+        raise
+    except OSError as exc:
+        raise NativeError(f"the compiled kernel could not be stored ({exc.strerror or exc})") from None
+    finally:
+        folder.remove(part)
+    _tidy(folder, keep={entry, entry + ".sha256"})
+    return _Library(fd, digest, os.path.join(folder.path, entry), entry, cached=True)
+
+
+@contextlib.contextmanager
+def _building(folder: _Folder, entry: str) -> Iterator[None]:
+    """While this process builds `entry`: the others that need the same library wait for it (a
+    lock on the file `.lock-ENTRY` beside it) and then find it built, rather than each compiling
+    it too (the processes of a test run, or of a server's workers, start at once and need the
+    same rules).  A process that holds the lock longer than LOCK_WAIT (stopped, say) is not
+    waited for: the library is then built twice, as without the lock.  The lock file goes once
+    the build is over (a process killed meanwhile leaves it: `_tidy` removes it later)."""
+    name, fd, held = f".lock-{entry}", None, False
+    if fcntl is not None:
         try:
-            os.mkdir(folder.at(part), 0o700, dir_fd=folder.fd)
-            with folder.sub(part) as inside:
-                fd, digest = _compile(inside, source, cmd, sanitize)
-                try:
-                    inside.move(f"kernel{_SUFFIX}", folder, entry)  # whole or not at all
-                    inside.write("sum", digest.encode())
-                    inside.move("sum", folder, entry + ".sha256")  # after the library: never a checksum alone
-                    _touch(folder, entry, fd)
-                except BaseException:
-                    os.close(fd)
-                    raise
-        except _Failed as exc:
-            _remember_failure(folder, entry, str(exc))
-            raise
-        except OSError as exc:
-            raise NativeError(f"the compiled kernel could not be stored ({exc.strerror or exc})") from None
-        finally:
-            folder.remove(part)
-        _tidy(folder, keep={entry, entry + ".sha256"})
-        return _Library(fd, digest, os.path.join(folder.path, entry), entry, cached=True)
+            fd = folder.open(name, os.O_RDWR | os.O_CREAT)
+        except OSError:
+            fd = None
+    if fd is not None:
+        deadline = time.monotonic() + LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held = True
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
+            except OSError:
+                break
+    try:
+        yield
+    finally:
+        if fd is not None:
+            if held:  # (removed while locked: a process waiting on it finds the library once it has it)
+                folder.remove(name)
+            os.close(fd)
 
 
 def _build_privately(source: str, cmd: list[str], sanitize: bool, entry: str) -> _Library:
