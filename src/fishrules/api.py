@@ -57,6 +57,8 @@ class Game:
         self._backend = check_backend(backend)
         self._kernel: Any = None
         self._cached: Optional[bool] = None  # whether the native kernel is in the cache (see _states_on_kernel)
+        self._starts_on_kernel: Optional[Any] = None  # apistate.start, once states decide on the native kernel
+        self._defaults: Optional[dict] = None  # the options' defaults, once checked (`start` without options)
         self.name = name
         self.variant = resolved.variant
         self._identity = f"{model.title}#{text_hash}"
@@ -328,16 +330,24 @@ class Game:
                               f"not {_said(players)}")
         if chance not in ("seeded", "manual"):
             raise OptionError(f"chance must be 'seeded' or 'manual', not {_said(chance)}")
-        opts = self._options(options)
+        if options is None:  # (the API loop starts a game every few moves: what is known is not worked out again)
+            if self._defaults is None:
+                self._defaults = self._options(None)
+            opts = dict(self._defaults)
+        else:
+            opts = self._options(options)
         if seed is None:
             seed = secrets.randbits(63)
         elif isinstance(seed, bool) or not isinstance(seed, int):
             raise OptionError(f"seed must be a whole number, not {_said(seed)}")
-        if self._states_on_kernel() and (chance == "seeded" or self.kernel.manual_chance):
-            from .kernel.apistate import start
+        on_kernel = self._starts_on_kernel
+        if on_kernel is None and self._states_on_kernel():
+            from .kernel.apistate import start as on_kernel
 
-            # decisions on the kernel (see apistate); manual chance where it is dice only
-            return start(self, players, opts, seed, count_rules, chance == "manual")
+            self._starts_on_kernel = on_kernel  # (the native kernel, once built, stays this game's)
+        if on_kernel is not None and (chance == "seeded" or self.kernel.manual_chance):
+            # decisions on the kernel (see apistate)
+            return on_kernel(self, players, opts, seed, count_rules, chance == "manual")
         return State._new(self, players, opts, seed, chance == "manual", count_rules=count_rules)
 
     def replay(
