@@ -246,7 +246,7 @@ class KState(State):
             # kernel: an action names its move, not its position, as an action's text does.
             kernel, together = ks[_KERNEL], cur == _CUR_SIMUL
             shared = kernel.api_actions
-            key = (actor, together, got[1].tobytes())
+            key = (actor, together, kernel.backend.records_key(got[1]))
             listed = None if shared is None else shared.get(key)
             if listed is None:
                 # `where` is what identifies the list (no reference back to it: no cycle for the
@@ -774,11 +774,10 @@ class KState(State):
             by_move = kernel.api_move_ids.get(space)
             if by_move is None or len(by_move) >= _SHARED_IDS:
                 by_move = kernel.api_move_ids[space] = {}
-            size = 8 * kernel.backend.width
-            raw = got[1].tobytes()
+            key_of, records = kernel.backend.record_key, got[1]
             ids = []
             for i, a in enumerate(actions):
-                key = raw[i * size:(i + 1) * size]
+                key = key_of(records, i)
                 v = by_move.get(key)
                 if v is None:
                     v = by_move[key] = space.id_of(a)

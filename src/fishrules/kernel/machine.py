@@ -240,6 +240,42 @@ class PyBackend:
         S[A.H_WORK] = 0
         return self._sites[S[A.H_SITE]](S, player)
 
+    # ---- the API's fast path (NativeBackend's calls, for a state on either backend) -----------------
+    # A listing's "records" are the moves themselves here (a list of tuples); `NativeBackend`'s are
+    # the C records, decoded only when asked.
+
+    def moves_raw(self, S: list, player: int) -> tuple:
+        """(how many moves, the moves): `moves` as `NativeBackend.moves_raw` gives them."""
+        got = self.moves(S, player)
+        return len(got), got
+
+    @staticmethod
+    def decode(records: list, i: int) -> tuple:
+        return records[i]
+
+    def step_raw(self, S: list, records: list, i: int) -> tuple:
+        """Play move `i` of a listing and list the moves of the player to choose next: (n, moves),
+        or (0, None) where no single player is to choose (`NativeBackend.step_raw`)."""
+        self.play(S, records[i])
+        cur = S[A.H_CUR]
+        if cur < 0:
+            return 0, None
+        got = self.moves(S, cur)
+        return len(got), got
+
+    def choose_raw(self, S: list, records: list, i: int) -> None:
+        self.choose(S, records[i])
+
+    @staticmethod
+    def records_key(records: list) -> tuple:
+        """What a listing is known by (equal listings, equal keys): the moves."""
+        return tuple(records)
+
+    @staticmethod
+    def record_key(records: list, i: int) -> tuple:
+        """What move `i` of a listing is known by (the same move, the same key)."""
+        return records[i]
+
     @_worded
     def domain(self, S: list, action: int, param: int, move: tuple) -> list:
         """What parameter `param` of `action` may be at S, given the actor and the earlier values

@@ -1010,6 +1010,16 @@ class NativeBackend:
         w = self.width
         return self._decode(records[i * w:(i + 1) * w])
 
+    @staticmethod
+    def records_key(records: array) -> bytes:
+        """What a listing is known by (equal listings, equal keys): its records' bytes."""
+        return records.tobytes()
+
+    def record_key(self, records: array, i: int) -> bytes:
+        """What move `i` of a listing is known by (the same move, the same key): its record's bytes."""
+        w = self.width
+        return records[i * w:(i + 1) * w].tobytes()
+
     def step_raw(self, S: array, records: array, i: int) -> tuple:
         """Play move `i` of `moves_raw`'s records, run to the next decision and list the moves of
         the player to choose there, in one call into the kernel (the API's loop crosses into native
