@@ -28,6 +28,7 @@ __all__ = [
     "reference", "node_reads", "reads", "reads_by_argument", "kept_reads", "loops", "kept_defines", "define_order",
     "define_uses", "board_adjacency", "board_runs", "locals_in", "free_locals", "chooses_cards", "pushdown",
     "Blocks", "number_blocks", "rule_numbers", "card_values", "Faces", "faces", "public_defines",
+    "face_up_in_shuffled",
 ]
 
 
@@ -364,6 +365,17 @@ def rule_numbers(model: m.Model) -> dict[str, int]:
     for s in find_all(stmts, m.RuleStmt, stop_at=m.Expr):
         out.setdefault(s.name, len(out))
     return out
+
+
+def face_up_in_shuffled(model: m.Model) -> bool:
+    """Whether a card can lie face up in a zone the rules shuffle (and so be drawn as an outcome of
+    its own, `forms.draw_text`): they shuffle a zone and turn some card face up (`face up`,
+    `reveal`).  Cards start face down."""
+    if next(model.find_all(m.ShuffleZone), None) is None:
+        return False
+    if next(model.find_all(m.RevealCards), None) is not None:
+        return True
+    return any(s.facing == "up" for kind in (m.MoveCards, m.DrawCards) for s in model.find_all(kind))
 
 
 def card_values(model: m.Model) -> dict[str, list]:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional, Protocol
 import attrs
 
 from . import model as m
+from .analysis import face_up_in_shuffled
 from .bounds import Bounds
 from .errors import IllegalAction, OptionError
 from .forms import FACE_UP, forms_of
@@ -109,16 +110,6 @@ def _labels(model: m.Model, card_set: Optional[str]) -> tuple[list[str], Counter
     return list(dict.fromkeys(names)), Counter(names)
 
 
-def _face_up_in_shuffled(model: m.Model) -> bool:
-    """Whether a card can lie face up in a zone the rules shuffle: they shuffle a zone and turn some
-    card face up (`face up`, `reveal`).  Cards start face down."""
-    if next(model.find_all(m.ShuffleZone), None) is None:
-        return False
-    if next(model.find_all(m.RevealCards), None) is not None:
-        return True
-    return any(s.facing == "up" for kind in (m.MoveCards, m.DrawCards) for s in model.find_all(kind))
-
-
 class ActionSpace:
     """Every action that can ever be legal in a ruleset, numbered 0 to `size - 1`, for a number of
     players and options (`Game.action_space`).  Ids come from the parameters' declared domains, in
@@ -174,7 +165,7 @@ class ActionSpace:
         # A card lying face up in a shuffled zone is drawn as another outcome than the face-down
         # cards of its label (`forms.draw_text`): its id follows every label's, where the rules can
         # leave a card face up in a zone they shuffle.
-        if _face_up_in_shuffled(model):
+        if face_up_in_shuffled(model):
             self._card_labels += [lab + FACE_UP for lab in self._card_labels]
         self.chance_size: int = max(len(self._faces), len(self._card_labels), 1)
 
