@@ -949,7 +949,8 @@ class KState(State):
         if self._ks is None:
             return _SLOTS["redact"].__get__(self)
         if self._ks[_PLAYED] is not None:
-            return ()
+            kept = _slot(self, "redact")
+            return () if kept is None else kept
         rec = self._kernel_record()
         if rec is None:
             return self._as_state().redact
@@ -957,8 +958,28 @@ class KState(State):
 
     @redact.setter
     def redact(self, value: tuple) -> None:
-        self._become_state()
-        _SLOTS["redact"].__set__(self, value)
+        """The record's redactions, as the engine's field is set: (history index, what the others
+        read, who reads the real text) each, kept in the kernel's record (a state played out keeps
+        none: the value is kept beside it)."""
+        ks = self._ks
+        if ks is None:
+            _SLOTS["redact"].__set__(self, value)
+            return
+        entries = _redactions(value)
+        if ks[_PLAYED] is not None:
+            _SLOTS["redact"].__set__(self, entries)
+            return
+        rec = self._kernel_record()
+        if rec is None:
+            self._become_state()
+            _SLOTS["redact"].__set__(self, value)
+            return
+        from ..runtime import Log
+
+        hidden = Log()  # (a Log of its own: the one it replaces may be shared with clones)
+        for entry in entries:
+            hidden.append(entry)
+        rec.hidden = hidden
 
     def history_for(self, player: Optional[int]) -> list[str]:
         ks = self._ks
@@ -1028,37 +1049,50 @@ class KState(State):
         ks = self._ks
         if ks is None:
             return State.rules_fired.fget(self)  # type: ignore[attr-defined]
-        if not ks[_COUNT]:
+        fires = self.fires
+        if fires is None:
             return None
-        S, at = ks[_S], ks[_KERNEL].program.layout.fires
-        return {name: int(S[at + k]) for name, k in self.prog.rules.items()}
+        return {name: int(fires[k]) for name, k in self.prog.rules.items()}
 
     @property
     def fires(self) -> Optional[list[int]]:
-        """The engine's field: how often each rule fired, by its number (None unless counted)."""
+        """The engine's field: how often each rule fired, by its number (None unless counted).
+        The kernel counts in the position from the set-up on; a value set (`fires = [...]`) goes
+        on counting from there, as the engine's list does (kept beside the position: the counts
+        the position held when it was set)."""
         ks = self._ks
         if ks is None:
             return _SLOTS["fires"].__get__(self)
-        if not ks[_COUNT]:
+        kept = _slot(self, "fires")
+        if kept is _OFF or (kept is None and not ks[_COUNT]):
             return None
         lay = ks[_KERNEL].program.layout
-        return [int(v) for v in ks[_S][lay.fires:lay.fires + lay.nrules]]
+        now = [int(v) for v in ks[_S][lay.fires:lay.fires + lay.nrules]]
+        if kept is None:
+            return now
+        value, then = kept
+        return [v + a - b for v, a, b in zip(value, now, then)]
 
     @fires.setter
     def fires(self, value: Any) -> None:
-        self._become_state()
-        _SLOTS["fires"].__set__(self, value)
-
-    @property
-    def empty_draws(self) -> Optional[dict[int, int]]:
-        """The engine's field: the draws that found their zone empty, by the engine's zone key
-        (None unless counted), from the kernel's counts of each zone (before the first decision
-        and after, added up)."""
         ks = self._ks
         if ks is None:
-            return _SLOTS["empty_draws"].__get__(self)
-        if not ks[_COUNT]:
-            return None
+            _SLOTS["fires"].__set__(self, value)
+            return
+        if value is None:
+            _SLOTS["fires"].__set__(self, _OFF)
+            return
+        nrules = ks[_KERNEL].program.layout.nrules
+        if not isinstance(value, (list, tuple)) or len(value) != nrules or \
+                any(type(v) is not int for v in value):
+            raise OptionError(f"fires is a list of {nrules} counts, one a rule, not {short(value)}")
+        lay = ks[_KERNEL].program.layout
+        _SLOTS["fires"].__set__(self, (list(value), [int(v) for v in ks[_S][lay.fires:lay.fires + nrules]]))
+
+    def _empty_now(self) -> dict:
+        """The draws the kernel counted that found their zone empty (before the first decision and
+        after, added up), by the engine's zone key."""
+        ks = self._ks
         S, lay, G = ks[_S], ks[_KERNEL].program.layout, self.prog.G
         out = {}
         for zid, (is_game, slot, seat) in enumerate(lay.zone_names):
@@ -1067,10 +1101,39 @@ class KState(State):
                 out[slot if is_game else G + slot * MAX_SEATS + seat] = int(k)
         return out
 
+    @property
+    def empty_draws(self) -> Optional[dict[int, int]]:
+        """The engine's field: the draws that found their zone empty, by the engine's zone key
+        (None unless counted), from the kernel's counts of each zone; a value set goes on counting
+        from there, as `fires`."""
+        ks = self._ks
+        if ks is None:
+            return _SLOTS["empty_draws"].__get__(self)
+        kept = _slot(self, "empty_draws")
+        if kept is _OFF or (kept is None and not ks[_COUNT]):
+            return None
+        now = self._empty_now()
+        if kept is None:
+            return now
+        value, then = kept
+        out = {key: k + now.get(key, 0) - then.get(key, 0) for key, k in value.items()}
+        for key, k in now.items():
+            if key not in out and k != then.get(key, 0):
+                out[key] = k - then.get(key, 0)
+        return out
+
     @empty_draws.setter
     def empty_draws(self, value: Any) -> None:
-        self._become_state()
-        _SLOTS["empty_draws"].__set__(self, value)
+        ks = self._ks
+        if ks is None:
+            _SLOTS["empty_draws"].__set__(self, value)
+            return
+        if value is None:
+            _SLOTS["empty_draws"].__set__(self, _OFF)
+            return
+        if not isinstance(value, dict) or any(type(k) is not int or type(v) is not int for k, v in value.items()):
+            raise OptionError(f"empty_draws is a dict of counts by zone, not {short(value)}")
+        _SLOTS["empty_draws"].__set__(self, (dict(value), self._empty_now()))
 
     def playout(self, rng: Optional[random.Random] = None) -> Playout:
         """`State.playout` on the kernel: the backend plays the game out, its chance and its choices
@@ -1197,9 +1260,10 @@ class KState(State):
         return (_SLOTS["n"].__get__(self), pos, tuple(rec.history.list()), tuple(rec.redact))
 
     def __eq__(self, other: object) -> bool:
-        """`State.__eq__` (the same position of the same game, with the same record): between two
-        states on the kernel, their positions and records; with one of the engine's, this state's
-        twin on the engine is compared (this state stays on the kernel)."""
+        """`State.__eq__` (the same position of the same game, with the same record): the
+        positions (`position_of`; of a state of the engine's, the kernel's position its record
+        replays to, `Game._position_of`) and the records.  Only where a position or a record cannot
+        be had on the kernel are the twins on the engine compared (this state stays on the kernel)."""
         if not isinstance(other, State):
             return NotImplemented
         ks = self._ks
@@ -1214,6 +1278,10 @@ class KState(State):
             if a is not None and b is not None:
                 return a == b
             return State.__eq__(self._twin(), other._twin())  # type: ignore[attr-defined]
+        a = self._eq_key()
+        b = _engine_key(other) if a is not None else None
+        if a is not None and b is not None:
+            return a == b
         return State.__eq__(self._twin(), other)
 
     def __hash__(self) -> int:
@@ -1492,6 +1560,45 @@ class KState(State):
                                      (record, kernel.copy_state(S), 0), None, (seed, manual, start)])):
             _SLOTS[name].__set__(d, value)
         return d
+
+
+def _engine_key(state: State) -> Optional[tuple]:
+    """`KState._eq_key` of a state of the engine's machine: the kernel's position its record
+    replays to and the record; None where there is no position to be had (played out, rules too
+    large for the kernel, a record the kernel cannot play)."""
+    history = state._history
+    if history is None:
+        return None
+    pos = state.game._position_of(state)
+    if pos is None:
+        return None
+    return (state.n, tuple(pos), tuple(history.list()), tuple(state.redact))
+
+
+#: a counter of the engine's (`fires`, `empty_draws`) set to None on a KState: not counted
+_OFF = ("off",)
+
+
+def _slot(state: "KState", name: str) -> Any:
+    """What a KState keeps in one of the engine's slots (`fires`, `empty_draws`, `redact` set on
+    it), or None where nothing was."""
+    try:
+        return _SLOTS[name].__get__(state)
+    except AttributeError:
+        return None
+
+
+def _redactions(value: Any) -> tuple:
+    """`redact` as set on a KState: (history index, what the others read, who reads the text) each
+    (OptionError for anything else: the kernel's record reads them)."""
+    try:
+        entries = tuple((i, text, tuple(audience)) for i, text, audience in value)
+    except (TypeError, ValueError):
+        raise OptionError(f"redact is a tuple of (history index, text, players), not {short(value)}") from None
+    for i, text, audience in entries:
+        if type(i) is not int or i < 0 or type(text) is not str or any(type(p) is not int for p in audience):
+            raise OptionError(f"redact is a tuple of (history index, text, players), not {short(value)}")
+    return entries
 
 
 def _in_part(ks: list) -> bool:
