@@ -129,3 +129,28 @@ def test_a_kernel_state_compares_with_an_engine_state_without_replaying(name, no
             _step(k, e, rng)
         assert k == e and e == k
         assert type(k) is KState
+
+
+# ---- 4. saving a state played out -----------------------------------------------------------------
+
+@pytest.mark.parametrize("manual", [False, True])
+def test_a_played_out_kernel_state_refuses_to_be_saved_in_the_engines_words(manual, no_twin):
+    import pickle
+
+    g = bundled_game("fatfish")
+    k, e = _pair(g, 3, 2, manual)
+    k.playout(random.Random(1))
+    e.playout(random.Random(1))
+    for save in (lambda s: s.to_dict(), lambda s: s.to_json(), lambda s: pickle.dumps(s)):
+        said = []
+        for s in (k, e):
+            with pytest.raises(OptionError) as got:
+                save(s)
+            said.append(str(got.value))
+        assert said[0] == said[1] and "keeps no history" in said[0]
+        assert type(k) is KState
+    d = g.start(3, seed=2).determinize(0, random.Random(1))
+    d.playout(random.Random(3))
+    with pytest.raises(OptionError, match="is a determinization"):  # (as the engine's: that first)
+        d.to_json()
+    assert type(d) is KState

@@ -938,7 +938,7 @@ class KState(State):
         if ks is None:
             return State.history.fget(self)  # type: ignore[attr-defined]
         if ks[_PLAYED] is not None:  # (the engine's words)
-            raise OptionError("this state was played out to its end by playout(): it keeps no history")
+            raise OptionError(_NO_HISTORY)
         rec = self._kernel_record()
         if rec is None:
             return self._as_state().history
@@ -1304,15 +1304,15 @@ class KState(State):
         ks = self._ks
         if ks is None:
             return State.to_dict(self)
-        if ks[_PLAYED] is not None:
-            return State.to_dict(self._as_state())  # (the engine's words: no history to save)
-        rec = self._kernel_record()
-        if rec is None:
-            return State.to_dict(self._as_state())
         if len(ks[_FROM]) > 2:  # (a determinization: no history reaches it)
             from ..runtime.determinize import NOT_SAVED
 
             raise OptionError(NOT_SAVED)
+        if ks[_PLAYED] is not None:  # (the engine's words: no history to save)
+            raise OptionError(_NO_HISTORY)
+        rec = self._kernel_record()
+        if rec is None:
+            return State.to_dict(self._as_state())
         return {
             "format": "fishrules-state/2",
             "game": self.prog.identity,
@@ -1361,11 +1361,12 @@ class KState(State):
     def _reseed(self, seed: int, draws: int, manual: bool) -> None:
         """`State._reseed` on the kernel: the generator written into the position's header, and
         kept among the moves applied, where playing them again writes it too.  Left to the engine:
-        a chance node handed to the generator (the engine draws it when next asked), and manual
-        chance the kernel cannot wait for (a card drawn from a shuffled zone)."""
+        chance handed to the generator while it waits for chance (the engine takes the outcome it
+        waits for by hand, and the rest of its dice or cards from the generator; the kernel's wait
+        reads whether chance is the caller's only as the roll or the draw begins).  (Every kernel
+        a KState is on waits for chance given by hand: `Kernel.manual_chance`.)"""
         ks = self._ks
-        if ks is not None and ((not manual and ks[_S][_H_CUR] == _CUR_CHANCE)
-                               or (manual and not ks[_KERNEL].manual_chance)):
+        if ks is not None and not manual and ks[_S][_H_CUR] == _CUR_CHANCE and ks[_S][_H_MANUAL]:
             self._become_state()
         if self._ks is None:
             State._reseed(self, seed, draws, manual)
@@ -1573,6 +1574,10 @@ def _engine_key(state: State) -> Optional[tuple]:
     if pos is None:
         return None
     return (state.n, tuple(pos), tuple(history.list()), tuple(state.redact))
+
+
+#: the engine's words for the record of a state played out (runtime/record.py `history`)
+_NO_HISTORY = "this state was played out to its end by playout(): it keeps no history"
 
 
 #: a counter of the engine's (`fires`, `empty_draws`) set to None on a KState: not counted
