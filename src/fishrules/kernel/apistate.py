@@ -846,26 +846,50 @@ class KState(State):
     # ---- the record, from the kernel's trace (kernel/record.py) -----------------------------------
 
     def _kernel_record(self) -> Optional[KRecord]:
-        """The engine's record of this game, kept by the kernel; None where the engine must keep it
-        (`Recorder.can`, or a fault of the kernel's while recording).  Nothing is recorded while
-        the state only decides and applies: the first time a record is asked for, the moves applied
-        since the last record was worked out (from the start, the first time) are played again on a
-        copy of that position with the kernel's trace kept, and the record and the position it is
-        of are kept for the next time (and for clones)."""
+        """The engine's record of this game, kept by the kernel; None for a state played out (it
+        keeps none).  Nothing is recorded while the state only decides and applies: the first time
+        a record is asked for, the moves applied since the last record was worked out (from the
+        start, the first time) are played again on a copy of that position with the kernel's trace
+        kept, and the record and the position it is of are kept for the next time (and for
+        clones).  Where the kernel cannot keep it (`Recorder.can`; a step whose record takes more
+        work than the kernel's budget, or more trace than it holds) the record is the engine's: the
+        twin's, read into the kernel's record once (the state stays a KState, and the next moves are
+        recorded on the kernel again from there)."""
         ks = self._ks
         kernel = ks[_KERNEL]
         rc = kernel.recorder
         if rc is None:
             rc = kernel.recorder = Recorder(kernel)
-        if not rc.can or ks[_PLAYED] is not None:  # (a state played out keeps no record: the engine says so)
+        if ks[_PLAYED] is not None:  # (a state played out keeps no record: the engine says so)
             return None
         base = ks[_REC]
         if base is None or base[2] != len(ks[_APPLIED]):
-            try:
-                base = ks[_REC] = self._catch_up(rc, base)
-            except KFault:
-                return None
+            got = None
+            if rc.can:
+                try:
+                    got = self._catch_up(rc, base)
+                except KFault:
+                    pass
+            base = ks[_REC] = got if got is not None else self._engine_record()
         return base[0]
+
+    def _engine_record(self) -> tuple:
+        """(record, position, moves applied) of this state where the kernel cannot work the record
+        out: the engine twin's history, redactions and events, read into a `KRecord` of their own."""
+        from ..runtime import Log
+
+        ks = self._ks
+        twin = self._twin()
+        rec = KRecord()
+        for text in twin._history.list():
+            rec.history.append(text)
+        hidden = Log()
+        for entry in twin.redact:
+            hidden.append(entry)
+        rec.hidden = hidden
+        for e in twin.events.list():
+            rec.events.append(e)
+        return rec, ks[_KERNEL].copy_state(ks[_S]), len(ks[_APPLIED])
 
     def _catch_up(self, rc: Recorder, base: Optional[tuple]) -> tuple:
         """(record, position, moves applied) of this state: the moves applied since `base` played
@@ -880,6 +904,8 @@ class KState(State):
             rc.traced(be, rec, n, run, *args)
 
         if base is None:
+            if len(ks[_FROM]) > 2:  # a determinization: its record is the one it was drawn with (the engine twin's)
+                raise KFault(FAULT_CAPACITY)
             rec = KRecord()
             seed, manual = ks[_FROM]
             S = be.new(n, ks[_OPTIONS], seed)
@@ -988,8 +1014,8 @@ class KState(State):
         if player is not None:
             check_seat(player, _SLOTS["n"].__get__(self))
         rec = self._kernel_record()
-        if rec is None:
-            return State.history_for(self._as_state(), player)
+        if rec is None:  # (played out: the engine's words)
+            raise OptionError(_NO_HISTORY)
         return rec.history_for(player)
 
     def view(self, player: Optional[int] = None) -> dict:
@@ -999,6 +1025,8 @@ class KState(State):
             return State.view(self, player)
         if player is not None:
             check_seat(player, _SLOTS["n"].__get__(self))
+        if ks[_PLAYED] is not None:  # (the engine's words: its view reads the history)
+            raise OptionError(_NO_HISTORY)
         out = self._position_view(player, True)
         if out is not None and self._ks is not None:
             rec = self._kernel_record()
@@ -1016,8 +1044,8 @@ class KState(State):
             check_seat(player, n)
         check_since(since)
         rec = self._kernel_record()
-        if rec is None:
-            return State.events_for(self._as_state(), player, since)
+        if rec is None:  # (played out: no events, as the engine's)
+            return []
         return events_for(rec, self.prog, n, player, since, self.winners, self.scores)
 
     def __repr__(self) -> str:
@@ -1029,9 +1057,8 @@ class KState(State):
         if ks[_PLAYED] is not None:
             return f"<State {self.prog.model.title!r} {_SLOTS['n'].__get__(self)} players, {where}, ? actions>"
         rec = self._kernel_record()
-        if rec is None:
-            return self._as_state().__repr__()
-        where = "over" if self.is_over else f"current={self.current!r}"
+        if rec is None:  # pragma: no cover - played out: said above
+            return f"<State {self.prog.model.title!r} {_SLOTS['n'].__get__(self)} players, {where}, ? actions>"
         return f"<State {self.prog.model.title!r} {_SLOTS['n'].__get__(self)} players, {where}, {len(rec.history.list())} actions>"
 
     # ---- the rest of the surface, from the position ----------------------------------------------
