@@ -217,3 +217,116 @@ def test_a_determinization_whose_record_is_lost_reads_its_engine_twins():
     d._ks[_REC] = None
     assert (d.history, d.redact, d.events_for(1)) == want
     assert type(d) is KState
+
+
+# ---- 6. determinization of a choice made together in part, and Determinizer(kstate) -----------------
+
+def _same_world(d, e, rng, steps: int = 12) -> None:
+    """The KState world `d` and the engine's world `e` are the same position: every seat sees the
+    same, the same actions are legal, and they play on alike (a draw from a deck, a choice
+    unveiled, would show a card or a choice placed otherwise)."""
+    assert type(d) is KState and type(e) is State
+    for _ in range(steps):
+        assert d.history == e.history and d.redact == e.redact
+        assert d.current == e.current and d.waiting == e.waiting
+        for p in [None, *range(e.n)]:
+            assert d.view(p) == e.view(p)
+        if e.is_over:
+            break
+        if e.current == CHANCE:
+            acts = [a.text for a, _ in e.chance_outcomes()]
+            assert acts == [a.text for a, _ in d.chance_outcomes()]
+        else:
+            for p in e.waiting:
+                assert [a.text for a in d.legal_actions(p)] == [a.text for a in e.legal_actions(p)]
+            acts = [a.text for a in e.legal_actions(e.waiting[0])]
+        text = acts[rng.randrange(len(acts))]
+        d.apply(text)
+        e.apply(text)
+    assert type(d) is KState
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_a_choice_made_in_part_is_drawn_again_on_the_kernel_as_the_engine_draws_it(players, no_twin):
+    g = bundled_game("fisheatfish")
+    seen = 0
+    for seed in range(3):
+        k, e = _pair(g, players, seed)
+        rng = random.Random(seed)
+        for step in range(60):
+            if e.is_over:
+                break
+            if e.current == "simultaneous" and len(e.waiting) < len(k._ks[0].backend.who_together(k._ks[1])):
+                seen += 1
+                for v in [None, *range(players)]:
+                    d, w = k.determinize(v, random.Random(step)), e.determinize(v, random.Random(step))
+                    _same_world(d, w, random.Random(v or 0))
+                    assert type(k) is KState
+            _step(k, e, rng)
+    assert seen  # (choices made in part were met)
+
+
+def test_a_choice_drawn_again_differs_from_the_real_one_and_is_the_players_own_else():
+    g = bundled_game("fisheatfish")
+    k = g.start(2, seed=1)
+    rng = random.Random(1)
+    while k.current != "simultaneous":
+        k.apply(k.legal_actions(k.waiting[0])[rng.randrange(len(k.legal_actions(k.waiting[0])))])
+    k.apply(k.legal_actions(0)[-1])
+    drawn = {k.determinize(1, random.Random(i)).history[-1] for i in range(40)}
+    assert len(drawn) > 1 and all(t.startswith("p0: ") and t != "p0: ?" for t in drawn)
+    assert k.determinize(0, random.Random(3)).history == k.history_for(0)  # p0 knows its own
+    assert type(k) is KState
+
+
+@pytest.mark.parametrize("name", ["fatfish", "fisheatfish", "fisherman", "fishfish"])
+def test_a_determinizer_of_a_kernel_state_draws_on_the_kernel(name, no_twin):
+    from fishrules.determinize import Determinizer
+
+    g = bundled_game(name)
+    players = g.min_players + 1
+    k, e = _pair(g, players, 6)
+    rng = random.Random(6)
+    for _ in range(15):
+        if e.is_over:
+            break
+        _step(k, e, rng)
+    for v in (0, None):
+        dk, de = Determinizer(k, v), Determinizer(e, v)
+        assert dk.groups == de.groups and dk.choices == de.choices
+        for i in range(3):
+            d = dk.sample(random.Random(i))
+            assert d.history == k.determinize(v, random.Random(i)).history
+            _same_world(d, de.sample(random.Random(i)), random.Random(i), steps=6)
+    assert type(k) is KState
+
+
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_a_choice_made_is_put_in_place_of_another_on_both_spellings(backend):
+    # (what a determinization draws again: the k-th choice made, replaced in the position)
+    from fishrules.kernel import Kernel
+    from fishrules.kernel import abi as A
+    from fishrules.kernel.determinize import rechoose
+
+    g = bundled_game("fisheatfish")
+    kernel = g.kernel if backend == "native" else Kernel(g, "python")
+    be = kernel.backend
+    S = be.new(3, g._options(None), 2)
+    be.start(S, False)
+    rng = random.Random(2)
+    while S[A.H_CUR] != A.CUR_SIMUL:
+        be.play(S, rng.choice(be.moves(S, S[A.H_CUR])))
+    who = be.who_together(S)
+    assert len(who) > 1
+    made = [rng.choice(be.moves(S, p)) for p in who[:-1]]  # all but the last
+    for m in made:
+        be.choose(S, m)
+    for k, p in enumerate(who[:-1]):
+        other = be.moves(S, p)[-1 - k % 2]
+        rechoose(be, S, k, other)
+        made[k] = other
+        assert be.chosen_together(S) == tuple(tuple(m) for m in made) and be.waiting_together(S) == [who[-1]]
+    T = kernel.copy_state(S)
+    be.choose(S, be.moves(S, who[-1])[0])  # the last: the game runs on, with the choices put in place
+    be.play_together(T, tuple(made) + (be.moves(T, who[-1])[0],))
+    assert list(S) == list(T)

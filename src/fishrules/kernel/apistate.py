@@ -1544,46 +1544,96 @@ class KState(State):
 
     def determinize(self, player: Optional[int], rng: random.Random, chance: Optional[str] = None) -> State:
         """`State.determinize` on the kernel (kernel/determinize.py): a copy of the position with
-        the cards `player` cannot tell apart shuffled into their places, `player`'s record and a
-        new seed, a KState.  `_FROM` holds where it starts (seed, manual, (its position, a maker of
-        its twin on the engine's machine)): playing its moves again starts there.  The engine's
-        determinization where the kernel's cannot be drawn: a simultaneous choice made in part,
-        chance handed to the generator at a chance node, a record the kernel cannot keep."""
-        from ..runtime.determinize import PLAYED_OUT, Determinizer, check_chance
-        from .determinize import KDeterminizer, Unseen
-
+        the cards `player` cannot tell apart shuffled into their places, the others' secret choices
+        made together drawn again, `player`'s record and a new seed, a KState (see `_Draws`).
+        This state stays a KState whatever is drawn."""
         ks = self._ks
         if ks is None:
             return State.determinize(self, player, rng, chance)
-        n = _SLOTS["n"].__get__(self)
+        return self.determinizer_on_kernel(player).sample(rng, chance)
+
+    def determinizer_on_kernel(self, player: Optional[int]) -> "_Draws":
+        """What `player` knows of this position, worked out once, to draw many determinizations
+        from: `Determinizer(state, player)` of a KState (runtime/determinize.py) is this."""
+        from ..runtime.determinize import PLAYED_OUT
+
+        ks = self._ks
         if player is not None:
-            check_seat(player, n)
+            check_seat(player, _SLOTS["n"].__get__(self))
         if ks[_PLAYED] is not None:
             raise OptionError(PLAYED_OUT)
-        check_chance(chance)
-        manual = _SLOTS["manual"].__get__(self) if chance is None else chance == "manual"
-        rec = None if _in_part(ks) or (ks[_S][_H_CUR] == _CUR_CHANCE and not manual) else self._kernel_record()
-        kernel = ks[_KERNEL]
+        return _Draws(self, player)
+
+
+class _Draws:
+    """Determinizations of one KState for one player, drawn on the kernel (`KDeterminizer`) with
+    the random numbers the engine's `Determinizer.sample` draws, so that the same `rng` gives the
+    engine twin's world: each a KState whose `_FROM` holds where it starts (seed, manual, (its
+    position, a maker of its twin on the engine's machine)), so that playing its moves again
+    starts there.  The engine's determinization of the state's twin (an engine State; the state
+    itself stays a KState) where the kernel's cannot be drawn: who may look at a zone the kernel
+    cannot say (`Unseen`), a rule that goes wrong listing a secret choice to draw again, and chance
+    handed to the generator at a chance node (the kernel's wait reads whether chance is the
+    caller's only as a roll or a draw begins: `_reseed`)."""
+
+    def __init__(self, state: KState, player: Optional[int]):
+        from .determinize import KDeterminizer, Unseen
+
+        state._kernel_record()  # (the record worked out before the copy: the copy shares it)
+        self.real = real = state.clone()  # the position drawn from, should the state be played on
+        self.player = player
+        ks = real._ks
+        self.kernel = kernel = ks[_KERNEL]
+        self._engine: Any = None
+        self.det: Any = None
         try:
-            det = None if rec is None else KDeterminizer(kernel, ks[_S], rec, player)
+            self.det = KDeterminizer(kernel, ks[_S], real._kernel_record(), player)
         except Unseen:
-            det = None
-        if det is None:
-            return State.determinize(self._as_state(), player, rng, chance)
-        S, seed, orders = det.sample(rng, manual)
-        record = det.record().copy()
-        real = self.clone()
-        keys = [rc_zone[0] for rc_zone in kernel.recorder.zones]
-        groups = [([(keys[z] if z >= 0 else -1, i) for z, i in places], cards) for places, cards in det.groups]
+            pass
+        if self.det is None:
+            self.groups, self.choices = self.engine().groups, self.engine().choices
+        else:
+            keys = [rc_zone[0] for rc_zone in kernel.recorder.zones]
+            #: the groups' places in the engine's zone keys (as `Determinizer.groups`)
+            self.groups = [([(keys[z] if z >= 0 else -1, i) for z, i in places], cards)
+                           for places, cards in self.det.groups]
+            self.choices = [k for k, _, _ in self.det.choices]
+
+    def engine(self) -> Any:
+        """The engine's determinizer of the state's twin on the engine's machine."""
+        from ..runtime.determinize import Determinizer
+
+        if self._engine is None:
+            self._engine = Determinizer(self.real._twin(), self.player)
+        return self._engine
+
+    def sample(self, rng: random.Random, chance: Optional[str] = None) -> State:
+        from ..runtime.determinize import check_chance
+
+        check_chance(chance)
+        real, det, player = self.real, self.det, self.player
+        ks = real._ks
+        manual = _SLOTS["manual"].__get__(real) if chance is None else chance == "manual"
+        if det is None or (ks[_S][_H_CUR] == _CUR_CHANCE and not manual):
+            return self.engine().sample(rng, chance)
+        saved = rng.getstate()
+        try:
+            S, seed, orders, picks = det.sample(rng, manual)
+        except KFault:  # a rule that goes wrong listing a secret choice: the engine's words, or world
+            rng.setstate(saved)
+            return self.engine().sample(rng, chance)
+        record = det.record(picks)
+        kernel, groups, js = self.kernel, self.groups, [j for j, _ in picks]
 
         def on_engine() -> State:  # its twin on the engine's machine: the real twin, determinized alike
-            twin = real._twin()
-            return Determinizer(twin, player).world(orders, seed, "manual" if manual else "seeded", groups)
+            from ..runtime.determinize import Determinizer
+
+            return Determinizer(real._twin(), player).world(orders, seed, "manual" if manual else "seeded", groups, js)
 
         d = KState.__new__(KState)
         start = (kernel.copy_state(S), on_engine)
-        for name, value in (("game", _SLOTS["game"].__get__(self)), ("prog", self.prog), ("n", n), ("seed", seed),
-                            ("manual", manual),
+        for name, value in (("game", _SLOTS["game"].__get__(real)), ("prog", real.prog), ("n", _SLOTS["n"].__get__(real)),
+                            ("seed", seed), ("manual", manual),
                             ("_ks", [kernel, S, [], {}, ks[_OPTIONS], False, ks[_SHARED],
                                      (record, kernel.copy_state(S), 0), None, (seed, manual, start)])):
             _SLOTS[name].__set__(d, value)
@@ -1593,14 +1643,17 @@ class KState(State):
 def _engine_key(state: State) -> Optional[tuple]:
     """`KState._eq_key` of a state of the engine's machine: the kernel's position its record
     replays to and the record; None where there is no position to be had (played out, rules too
-    large for the kernel, a record the kernel cannot play)."""
-    history = state._history
-    if history is None:
+    large for the kernel, a record the kernel cannot play, a determinization: its record is one
+    player's, which does not replay to its position)."""
+    if state._history is None:
         return None
-    pos = state.game._position_of(state)
-    if pos is None:
+    try:
+        saved = state.to_dict()  # (its position as JSON writes it, `Game._position_of`)
+    except OptionError:  # a determinization: no history reaches it
         return None
-    return (state.n, tuple(pos), tuple(history.list()), tuple(state.redact))
+    if saved["position"] is None:
+        return None
+    return (state.n, tuple(saved["position"]), tuple(saved["history"]), tuple(state.redact))
 
 
 #: the engine's words for the record of a state played out (runtime/record.py `history`)
