@@ -815,6 +815,8 @@ class KState(State):
         ks = self._ks
         if ks is not None and player is not None:
             check_seat(player, _SLOTS["n"].__get__(self))  # (refused before anything is worked out)
+        if ks is not None and ks[_PLAYED] is not None:  # (the engine's words: its observation reads the view)
+            raise OptionError(_NO_HISTORY)
         if ks is not None and (player is None or (type(player) is int and 0 <= player < _SLOTS["n"].__get__(self))):
             got = self._spaces()
             if got[2] is None:
@@ -827,7 +829,11 @@ class KState(State):
             view = self._position_view(player, False)
             if view is not None:
                 return got[2].encode(view)
-        return State.observation(self._as_state() if ks is not None else self, player)
+        if ks is None:
+            return State.observation(self, player)
+        # What the kernel cannot show as the engine does (a `seen by` whose seat cannot be worked
+        # out, say: the engine's error): the engine twin's observation, this state left as it is
+        return State.observation(self._twin(), player)
 
     def clone(self) -> "State":
         ks = self._ks
@@ -1033,7 +1039,7 @@ class KState(State):
             if rec is not None:
                 out["history"] = rec.history_for(player)
                 return out
-        return State.view(self._as_state(), player)
+        return State.view(self._twin(), player)  # (what the kernel cannot show: see `observation`)
 
     def events_for(self, player: Optional[int], since: Optional[int] = None) -> list[dict]:
         ks = self._ks
