@@ -879,6 +879,13 @@ class KState(State):
             base = ks[_REC] = got if got is not None else self._engine_record()
         return base[0]
 
+    def _record(self) -> KRecord:
+        """`_kernel_record` where a state played out is refused in the engine's words."""
+        rec = self._kernel_record()
+        if rec is None:
+            raise OptionError(_NO_HISTORY)
+        return rec
+
     def _engine_record(self) -> tuple:
         """(record, position, moves applied) of this state where the kernel cannot work the record
         out: the engine twin's history, redactions and events, read into a `KRecord` of their own."""
@@ -971,10 +978,7 @@ class KState(State):
             return State.history.fget(self)  # type: ignore[attr-defined]
         if ks[_PLAYED] is not None:  # (the engine's words)
             raise OptionError(_NO_HISTORY)
-        rec = self._kernel_record()
-        if rec is None:
-            return self._as_state().history
-        return list(rec.history.list())  # the caller's: as the engine's, a new list at each call
+        return list(self._record().history.list())  # the caller's: as the engine's, a new list at each call
 
     @property
     def redact(self) -> tuple:
@@ -983,10 +987,7 @@ class KState(State):
         if self._ks[_PLAYED] is not None:
             kept = _slot(self, "redact")
             return () if kept is None else kept
-        rec = self._kernel_record()
-        if rec is None:
-            return self._as_state().redact
-        return rec.redact
+        return self._record().redact
 
     @redact.setter
     def redact(self, value: tuple) -> None:
@@ -1001,11 +1002,7 @@ class KState(State):
         if ks[_PLAYED] is not None:
             _SLOTS["redact"].__set__(self, entries)
             return
-        rec = self._kernel_record()
-        if rec is None:
-            self._become_state()
-            _SLOTS["redact"].__set__(self, value)
-            return
+        rec = self._record()
         from ..runtime import Log
 
         hidden = Log()  # (a Log of its own: the one it replaces may be shared with clones)
@@ -1332,8 +1329,8 @@ class KState(State):
     # ---- saving (fishrules-state/2) and the generator ------------------------------------------------
 
     def to_dict(self) -> dict:
-        """`State.to_dict`, from the kernel's record and position: this state stays on the kernel.
-        A state whose record the kernel cannot keep is the engine's, which writes it."""
+        """`State.to_dict`, from the kernel's record and position: this state stays on the kernel
+        (a state played out and a determinization refused in the engine's words)."""
         ks = self._ks
         if ks is None:
             return State.to_dict(self)
@@ -1341,11 +1338,7 @@ class KState(State):
             from ..runtime.determinize import NOT_SAVED
 
             raise OptionError(NOT_SAVED)
-        if ks[_PLAYED] is not None:  # (the engine's words: no history to save)
-            raise OptionError(_NO_HISTORY)
-        rec = self._kernel_record()
-        if rec is None:
-            return State.to_dict(self._as_state())
+        rec = self._record()  # (played out: the engine's words, no history to save)
         return {
             "format": "fishrules-state/2",
             "game": self.prog.identity,
