@@ -407,3 +407,72 @@ def test_a_played_out_kernel_state_has_no_observation_as_the_engines(request):
         with pytest.raises(OptionError, match="keeps no history"):
             s.observation(0)
     assert type(k) is KState
+
+
+# ---- 8. the search's worlds at a choice made together in part --------------------------------------
+
+def _in_part(players: int, seed: int):
+    """A fisheatfish KState waiting at a choice made together, all but the last made."""
+    k = bundled_game("fisheatfish").start(players, seed=seed)
+    rng = random.Random(seed)
+    while True:
+        if k.current == "simultaneous" and len(k.waiting) > 1:
+            for p in k.waiting[:-1]:
+                k.apply(k.legal_actions(p)[rng.randrange(len(k.legal_actions(p)))])
+            return k
+        k.apply(k.legal_actions(k.waiting[0])[rng.randrange(len(k.legal_actions(k.waiting[0])))])
+
+
+def test_the_search_draws_its_worlds_on_the_kernel_at_a_choice_made_in_part():
+    from fishrules.kernel.search import Worlds
+
+    k = _in_part(3, 1)
+    g, last = k.game, k.waiting[-1]
+    worlds = Worlds(g.kernel, k, last)
+    be = g.kernel.backend
+    real = be.chosen_together(worlds.base)
+    drawn = {be.chosen_together(worlds.sample(random.Random(i))) for i in range(30)}
+    assert len(drawn) > 1  # the others' choices, which `last` has not seen, are drawn again
+    for chosen in drawn:
+        assert [m[1] for m in chosen] == [m[1] for m in real]  # by the same players, in the same order
+    assert type(k) is KState
+
+
+@pytest.mark.parametrize("kind", ["mcts", "ismcts"])
+def test_a_search_bot_at_a_choice_made_in_part_searches_on_the_kernel(kind, monkeypatch):
+    from fishrules.bots import MCTSBot, make_bot
+
+    def engine(*args):  # pragma: no cover - what the test checks is not reached
+        raise AssertionError("searched on the engine's machine")
+
+    monkeypatch.setattr(MCTSBot, "_choose_on_engine", engine)
+    for players, seed in ((2, 3), (3, 1), (5, 2)):
+        k = _in_part(players, seed)
+        p = k.waiting[-1]
+        a = make_bot(kind, seed=1, iterations=60).choose(k, p)
+        assert a.text in {b.text for b in k.legal_actions(p)}
+        k.apply(a)
+        assert type(k) is KState
+
+
+def test_the_search_keeps_its_choices_made_together_in_the_position(monkeypatch):
+    # (no choices held beside the position and played together at the end: each is `choose`n)
+    from fishrules.bots import MCTSBot, make_bot
+
+    g = bundled_game("fisheatfish")
+    k = g.start(3, seed=4)
+    rng = random.Random(4)
+    while k.current != "simultaneous":
+        k.apply(k.legal_actions(k.waiting[0])[rng.randrange(len(k.legal_actions(k.waiting[0])))])
+
+    def refused(*args, **kwargs):  # pragma: no cover - what the test checks is not reached
+        raise AssertionError("choices played together from beside the position")
+
+    def engine(*args):  # pragma: no cover
+        raise AssertionError("searched on the engine's machine")
+
+    monkeypatch.setattr(g.kernel.backend, "play_together", refused)
+    monkeypatch.setattr(MCTSBot, "_choose_on_engine", engine)
+    for p in list(k.waiting):
+        k.apply(make_bot("mcts", seed=p, iterations=80).choose(k, p))
+    assert type(k) is KState
