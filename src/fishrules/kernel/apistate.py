@@ -15,12 +15,15 @@ are the engine's record kept by the kernel's own trace, worked out when first as
 applied since the last record played again on a copy of that position with the trace kept; a
 state that only decides and applies records nothing).  So do the phases being played, the rules
 fired and empty draws counted, `score_parts` (the rules' score lines, run on the kernel), equality
-(the position under the layout's mask, `position_of`, and the record), JSON and `playout(rng)`
-(the backend's, seeded from `rng`, chance the caller was to give included).  A choice made together
+(the position under the layout's mask, `position_of`, and the record; of a state of the
+engine's, the position its record replays to), JSON, `playout(rng)` (the backend's, seeded from
+`rng`, chance the caller was to give included), determinization (kernel/determinize.py) and the
+engine's fields a simulation sets (`fires`, `empty_draws`, `redact`).  A choice made together
 is kept in the position as it is made (the backend's `choose`), so a state holding one in part is
-a position like any other.  The moment anything else of the state is asked for (a
-determinization, an `Action` object of the engine's own, any of the engine's other fields), or a
-record the kernel cannot keep (`Recorder.can`), it becomes a plain
+a position like any other.  Where the kernel cannot work something out (a record it cannot
+trace, a view it cannot show) the answer is its engine twin's (`_twin`), the state untouched.  The
+moment anything else of the state is asked for (an `Action` object of the engine's own, any of the
+engine's other fields), it becomes a plain
 `State`: the engine's machine replays its actions (chance comes out the same from the same seed)
 and the state goes on as the engine's from there.  So a loop that decides, applies and shows each
 seat what it sees (a bot playing itself, a learning loop, a table) runs on the kernel, and

@@ -7,7 +7,9 @@ the engine's event tuples), where each card is, face up or not, and each zone's 
 layout (`where`, `up`, the zones' slots), who may look at a zone from the rules' visibility as the
 kernel's record reads it (`Recorder.zones`; a `seen by` zone by the kernel's own `looks`).  A
 determinization is a copy of the position with the cards the player cannot tell apart shuffled
-into their places, the player's record, and a new seed for chance.
+into their places, the others' secret choices made so far at a choice made together drawn again
+among their legal ones (`choices`, put in the waiting frame's `chosen` by `rechoose`), the
+player's record, and a new seed for chance.
 
 `KDeterminizer.groups` are in kernel zone ids: places `(zone id, index)`, -1 the box.  The groups,
 their order and the random numbers drawn are the engine's (the groups are ordered by the engine's
