@@ -418,9 +418,9 @@ score "n": n
 
 def test_a_record_the_kernel_cannot_work_out_is_the_engines():
     """Deciding and applying stay on the kernel, and so does the record while the kernel can work it
-    out; past that (a step whose record takes more work than the kernel's budget), asking for the
-    record makes the state the engine's, with the engine's whole record (what the kernel had
-    recorded before is put back as it was, not kept half-written)."""
+    out; past that (a step whose record takes more work than the kernel's budget), the record is
+    the engine twin's, read into the kernel's (what the kernel had recorded before is put back as it
+    was, not kept half-written), and the state stays a KState, recording on the kernel from there."""
     g = fishrules.loads(BUSY, "busy.fish", backend="native")
     g.kernel
     k = g.start(2, seed=1)
@@ -435,5 +435,11 @@ def test_a_record_the_kernel_cannot_work_out_is_the_engines():
     e.apply(e.legal_actions()[0].text)
     assert type(k) is KState  # the busy move played on the kernel
     assert k.history_for(0) == e.history_for(0) and k.events_for(1, 2) == e.events_for(1, 2)
-    assert type(k) is State
+    assert type(k) is KState  # the engine's record, read into the kernel's: the state stays a KState
     assert c.history == e.history[:2] and type(c) is KState  # a clone's record is its own
+    while not e.is_over:  # recorded on the kernel again from the engine's record on
+        k.apply(k.legal_actions()[0])
+        e.apply(e.legal_actions()[0].text)
+        assert k.history == e.history and k.redact == e.redact and k.events_for(None) == e.events_for(None)
+        assert k.view(1) == e.view(1) and repr(k) == repr(e) and k == e
+    assert type(k) is KState

@@ -15,12 +15,15 @@ are the engine's record kept by the kernel's own trace, worked out when first as
 applied since the last record played again on a copy of that position with the trace kept; a
 state that only decides and applies records nothing).  So do the phases being played, the rules
 fired and empty draws counted, `score_parts` (the rules' score lines, run on the kernel), equality
-(the position under the layout's mask, `position_of`, and the record), JSON and `playout(rng)`
-(the backend's, seeded from `rng`, chance the caller was to give included).  A choice made together
+(the position under the layout's mask, `position_of`, and the record; of a state of the
+engine's, the position its record replays to), JSON, `playout(rng)` (the backend's, seeded from
+`rng`, chance the caller was to give included), determinization (kernel/determinize.py) and the
+engine's fields a simulation sets (`fires`, `empty_draws`, `redact`).  A choice made together
 is kept in the position as it is made (the backend's `choose`), so a state holding one in part is
-a position like any other.  The moment anything else of the state is asked for (a
-determinization, an `Action` object of the engine's own, any of the engine's other fields), or a
-record the kernel cannot keep (`Recorder.can`), it becomes a plain
+a position like any other.  Where the kernel cannot work something out (a record it cannot
+trace, a view it cannot show) the answer is its engine twin's (`_twin`), the state untouched.  The
+moment anything else of the state is asked for (an `Action` object of the engine's own, any of the
+engine's other fields), it becomes a plain
 `State`: the engine's machine replays its actions (chance comes out the same from the same seed)
 and the state goes on as the engine's from there.  So a loop that decides, applies and shows each
 seat what it sees (a bot playing itself, a learning loop, a table) runs on the kernel, and
@@ -814,6 +817,8 @@ class KState(State):
         ks = self._ks
         if ks is not None and player is not None:
             check_seat(player, _SLOTS["n"].__get__(self))  # (refused before anything is worked out)
+        if ks is not None and ks[_PLAYED] is not None:  # (the engine's words: its observation reads the view)
+            raise OptionError(_NO_HISTORY)
         if ks is not None and (player is None or (type(player) is int and 0 <= player < _SLOTS["n"].__get__(self))):
             got = self._spaces()
             if got[2] is None:
@@ -826,7 +831,11 @@ class KState(State):
             view = self._position_view(player, False)
             if view is not None:
                 return got[2].encode(view)
-        return State.observation(self._as_state() if ks is not None else self, player)
+        if ks is None:
+            return State.observation(self, player)
+        # What the kernel cannot show as the engine does (a `seen by` whose seat cannot be worked
+        # out, say: the engine's error): the engine twin's observation, this state left as it is
+        return State.observation(self._twin(), player)
 
     def clone(self) -> "State":
         ks = self._ks
@@ -845,26 +854,57 @@ class KState(State):
     # ---- the record, from the kernel's trace (kernel/record.py) -----------------------------------
 
     def _kernel_record(self) -> Optional[KRecord]:
-        """The engine's record of this game, kept by the kernel; None where the engine must keep it
-        (`Recorder.can`, or a fault of the kernel's while recording).  Nothing is recorded while
-        the state only decides and applies: the first time a record is asked for, the moves applied
-        since the last record was worked out (from the start, the first time) are played again on a
-        copy of that position with the kernel's trace kept, and the record and the position it is
-        of are kept for the next time (and for clones)."""
+        """The engine's record of this game, kept by the kernel; None for a state played out (it
+        keeps none).  Nothing is recorded while the state only decides and applies: the first time
+        a record is asked for, the moves applied since the last record was worked out (from the
+        start, the first time) are played again on a copy of that position with the kernel's trace
+        kept, and the record and the position it is of are kept for the next time (and for
+        clones).  Where the kernel cannot keep it (`Recorder.can`; a step whose record takes more
+        work than the kernel's budget, or more trace than it holds) the record is the engine's: the
+        twin's, read into the kernel's record once (the state stays a KState, and the next moves are
+        recorded on the kernel again from there)."""
         ks = self._ks
         kernel = ks[_KERNEL]
         rc = kernel.recorder
         if rc is None:
             rc = kernel.recorder = Recorder(kernel)
-        if not rc.can or ks[_PLAYED] is not None:  # (a state played out keeps no record: the engine says so)
+        if ks[_PLAYED] is not None:  # (a state played out keeps no record: the engine says so)
             return None
         base = ks[_REC]
         if base is None or base[2] != len(ks[_APPLIED]):
-            try:
-                base = ks[_REC] = self._catch_up(rc, base)
-            except KFault:
-                return None
+            got = None
+            if rc.can:
+                try:
+                    got = self._catch_up(rc, base)
+                except KFault:
+                    pass
+            base = ks[_REC] = got if got is not None else self._engine_record()
         return base[0]
+
+    def _record(self) -> KRecord:
+        """`_kernel_record` where a state played out is refused in the engine's words."""
+        rec = self._kernel_record()
+        if rec is None:
+            raise OptionError(_NO_HISTORY)
+        return rec
+
+    def _engine_record(self) -> tuple:
+        """(record, position, moves applied) of this state where the kernel cannot work the record
+        out: the engine twin's history, redactions and events, read into a `KRecord` of their own."""
+        from ..runtime import Log
+
+        ks = self._ks
+        twin = self._twin()
+        rec = KRecord()
+        for text in twin._history.list():
+            rec.history.append(text)
+        hidden = Log()
+        for entry in twin.redact:
+            hidden.append(entry)
+        rec.hidden = hidden
+        for e in twin.events.list():
+            rec.events.append(e)
+        return rec, ks[_KERNEL].copy_state(ks[_S]), len(ks[_APPLIED])
 
     def _catch_up(self, rc: Recorder, base: Optional[tuple]) -> tuple:
         """(record, position, moves applied) of this state: the moves applied since `base` played
@@ -879,6 +919,8 @@ class KState(State):
             rc.traced(be, rec, n, run, *args)
 
         if base is None:
+            if len(ks[_FROM]) > 2:  # a determinization: its record is the one it was drawn with (the engine twin's)
+                raise KFault(FAULT_CAPACITY)
             rec = KRecord()
             seed, manual = ks[_FROM]
             S = be.new(n, ks[_OPTIONS], seed)
@@ -937,27 +979,38 @@ class KState(State):
         if ks is None:
             return State.history.fget(self)  # type: ignore[attr-defined]
         if ks[_PLAYED] is not None:  # (the engine's words)
-            raise OptionError("this state was played out to its end by playout(): it keeps no history")
-        rec = self._kernel_record()
-        if rec is None:
-            return self._as_state().history
-        return list(rec.history.list())  # the caller's: as the engine's, a new list at each call
+            raise OptionError(_NO_HISTORY)
+        return list(self._record().history.list())  # the caller's: as the engine's, a new list at each call
 
     @property
     def redact(self) -> tuple:
         if self._ks is None:
             return _SLOTS["redact"].__get__(self)
         if self._ks[_PLAYED] is not None:
-            return ()
-        rec = self._kernel_record()
-        if rec is None:
-            return self._as_state().redact
-        return rec.redact
+            kept = _slot(self, "redact")
+            return () if kept is None else kept
+        return self._record().redact
 
     @redact.setter
     def redact(self, value: tuple) -> None:
-        self._become_state()
-        _SLOTS["redact"].__set__(self, value)
+        """The record's redactions, as the engine's field is set: (history index, what the others
+        read, who reads the real text) each, kept in the kernel's record (a state played out keeps
+        none: the value is kept beside it)."""
+        ks = self._ks
+        if ks is None:
+            _SLOTS["redact"].__set__(self, value)
+            return
+        entries = _redactions(value)
+        if ks[_PLAYED] is not None:
+            _SLOTS["redact"].__set__(self, entries)
+            return
+        rec = self._record()
+        from ..runtime import Log
+
+        hidden = Log()  # (a Log of its own: the one it replaces may be shared with clones)
+        for entry in entries:
+            hidden.append(entry)
+        rec.hidden = hidden
 
     def history_for(self, player: Optional[int]) -> list[str]:
         ks = self._ks
@@ -966,8 +1019,8 @@ class KState(State):
         if player is not None:
             check_seat(player, _SLOTS["n"].__get__(self))
         rec = self._kernel_record()
-        if rec is None:
-            return State.history_for(self._as_state(), player)
+        if rec is None:  # (played out: the engine's words)
+            raise OptionError(_NO_HISTORY)
         return rec.history_for(player)
 
     def view(self, player: Optional[int] = None) -> dict:
@@ -977,13 +1030,15 @@ class KState(State):
             return State.view(self, player)
         if player is not None:
             check_seat(player, _SLOTS["n"].__get__(self))
+        if ks[_PLAYED] is not None:  # (the engine's words: its view reads the history)
+            raise OptionError(_NO_HISTORY)
         out = self._position_view(player, True)
         if out is not None and self._ks is not None:
             rec = self._kernel_record()
             if rec is not None:
                 out["history"] = rec.history_for(player)
                 return out
-        return State.view(self._as_state(), player)
+        return State.view(self._twin(), player)  # (what the kernel cannot show: see `observation`)
 
     def events_for(self, player: Optional[int], since: Optional[int] = None) -> list[dict]:
         ks = self._ks
@@ -994,8 +1049,8 @@ class KState(State):
             check_seat(player, n)
         check_since(since)
         rec = self._kernel_record()
-        if rec is None:
-            return State.events_for(self._as_state(), player, since)
+        if rec is None:  # (played out: no events, as the engine's)
+            return []
         return events_for(rec, self.prog, n, player, since, self.winners, self.scores)
 
     def __repr__(self) -> str:
@@ -1007,9 +1062,8 @@ class KState(State):
         if ks[_PLAYED] is not None:
             return f"<State {self.prog.model.title!r} {_SLOTS['n'].__get__(self)} players, {where}, ? actions>"
         rec = self._kernel_record()
-        if rec is None:
-            return self._as_state().__repr__()
-        where = "over" if self.is_over else f"current={self.current!r}"
+        if rec is None:  # pragma: no cover - played out: said above
+            return f"<State {self.prog.model.title!r} {_SLOTS['n'].__get__(self)} players, {where}, ? actions>"
         return f"<State {self.prog.model.title!r} {_SLOTS['n'].__get__(self)} players, {where}, {len(rec.history.list())} actions>"
 
     # ---- the rest of the surface, from the position ----------------------------------------------
@@ -1027,37 +1081,50 @@ class KState(State):
         ks = self._ks
         if ks is None:
             return State.rules_fired.fget(self)  # type: ignore[attr-defined]
-        if not ks[_COUNT]:
+        fires = self.fires
+        if fires is None:
             return None
-        S, at = ks[_S], ks[_KERNEL].program.layout.fires
-        return {name: int(S[at + k]) for name, k in self.prog.rules.items()}
+        return {name: int(fires[k]) for name, k in self.prog.rules.items()}
 
     @property
     def fires(self) -> Optional[list[int]]:
-        """The engine's field: how often each rule fired, by its number (None unless counted)."""
+        """The engine's field: how often each rule fired, by its number (None unless counted).
+        The kernel counts in the position from the set-up on; a value set (`fires = [...]`) goes
+        on counting from there, as the engine's list does (kept beside the position: the counts
+        the position held when it was set)."""
         ks = self._ks
         if ks is None:
             return _SLOTS["fires"].__get__(self)
-        if not ks[_COUNT]:
+        kept = _slot(self, "fires")
+        if kept is _OFF or (kept is None and not ks[_COUNT]):
             return None
         lay = ks[_KERNEL].program.layout
-        return [int(v) for v in ks[_S][lay.fires:lay.fires + lay.nrules]]
+        now = [int(v) for v in ks[_S][lay.fires:lay.fires + lay.nrules]]
+        if kept is None:
+            return now
+        value, then = kept
+        return [v + a - b for v, a, b in zip(value, now, then)]
 
     @fires.setter
     def fires(self, value: Any) -> None:
-        self._become_state()
-        _SLOTS["fires"].__set__(self, value)
-
-    @property
-    def empty_draws(self) -> Optional[dict[int, int]]:
-        """The engine's field: the draws that found their zone empty, by the engine's zone key
-        (None unless counted), from the kernel's counts of each zone (before the first decision
-        and after, added up)."""
         ks = self._ks
         if ks is None:
-            return _SLOTS["empty_draws"].__get__(self)
-        if not ks[_COUNT]:
-            return None
+            _SLOTS["fires"].__set__(self, value)
+            return
+        if value is None:
+            _SLOTS["fires"].__set__(self, _OFF)
+            return
+        nrules = ks[_KERNEL].program.layout.nrules
+        if not isinstance(value, (list, tuple)) or len(value) != nrules or \
+                any(type(v) is not int for v in value):
+            raise OptionError(f"fires is a list of {nrules} counts, one a rule, not {short(value)}")
+        lay = ks[_KERNEL].program.layout
+        _SLOTS["fires"].__set__(self, (list(value), [int(v) for v in ks[_S][lay.fires:lay.fires + nrules]]))
+
+    def _empty_now(self) -> dict:
+        """The draws the kernel counted that found their zone empty (before the first decision and
+        after, added up), by the engine's zone key."""
+        ks = self._ks
         S, lay, G = ks[_S], ks[_KERNEL].program.layout, self.prog.G
         out = {}
         for zid, (is_game, slot, seat) in enumerate(lay.zone_names):
@@ -1066,10 +1133,39 @@ class KState(State):
                 out[slot if is_game else G + slot * MAX_SEATS + seat] = int(k)
         return out
 
+    @property
+    def empty_draws(self) -> Optional[dict[int, int]]:
+        """The engine's field: the draws that found their zone empty, by the engine's zone key
+        (None unless counted), from the kernel's counts of each zone; a value set goes on counting
+        from there, as `fires`."""
+        ks = self._ks
+        if ks is None:
+            return _SLOTS["empty_draws"].__get__(self)
+        kept = _slot(self, "empty_draws")
+        if kept is _OFF or (kept is None and not ks[_COUNT]):
+            return None
+        now = self._empty_now()
+        if kept is None:
+            return now
+        value, then = kept
+        out = {key: k + now.get(key, 0) - then.get(key, 0) for key, k in value.items()}
+        for key, k in now.items():
+            if key not in out and k != then.get(key, 0):
+                out[key] = k - then.get(key, 0)
+        return out
+
     @empty_draws.setter
     def empty_draws(self, value: Any) -> None:
-        self._become_state()
-        _SLOTS["empty_draws"].__set__(self, value)
+        ks = self._ks
+        if ks is None:
+            _SLOTS["empty_draws"].__set__(self, value)
+            return
+        if value is None:
+            _SLOTS["empty_draws"].__set__(self, _OFF)
+            return
+        if not isinstance(value, dict) or any(type(k) is not int or type(v) is not int for k, v in value.items()):
+            raise OptionError(f"empty_draws is a dict of counts by zone, not {short(value)}")
+        _SLOTS["empty_draws"].__set__(self, (dict(value), self._empty_now()))
 
     def playout(self, rng: Optional[random.Random] = None) -> Playout:
         """`State.playout` on the kernel: the backend plays the game out, its chance and its choices
@@ -1196,9 +1292,10 @@ class KState(State):
         return (_SLOTS["n"].__get__(self), pos, tuple(rec.history.list()), tuple(rec.redact))
 
     def __eq__(self, other: object) -> bool:
-        """`State.__eq__` (the same position of the same game, with the same record): between two
-        states on the kernel, their positions and records; with one of the engine's, this state's
-        twin on the engine is compared (this state stays on the kernel)."""
+        """`State.__eq__` (the same position of the same game, with the same record): the
+        positions (`position_of`; of a state of the engine's, the kernel's position its record
+        replays to, `Game._position_of`) and the records.  Only where a position or a record cannot
+        be had on the kernel are the twins on the engine compared (this state stays on the kernel)."""
         if not isinstance(other, State):
             return NotImplemented
         ks = self._ks
@@ -1213,6 +1310,10 @@ class KState(State):
             if a is not None and b is not None:
                 return a == b
             return State.__eq__(self._twin(), other._twin())  # type: ignore[attr-defined]
+        a = self._eq_key()
+        b = _engine_key(other) if a is not None else None
+        if a is not None and b is not None:
+            return a == b
         return State.__eq__(self._twin(), other)
 
     def __hash__(self) -> int:
@@ -1230,20 +1331,16 @@ class KState(State):
     # ---- saving (fishrules-state/2) and the generator ------------------------------------------------
 
     def to_dict(self) -> dict:
-        """`State.to_dict`, from the kernel's record and position: this state stays on the kernel.
-        A state whose record the kernel cannot keep is the engine's, which writes it."""
+        """`State.to_dict`, from the kernel's record and position: this state stays on the kernel
+        (a state played out and a determinization refused in the engine's words)."""
         ks = self._ks
         if ks is None:
             return State.to_dict(self)
-        if ks[_PLAYED] is not None:
-            return State.to_dict(self._as_state())  # (the engine's words: no history to save)
-        rec = self._kernel_record()
-        if rec is None:
-            return State.to_dict(self._as_state())
         if len(ks[_FROM]) > 2:  # (a determinization: no history reaches it)
             from ..runtime.determinize import NOT_SAVED
 
             raise OptionError(NOT_SAVED)
+        rec = self._record()  # (played out: the engine's words, no history to save)
         return {
             "format": "fishrules-state/2",
             "game": self.prog.identity,
@@ -1292,11 +1389,12 @@ class KState(State):
     def _reseed(self, seed: int, draws: int, manual: bool) -> None:
         """`State._reseed` on the kernel: the generator written into the position's header, and
         kept among the moves applied, where playing them again writes it too.  Left to the engine:
-        a chance node handed to the generator (the engine draws it when next asked), and manual
-        chance the kernel cannot wait for (a card drawn from a shuffled zone)."""
+        chance handed to the generator while it waits for chance (the engine takes the outcome it
+        waits for by hand, and the rest of its dice or cards from the generator; the kernel's wait
+        reads whether chance is the caller's only as the roll or the draw begins).  (Every kernel
+        a KState is on waits for chance given by hand: `Kernel.manual_chance`.)"""
         ks = self._ks
-        if ks is not None and ((not manual and ks[_S][_H_CUR] == _CUR_CHANCE)
-                               or (manual and not ks[_KERNEL].manual_chance)):
+        if ks is not None and not manual and ks[_S][_H_CUR] == _CUR_CHANCE and ks[_S][_H_MANUAL]:
             self._become_state()
         if self._ks is None:
             State._reseed(self, seed, draws, manual)
@@ -1447,50 +1545,146 @@ class KState(State):
 
     def determinize(self, player: Optional[int], rng: random.Random, chance: Optional[str] = None) -> State:
         """`State.determinize` on the kernel (kernel/determinize.py): a copy of the position with
-        the cards `player` cannot tell apart shuffled into their places, `player`'s record and a
-        new seed, a KState.  `_FROM` holds where it starts (seed, manual, (its position, a maker of
-        its twin on the engine's machine)): playing its moves again starts there.  The engine's
-        determinization where the kernel's cannot be drawn: a simultaneous choice made in part,
-        chance handed to the generator at a chance node, a record the kernel cannot keep."""
-        from ..runtime.determinize import PLAYED_OUT, Determinizer, check_chance
-        from .determinize import KDeterminizer, Unseen
-
+        the cards `player` cannot tell apart shuffled into their places, the others' secret choices
+        made together drawn again, `player`'s record and a new seed, a KState (see `_Draws`).
+        This state stays a KState whatever is drawn."""
         ks = self._ks
         if ks is None:
             return State.determinize(self, player, rng, chance)
-        n = _SLOTS["n"].__get__(self)
+        return self.determinizer_on_kernel(player).sample(rng, chance)
+
+    def determinizer_on_kernel(self, player: Optional[int]) -> "_Draws":
+        """What `player` knows of this position, worked out once, to draw many determinizations
+        from: `Determinizer(state, player)` of a KState (runtime/determinize.py) is this."""
+        from ..runtime.determinize import PLAYED_OUT
+
+        ks = self._ks
         if player is not None:
-            check_seat(player, n)
+            check_seat(player, _SLOTS["n"].__get__(self))
         if ks[_PLAYED] is not None:
             raise OptionError(PLAYED_OUT)
-        check_chance(chance)
-        manual = _SLOTS["manual"].__get__(self) if chance is None else chance == "manual"
-        rec = None if _in_part(ks) or (ks[_S][_H_CUR] == _CUR_CHANCE and not manual) else self._kernel_record()
-        kernel = ks[_KERNEL]
+        return _Draws(self, player)
+
+
+class _Draws:
+    """Determinizations of one KState for one player, drawn on the kernel (`KDeterminizer`) with
+    the random numbers the engine's `Determinizer.sample` draws, so that the same `rng` gives the
+    engine twin's world: each a KState whose `_FROM` holds where it starts (seed, manual, (its
+    position, a maker of its twin on the engine's machine)), so that playing its moves again
+    starts there.  The engine's determinization of the state's twin (an engine State; the state
+    itself stays a KState) where the kernel's cannot be drawn: who may look at a zone the kernel
+    cannot say (`Unseen`), a rule that goes wrong listing a secret choice to draw again, and chance
+    handed to the generator at a chance node (the kernel's wait reads whether chance is the
+    caller's only as a roll or a draw begins: `_reseed`)."""
+
+    def __init__(self, state: KState, player: Optional[int]):
+        from .determinize import KDeterminizer, Unseen
+
+        state._kernel_record()  # (the record worked out before the copy: the copy shares it)
+        self.real = real = state.clone()  # the position drawn from, should the state be played on
+        self.player = player
+        ks = real._ks
+        self.kernel = kernel = ks[_KERNEL]
+        self._engine: Any = None
+        self.det: Any = None
         try:
-            det = None if rec is None else KDeterminizer(kernel, ks[_S], rec, player)
+            self.det = KDeterminizer(kernel, ks[_S], real._kernel_record(), player)
         except Unseen:
-            det = None
-        if det is None:
-            return State.determinize(self._as_state(), player, rng, chance)
-        S, seed, orders = det.sample(rng, manual)
-        record = det.record().copy()
-        real = self.clone()
-        keys = [rc_zone[0] for rc_zone in kernel.recorder.zones]
-        groups = [([(keys[z] if z >= 0 else -1, i) for z, i in places], cards) for places, cards in det.groups]
+            pass
+        if self.det is None:
+            self.groups, self.choices = self.engine().groups, self.engine().choices
+        else:
+            keys = [rc_zone[0] for rc_zone in kernel.recorder.zones]
+            #: the groups' places in the engine's zone keys (as `Determinizer.groups`)
+            self.groups = [([(keys[z] if z >= 0 else -1, i) for z, i in places], cards)
+                           for places, cards in self.det.groups]
+            self.choices = [k for k, _, _ in self.det.choices]
+
+    def engine(self) -> Any:
+        """The engine's determinizer of the state's twin on the engine's machine."""
+        from ..runtime.determinize import Determinizer
+
+        if self._engine is None:
+            self._engine = Determinizer(self.real._twin(), self.player)
+        return self._engine
+
+    def sample(self, rng: random.Random, chance: Optional[str] = None) -> State:
+        from ..runtime.determinize import check_chance
+
+        check_chance(chance)
+        real, det, player = self.real, self.det, self.player
+        ks = real._ks
+        manual = _SLOTS["manual"].__get__(real) if chance is None else chance == "manual"
+        if det is None or (ks[_S][_H_CUR] == _CUR_CHANCE and not manual):
+            return self.engine().sample(rng, chance)
+        saved = rng.getstate()
+        try:
+            S, seed, orders, picks = det.sample(rng, manual)
+        except KFault:  # a rule that goes wrong listing a secret choice: the engine's words, or world
+            rng.setstate(saved)
+            return self.engine().sample(rng, chance)
+        record = det.record(picks)
+        kernel, groups, js = self.kernel, self.groups, [j for j, _ in picks]
 
         def on_engine() -> State:  # its twin on the engine's machine: the real twin, determinized alike
-            twin = real._twin()
-            return Determinizer(twin, player).world(orders, seed, "manual" if manual else "seeded", groups)
+            from ..runtime.determinize import Determinizer
+
+            return Determinizer(real._twin(), player).world(orders, seed, "manual" if manual else "seeded", groups, js)
 
         d = KState.__new__(KState)
         start = (kernel.copy_state(S), on_engine)
-        for name, value in (("game", _SLOTS["game"].__get__(self)), ("prog", self.prog), ("n", n), ("seed", seed),
-                            ("manual", manual),
+        for name, value in (("game", _SLOTS["game"].__get__(real)), ("prog", real.prog), ("n", _SLOTS["n"].__get__(real)),
+                            ("seed", seed), ("manual", manual),
                             ("_ks", [kernel, S, [], {}, ks[_OPTIONS], False, ks[_SHARED],
                                      (record, kernel.copy_state(S), 0), None, (seed, manual, start)])):
             _SLOTS[name].__set__(d, value)
         return d
+
+
+def _engine_key(state: State) -> Optional[tuple]:
+    """`KState._eq_key` of a state of the engine's machine: the kernel's position its record
+    replays to and the record; None where there is no position to be had (played out, rules too
+    large for the kernel, a record the kernel cannot play, a determinization: its record is one
+    player's, which does not replay to its position)."""
+    if state._history is None:
+        return None
+    try:
+        saved = state.to_dict()  # (its position as JSON writes it, `Game._position_of`)
+    except OptionError:  # a determinization: no history reaches it
+        return None
+    if saved["position"] is None:
+        return None
+    return (state.n, tuple(saved["position"]), tuple(saved["history"]), tuple(state.redact))
+
+
+#: the engine's words for the record of a state played out (runtime/record.py `history`)
+_NO_HISTORY = "this state was played out to its end by playout(): it keeps no history"
+
+
+#: a counter of the engine's (`fires`, `empty_draws`) set to None on a KState: not counted
+_OFF = ("off",)
+
+
+def _slot(state: "KState", name: str) -> Any:
+    """What a KState keeps in one of the engine's slots (`fires`, `empty_draws`, `redact` set on
+    it), or None where nothing was."""
+    try:
+        return _SLOTS[name].__get__(state)
+    except AttributeError:
+        return None
+
+
+def _redactions(value: Any) -> tuple:
+    """`redact` as set on a KState: (history index, what the others read, who reads the text) each
+    (OptionError for anything else: the kernel's record reads them)."""
+    try:
+        entries = tuple((i, text, tuple(audience)) for i, text, audience in value)
+    except (TypeError, ValueError):
+        raise OptionError(f"redact is a tuple of (history index, text, players), not {short(value)}") from None
+    for i, text, audience in entries:
+        if type(i) is not int or i < 0 or type(text) is not str or any(type(p) is not int for p in audience):
+            raise OptionError(f"redact is a tuple of (history index, text, players), not {short(value)}")
+    return entries
 
 
 def _in_part(ks: list) -> bool:

@@ -7,7 +7,9 @@ the engine's event tuples), where each card is, face up or not, and each zone's 
 layout (`where`, `up`, the zones' slots), who may look at a zone from the rules' visibility as the
 kernel's record reads it (`Recorder.zones`; a `seen by` zone by the kernel's own `looks`).  A
 determinization is a copy of the position with the cards the player cannot tell apart shuffled
-into their places, the player's record, and a new seed for chance.
+into their places, the others' secret choices made so far at a choice made together drawn again
+among their legal ones (`choices`, put in the waiting frame's `chosen` by `rechoose`), the
+player's record, and a new seed for chance.
 
 `KDeterminizer.groups` are in kernel zone ids: places `(zone id, index)`, -1 the box.  The groups,
 their order and the random numbers drawn are the engine's (the groups are ordered by the engine's
@@ -19,13 +21,15 @@ Nothing here imports the API state: `KState.determinize` makes the state, `kerne
 from __future__ import annotations
 
 import random
+from array import array
 from typing import Any, Optional
 
+from ..runtime import Log
 from ..runtime.determinize import card_classes, card_groups, seen_by
-from .abi import H_DRAWS, H_MANUAL, H_SEED
+from .abi import CUR_SIMUL, H_CUR, H_DRAWS, H_MANUAL, H_SEED
 from .record import KRecord, Recorder
 
-__all__ = ["KDeterminizer", "Unseen"]
+__all__ = ["KDeterminizer", "Unseen", "rechoose"]
 
 
 class Unseen(Exception):
@@ -93,16 +97,41 @@ class KDeterminizer:
         zid_of[-1] = -1
         self.groups = [([(zid_of[key], i) for key, i in places], cards)
                        for places, cards in card_groups(cls, labels, hidden, place)]
+        self.choices = self._secret_choices()
         self._record: Optional[KRecord] = None
 
-    def record(self) -> KRecord:
+    def _secret_choices(self) -> list[tuple]:
+        """The choices others made at the simultaneous decision the game waits at that the player
+        has not seen, as the engine's `_secret_choices` finds them: (their place in the waiting
+        frame's `chosen`, in the order they were made; the player who made it; its entry in the
+        history: the choices are the history's last entries, made one after the other)."""
+        S, v = self.S, self.player
+        if S[H_CUR] != CUR_SIMUL:
+            return []
+        chosen = self.kernel.backend.chosen_together(S)
+        first = len(self.rec.history) - len(chosen)
+        hidden = {i for i, _, aud in self.rec.redact if v not in aud}
+        return [(k, m[1], first + k) for k, m in enumerate(chosen) if m[1] != v and first + k in hidden]
+
+    def record(self, picks: tuple = ()) -> KRecord:
         """The record as the player knows it: their history, and the events as they saw them (the
-        redactions kept: what each entry hides is public)."""
+        redactions kept: what each entry hides is public); a new one, with the others' secret
+        choices drawn again (`picks`, from `sample`) written in the history as the engine's
+        `_redraw_choices` writes them (their text)."""
         if self._record is None:
             rec = self.rec
             history, events = seen_by(rec.history_for(self.player), rec.events.list(), self.player)
             self._record = KRecord(history, rec.hidden.copy(), events)
-        return self._record
+        base = self._record
+        if not picks:
+            return base.copy()
+        hist = list(base.history.list())
+        for (_, _, i), (_, move) in zip(self.choices, picks):
+            hist[i] = self.kernel.boundary.text(move, True)
+        history = Log()
+        for text in hist:
+            history.append(text)
+        return KRecord(history, base.hidden.copy(), base.events.copy())
 
     def place(self, S: Any, orders: list) -> None:
         """Put each group's cards, in `orders`, into its places of position S."""
@@ -116,9 +145,12 @@ class KDeterminizer:
                     S[where + c] = zid
 
     def sample(self, rng: random.Random, manual: bool) -> tuple:
-        """(position, seed, the cards' orders) of one determinization drawn with `rng` (the
-        random numbers the engine's `Determinizer.sample` draws: a shuffle a group, then the
-        seed); chance the caller's if `manual`."""
+        """(position, seed, the cards' orders, the secret choices drawn again: (which of the
+        player's legal choices, the move) each, in the order of `choices`) of one
+        determinization drawn with `rng` (the random numbers the engine's `Determinizer.sample`
+        draws: a shuffle a group, then the seed, then one choice among the legal ones for each
+        secret choice, `_redraw_choices`); chance the caller's if `manual`.  KFault where a
+        player's choices cannot be listed in the determinization (a rule that goes wrong)."""
         S = self.kernel.copy_state(self.S)
         orders = []
         for _, cards in self.groups:
@@ -128,4 +160,27 @@ class KDeterminizer:
         self.place(S, orders)
         seed = rng.getrandbits(63)
         S[H_SEED], S[H_DRAWS], S[H_MANUAL] = seed, 0, 1 if manual else 0
-        return S, seed, orders
+        picks = []
+        be = self.kernel.backend
+        for k, p, _ in self.choices:
+            moves = be.moves(S, p)  # (its legal choices here, as the engine lists them in the world)
+            j = rng.randrange(len(moves))
+            rechoose(be, S, k, moves[j])
+            picks.append((j, moves[j]))
+        return S, seed, orders, tuple(picks)
+
+
+def rechoose(be: Any, S: Any, k: int, move: tuple) -> None:
+    """Put `move` in place of the `k`-th move chosen so far (in the order they were made) at the
+    simultaneous decision position S waits at, on either backend (the waiting frame's `chosen`:
+    the Python spelling keeps a tuple of moves, the native one their records end to end)."""
+    if hasattr(be, "_together"):  # native
+        at, _ = be._together(S, "chosen")
+        w = be.width
+        S[at + 1 + k * w:at + 1 + (k + 1) * w] = array("q", be._encode(move))
+    else:
+        top = be.top_frame(S)
+        at = top + 2 + be._together_slot(S, top, "chosen")
+        chosen = list(S[at])
+        chosen[k] = tuple(move)
+        S[at] = tuple(chosen)

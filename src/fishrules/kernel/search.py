@@ -8,7 +8,8 @@ with new seeds for chance and for the rollout's choices (chance drawn, even in a
 is the caller's).  `uct` is the bots' UCT walk (fishrules.bots.MCTSBot): down
 the tree by UCB1 over the moves, one node added, a random playout to the end on the kernel,
 the winners credited.  At a simultaneous choice the players are searched one after the other, the
-searching player first, and their choices played together once all are made.  The tree's nodes
+searching player first, each choice kept in the position as it is made (the backend's `choose`:
+the last one runs on); a rollout from a choice made in part chooses for the others still to choose.  The tree's nodes
 are the kernel's moves themselves (block, actor and values): no move is written as text but the
 root's children, in the answer.
 
@@ -30,8 +31,7 @@ from ..runtime.determinize import PLAYED_OUT
 from ..runtime.text import check_seat
 from . import abi as A
 from .abi import FAULT_CAPACITY
-from .determinize import KDeterminizer, Unseen
-from .machine import pick_waiting
+from .determinize import KDeterminizer, Unseen, rechoose
 from .pyruntime import KFault
 
 __all__ = ["Worlds", "uct"]
@@ -41,11 +41,13 @@ class Worlds:
     """Determinizations of one position for one player, as kernel states: of a `KState` of this
     kernel, straight from its position and record (kernel/determinize.py); of a state of the
     engine's machine, from the engine's determinization and the position its record replays to
-    (`Kernel.state_of`).  KFault where the kernel cannot take the position: others' secret choices
-    at a simultaneous decision, a chance node, a record the kernel cannot keep."""
+    (`Kernel.state_of`).  Others' secret choices made so far at a choice made together are drawn
+    again in each world, among their legal ones there (`KDeterminizer.choices`).  KFault where the
+    kernel cannot take the position: a chance node, who may look at a zone the kernel cannot say,
+    and of an engine state others' secret choices."""
 
     def __init__(self, kernel: Any, state: Any, player: Optional[int]):
-        from .apistate import _KERNEL, _PLAYED, _S, _SLOTS, KState, _in_part
+        from .apistate import _KERNEL, _PLAYED, _S, _SLOTS, KState
 
         self.kernel = kernel
         lay = kernel.program.layout
@@ -53,20 +55,21 @@ class Worlds:
         if ks is not None and ks[_KERNEL] is kernel:
             if ks[_PLAYED] is not None:
                 raise OptionError(PLAYED_OUT)
-            if _in_part(ks) or ks[_S][A.H_CUR] == A.CUR_CHANCE:
-                raise KFault(FAULT_CAPACITY)  # choices made in part, or chance to give: the engine's way
+            if ks[_S][A.H_CUR] == A.CUR_CHANCE:
+                raise KFault(FAULT_CAPACITY)  # chance to give: the engine's way
             if player is not None:
                 check_seat(player, state.n)
-            rec = state._kernel_record()
-            if rec is None:
-                raise KFault(FAULT_CAPACITY)
             try:
-                det = KDeterminizer(kernel, ks[_S], rec, player)
+                det = KDeterminizer(kernel, ks[_S], state._record(), player)
             except Unseen:
                 raise KFault(FAULT_CAPACITY) from None
             self.base = kernel.copy_state(ks[_S])
             groups = det.groups
+            # the others' secret choices made so far at a choice made together: drawn again in
+            # each world, among their legal ones there (as the engine's determinization does)
+            self.choices = [(k, p) for k, p, _ in det.choices]
         else:
+            self.choices = []
             engine = Determinizer(state, player)
             if engine.choices:
                 raise KFault(FAULT_CAPACITY)  # others' secret choices at a simultaneous decision: the engine's way
@@ -102,6 +105,10 @@ class Worlds:
                         zid, at = slot
                         S[at] = c
                         S[self.where + c] = zid
+            be = self.kernel.backend
+            for k, p in self.choices:
+                moves = be.moves(S, p)
+                rechoose(be, S, k, moves[rng.randrange(len(moves))])
         S[A.H_SEED], S[A.H_DRAWS] = rng.getrandbits(63), 0
         S[A.H_DSEED], S[A.H_DDRAWS] = rng.getrandbits(63), 0
         S[A.H_DECISIONS] = 0
@@ -132,51 +139,44 @@ def uct(worlds: Worlds, me: int, players: int, iterations: int, seconds: Optiona
         it += 1
         S = worlds.sample(rng) if fresh else worlds.sample(rng, world)
         node, path = root, [root]
-        pending: dict = {}
-        if True:
-            while True:
-                cur = S[A.H_CUR]
-                if cur == A.CUR_OVER:
-                    break
-                together = cur == A.CUR_SIMUL
-                if together:
-                    who = be.who_together(S)
-                    left = [p for p in who if p not in pending]
-                    actor = me if me in left else left[0]
-                else:
-                    actor = cur
-                # a child is keyed by its move itself (block, actor, values), as the engine's
-                # tree keys it by the move's text: one move, one text
-                moves = be.moves(S, actor)
-                children = node.children
-                untried = [i for i, m in enumerate(moves) if m not in children]
-                for m in moves:
-                    ch = children.get(m)
-                    if ch is not None:
-                        ch.avail += 1
-                if untried:
-                    i = untried[rng.randrange(len(untried))]
-                    child = children[moves[i]] = _Node(players)
-                    child.avail = 1
-                    pending = _play(be, S, moves[i], actor, together, pending)
-                    path.append(child)
-                    break
-                best, best_value = 0, -math.inf
-                for i, m in enumerate(moves):
-                    ch = children[m]
-                    value = ch.wins[actor] / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
-                    if value > best_value:
-                        best, best_value = i, value
-                node = children[moves[best]]
-                pending = _play(be, S, moves[best], actor, together, pending)
-                path.append(node)
-            if S[A.H_CUR] != A.CUR_OVER:
-                if pending:  # the others at the simultaneous choice choose at random
-                    chosen = pick_waiting(be, S)
-                    who = be.who_together(S)
-                    be.play_together(S, tuple(pending.get(p, m) for p, m in zip(who, chosen)), playout=True)
-                be.playout(S)
-            result = reward(be.winners(S), be.scores(S))
+        while True:
+            cur = S[A.H_CUR]
+            if cur == A.CUR_OVER:
+                break
+            together = cur == A.CUR_SIMUL
+            if together:  # (each choice is kept in the position as it is made: `choose`)
+                left = be.waiting_together(S)
+                actor = me if me in left else left[0]
+            else:
+                actor = cur
+            # a child is keyed by its move itself (block, actor, values), as the engine's
+            # tree keys it by the move's text: one move, one text
+            moves = be.moves(S, actor)
+            children = node.children
+            untried = [i for i, m in enumerate(moves) if m not in children]
+            for m in moves:
+                ch = children.get(m)
+                if ch is not None:
+                    ch.avail += 1
+            if untried:
+                i = untried[rng.randrange(len(untried))]
+                child = children[moves[i]] = _Node(players)
+                child.avail = 1
+                _play(be, S, moves[i], together)
+                path.append(child)
+                break
+            best, best_value = 0, -math.inf
+            for i, m in enumerate(moves):
+                ch = children[m]
+                value = ch.wins[actor] / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
+                if value > best_value:
+                    best, best_value = i, value
+            node = children[moves[best]]
+            _play(be, S, moves[best], together)
+            path.append(node)
+        if S[A.H_CUR] != A.CUR_OVER:
+            be.playout(S)  # (at a choice made in part, the others still to choose choose at random)
+        result = reward(be.winners(S), be.scores(S))
         for nd in path:
             nd.visits += 1
             w = nd.wins
@@ -185,14 +185,9 @@ def uct(worlds: Worlds, me: int, players: int, iterations: int, seconds: Optiona
     return {bd.text(m, root_together): (ch.visits, ch.wins[me]) for m, ch in root.children.items()}
 
 
-def _play(be, S, move, actor: int, together: bool, pending: dict) -> dict:
-    """Play `move`; at a simultaneous choice, keep it until every player has chosen."""
-    if not together:
+def _play(be, S, move, together: bool) -> None:
+    """Play `move`; at a simultaneous choice, keep it in the position (the last one runs on)."""
+    if together:
+        be.choose(S, move)
+    else:
         be.play(S, move)
-        return pending
-    pending = {**pending, actor: move}
-    who = be.who_together(S)
-    if len(pending) == len(who):
-        be.play_together(S, tuple(pending[p] for p in who))
-        return {}
-    return pending

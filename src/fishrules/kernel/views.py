@@ -160,9 +160,11 @@ class Sight:
                     return player is not None and player == owner
                 if vis == "seen by":
                     assert look is not None
+                    if player is None:  # (the engine asks who sees it only for a seat)
+                        return False
                     if faults[look]:
                         raise _Unseeable()  # the engine says what is wrong
-                    return player is not None and player == got[look]
+                    return player == got[look]
                 return False
 
             values: dict[str, Any] = {}
@@ -264,7 +266,7 @@ class Sight:
                 return lambda player, got, faults: player is not None and player == owner
             if vis == "seen by":
                 assert look is not None
-                return lambda player, got, faults: None if faults[look] else player is not None and player == got[look]
+                return lambda player, got, faults: player is not None and (None if faults[look] else player == got[look])
             return lambda player, got, faults: False
 
         def zone(o: int, zid: int, ok: Callable, cidx: list, last: int) -> Callable[..., Any]:

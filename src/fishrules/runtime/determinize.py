@@ -76,6 +76,14 @@ class Determinizer:
 
 
     def __init__(self, state: "State", player: Optional[int]):
+        self._kernel = None
+        if getattr(state, "_ks", None) is not None:
+            # a state on the game kernel works it out from its position and record, and draws
+            # the same worlds from the same random numbers (kernel/apistate.py `_Draws`)
+            self._kernel = state.determinizer_on_kernel(player)  # type: ignore[attr-defined]
+            self.state, self.player = state, player
+            self.groups, self.choices = self._kernel.groups, self._kernel.choices
+            return
         if player is not None:
             check_seat(player, state.n)
         if state._history is None or state.events is None:
@@ -163,6 +171,8 @@ class Determinizer:
         """One determinization, drawn with `rng`.  `chance` ("seeded" or "manual") says how the
         determinization resolves chance from now on; by default as the state does."""
         check_chance(chance)
+        if self._kernel is not None:
+            return self._kernel.sample(rng, chance)
         orders = []
         for _, cards in self.groups:
             order = cards[:]
@@ -173,10 +183,12 @@ class Determinizer:
             _redraw_choices(d, self.choices, rng)
         return d
 
-    def world(self, orders: list, seed: int, chance: Optional[str] = None, groups: Optional[list] = None) -> "State":
+    def world(self, orders: list, seed: int, chance: Optional[str] = None, groups: Optional[list] = None,
+              picks: Optional[list] = None) -> "State":
         """The determinization with each group's cards in `orders` (`groups`: these places, in
         engine zone keys, instead of this determinizer's own), chance from `seed` (or the
-        caller's); the secret choices as they are."""
+        caller's); the secret choices as they are, or with `picks` (which legal choice each, in
+        the order of `choices`) drawn again so."""
         s = self.state
         d = s.clone()
         for (places, _), order in zip(self.groups if groups is None else groups, orders):
@@ -193,6 +205,8 @@ class Determinizer:
             d.manual = chance == "manual"
         d._legal = None
         d._dmemo = {}
+        if picks:
+            _redraw_choices(d, self.choices, random.Random(), list(picks))
         return d
 
 
@@ -316,16 +330,18 @@ def _place(d: "State", places: list, cards: list) -> None:
         d._zset(key, tuple(z))
 
 
-def _redraw_choices(d: "State", indices: list, rng: random.Random) -> None:
-    """Draw again the secret simultaneous choices at `indices`, among the legal ones in `d`."""
+def _redraw_choices(d: "State", indices: list, rng: random.Random, picks: Optional[list] = None) -> None:
+    """Draw again the secret simultaneous choices at `indices`, among the legal ones in `d` (or,
+    with `picks`, take the `picks[n]`-th legal one for the n-th: a world drawn on the kernel,
+    kernel/determinize.py, whose twin on the engine this is)."""
     fr, info = d._pause()
     L = fr[2]
     chosen = list(L[info.slot + 1])
     hist = d._history.list()
-    for k in indices:
+    for n, k in enumerate(indices):
         p, _, _, i = chosen[k]
         actions = d._enumerate_for(info, p).actions()
-        a = actions[rng.randrange(len(actions))]
+        a = actions[rng.randrange(len(actions)) if picks is None else picks[n]]
         chosen[k] = (p, a.name, a._values, i)
         hist[i] = a.text
     L[info.slot + 1] = tuple(chosen)
