@@ -476,3 +476,30 @@ def test_the_search_keeps_its_choices_made_together_in_the_position(monkeypatch)
     for p in list(k.waiting):
         k.apply(make_bot("mcts", seed=p, iterations=80).choose(k, p))
     assert type(k) is KState
+
+
+@pytest.mark.parametrize("name", ["fishfry", "fatfish", "fisheatfish"])
+def test_a_games_own_history_replayed_with_its_seed_stays_on_the_kernel(name, no_twin):
+    """`Game.replay(history, seed=…)` of a seeded game's own history: the seeded game plays it on the
+    kernel (it replayed by hand, and moved onto the engine at the first chance entry), equal to the
+    original and going on as it would (its generator where the original's is)."""
+    g = bundled_game(name)
+    players = g.max_players
+    for seed in (3, 4):
+        s = g.start(players, seed=seed)
+        rng = random.Random(seed)
+        for _ in range(25):
+            if s.is_over:
+                break
+            acts = s.legal_actions(s.waiting[0]) if s.current == fishrules.SIMULTANEOUS else s.legal_actions()
+            s.apply(acts[rng.randrange(len(acts))])
+        r = g.replay(s.history, players=players, seed=seed)
+        assert type(r) is KState and r == s and (r.seed, r.draws, r.manual) == (s.seed, s.draws, False)
+        for _ in range(10):
+            if s.is_over:
+                break
+            acts = s.legal_actions(s.waiting[0]) if s.current == fishrules.SIMULTANEOUS else s.legal_actions()
+            text = acts[rng.randrange(len(acts))].text
+            s.apply(text)
+            r.apply(text)
+            assert r.history == s.history and r == s

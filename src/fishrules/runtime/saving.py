@@ -147,6 +147,15 @@ class Saving(Decisions):
             raise StateError(f"a history is a list of action texts, not {type(history).__name__}")
         if len(history) > MAX_HISTORY:
             raise StateError(f"the history holds {len(history):,} actions; at most {MAX_HISTORY:,} are read")
+        if seed is not None:
+            # A game's own history with its own seed (the common case): the seeded game plays it
+            # on the kernel and stays there; any other history is replayed by hand, below.
+            try:
+                followed = game.start(players, seed=seed, options=options)._follow(list(history))
+            except FishrulesError:
+                followed = None
+            if followed is not None:
+                return followed
         try:
             s = game.start(players, seed=seed if seed is not None else origin, options=options, chance="manual")
         except OptionError as exc:
