@@ -503,3 +503,16 @@ def test_a_games_own_history_replayed_with_its_seed_stays_on_the_kernel(name, no
             s.apply(text)
             r.apply(text)
             assert r.history == s.history and r == s
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_an_action_space_and_an_observation_layout_ask_no_engine(name, no_twin):
+    """The spaces count the dice of a game started for the purpose (`dice_ids`, from the position's
+    header): that state no longer replays onto the engine's machine."""
+    g = fishrules.load(name, backend="native")
+    for players in _players(g):
+        e = State._new(g, players, g._options(None), 0, True)
+        k = g.start(players, seed=0, chance="manual")
+        assert k.dice_ids == e.dice_ids and type(k) is KState
+        g.action_space(players)
+        g.observation_spec(players)

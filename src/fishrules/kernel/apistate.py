@@ -93,7 +93,7 @@ _KERNEL, _S, _APPLIED, _LEGAL, _OPTIONS, _COUNT, _SHARED, _REC, _PLAYED, _FROM =
 #: the fields a KState holds itself; every other field of State is the engine's, made on demand
 _OWN = ("game", "prog", "n", "seed", "manual", "_ks")
 #: the engine's fields a KState answers from the kernel's position or record (its properties, below)
-_KEPT = ("redact", "fires", "empty_draws", "draws")
+_KEPT = ("redact", "fires", "empty_draws", "draws", "dice_ids")
 #: how many lists of legal actions a kernel keeps for the positions to share (all dropped when full)
 _SHARED_LISTS = 4096
 #: the key of a shared legal list's actions by text, among what is kept with it (beside the ids of
@@ -1378,6 +1378,14 @@ class KState(State):
         if ks is None:
             return _SLOTS["draws"].__get__(self)
         return int(ks[_S][_H_DRAWS])
+
+    @property  # type: ignore[override]
+    def dice_ids(self) -> tuple:
+        """The engine's field: the game's dice, numbered from 0 (how many, the position's header)."""
+        ks = self._ks
+        if ks is None:
+            return _SLOTS["dice_ids"].__get__(self)
+        return tuple(range(int(ks[_S][_H_NDICE])))
 
     @draws.setter
     def draws(self, value: int) -> None:
