@@ -143,6 +143,8 @@ def test_openspiel_serialization_round_trips_without_pickle(name):
             _, both = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
             for s in (again, both):
                 assert s.fishrules_state == state.fishrules_state
+                # read back on the machine the game plays on (the kernel's, where it decides there)
+                assert type(s.fishrules_state) is type(state.fishrules_state)
                 assert s.history() == state.history() and s.move_number() == state.move_number()
                 assert s.serialize() == text
         if state.is_chance_node():
