@@ -42,6 +42,15 @@ def kernel(name: str, backend: str) -> Kernel:
     return _kernels[name, backend]
 
 
+def engine_start(game: Any, players: int, seed: int, chance: str = "seeded", options: Any = None) -> Any:
+    """A game on the engine's own machine (its `State`), whatever the game's backend: the twin the
+    kernel's states are held to while the engine lives (`start` gives a kernel state on both
+    backends)."""
+    from fishrules.runtime import State
+
+    return State._new(game, players, game._options(options), seed, chance == "manual")
+
+
 def decide_both(be: Any, bd: Any, S: Any, ref: Any, ds: int, dd: int) -> int:
     """The player decision the engine's state `ref` waits for, chosen by the kernel's decision
     generator (`ds`, `dd`) and played on the kernel position `S` and on `ref`, after checking that

@@ -29,6 +29,8 @@ from fishrules.kernel.lower import lower
 from fishrules.kernel.native import NativeError, compiler
 from fishrules.splitmix import M64, below, mix
 
+from ._twins import engine_start
+
 SRC = Path(__file__).resolve().parent.parent / "src" / "fishrules"
 HEADERS = ("kernel.h", "kernel_state.h")
 #: The names of the ABI's kinds: what C may only get from the prelude.
@@ -143,7 +145,7 @@ def test_the_generator_is_splitmix64():
 
 def test_the_engines_states_draw_from_the_same_generator():
     """(A seeded engine state draws exactly what `below` gives: one generator for both machines.)"""
-    state = fishrules.load("fishfry", backend="python").start(players=3, seed=2**64 + 77)
+    state = engine_start(fishrules.load("fishfry", backend="python"), 3, 2**64 + 77)
     draws = state.draws
     got = [state._randbelow(k) for k in (6, 52, 1, 7, 2**40 + 3)]
     want, n = [], draws

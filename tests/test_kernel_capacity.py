@@ -19,7 +19,7 @@ from fishrules.kernel.abi import LIST_CAPACITY
 from fishrules.kernel.lower import lower
 from fishrules.kernel.native import NativeError, compiler
 from fishrules.limits import MAX_LIST_LENGTH
-from ._twins import watched_fallback
+from ._twins import engine_start, watched_fallback
 
 try:
     compiler()
@@ -99,9 +99,8 @@ def test_the_corpus_rules_with_long_lists_play_on_the_kernel(backend):
 def test_the_api_keeps_a_game_with_long_lists_on_the_native_kernel():
     text = LONG.read_text()
     kernel_game = fishrules.loads(text, "long.fish", backend="native")
-    engine_game = fishrules.loads(text, "long.fish", backend="python")  # (the API's states: the engine's)
     pick = random.Random(5)
-    s, e = kernel_game.start(3, seed=11), engine_game.start(3, seed=11)
+    s, e = kernel_game.start(3, seed=11), engine_start(kernel_game, 3, 11)
     while not e.is_over:
         mine, its = s.legal_actions(), e.legal_actions()
         assert [str(a) for a in mine] == [str(a) for a in its]
@@ -160,7 +159,7 @@ def test_a_game_waiting_deep_in_phases_that_play_themselves_keeps_its_frames(bac
 @pytest.mark.skipif("native" not in BACKENDS, reason="no C compiler")
 def test_the_api_keeps_a_game_waiting_deep_on_the_native_kernel():
     s = fishrules.loads(DEEP, "deep.fish", backend="native").start(2, seed=1)
-    e = fishrules.loads(DEEP, "deep.fish", backend="python").start(2, seed=1)
+    e = engine_start(fishrules.loads(DEEP, "deep.fish", backend="python"), 2, 1)
     while not e.is_over:
         s.apply(s.legal_actions()[-1])
         e.apply(e.legal_actions()[-1])

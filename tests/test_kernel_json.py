@@ -18,6 +18,8 @@ import pytest
 import fishrules
 from fishrules.kernel.apistate import KState
 
+from ._twins import engine_start
+
 ROOT = Path(__file__).resolve().parent.parent
 RULESETS = sorted(p.stem for p in (ROOT / "rulesets").glob("*.fish"))
 V1 = json.loads((Path(__file__).resolve().parent / "states" / "v1.json").read_text())
@@ -135,8 +137,8 @@ def test_a_replayed_state_read_back(name):
 def test_the_generator_of_a_state_on_the_kernel():
     # setting seed or draws leaves a state on the kernel, and chance goes on from them exactly as on
     # the engine's own machine
-    k, e = game("fishfry", "native"), game("fishfry", "python")
-    a, b = play(k.start(2, seed=1), random.Random(4), 6), play(e.start(2, seed=1), random.Random(4), 6)
+    k = game("fishfry", "native")
+    a, b = play(k.start(2, seed=1), random.Random(4), 6), play(engine_start(k, 2, 1), random.Random(4), 6)
     assert type(a) is KState and type(b) is not KState
     for s in (a, b):
         s.draws = 3
@@ -177,7 +179,7 @@ def test_equal_states_save_equal_json():
         assert s.clone().to_json() == s.to_json() and type(s) is KState
         again = play(g.start(g.max_players, seed=6), random.Random(6), 15)
         assert again == s and again.to_json() == s.to_json()
-        engine = play(game(name, "python").start(g.max_players, seed=6), random.Random(6), 15)
+        engine = play(engine_start(g, g.max_players, 6), random.Random(6), 15)
         assert engine.to_json() == s.to_json()
 
 

@@ -13,21 +13,20 @@ import pytest
 
 import fishrules
 from fishrules import CHANCE, SIMULTANEOUS
-from fishrules.kernel import Kernel
 from fishrules.kernel.apistate import start as kernel_start
 
-_kernels: dict = {}
+from ._twins import engine_start
 
 
 def _pair(name: str, players: int, seed: int, manual: bool = False):
+    """The engine's State and a kernel state on the kernel's Python spelling, from the same seed.
+    (`backend="python"` still starts the engine's: it becomes the kernel's once its API loop is
+    no slower than the engine's, docs/performance.md.)"""
     game = fishrules.load(name, backend="python")
-    kernel = _kernels.get(name)
-    if kernel is None:
-        kernel = _kernels[name] = Kernel(game, "python")
-    assert kernel.backend.name == "python"
-    opts = game._options(None)
-    engine = game.start(players, seed=seed, chance="manual" if manual else "seeded")
-    return engine, kernel_start(game, players, opts, seed, False, manual, kernel=kernel)
+    assert game.kernel.name == "python"
+    chance = "manual" if manual else "seeded"
+    b = kernel_start(game, players, game._options(None), seed, False, manual)
+    return engine_start(game, players, seed, chance), b
 
 
 def _same(a, b, players: int, whole: bool = False) -> None:

@@ -10,7 +10,7 @@ import random
 import pytest
 
 import fishrules
-from ._twins import skip_without_compiler
+from ._twins import engine_start, skip_without_compiler
 
 skip_without_compiler()
 
@@ -65,7 +65,7 @@ def test_a_zone_chosen_by_a_condition_plays_alike_on_both_machines(where):
     kernel = fishrules.loads(text, "zones.fish", backend="native")
     for players in (2, 3):
         rng = random.Random(players)
-        e, k = engine.start(players, seed=5), kernel.start(players, seed=5)
+        e, k = engine_start(engine, players, 5), kernel.start(players, seed=5)
         assert type(k).__name__ == "KState"
         while not e.is_over:
             ea, ka = e.legal_actions(), k.legal_actions()
