@@ -16,8 +16,8 @@ bench.py's, whose `Contestant` they are):
 - engine API: `load(..., backend="python").start(players, seed=s)`, then `legal_actions()` and
   `apply()` of a random one until the game ends (the engine's `State`: `Game._states_on_kernel` is
   False for backend "python");
-- kernel API: the same loop on the Python kernel, through `PyKState`, the least a one-class State
-  would do there (see its docstring for exactly what it includes);
+- kernel API: the same loop on the Python kernel, through the API's own kernel state (`KState`,
+  the class a native game's `start` gives, on the kernel's Python spelling);
 - kernel bare: the Python kernel's entry points alone (`moves`, `play`), the chosen move decoded
   into the typed `Move` the record keeps (`Boundary.move`) and nothing else: the floor of any API;
 - engine playouts: `State._new(..., quiet=rng).playout(rng)`, what `Game.simulate` ran before the
@@ -48,103 +48,10 @@ from benchmarks.bench import SEED, Contestant, loadavg, machine  # noqa: E402 (i
 import fishrules  # noqa: E402
 from fishrules.kernel import Kernel  # noqa: E402
 from fishrules.kernel import abi as A  # noqa: E402
+from fishrules.kernel.apistate import start as kernel_start  # noqa: E402
 
 GAMES = ["fishfry", "fishfish", "fisherman", "fatfish", "fisheatfish"]
 H_CUR, CUR_OVER, CUR_SIMUL = A.H_CUR, A.CUR_OVER, A.CUR_SIMUL
-SHARED_LISTS = 4096  # as kernel/apistate.py's _SHARED_LISTS
-
-
-class PyAction:
-    """A legal action of a `PyKState`: which list it is of and its move (a kernel move tuple)."""
-
-    __slots__ = ("origin", "move", "actor")
-
-    def __init__(self, origin: object, move: tuple, actor: int):
-        self.origin = origin
-        self.move = move
-        self.actor = actor
-
-
-class PyKState:
-    """The least a one-class `State` over the Python kernel does in the API loop, so that the
-    comparison flatters nobody.  It includes: the options checked and a position set up and run to
-    the first decision (`Game._options`, `new`, `start`); per decision, `legal_actions()` listing
-    the moves (`moves`) into one Python object per legal action, shared by the positions that offer
-    the very same moves (as `KState`'s lists are; the engine shares its `Action`s between positions
-    of the same legality key too), and returning a copy of the list; `apply()` checking that the action is one of
-    this position's, decoding its move into the typed `Move` the record keeps (`Boundary.move`),
-    keeping it, and playing it (`play`, run to the next decision); at a simultaneous choice, the
-    choices kept until everybody has chosen (`play_together`).  It leaves out what the real one
-    must also do and the engine's loop does too: seats and texts checked, the history's texts
-    (the engine writes one per move; `KState` keeps moves and writes texts only when asked),
-    undoing a call that fails, and the work budget's accounting (the kernel counts work anyway)."""
-
-    __slots__ = ("be", "bd", "S", "legal", "shared", "applied", "pending")
-
-    def __init__(self, game, kernel, players: int, seed: int, shared: dict):
-        opts = game._options(None)
-        self.be, self.bd = kernel.backend, kernel.boundary
-        self.S = self.be.new(players, opts, seed)
-        self.be.start(self.S, False)
-        self.legal: dict = {}  # actor -> (the list's token, its actions)
-        self.shared = shared  # the game's lists of actions, by (actor, together, moves)
-        self.applied: list = []
-        self.pending: dict = {}
-
-    @property
-    def is_over(self) -> bool:
-        return self.S[H_CUR] == CUR_OVER
-
-    @property
-    def current(self):
-        cur = self.S[H_CUR]
-        return cur if cur >= 0 else fishrules.SIMULTANEOUS if cur == CUR_SIMUL else None
-
-    @property
-    def waiting(self) -> list:
-        cur = self.S[H_CUR]
-        if cur >= 0:
-            return [cur]
-        return [p for p in self.be.who_together(self.S) if p not in self.pending] if cur == CUR_SIMUL else []
-
-    def legal_actions(self, player=None) -> list:
-        cur = self.S[H_CUR]
-        actor = cur if cur >= 0 else player
-        got = self.legal.get(actor)
-        if got is None:
-            # positions that offer the very same moves share one list of actions (as KState's do,
-            # through the kernel), kept while there are fewer than SHARED_LISTS of them
-            moves = self.be.moves(self.S, actor)
-            key = (actor, cur == CUR_SIMUL, tuple(moves))
-            got = self.shared.get(key)
-            if got is None:
-                token = object()
-                got = (token, [PyAction(token, m, actor) for m in moves])
-                if len(self.shared) < SHARED_LISTS:
-                    self.shared[key] = got
-            self.legal[actor] = got
-        return list(got[1])
-
-    def apply(self, action: PyAction) -> "PyKState":
-        got = self.legal.get(action.actor)
-        if got is None or action.origin is not got[0] or action.actor in self.pending:
-            raise ValueError("not an action of this position")
-        S = self.S
-        if S[H_CUR] == CUR_SIMUL:
-            self.pending[action.actor] = (action.move, self.bd.move(action.move, True))
-            who = self.be.who_together(S)
-            if len(self.pending) < len(who):
-                return self
-            chosen = tuple(self.pending[p][0] for p in who)
-            self.applied.extend(m for _, m in self.pending.values())
-            self.pending = {}
-            self.legal = {}
-            self.be.play_together(S, chosen)
-            return self
-        self.applied.append(self.bd.move(action.move))
-        self.legal = {}
-        self.be.play(S, action.move)
-        return self
 
 
 def contestants(name: str, players: int) -> list[Contestant]:
@@ -176,8 +83,7 @@ def contestants(name: str, players: int) -> list[Contestant]:
         return loop
 
     engine_api = api(lambda seed: engine_game.start(players, seed=seed))
-    shared: dict = {}
-    kernel_api = api(lambda seed: PyKState(game, kernel, players, seed, shared))
+    kernel_api = api(lambda seed: kernel_start(game, players, dict(gopts), seed, False, kernel=kernel))
 
     rnd_b = random.Random(SEED + players).random
     seeds_b = itertools.count(SEED)
