@@ -326,6 +326,13 @@ def test_a_choice_made_is_put_in_place_of_another_on_both_spellings(backend):
         rechoose(be, S, k, other)
         made[k] = other
         assert be.chosen_together(S) == tuple(tuple(m) for m in made) and be.waiting_together(S) == [who[-1]]
+    from fishrules.kernel import KFault
+
+    for k in (-1, len(made)):  # no such choice made: refused, the position untouched
+        before = list(S)
+        with pytest.raises(KFault):
+            be.rechoose(S, k, made[0])
+        assert list(S) == before
     T = kernel.copy_state(S)
     be.choose(S, be.moves(S, who[-1])[0])  # the last: the game runs on, with the choices put in place
     be.play_together(T, tuple(made) + (be.moves(T, who[-1])[0],))

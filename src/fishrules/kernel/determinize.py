@@ -21,7 +21,6 @@ Nothing here imports the API state: `KState.determinize` makes the state, `kerne
 from __future__ import annotations
 
 import random
-from array import array
 from typing import Any, Optional
 
 from ..runtime import Log
@@ -171,16 +170,6 @@ class KDeterminizer:
 
 
 def rechoose(be: Any, S: Any, k: int, move: tuple) -> None:
-    """Put `move` in place of the `k`-th move chosen so far (in the order they were made) at the
-    simultaneous decision position S waits at, on either backend (the waiting frame's `chosen`:
-    the Python spelling keeps a tuple of moves, the native one their records end to end)."""
-    if hasattr(be, "_together"):  # native
-        at, _ = be._together(S, "chosen")
-        w = be.width
-        S[at + 1 + k * w:at + 1 + (k + 1) * w] = array("q", be._encode(move))
-    else:
-        top = be.top_frame(S)
-        at = top + 2 + be._together_slot(S, top, "chosen")
-        chosen = list(S[at])
-        chosen[k] = tuple(move)
-        S[at] = tuple(chosen)
+    """Put `move` in place of the `k`-th move chosen so far at the simultaneous decision position S
+    waits at (the backend's `rechoose`, on either spelling)."""
+    be.rechoose(S, k, move)

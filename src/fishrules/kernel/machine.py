@@ -350,6 +350,18 @@ class PyBackend:
         S[at] = tuple(sorted(chosen, key=lambda m: order[m[1]]))
         self._run_on(S, playout)
 
+    def rechoose(self, S: list, k: int, move: tuple) -> None:
+        """Put `move` in place of the `k`-th move chosen so far (in the order they were made) at
+        the simultaneous choice the game waits at (a determinization draws the others' secret
+        choices again).  The move is not checked: it is one of `moves` for that player."""
+        top = self.top_frame(S)
+        at = top + 2 + self._together_slot(S, top, "chosen")
+        chosen = list(S[at])
+        if not 0 <= k < len(chosen):  # (a move chosen so far)
+            raise KFault(FAULT_RULE)
+        chosen[k] = tuple(move)
+        S[at] = tuple(chosen)
+
     def waiting_together(self, S: list) -> list:
         """The players still to choose at the simultaneous choice the game waits at, in order."""
         done = {m[1] for m in self.chosen_together(S)}

@@ -1112,6 +1112,14 @@ class NativeBackend:
         """`choose` of move `i` of `moves_raw`'s records (no decoding on the way)."""
         self._check(self.lib.fk_choose(self.ctx, S.buffer_info()[0], records.buffer_info()[0] + 8 * self.width * i, 0))
 
+    def rechoose(self, S: array, k: int, move: tuple) -> None:
+        """`PyBackend.rechoose`: the waiting frame's `chosen` holds the records end to end."""
+        at, _ = self._together(S, "chosen")
+        w = self.width
+        if not 0 <= k < S[at] // w:  # (a move chosen so far)
+            raise KFault(FAULT_RULE)
+        S[at + 1 + k * w:at + 1 + (k + 1) * w] = array("q", self._encode(move))
+
     def waiting_together(self, S: array) -> list:
         """The players still to choose at the simultaneous choice the game waits at, in order."""
         top = self.top_frame(S)
