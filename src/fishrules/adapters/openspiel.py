@@ -437,7 +437,7 @@ def _deserialize(game: FishrulesGame, text: Any) -> FishrulesState:
                 raise StateError(f"{where} is not allowed: an action id is a whole number from 0")
             _play(state, action, where)  # the adapter's `_apply_action` refuses what is not legal
             i += 1
-        spent += fs._spent()
+        spent += fs._work
         if spent > MAX_REPLAY_WORK:
             raise StateError(f"replaying the history takes more than {MAX_REPLAY_WORK:,} steps of work "
                              f"(at entry {i}): too much to read back")

@@ -93,7 +93,7 @@ _KERNEL, _S, _APPLIED, _LEGAL, _OPTIONS, _COUNT, _SHARED, _REC, _PLAYED, _FROM =
 #: the fields a KState holds itself; every other field of State is the engine's, made on demand
 _OWN = ("game", "prog", "n", "seed", "manual", "_ks")
 #: the engine's fields a KState answers from the kernel's position or record (its properties, below)
-_KEPT = ("redact", "fires", "empty_draws", "draws", "dice_ids")
+_KEPT = ("redact", "fires", "empty_draws", "draws", "dice_ids", "_work")
 #: how many lists of legal actions a kernel keeps for the positions to share (all dropped when full)
 _SHARED_LISTS = 4096
 #: the key of a shared legal list's actions by text, among what is kept with it (beside the ids of
@@ -1378,6 +1378,22 @@ class KState(State):
         if ks is None:
             return _SLOTS["draws"].__get__(self)
         return int(ks[_S][_H_DRAWS])
+
+    @property  # type: ignore[override]
+    def _work(self) -> int:
+        """The engine's field (STATE_API): the work done by the last call (the kernel's count)."""
+        ks = self._ks
+        if ks is None:
+            return _SLOTS["_work"].__get__(self)
+        return int(ks[_S][_H_WORK])
+
+    @_work.setter
+    def _work(self, value: int) -> None:
+        ks = self._ks
+        if ks is None:
+            _SLOTS["_work"].__set__(self, value)
+        else:
+            ks[_S][_H_WORK] = value
 
     @property  # type: ignore[override]
     def dice_ids(self) -> tuple:
