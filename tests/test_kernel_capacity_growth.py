@@ -289,3 +289,21 @@ def test_a_playout_that_grows_a_list_stays_on_the_kernel(chance, twins):
         assert e.playout(random.Random(7)) == out
     else:  # the game the kernel played out, on the engine's machine: the same
         assert s._twin().scores() == out.scores
+
+
+def test_where_a_roomier_kernel_would_be_too_large_the_engine_plays_on():
+    # a hundred lists each of eight players adds to: room for 1,024 entries fits in a position,
+    # for 10,000 (eight million numbers) it does not
+    text = ("game \"Many\"\nplayers 2 to 8\ncards deck: n from 1 to 100\n"
+            + "".join(f"each player has l{i}: list of numbers\n" for i in range(100))
+            + "phase game:\n  repeat 12 times:\n    for each player:\n      player chooses go\n"
+            "action go:\n  add n of deck to your l0\n" + "".join(f"  add 1 to your l{i}\n" for i in range(1, 100))
+            + "score \"s\": count(your l0)\n")
+    g = fishrules.loads(text, "many.fish")
+    kernel = Kernel(g, "python")
+    assert kernel.roomier() is not None and kernel.roomier().list_room == ROOMS[1]
+    assert kernel.roomier().roomier() is None
+    calls = watched_fallback(kernel.roomier())
+    opts = g._options(None)
+    got = kernel.playout(2, opts, 1)  # (1,200 entries: past the roomiest kernel that fits)
+    assert len(calls) == 1 and got == kernel._fallback(2, opts, 1, 300)  # the engine's machine, as before
