@@ -307,3 +307,17 @@ def test_where_a_roomier_kernel_would_be_too_large_the_engine_plays_on():
     opts = g._options(None)
     got = kernel.playout(2, opts, 1)  # (1,200 entries: past the roomiest kernel that fits)
     assert len(calls) == 1 and got == kernel._fallback(2, opts, 1, 300)  # the engine's machine, as before
+
+
+@pytest.mark.skipif(not NATIVE, reason="no C compiler here")
+@pytest.mark.parametrize("bot", ["MCTSBot", "ISMCTSBot"])
+def test_a_bot_searches_a_state_that_grew_on_its_kernel(bot, twins):
+    from fishrules import bots
+
+    g = game("native", step=1, rounds=3)
+    s = g.start(2, seed=1)
+    while room(s) == LIST_CAPACITY or not isinstance(s.current, int):
+        s.apply(choices(s)[0])
+    chosen = getattr(bots, bot)(seed=1, iterations=30).choose(s, s.current)
+    assert type(s) is KState and not twins  # searched in the state's own (roomier) kernel
+    assert chosen.text in [a.text for a in s.legal_actions()]

@@ -175,6 +175,16 @@ class Kernel:
                     got = self._roomier = bigger
         return got or None
 
+    def holds(self, other: Any) -> bool:
+        """Whether `other` is this kernel or one of its roomier variants (a state of this game that
+        grew a list is a position of one of them)."""
+        k: Any = self
+        while k:
+            if k is other:
+                return True
+            k = k._roomier
+        return False
+
     @property
     def name(self) -> str:
         """"native" or "python": what runs the games ("engine" for rules too large for the kernel)."""
