@@ -321,3 +321,16 @@ def test_a_bot_searches_a_state_that_grew_on_its_kernel(bot, twins):
     chosen = getattr(bots, bot)(seed=1, iterations=30).choose(s, s.current)
     assert type(s) is KState and not twins  # searched in the state's own (roomier) kernel
     assert chosen.text in [a.text for a in s.legal_actions()]
+
+
+@pytest.mark.skipif(not NATIVE, reason="no C compiler here")
+def test_a_state_that_grew_determinizes_on_its_kernel(twins):
+    g = game("native", step=1, rounds=3)
+    s = g.start(2, seed=2)
+    while room(s) == LIST_CAPACITY or not isinstance(s.current, int):
+        s.apply(choices(s)[0])
+    d = s.determinize(s.current, random.Random(3))
+    assert type(d) is KState and type(s) is KState and room(d) == room(s)
+    assert d.view(s.current) == s.view(s.current)
+    d.apply(choices(d)[-1])
+    assert type(d) is KState and not twins
