@@ -26,11 +26,17 @@ from fishrules.limits import MAX_LIST_LENGTH
 from fishrules.runtime import SIMULTANEOUS, State
 from ._twins import BACKENDS, NATIVE, outcome, watched_fallback
 
-#: lists added to by the set-up (SETUP times 100 entries), by each move (STEP), after each roll
-#: (ROLL times 50 or 100), by each choice made together (PICK): the ways a list outgrows its room
+#: lists added to by the set-up (`setup` times 100 entries), by each move (`step`), after each roll
+#: (`roll` times 50 or 100), by each choice made together (`pick`): the ways a list outgrows its
+#: room.  (Options, so that one ruleset, built once for each room, plays every case.)
 RULES = """\
 game "Grow"
 players 2 to 3
+option setup: number from 0 to 9 = 0, "hundreds added in the set-up"
+option rounds: number from 1 to 99 = 1, "rounds"
+option step: number from 0 to 9 = 0, "hundreds added by a move"
+option roll: number from 0 to 9 = 0, "fifties or hundreds added after a roll"
+option pick: number from 0 to 9 = 0, "hundreds added by a choice made together"
 cards deck: n from 1 to 100
 dice: 1 with faces LOW 1, HIGH 2
 the game has grown: list of numbers
@@ -40,21 +46,21 @@ the game has kept: list of numbers
 define total: sum(grown) + count(rolled)
 phase game:
   set kept to n of (deck where n <= 3)
-  repeat SETUP times:
+  repeat setup times:
     add n of deck to grown
-  repeat ROUNDS times:
+  repeat rounds times:
     for each player:
       player chooses step
     roll dice
-    repeat ROLL times:
+    repeat roll times:
       add n of (deck where n <= 50 * value of first(dice)) to rolled
     each of players secretly chooses pick
 action step(k: a number from 1 to 3):
-  repeat STEP times:
+  repeat step times:
     add n of deck to grown
   add n of (deck where n <= k * 10) to your mine
 action pick(x: a number from 1 to 2):
-  repeat PICK times:
+  repeat pick times:
     add n of deck to your mine
   add x to your mine
 score "s": count(grown) + sum(your mine) + last(grown) + total + count(kept)
@@ -77,15 +83,15 @@ score "s": count(xs)
 _games: dict = {}
 
 
-def game(backend: str = "native", setup: int = 0, rounds: int = 1, step: int = 0, roll: int = 0,
-         pick: int = 0) -> fishrules.Game:
-    key = (backend, setup, rounds, step, roll, pick)
-    if key not in _games:
-        text = RULES
-        for name, v in (("SETUP", setup), ("ROUNDS", rounds), ("STEP", step), ("ROLL", roll), ("PICK", pick)):
-            text = text.replace(name, str(v))
-        _games[key] = fishrules.loads(text, "grow.fish", backend=backend)
-    return _games[key]
+def game(backend: str = "native") -> fishrules.Game:
+    if backend not in _games:
+        _games[backend] = fishrules.loads(RULES, "grow.fish", backend=backend)
+    return _games[backend]
+
+
+def options(**amounts: int) -> dict:
+    """The options of the game that adds `amounts` (setup, rounds, step, roll, pick)."""
+    return game("python")._options(amounts)
 
 
 @pytest.fixture
@@ -112,7 +118,7 @@ def room(s) -> int:
 
 
 def test_a_kernel_and_its_roomier_variants():
-    g = game(step=1)
+    g = game("python")
     k = Kernel(g, "python")
     m = g.model
     slot = {v.name: ("g" if v in m.game_vars else "p", v.slot) for v in (*m.game_vars, *m.player_vars)}
@@ -161,8 +167,8 @@ def play_both(s, e, rng: random.Random) -> list:
 @pytest.mark.parametrize("chance", ["seeded", "manual"])
 @pytest.mark.parametrize("what,amounts,tier", CASES, ids=[c[0] for c in CASES])
 def test_a_game_whose_lists_outgrow_their_room_stays_on_the_kernel(what, amounts, tier, chance, twins):
-    g, engine = game("native", **amounts), game("python", **amounts)
-    s, e = g.start(2, seed=3, chance=chance), engine.start(2, seed=3, chance=chance)
+    g, engine, opts = game("native"), game("python"), options(**amounts)
+    s, e = g.start(2, seed=3, chance=chance, options=opts), engine.start(2, seed=3, chance=chance, options=opts)
     assert type(s) is KState and type(e) is State
     applied = play_both(s, e, random.Random(len(what)))
     assert room(s) == tier and not twins  # grown, and the engine never asked
@@ -172,7 +178,7 @@ def test_a_game_whose_lists_outgrow_their_room_stays_on_the_kernel(what, amounts
     back = g.state_from_json(text)
     assert type(back) is KState and back == s and hash(back) == hash(s) and back.to_json() == text
     # the same texts applied to a new game: the same state
-    fresh = g.start(2, seed=3, chance=chance)
+    fresh = g.start(2, seed=3, chance=chance, options=opts)
     for t in applied:
         fresh.apply(t)
     assert type(fresh) is KState and fresh == s and hash(fresh) == hash(s) and fresh.to_json() == text
@@ -183,8 +189,8 @@ def test_a_game_whose_lists_outgrow_their_room_stays_on_the_kernel(what, amounts
 def test_a_list_past_the_languages_limit_is_the_engines_error_in_the_kernels_words(twins):
     # 100 + 49 rounds of 200 = 10,000 entries; the next move adds 100 more
     amounts = dict(setup=1, step=1, rounds=50)
-    g, engine = game("native", **amounts), game("python", **amounts)
-    s, e = g.start(2, seed=5), engine.start(2, seed=5)
+    g, engine, opts = game("native"), game("python"), options(**amounts)
+    s, e = g.start(2, seed=5, options=opts), engine.start(2, seed=5, options=opts)
     rng = random.Random(2)
     while True:
         mine, its = choices(s), choices(e)
@@ -205,10 +211,10 @@ def test_a_list_past_the_languages_limit_is_the_engines_error_in_the_kernels_wor
 @pytest.mark.skipif(not NATIVE, reason="no C compiler here")
 @pytest.mark.parametrize("chance", ["seeded", "manual"])
 def test_a_position_answers_the_same_whichever_kernel_holds_it(chance, twins):
-    g = game("native", step=1, rounds=3, pick=1)
-    space, spec = g.action_space(2), g.observation_spec(2)
+    g, opts = game("native"), options(step=1, rounds=3, pick=1)
+    space, spec = g.action_space(2, opts), g.observation_spec(2, opts)
     twins.clear()  # (the spaces start a game of their own, on the engine, to count its dice)
-    s = g.start(2, seed=9, chance=chance)  # (a list passes 128 in its second move)
+    s = g.start(2, seed=9, chance=chance, options=opts)  # (a list passes 128 in its second move)
     rng = random.Random(4)
     while not s.is_over:
         moved = s.clone()
@@ -245,10 +251,9 @@ PLAYED = [(dict(step=1, rounds=3), ROOMS[1]), (dict(setup=2, roll=2), ROOMS[1]),
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("amounts,tier", PLAYED, ids=["moves", "set-up and chance", "past 1,000"])
 def test_whole_games_grow_without_the_engine(backend, amounts, tier):
-    g = game("python", **amounts)
+    g, opts = game("python"), options(**amounts)
     kernel = Kernel(g, backend)
     calls = watched_fallback(kernel)
-    opts = g._options(None)
     seeds = list(range(6))
     for players in (2, 3):
         got = list(kernel.simulate(players, opts, seeds))
@@ -264,10 +269,9 @@ def test_whole_games_grow_without_the_engine(backend, amounts, tier):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_whole_games_past_the_languages_limit_raise_the_engines_error(backend):
-    g = game("python", setup=1, step=1, rounds=50)
+    g, opts = game("python"), options(setup=1, step=1, rounds=50)
     kernel = Kernel(g, backend)
     calls = watched_fallback(kernel)
-    opts = g._options(None)
     got = outcome(lambda: list(kernel.simulate(2, opts, [0, 1])))
     assert got[0] == "error" and "10,000" in got[1] and not calls
     assert got == outcome(lambda: kernel._fallback(2, opts, 0, 300))
@@ -276,15 +280,15 @@ def test_whole_games_past_the_languages_limit_raise_the_engines_error(backend):
 @pytest.mark.skipif(not NATIVE, reason="no C compiler here")
 @pytest.mark.parametrize("chance", ["seeded", "manual"])
 def test_a_playout_that_grows_a_list_stays_on_the_kernel(chance, twins):
-    g, engine = game("native", step=1, rounds=4, roll=1), game("python", step=1, rounds=4, roll=1)
-    s = g.start(2, seed=1, chance=chance)
+    g, engine, opts = game("native"), game("python"), options(step=1, rounds=4, roll=1)
+    s = g.start(2, seed=1, chance=chance, options=opts)
     s.apply(choices(s)[0])  # (still in the game's own kernel)
     assert room(s) == LIST_CAPACITY
     out = s.playout(random.Random(7))
     assert type(s) is KState and s.is_over and room(s) > LIST_CAPACITY and not twins
     assert (out.scores, out.winners) == (s.scores(), s.winners())
     if chance == "manual":  # chance by hand: every random number drawn as the engine's playout draws it
-        e = engine.start(2, seed=1, chance=chance)
+        e = engine.start(2, seed=1, chance=chance, options=opts)
         e.apply(choices(e)[0])
         assert e.playout(random.Random(7)) == out
     else:  # the game the kernel played out, on the engine's machine: the same
@@ -314,8 +318,8 @@ def test_where_a_roomier_kernel_would_be_too_large_the_engine_plays_on():
 def test_a_bot_searches_a_state_that_grew_on_its_kernel(bot, twins):
     from fishrules import bots
 
-    g = game("native", step=1, rounds=3)
-    s = g.start(2, seed=1)
+    g = game("native")
+    s = g.start(2, seed=1, options=options(step=1, rounds=3))
     while room(s) == LIST_CAPACITY or not isinstance(s.current, int):
         s.apply(choices(s)[0])
     chosen = getattr(bots, bot)(seed=1, iterations=30).choose(s, s.current)
@@ -325,8 +329,8 @@ def test_a_bot_searches_a_state_that_grew_on_its_kernel(bot, twins):
 
 @pytest.mark.skipif(not NATIVE, reason="no C compiler here")
 def test_a_state_that_grew_determinizes_on_its_kernel(twins):
-    g = game("native", step=1, rounds=3)
-    s = g.start(2, seed=2)
+    g = game("native")
+    s = g.start(2, seed=2, options=options(step=1, rounds=3))
     while room(s) == LIST_CAPACITY or not isinstance(s.current, int):
         s.apply(choices(s)[0])
     d = s.determinize(s.current, random.Random(3))
