@@ -21,6 +21,7 @@ from fishrules.errors import RuleError
 from fishrules.kernel import Kernel
 from fishrules.kernel.abi import LIST_CAPACITY
 from fishrules.kernel.apistate import KState
+from fishrules.kernel.apistate import start as kernel_start
 from fishrules.kernel.layout import ROOMS
 from fishrules.limits import MAX_LIST_LENGTH
 from fishrules.runtime import SIMULTANEOUS, State
@@ -108,6 +109,20 @@ def twins(monkeypatch):
     return asked
 
 
+_python: list = []
+
+
+def begin(backend: str, seed: int, chance: str = "seeded", **amounts: int) -> KState:
+    """A 2-player game of these rules through the API on `backend`: native, the game's own states;
+    python, a KState on the kernel's Python spelling (`apistate.start` with that kernel)."""
+    opts = options(**amounts)
+    if backend == "native":
+        return game("native").start(2, seed=seed, chance=chance, options=opts)
+    if not _python:
+        _python.append(Kernel(game("python"), "python"))
+    return kernel_start(game("python"), 2, opts, seed, False, chance == "manual", kernel=_python[0])
+
+
 def choices(s) -> list:
     return s.legal_actions(s.waiting[0]) if s.current == SIMULTANEOUS else s.legal_actions()
 
@@ -163,34 +178,34 @@ def play_both(s, e, rng: random.Random) -> list:
     return applied
 
 
-@pytest.mark.skipif(not NATIVE, reason="no C compiler here")
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("chance", ["seeded", "manual"])
 @pytest.mark.parametrize("what,amounts,tier", CASES, ids=[c[0] for c in CASES])
-def test_a_game_whose_lists_outgrow_their_room_stays_on_the_kernel(what, amounts, tier, chance, twins):
-    g, engine, opts = game("native"), game("python"), options(**amounts)
-    s, e = g.start(2, seed=3, chance=chance, options=opts), engine.start(2, seed=3, chance=chance, options=opts)
+def test_a_game_whose_lists_outgrow_their_room_stays_on_the_kernel(what, amounts, tier, chance, backend, twins):
+    s = begin(backend, 3, chance, **amounts)
+    e = game("python").start(2, seed=3, chance=chance, options=options(**amounts))
     assert type(s) is KState and type(e) is State
     applied = play_both(s, e, random.Random(len(what)))
     assert room(s) == tier and not twins  # grown, and the engine never asked
     # a game that grew saves what its engine twin saves, and reads back as itself
     text = s.to_json()
     assert json.loads(text)["position"] is not None and text == e.to_json()
-    back = g.state_from_json(text)
-    assert type(back) is KState and back == s and hash(back) == hash(s) and back.to_json() == text
+    if backend == "native":  # (the game's own states: the native kernel's)
+        back = game("native").state_from_json(text)
+        assert type(back) is KState and back == s and hash(back) == hash(s) and back.to_json() == text
     # the same texts applied to a new game: the same state
-    fresh = g.start(2, seed=3, chance=chance, options=opts)
+    fresh = begin(backend, 3, chance, **amounts)
     for t in applied:
         fresh.apply(t)
     assert type(fresh) is KState and fresh == s and hash(fresh) == hash(s) and fresh.to_json() == text
     assert not twins
 
 
-@pytest.mark.skipif(not NATIVE, reason="no C compiler here")
-def test_a_list_past_the_languages_limit_is_the_engines_error_in_the_kernels_words(twins):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_list_past_the_languages_limit_is_the_engines_error_in_the_kernels_words(backend, twins):
     # 100 + 49 rounds of 200 = 10,000 entries; the next move adds 100 more
     amounts = dict(setup=1, step=1, rounds=50)
-    g, engine, opts = game("native"), game("python"), options(**amounts)
-    s, e = g.start(2, seed=5, options=opts), engine.start(2, seed=5, options=opts)
+    s, e = begin(backend, 5, **amounts), game("python").start(2, seed=5, options=options(**amounts))
     rng = random.Random(2)
     while True:
         mine, its = choices(s), choices(e)
@@ -208,13 +223,13 @@ def test_a_list_past_the_languages_limit_is_the_engines_error_in_the_kernels_wor
     assert outcome(lambda: s.apply(mine[i].text)) == want
 
 
-@pytest.mark.skipif(not NATIVE, reason="no C compiler here")
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("chance", ["seeded", "manual"])
-def test_a_position_answers_the_same_whichever_kernel_holds_it(chance, twins):
-    g, opts = game("native"), options(step=1, rounds=3, pick=1)
+def test_a_position_answers_the_same_whichever_kernel_holds_it(chance, backend, twins):
+    g, opts = game(backend), options(step=1, rounds=3, pick=1)
     space, spec = g.action_space(2, opts), g.observation_spec(2, opts)
     twins.clear()  # (the spaces start a game of their own, on the engine, to count its dice)
-    s = g.start(2, seed=9, chance=chance, options=opts)  # (a list passes 128 in its second move)
+    s = begin(backend, 9, chance, step=1, rounds=3, pick=1)  # (a list passes 128 in its second move)
     rng = random.Random(4)
     while not s.is_over:
         moved = s.clone()
@@ -277,11 +292,11 @@ def test_whole_games_past_the_languages_limit_raise_the_engines_error(backend):
     assert got == outcome(lambda: kernel._fallback(2, opts, 0, 300))
 
 
-@pytest.mark.skipif(not NATIVE, reason="no C compiler here")
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("chance", ["seeded", "manual"])
-def test_a_playout_that_grows_a_list_stays_on_the_kernel(chance, twins):
-    g, engine, opts = game("native"), game("python"), options(step=1, rounds=4, roll=1)
-    s = g.start(2, seed=1, chance=chance, options=opts)
+def test_a_playout_that_grows_a_list_stays_on_the_kernel(chance, backend, twins):
+    engine, opts = game("python"), options(step=1, rounds=4, roll=1)
+    s = begin(backend, 1, chance, step=1, rounds=4, roll=1)
     s.apply(choices(s)[0])  # (still in the game's own kernel)
     assert room(s) == LIST_CAPACITY
     out = s.playout(random.Random(7))
