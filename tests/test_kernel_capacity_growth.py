@@ -25,7 +25,7 @@ from fishrules.kernel.apistate import start as kernel_start
 from fishrules.kernel.layout import ROOMS
 from fishrules.limits import MAX_LIST_LENGTH
 from fishrules.runtime import SIMULTANEOUS, State
-from ._twins import BACKENDS, NATIVE, outcome, watched_fallback
+from ._twins import BACKENDS, NATIVE, engine_start, outcome, watched_fallback
 
 #: lists added to by the set-up (`setup` times 100 entries), by each move (`step`), after each roll
 #: (`roll` times 50 or 100), by each choice made together (`pick`): the ways a list outgrows its
@@ -183,7 +183,7 @@ def play_both(s, e, rng: random.Random) -> list:
 @pytest.mark.parametrize("what,amounts,tier", CASES, ids=[c[0] for c in CASES])
 def test_a_game_whose_lists_outgrow_their_room_stays_on_the_kernel(what, amounts, tier, chance, backend, twins):
     s = begin(backend, 3, chance, **amounts)
-    e = game("python").start(2, seed=3, chance=chance, options=options(**amounts))
+    e = engine_start(game("python"), 2, 3, chance, options(**amounts))
     assert type(s) is KState and type(e) is State
     applied = play_both(s, e, random.Random(len(what)))
     assert room(s) == tier and not twins  # grown, and the engine never asked
@@ -205,7 +205,7 @@ def test_a_game_whose_lists_outgrow_their_room_stays_on_the_kernel(what, amounts
 def test_a_list_past_the_languages_limit_is_the_engines_error_in_the_kernels_words(backend, twins):
     # 100 + 49 rounds of 200 = 10,000 entries; the next move adds 100 more
     amounts = dict(setup=1, step=1, rounds=50)
-    s, e = begin(backend, 5, **amounts), game("python").start(2, seed=5, options=options(**amounts))
+    s, e = begin(backend, 5, **amounts), engine_start(game("python"), 2, 5, "seeded", options(**amounts))
     rng = random.Random(2)
     while True:
         mine, its = choices(s), choices(e)
@@ -295,7 +295,7 @@ def test_whole_games_past_the_languages_limit_raise_the_engines_error(backend):
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("chance", ["seeded", "manual"])
 def test_a_playout_that_grows_a_list_stays_on_the_kernel(chance, backend, twins):
-    engine, opts = game("python"), options(step=1, rounds=4, roll=1)
+    opts = options(step=1, rounds=4, roll=1)
     s = begin(backend, 1, chance, step=1, rounds=4, roll=1)
     s.apply(choices(s)[0])  # (still in the game's own kernel)
     assert room(s) == LIST_CAPACITY
@@ -303,7 +303,7 @@ def test_a_playout_that_grows_a_list_stays_on_the_kernel(chance, backend, twins)
     assert type(s) is KState and s.is_over and room(s) > LIST_CAPACITY and not twins
     assert (out.scores, out.winners) == (s.scores(), s.winners())
     if chance == "manual":  # chance by hand: every random number drawn as the engine's playout draws it
-        e = engine.start(2, seed=1, chance=chance, options=opts)
+        e = engine_start(game("python"), 2, 1, chance, opts)
         e.apply(choices(e)[0])
         assert e.playout(random.Random(7)) == out
     else:  # the game the kernel played out, on the engine's machine: the same
