@@ -1,8 +1,9 @@
 """The kernel's room for lists: a list the rules only `set` gets room for the longest value it is
 set to (`Bounds.list_lengths`, `Layout.list_cap`), so a list past the kernel's old 128 for all plays
 on the kernel, both spellings, exactly as on the engine (up to MAX_LIST_LENGTH, the most cards a
-game may have).  A list the rules add to keeps LIST_CAPACITY (see `Layout._list_capacities` for
-why): past it, the engine's machine still plays the game.
+game may have).  A list the rules add to keeps LIST_CAPACITY in a game's own kernel (see
+`Layout._list_capacities` for why): past it, the game goes on in a roomier kernel of the same rules
+(tests/test_kernel_capacity_growth.py).
 """
 
 from __future__ import annotations

@@ -15,9 +15,11 @@ warning saying why; `"native"` insists (raising `NativeError`); `"python"` never
 A kernel plays exactly the engine's games (tests/test_kernel.py): chance by the state's seeded
 generator, every random choice by a second generator seeded `decision_seed(seed)`.  A rule that
 goes wrong in the kernel raises the engine's own positioned error, in the kernel's words
-(`faults`); where the kernel has none (more work than a step may do, one of the kernel's own
-capacities), the game is played again on the engine's own machine (`reference_playout`), which
-gives the same result or raises its error.
+(`faults`).  A game that grows a list the rules add to past the room the kernel keeps goes on in a
+roomier kernel of the same rules (`Kernel.roomier`: tiers of `layout.ROOMS`, up to the language's
+own limit).  Where the kernel has no words (more work than a step may do, another of the kernel's
+own capacities), the game is played again on the engine's own machine (`reference_playout`),
+which gives the same result or raises its error.
 """
 
 from __future__ import annotations
@@ -98,9 +100,13 @@ def native_is_cached(game: Any) -> bool:
 class Kernel:
     """The kernel of one game: its lowered program and the backend that runs it."""
 
-    def __init__(self, game: Any, backend: str = "auto"):
+    def __init__(self, game: Any, backend: str = "auto", list_room: int = A.LIST_CAPACITY):
         check_backend(backend)
         self.game = game
+        #: the room of each list the rules add to (`Layout.list_room`), and the kernel of the same
+        #: rules with the next tier's (`roomier`): None until asked for, False where there is none
+        self.list_room = list_room
+        self._roomier: Any = None
         #: the API's lists of legal actions, shared by the positions that offer the same moves
         #: ((actor, chosen together, move records) -> actions; kernel/apistate.py)
         self.api_actions: Optional[dict] = {}
@@ -116,7 +122,7 @@ class Kernel:
         #: how the kernel's traces become the engine's record (kernel/record.py), made when first needed
         self.recorder: Any = None
         try:
-            self.program: KernelProgram = lower(game.model)
+            self.program: KernelProgram = lower(game.model, list_room)
         except L.TooLarge as exc:  # the engine's own machine plays every game (see `_fallback`)
             if backend == "native":
                 raise TooLargeForKernel(f"these rules are too large for the game kernel: {exc}") from None
@@ -128,7 +134,8 @@ class Kernel:
         be: Any = None
         if backend in ("auto", "native"):
             try:
-                be = NativeBackend(self.program, rules=game._identity)
+                # (a roomier variant is no game's own kernel: `native_is_cached` asks after that one)
+                be = NativeBackend(self.program, rules=game._identity if list_room == A.LIST_CAPACITY else None)
             except NativeError as exc:
                 if backend == "native":
                     raise
@@ -144,6 +151,39 @@ class Kernel:
                 self.why_not_native = self.why_not_native or f"the game kernel's Python cannot be compiled: {exc.msg if isinstance(exc, SyntaxError) else exc}"
                 be = _Engine()
         self.backend = be
+
+    def roomier(self) -> Optional["Kernel"]:
+        """The kernel of the same rules on the same backend with the next tier of room for the
+        lists the rules add to (`layout.ROOMS`), built when first asked for (a native build of its
+        own, cached on disk as every kernel is): where a game that outgrew this kernel's room goes
+        on.  Everything a position says is the same on either (`apistate.position_of` reads each
+        list by its length; the moves are the same records).  None where there is none: rules
+        that add to no list, room at the language's limit already, or a variant the backend cannot
+        build (too large for the kernel, no compiler): the engine's machine then plays on, as
+        before."""
+        got = self._roomier
+        if got is None:
+            got = self._roomier = False
+            room = L.roomier(self.list_room)
+            if room is not None and self.program is not None and self.program.layout.grows \
+                    and not isinstance(self.backend, _Engine):
+                try:
+                    bigger = Kernel(self.game, self.backend.name, list_room=room)
+                except NativeError:  # (too large at this room, or no build: `TooLargeForKernel` is one)
+                    bigger = None
+                if bigger is not None and bigger.name == self.name:
+                    got = self._roomier = bigger
+        return got or None
+
+    def holds(self, other: Any) -> bool:
+        """Whether `other` is this kernel or one of its roomier variants (a state of this game that
+        grew a list is a position of one of them)."""
+        k: Any = self
+        while k:
+            if k is other:
+                return True
+            k = k._roomier
+        return False
 
     @property
     def name(self) -> str:
@@ -181,6 +221,10 @@ class Kernel:
                     err = faults.error(kp, S, f.code, context)
                 if err is not None:
                     raise err from None
+            if f.code == FAULT_CAPACITY:
+                bigger = self.roomier()
+                if bigger is not None:  # a list outgrew its room: the same game in a roomier kernel
+                    return bigger.playout(players, options, seed, limit)
             return self._fallback(players, options, seed, limit)
         except (TypeError, IndexError, KeyError, ValueError, ZeroDivisionError, RecursionError, OverflowError):
             return self._fallback(players, options, seed, limit)  # (the backends word their own errors: never)
@@ -200,8 +244,10 @@ class Kernel:
                         raise endless(self.game, limit)
                     if stops[i]:
                         # the same game again, one step at a time: its fault in the kernel's words
-                        # (or, past the kernel's own limits, the game on the engine's machine)
-                        yield self.playout(players, options, seed, limit)
+                        # (a list past its room: in a roomier kernel; past the kernel's other
+                        # limits, the game on the engine's machine)
+                        bigger = self.roomier() if stops[i] == FAULT_CAPACITY else None
+                        yield (bigger or self).playout(players, options, seed, limit)
                         continue
                     w, e = wins[i], i * tail
                     yield Played(Outcome(list(scores[i * players:(i + 1) * players]),

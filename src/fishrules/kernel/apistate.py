@@ -122,18 +122,24 @@ def start(game: Any, players: int, options: dict, seed: int, count_rules: bool, 
         error = _unavailable(kernel, S) if fault.code == FAULT_UNPLAYABLE and S is not None else None
         if error is not None:
             raise error from None
+        bigger = kernel.roomier() if fault.code == FAULT_CAPACITY else None
+        if bigger is not None:  # a list the set-up adds to outgrew its room: the roomier kernel's game
+            return start(game, players, options, seed, count_rules, manual, bigger)
         return State._new(game, players, options, seed, manual, count_rules=count_rules)
     s = KState.__new__(KState)
     for name, value in (("game", game), ("prog", game.program), ("n", players), ("seed", seed), ("manual", manual),
                         ("_ks", [kernel, S, [], {}, options, count_rules, {}, None, None, (seed, manual)])):
         _SLOTS[name].__set__(s, value)
-    try:
-        s._check_can_act()
-    except _Stuck as stuck:
-        raise s._stuck(stuck.actor) from None
-    except KFault:
-        s._become_state()  # the engine raises its error (a rule that goes wrong listing the moves)
-    return s
+    while True:
+        try:
+            s._check_can_act()
+        except _Stuck as stuck:
+            raise s._stuck(stuck.actor) from None
+        except KFault as fault:
+            if fault.code == FAULT_CAPACITY and s._grow():
+                continue
+            s._become_state()  # the engine raises its error (a rule that goes wrong listing the moves)
+        return s
 
 
 def _new_position(be: Any, players: int, options: dict, seed: int, manual: bool) -> Any:
@@ -240,6 +246,8 @@ class KState(State):
         try:
             got = self._moves(actor)
         except KFault as fault:
+            if fault.code == FAULT_CAPACITY and not isinstance(fault, _Stuck) and self._grow():
+                return self.legal_actions(player)  # (listed in the roomier kernel)
             self._engine_fails(lambda twin: twin.legal_actions(player), self._words(fault, ks[_S]))
             return self._as_state().legal_actions(player)
         actions = got[2]
@@ -342,6 +350,8 @@ class KState(State):
         except KFault as fault:
             del applied[napplied:]
             ks[_LEGAL] = legal
+            if fault.code == FAULT_CAPACITY and self._grow():
+                return self._apply_chance(found.text)  # (the same outcome, in the roomier kernel)
             words = self._words(fault, S)
             self._undo_fault(fault, kernel, S)
             self._engine_fails(lambda twin: twin.apply(found.text), words)
@@ -381,48 +391,52 @@ class KState(State):
             where, i = _K_MOVE_GET(found)
             kernel, records, actor = where[0], where[1], where[2]
             legal = ks[_LEGAL]
-        S = ks[_S]
-        be = kernel.backend
         applied = ks[_APPLIED]
         napplied = len(applied)
-        together = S[_H_CUR] == _CUR_SIMUL
-        try:
-            if together:
-                # the choice is kept in the position (the waiting frame's `chosen`); the last one
-                # runs on.  A choice not the last changes nothing the others may do: their legal
-                # lists are kept
-                last = len(waiting if waiting is not None else self.waiting) == 1
-                applied.append((records, i, True, actor))
-                be.choose_raw(S, records, i)
-                if not last:
-                    ks[_LEGAL].pop(actor, None)
-                    return self
-                ks[_LEGAL] = {}
-                self._check_can_act()
-            else:
-                ks[_LEGAL] = {}
-                n, listed = be.step_raw(S, records, i)  # the move played and the next one's listed
-                applied.append((records, i, False, actor))
-                cur = S[_H_CUR]
-                if cur >= 0:
-                    if not n:
-                        raise _Stuck(cur)  # a player who must act may do nothing
-                    ks[_LEGAL][cur] = [n, listed, None, None, None]
-                elif cur == _CUR_SIMUL:
+        while True:  # (once more in a roomier kernel, each time a list outgrows the room of this one)
+            S = ks[_S]
+            be = kernel.backend
+            together = S[_H_CUR] == _CUR_SIMUL
+            try:
+                if together:
+                    # the choice is kept in the position (the waiting frame's `chosen`); the last
+                    # one runs on.  A choice not the last changes nothing the others may do: their
+                    # legal lists are kept
+                    last = len(waiting if waiting is not None else self.waiting) == 1
+                    applied.append((records, i, True, actor))
+                    be.choose_raw(S, records, i)
+                    if not last:
+                        ks[_LEGAL].pop(actor, None)
+                        return self
+                    ks[_LEGAL] = {}
                     self._check_can_act()
-        except KFault as fault:
-            del applied[napplied:]
-            ks[_LEGAL] = legal
-            words = self._words(fault, S)
-            self._undo_fault(fault, kernel, S)
-            # A rule that went wrong: the engine says what, and where, playing this step on a twin
-            # of the position before it (the kernel's state is not needed for that: the twin
-            # replays the moves applied).  Where the engine plays it, so does this state, as the
-            # engine's from now on.
-            move = kernel.boundary.move(be.decode(records, i), together)
-            self._engine_fails(lambda twin: play_move(twin, move), words)
-            return play_move(self._as_state(), move)
-        return self
+                else:
+                    ks[_LEGAL] = {}
+                    n, listed = be.step_raw(S, records, i)  # the move played and the next one's listed
+                    applied.append((records, i, False, actor))
+                    cur = S[_H_CUR]
+                    if cur >= 0:
+                        if not n:
+                            raise _Stuck(cur)  # a player who must act may do nothing
+                        ks[_LEGAL][cur] = [n, listed, None, None, None]
+                    elif cur == _CUR_SIMUL:
+                        self._check_can_act()
+            except KFault as fault:
+                del applied[napplied:]
+                ks[_LEGAL] = legal
+                if fault.code == FAULT_CAPACITY and not isinstance(fault, _Stuck) and self._grow():
+                    kernel, legal, waiting = ks[_KERNEL], ks[_LEGAL], None  # (a move's record is every kernel's)
+                    continue
+                words = self._words(fault, S)
+                self._undo_fault(fault, kernel, S)
+                # A rule that went wrong: the engine says what, and where, playing this step on a
+                # twin of the position before it (the kernel's state is not needed for that: the
+                # twin replays the moves applied).  Where the engine plays it, so does this state,
+                # as the engine's from now on.
+                move = kernel.boundary.move(be.decode(records, i), together)
+                self._engine_fails(lambda twin: play_move(twin, move), words)
+                return play_move(self._as_state(), move)
+            return self
 
     def _undo_fault(self, fault: KFault, kernel: Any, S: Any) -> None:
         """After a step faulted (the moves applied as before it): a stuck game or `unavailable`
@@ -511,6 +525,39 @@ class KState(State):
         elif played is not None:
             _play_out(be, S, played[0], played[1], played[2])
         return S
+
+    def _grow(self) -> bool:
+        """After a fault of the kernel's own capacity: move this state to its kernel's roomier
+        variant (`Kernel.roomier`: the same rules with more room for the lists they add to), its
+        position worked out there again from its start; True if it moved (the caller runs its
+        call again), False where there is no roomier kernel (the engine's machine plays on, as
+        before).  A change of kernel, not of class: every answer of the state is the same from
+        either (`position_of` and the record read no room); what is kept of the old kernel's
+        layout (the legal lists, the record's position, the observation's encoder) is dropped.
+        Not for a determinization, whose start is a position of the old kernel's layout."""
+        ks = self._ks
+        old = ks[_KERNEL]
+        if len(ks[_FROM]) > 2:
+            return False
+        while True:
+            bigger = ks[_KERNEL].roomier()
+            if bigger is None:
+                ks[_KERNEL] = old
+                return False
+            ks[_KERNEL] = bigger
+            try:
+                S = self._position_again()
+            except KFault as fault:  # (the moves applied outgrow this room too: the next)
+                if fault.code != FAULT_CAPACITY:  # pragma: no cover - the moves applied played before
+                    ks[_KERNEL] = old
+                    return False
+                continue
+            break
+        ks[_S], ks[_LEGAL], ks[_REC] = S, {}, None
+        spaces = ks[_SHARED].get("spaces")
+        # (the options, action space and players stay; the observation's encoder reads the layout)
+        ks[_SHARED] = {} if spaces is None else {"spaces": [spaces[0], spaces[1], None, spaces[3], None]}
+        return True
 
     def _listed_for(self, action: Any) -> Optional[KAction]:
         """The action of this position's legal lists that the engine's `apply` takes for `action`
@@ -677,6 +724,8 @@ class KState(State):
         try:
             return ks[_KERNEL].backend.scores(ks[_S])
         except KFault as fault:
+            if fault.code == FAULT_CAPACITY and self._grow():
+                return self.scores()
             self._engine_fails(lambda twin: twin.scores(), self._words(fault, ks[_S], faults.SCORES))
             return self._as_state().scores()
 
@@ -689,6 +738,8 @@ class KState(State):
         try:
             rows = be.score_parts(ks[_S])
         except KFault as fault:
+            if fault.code == FAULT_CAPACITY and self._grow():
+                return self.score_parts()
             self._engine_fails(lambda twin: twin.score_parts(),
                                self._words(fault, ks[_S], (faults.SCORES[0], be.term)))
             return self._as_state().score_parts()
@@ -704,6 +755,8 @@ class KState(State):
         try:
             return ks[_KERNEL].backend.winners(ks[_S])
         except KFault as fault:
+            if fault.code == FAULT_CAPACITY and self._grow():
+                return self.winners()
             self._engine_fails(lambda twin: twin.winners(), self._words(fault, ks[_S], faults.WINNERS))
             return self._as_state().winners()
 
@@ -1186,17 +1239,24 @@ class KState(State):
         if S[_H_MANUAL] or S[_H_CUR] == _CUR_CHANCE:
             return self._playout_by_hand(rng, limit)
         cseed, dseed = rng.getrandbits(63), rng.getrandbits(63)
-        kernel = ks[_KERNEL]
-        T = kernel.copy_state(S)
-        decisions, chances = T[_H_DECISIONS], T[_H_CHANCES]
-        try:
-            _play_out(kernel.backend, T, cseed, dseed, limit)
-        except KFault as fault:
+        stopped: Optional[KFault] = None
+        while True:  # (again in a roomier kernel, the same seeds, where a list outgrows its room)
+            kernel = ks[_KERNEL]
+            T = kernel.copy_state(ks[_S])
+            decisions, chances = T[_H_DECISIONS], T[_H_CHANCES]
+            try:
+                _play_out(kernel.backend, T, cseed, dseed, limit)
+            except KFault as fault:
+                if fault.code == FAULT_CAPACITY and self._grow():
+                    continue
+                stopped = fault
+            break
+        if stopped is not None:
             # The state stays as it was before the playout (the kernel played a copy), as the
             # engine's is put back.
-            if fault.code == FAULT_ENDLESS:
+            if stopped.code == FAULT_ENDLESS:
                 raise _playout.endless(self.prog.model, limit) from None
-            words = faults.in_playout(kernel.program, T, fault.code)
+            words = faults.in_playout(kernel.program, T, stopped.code)
             if words is not None:
                 raise words from None
             # A capacity of the kernel's, or a fault it has no words for: the same game played on
@@ -1265,10 +1325,12 @@ class KState(State):
                     decisions += 1
                 else:  # pragma: no cover - the kernel stops at a wait or the end
                     raise KFault(FAULT_CAPACITY)
-        except KFault:
+        except KFault as fault:
+            rng.setstate(saved)
+            if fault.code == FAULT_CAPACITY and self._grow():
+                return self._playout_by_hand(rng, limit)  # (the same random numbers, in a roomier kernel)
             # the engine's words (a rule that goes wrong, a stuck game, a game that does not end),
             # from the same random numbers
-            rng.setstate(saved)
             return State.playout(self._as_state(), rng)
         ks[_S] = T
         ks[_LEGAL], ks[_REC] = {}, None
@@ -1789,16 +1851,22 @@ def saved_position(game: Any, state: State) -> Optional[list]:
             except (FishrulesError, RecursionError, MemoryError):  # pragma: no cover - rules the checker passed
                 kernel = False
             _POSITIONS[game] = kernel
-    if kernel is False or kernel.program is None:
+    if kernel is False or kernel.program is None or state._history is None:  # (no record: nothing to replay)
         return None
-    try:
-        if state.cur == CHANCE:
-            return _saved_by_hand(kernel, game, state)
-        S = kernel.state_of(state)
-    except (KFault, FishrulesError, TypeError, IndexError, KeyError, ValueError, ZeroDivisionError, RecursionError,
-            OverflowError):  # (the Python backend's ways of going wrong: no position, then)
-        return None
-    return _saved(kernel, S)
+    while True:
+        try:
+            if state.cur == CHANCE:
+                return _saved_by_hand(kernel, game, state)
+            S = kernel.state_of(state)
+        except KFault as fault:  # (a list past the kernel's room: worked out in a roomier kernel)
+            kernel = kernel.roomier() if fault.code == FAULT_CAPACITY else None
+            if kernel is None:
+                return None
+            continue
+        except (FishrulesError, TypeError, IndexError, KeyError, ValueError, ZeroDivisionError, RecursionError,
+                OverflowError):  # (the Python backend's ways of going wrong: no position, then)
+            return None
+        return _saved(kernel, S)
 
 
 def _saved_by_hand(kernel: Any, game: Any, state: State) -> Optional[list]:

@@ -6,8 +6,9 @@
   playout), the work done in this step, how deep the phases are, the move being played;
 - each option and game-wide value one slot; each player's value one slot per seat (the rules' most
   players); a list of numbers a length and room for the most entries it can hold (`list_cap`:
-  what `Bounds.list_lengths` finds the rules can put in it, or `LIST_CAPACITY` for a list the
-  rules add to);
+  what `Bounds.list_lengths` finds the rules can put in it, or for a list the rules add to the
+  layout's `list_room`: `LIST_CAPACITY`, or a larger tier of `ROOMS` in a roomier variant of the
+  kernel, which a game moves to when it grows such a list past its room: fishrules.kernel);
 - the dice's faces;
 - every zone a length and as many slots as cards it can hold (the cards of its kind), with where
   each card is, whether it is face up, and which zones were shuffled;
@@ -27,7 +28,7 @@ from ..limits import MAX_DICE, MAX_LIST_LENGTH, MAX_PLAYERS
 # lowering and the tests still read here are re-exported.
 from .abi import CUR_OVER, CUR_RUN, CUR_SIMUL, H_CUR, H_DDRAWS, H_DSEED, H_MOVE, H_N, H_NDICE, LIST_CAPACITY
 
-__all__ = ["Layout", "TooLarge", "MAX_STATE_SLOTS", "MAX_MOVE_WIDTH", "MAX_FRAME_SLOTS",
+__all__ = ["Layout", "TooLarge", "MAX_STATE_SLOTS", "MAX_MOVE_WIDTH", "MAX_FRAME_SLOTS", "ROOMS", "roomier",
            "LIST_CAPACITY", "CUR_OVER", "CUR_SIMUL", "CUR_RUN", "H_CUR", "H_DDRAWS", "H_DSEED", "H_N", "H_NDICE"]
 
 #: Frames: slots for the locals of waiting phases, at most.
@@ -38,6 +39,17 @@ MAX_FRAME_SLOTS = 1 << 12
 #: what is there.
 MAX_STATE_SLOTS = 1 << 21
 MAX_MOVE_WIDTH = 64
+#: The room a list the rules add to has, tier by tier: every kernel starts at the first; a game that
+#: grows such a list past its room goes on in the kernel of the next (the same rules lowered with
+#: that room), built when first needed.  Few tiers, because each is a build of native code; an
+#: intermediate one, because a position's room is copied at every playout's start and written
+#: whole by `set`.
+ROOMS = (LIST_CAPACITY, 1024, MAX_LIST_LENGTH)
+
+
+def roomier(room: int) -> "int | None":
+    """The tier of `ROOMS` after `room` (None past the last: the language's own limit)."""
+    return next((r for r in ROOMS if r > room), None)
 
 
 class TooLarge(Exception):
@@ -47,10 +59,14 @@ class TooLarge(Exception):
 class Layout:
     """Where everything of a position lives in `S`."""
 
-    def __init__(self, model: m.Model, max_subset: int):
+    def __init__(self, model: m.Model, max_subset: int, list_room: int = LIST_CAPACITY):
         """(Long, and kept whole: it lays the parts of a position out one after the other, `at`
-        moving on past each, so the order of its lines is the order of the array.)"""
+        moving on past each, so the order of its lines is the order of the array.)  `list_room`:
+        the room of each list the rules add to (a tier of `ROOMS`)."""
         self.model = model
+        self.list_room = list_room
+        #: the lists the rules add to, ("g"/"p", slot): those `list_room` sizes
+        self.grows: frozenset = frozenset()
         self.seats = model.max_players
         assert self.seats <= MAX_PLAYERS
         ncards = len(model.cards)
@@ -147,9 +163,10 @@ class Layout:
         A list the rules only `set` holds at most the longest value it is set to (`Bounds`, at the
         most players and dice: every length it finds grows with them), up to MAX_LIST_LENGTH, past
         which the rules fail anyway.  A list the rules add to has no bound the rules show; it gets
-        LIST_CAPACITY, and a game that grows it longer faults (FAULT_CAPACITY).  Room for
-        MAX_LIST_LENGTH entries for every such list was measured and refused: every position of
-        the game carries the room (a native playout copies it at its start), and a bundled dice game's
+        `list_room` (LIST_CAPACITY in a game's own kernel), and a game that grows it longer faults
+        (FAULT_CAPACITY) and goes on in a roomier kernel (the next tier of ROOMS).  Room for
+        MAX_LIST_LENGTH entries in every kernel was measured and refused: every position of the
+        game carries the room (a native playout copies it at its start), and a bundled dice game's
         playouts at 2 players went from 289,000 games/s to 17,000 with it."""
         model = self.model
         if not any(v.type.kind == "list" for v in (*model.game_vars, *model.player_vars)):
@@ -157,7 +174,8 @@ class Layout:
         d = model.dice
         dice = 0 if d is None else self._dice_capacity()
         lengths = Bounds(model, self.seats, dice, {o.name: None for o in model.options}).list_lengths()
-        return {k: LIST_CAPACITY if n is None else min(n, MAX_LIST_LENGTH) for k, n in lengths.items()}
+        self.grows = frozenset(k for k, n in lengths.items() if n is None)
+        return {k: self.list_room if n is None else min(n, MAX_LIST_LENGTH) for k, n in lengths.items()}
 
     def list_stride(self, slot: int, scope: str = "p") -> int:
         """The slots a list variable takes (one seat's, for a player's): its length, then its room."""

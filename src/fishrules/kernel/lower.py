@@ -20,7 +20,7 @@ from .. import model as m
 from ..analysis import define_order, kept_defines, number_blocks, reads, rule_numbers
 from ..limits import MAX_SUBSET
 from . import ir
-from .abi import MAX_STACK
+from .abi import LIST_CAPACITY, MAX_STACK
 from .arms import Arms, cut
 from .keep import Keep
 from .layout import MAX_FRAME_SLOTS, Layout
@@ -82,8 +82,9 @@ class KernelProgram:
         return scalars, buffers
 
 
-def lower(model: m.Model) -> KernelProgram:
-    layout = Layout(model, MAX_SUBSET)
+def lower(model: m.Model, list_room: int = LIST_CAPACITY) -> KernelProgram:
+    """`list_room`: the room of each list the rules add to (`Layout`)."""
+    layout = Layout(model, MAX_SUBSET, list_room)
     out = KernelProgram(model, layout)
     sym, tab = Symbols(), Tables()
     blocks = number_blocks(model)

@@ -49,9 +49,11 @@ class Worlds:
     def __init__(self, kernel: Any, state: Any, player: Optional[int]):
         from .apistate import _KERNEL, _PLAYED, _S, _SLOTS, KState
 
+        ks = _SLOTS["_ks"].__get__(state) if type(state) is KState else None
+        if ks is not None and kernel.holds(ks[_KERNEL]):  # (a state that grew a list: its roomier kernel)
+            kernel = ks[_KERNEL]
         self.kernel = kernel
         lay = kernel.program.layout
-        ks = _SLOTS["_ks"].__get__(state) if type(state) is KState else None
         if ks is not None and ks[_KERNEL] is kernel:
             if ks[_PLAYED] is not None:
                 raise OptionError(PLAYED_OUT)
