@@ -456,7 +456,9 @@ class _Writer:
         else:
             self.put(depth, f"k_{n}(k, {', '.join(a)});")
             if n in ("shuffle", "reveal") and self.kp.keep.index:
-                self.put(depth, "k_stale_all(k);")  # (the engine forgets every kept value: keep.py)
+                # the engine forgets every kept value (keep.py), though no define reads which cards
+                # are face up: outside a playout (see emit_python's s_Do)
+                self.put(depth, "k_stale_all(k);" if n == "shuffle" else f"if (!S[{H_MODE}]) k_stale_all(k);")
 
     def s_Forget(self, s, depth):
         self.put(depth, f"{s.name}_ok = 0;")

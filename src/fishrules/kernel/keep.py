@@ -75,8 +75,9 @@ class Keep:
     # kernel finds kept, counting no work, is one the engine finds kept too: the kernel never
     # counts less work than the engine): a write of a value forgets the defines that read it, or
     # every one when more than four do (`compiler/blocks.py` `changed`); a change of a zone those
-    # that read it (a family's at its argument); a roll, a shuffle or a card shown, every one; and
-    # when any kept define's reads cannot be told, every write forgets every one.
+    # that read it (a family's at its argument); a roll, a shuffle or a card shown (outside a
+    # playout: emit_python's `s_Do`), every one; and when any kept define's reads cannot be told,
+    # every write forgets every one.
 
     def all(self) -> tuple[int, ...]:
         """Every kept define (a roll, a shuffle, cards shown: the engine forgets every value)."""
