@@ -1,13 +1,12 @@
 """The kernel's work budget in its own words (issue 32, docs/one-machine-plan.md §2.7).
 
 A step of the kernel that passes its budget stops with FAULT_BUDGET at the statement running
-(`S[H_AT]`).  `faults.error` words it as the engine does (`reasons.OVER_BUDGET`, at that statement,
-with what was being done) once the kernel counts against the engine's own budget
-(`faults.counts_as_the_engine`); while the kernel's budget is half the engine's (abi.KERNEL_BUDGET)
-the engine may still finish what the kernel gave up on, so the kernel says nothing and the game is
-played on the engine's machine (`Kernel._fallback`).  Held here for rules that run away (more than
-WORK_BUDGET on the engine: the engine refuses them), on both spellings: the kernel's words are the
-engine's, message, line and context.
+(`S[H_AT]`).  The kernel's budget is the engine's (abi.KERNEL_BUDGET), and it counts as the engine
+does (tests/test_kernel_work.py), so `faults.error` words it as the engine does
+(`reasons.OVER_BUDGET`, at that statement, with what was being done: `faults.counts_as_the_engine`)
+and the game is not played on the engine's machine (`Kernel._fallback`).  Held here for rules that
+run away (more than WORK_BUDGET on the engine: the engine refuses them), on both spellings: the
+kernel's words are the engine's, message, line and context.
 """
 
 from __future__ import annotations
@@ -48,23 +47,22 @@ def _render(call) -> str:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", list(RUNAWAY))
-def test_a_step_over_the_budget_is_said_by_the_kernel_in_the_engines_words(backend, name, monkeypatch):
+def test_a_step_over_the_budget_is_said_by_the_kernel_in_the_engines_words(backend, name):
     g = fishrules.loads(RUNAWAY[name], "heavy.fish")
     kernel = Kernel(g, backend)
     opts = g._options(None)
     engine = _render(lambda: kernel._fallback(2, opts, 3, 300))
     assert "steps of work" in engine
-    monkeypatch.setattr(faults, "counts_as_the_engine", lambda: True)
     calls = watched_fallback(kernel)
     assert _render(lambda: kernel.playout(2, opts, 3)) == engine
     assert not calls  # not asked of the engine's machine
 
 
-def test_while_the_kernels_budget_is_less_than_the_engines_the_engine_says_it():
-    assert not faults.counts_as_the_engine()  # (abi.KERNEL_BUDGET: half the engine's, today)
+def test_the_kernels_budget_is_the_engines_and_the_engine_is_not_asked():
+    assert faults.counts_as_the_engine()  # (abi.KERNEL_BUDGET: the engine's)
     g = fishrules.loads(RUNAWAY["endless repeat at the start"], "heavy.fish")
     kernel = Kernel(g, "python")
     calls = watched_fallback(kernel)
-    with pytest.raises(RuleError):
+    with pytest.raises(RuleError, match="steps of work"):
         kernel.playout(2, g._options(None), 3)
-    assert len(calls) == 1
+    assert not calls

@@ -396,8 +396,7 @@ def test_a_call_that_fails_leaves_no_trace(backend):
     assert [r[0] for r in trace] == [5, 5]  # each player's n changed, and nothing else
 
 
-#: An action that changes a value 110,000 times: within the kernel's budget of work for one step
-#: when nothing is recorded, past it when each change is recorded too (as the engine counts it).
+#: An action that changes a value 110,000 times (its record: 110,000 events).
 BUSY = """\
 game "Busy"
 players 2 to 2
@@ -416,11 +415,16 @@ score "n": n
 """
 
 
-def test_a_record_the_kernel_cannot_work_out_is_the_engines():
+def test_a_record_the_kernel_cannot_work_out_is_the_engines(monkeypatch):
     """Deciding and applying stay on the kernel, and so does the record while the kernel can work it
-    out; past that (a step whose record takes more work than the kernel's budget), the record is
-    the engine twin's, read into the kernel's (what the kernel had recorded before is put back as it
-    was, not kept half-written), and the state stays a KState, recording on the kernel from there."""
+    out; past that (a step whose record the kernel cannot keep: its trace's room, REC_MAX — here a
+    fault while recording, made so, since the kernel counts a step's work alike recorded or not),
+    the record is the engine twin's, read into the kernel's (what the kernel had recorded before is
+    put back as it was, not kept half-written), and the state stays a KState, recording on the
+    kernel from there."""
+    from fishrules.kernel.pyruntime import KFault
+    from fishrules.kernel.record import Recorder
+
     g = fishrules.loads(BUSY, "busy.fish", backend="native")
     g.kernel
     k = g.start(2, seed=1)
@@ -434,9 +438,15 @@ def test_a_record_the_kernel_cannot_work_out_is_the_engines():
     k.apply(k.legal_actions()[0])
     e.apply(e.legal_actions()[0].text)
     assert type(k) is KState  # the busy move played on the kernel
+
+    def full(self, *args):
+        raise KFault(A.FAULT_CAPACITY)
+
+    monkeypatch.setattr(Recorder, "traced", full)
     assert k.history_for(0) == e.history_for(0) and k.events_for(1, 2) == e.events_for(1, 2)
     assert type(k) is KState  # the engine's record, read into the kernel's: the state stays a KState
     assert c.history == e.history[:2] and type(c) is KState  # a clone's record is its own
+    monkeypatch.undo()  # (the kernel can record again)
     while not e.is_over:  # recorded on the kernel again from the engine's record on
         k.apply(k.legal_actions()[0])
         e.apply(e.legal_actions()[0].text)

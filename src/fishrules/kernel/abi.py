@@ -116,9 +116,11 @@ def why(code: int, position: int = -1) -> int:
 #: Nothing, where a value is needed: C's INT64_MIN (Python's kernel holds None; a native move record
 #: read back in Python holds this).
 NIL = -(1 << 63)
-#: The work one step of the kernel may do: half the engine's budget, so that whatever the kernel
-#: finishes the engine finishes too, however the two group their steps (see docs/performance.md).
-KERNEL_BUDGET = WORK_BUDGET // 2
+#: The work one call into the kernel may do: the engine's budget.  The kernel counts as the engine
+#: does (a block's run a step, a collection looked at its length, ...), call by call, but for the
+#: values the engine keeps from one call to the next (its memo of defines, its legal lists) which the
+#: kernel works out again in each call: never less than the engine (see docs/performance.md).
+KERNEL_BUDGET = WORK_BUDGET
 #: Blocks running inside one another, at most (the engine's deepest stack of phases).
 MAX_STACK = MAX_PHASE_DEPTH
 #: The room of a list the rules add to (a list they only set gets the most they set it to, up to

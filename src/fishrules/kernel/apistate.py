@@ -57,7 +57,7 @@ from ..forms import draw_text, forms_of, parse_seat
 from ..limits import MAX_ACTION_TEXT
 from ..runtime.text import check_seat, check_since, short
 from .abi import CUR_CHANCE as _CUR_CHANCE, CUR_OVER as _CUR_OVER, CUR_RUN as _CUR_RUN, CUR_SIMUL as _CUR_SIMUL
-from .abi import FAULT_CAPACITY, FAULT_ENDLESS, FAULT_STUCK, FAULT_UNPLAYABLE, NIL
+from .abi import FAULT_BUDGET, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_STUCK, FAULT_UNPLAYABLE, NIL
 from .abi import CHANCE_DRAW as _CHANCE_DRAW, H_CHANCE_B as _H_CHANCE_B
 from .abi import H_CHANCE as _H_CHANCE, H_CHANCE_A as _H_CHANCE_A, H_CHANCES as _H_CHANCES, H_CUR as _H_CUR
 from .abi import CHANCE_DRAW as _CHANCE_DRAW, H_CHANCE_B as _H_CHANCE_B, H_CHANCE_C as _H_CHANCE_C
@@ -120,6 +120,8 @@ def start(game: Any, players: int, options: dict, seed: int, count_rules: bool, 
         be.start(S, False)
     except KFault as fault:
         error = _unavailable(kernel, S) if fault.code == FAULT_UNPLAYABLE and S is not None else None
+        if fault.code == FAULT_BUDGET and S is not None:  # (the kernel's budget is the engine's)
+            error = faults.error(kernel.program, S, fault.code, faults.PLAYING)
         if error is not None:
             raise error from None
         bigger = kernel.roomier() if fault.code == FAULT_CAPACITY else None
@@ -138,6 +140,9 @@ def start(game: Any, players: int, options: dict, seed: int, count_rules: bool, 
         except KFault as fault:
             if fault.code == FAULT_CAPACITY and s._grow():
                 continue
+            words = s._words(fault, s._ks[_S]) if fault.code == FAULT_BUDGET else None
+            if words is not None:
+                raise words from None  # (the kernel's budget is the engine's)
             s._become_state()  # the engine raises its error (a rule that goes wrong listing the moves)
         return s
 

@@ -226,6 +226,11 @@ class Arms:
         self.cur.append(Invoke(None, (), False, back, step))
         self.open(step)
         self.cur.append(ir.Set(j, ir.Help("plus_one", (ir.Var(j),))))
+        # The engine's machine puts every chosen move's action on its stack at once, so that one
+        # runs after another with no step of this block between them (runtime/machine.py `_run`):
+        # the step this block counts when a move is done (emit_*'s Invoke) is not one before the next.
+        self.cur.append(ir.If(ir.Cmp("<", ir.Var(j), ir.Len(ir.BufVar(who, self.seats))),
+                              (ir.Do("charge", (ir.Int(-1),)),)))
         self.cur.append(Goto(top))
         self.open(end)
 
@@ -253,6 +258,7 @@ class Arms:
         self.cur.append(ir.Set(die, ir.At(buf, ir.Var(i))))
         self.cur.append(RollWait(die, after))
         self.open(after)
+        self.cur.append(_RESUMED)
         self.cur.append(ir.Do("roll_face", (ir.Var(die),)))
         self.cur.append(ir.Set(i, ir.Help("plus_one", (ir.Var(i),))))
         self.cur.append(Goto(top))
@@ -278,10 +284,17 @@ class Arms:
                               (ir.Set(n, ir.Help("minus_one", (ir.Var(n),))), Goto(top))))
         self.cur.append(DrawWait(src, dest, s.facing, after))
         self.open(after)
+        self.cur.append(_RESUMED)
         self.cur.append(ir.Do("draw_card", (ir.Var(src), ir.Var(dest), ir.Int(s.facing))))
         self.cur.append(ir.Set(n, ir.Help("minus_one", (ir.Var(n),))))
         self.cur.append(Goto(top))
         self.open(end)
+
+
+#: Where a block goes on after chance (the caller's outcome given): the step of its run from here,
+#: as the engine's machine counts it (a run that waits again counts none: emit_*'s `pause` takes
+#: it back); a run that goes on after a move or a block it called is counted where that returns.
+_RESUMED = ir.Do("charge", (ir.Int(1),))
 
 
 def _rewrite(s, loop):

@@ -31,7 +31,7 @@ from .lower_blocks import DONE, PAUSE, RESTART, UNWIND
 __all__ = ["emit_c", "frame_layout_c", "EMITTER_VERSION"]
 
 #: Changes whenever the C a program emits changes: part of a compiled library's cache key.
-EMITTER_VERSION = "22"
+EMITTER_VERSION = "23"
 
 _CMP = {"<": "k_lt", "<=": "k_le", ">": "k_gt", ">=": "k_ge"}
 
@@ -223,13 +223,13 @@ class _Writer:
 
     def x_Sum(self, e):
         c = self.tmp()
-        body = self.loop(e.stream, lambda v: [f"{c} = k_add(k, {c}, {v});"])
+        body = self.loop(e.stream, lambda v: [f"{c} = k_add(k, {c}, {v});"], True)
         return f"({{ I {c} = 0; {' '.join(body)} {c}; }})"
 
     def x_Extreme(self, e):
         c, have = self.tmp(), self.tmp()
         op = ">" if e.highest else "<"
-        body = self.loop(e.stream, lambda v: [f"{{ I _x = k_num(k, {v}); if (!{have} || _x {op} {c}) {{ {c} = _x; {have} = 1; }} }}"])
+        body = self.loop(e.stream, lambda v: [f"{{ I _x = k_num(k, {v}); if (!{have} || _x {op} {c}) {{ {c} = _x; {have} = 1; }} }}"], True)
         return f"({{ I {c} = 0, {have} = 0; {' '.join(body)} {c}; }})"
 
     def x_Pick(self, e):
@@ -258,64 +258,74 @@ class _Writer:
             test = f"if ({self.x(e.cond)}) {{ {done} = 1; {stop} }}"
 
         def body(v):
-            return [f"if (!{done}) {{ I {e.var} = {v}; k_charge(k, 1); {test} }}"]
+            return [f"if (!{done}) {{ I {e.var} = {v}; {test} }}"]
 
-        lines = self.loop(e.stream, body)
+        lines = self.loop(e.stream, body, True)
         result = f"(I)!{done}" if e.kind in ("every", "no") else f"(I){done}"
         return f"({{ I {done} = 0; {' '.join(lines)} {result}; }})"
 
     def x_Contains(self, e):
         done, val = self.tmp(), self.tmp()
         stop = "break;" if _plain(e.stream) else ""
-        lines = self.loop(e.stream, lambda v: [f"if (!{done} && {v} == {val}) {{ {done} = 1; {stop} }}"])
+        lines = self.loop(e.stream, lambda v: [f"if (!{done} && {v} == {val}) {{ {done} = 1; {stop} }}"], True)
         return f"({{ I {val} = {self.x(e.value)}, {done} = 0; {' '.join(lines)} (I){done}; }})"
 
     # ---- streams: C statements that run `body(v)` for each element v ---------------------------
 
-    def loop(self, s, body: Callable[[str], list]) -> list:
-        return getattr(self, "l_" + type(s).__name__)(s, body)
+    def loop(self, s, body: Callable[[str], list], charged: bool = False) -> list:
+        """`body(v)` for each element v of stream `s`.  `charged`: the elements are counted as
+        work, as the Python spelling's `ch(S, items)` counts a collection where its consumer
+        passes it through `ch` (a stage's source, a quantifier, `in`, a sum, a least or most, a
+        best-of); a count, a pick, a collect or a `for` counts none of its own (the work of a
+        stage's source is counted by the stage).  A stage counts the elements it gives as they
+        come (Python counts the list it builds), a plain stream its length before its loop."""
+        return getattr(self, "l_" + type(s).__name__)(s, body, charged)
 
-    def l_SeatsS(self, s, body):
+    @staticmethod
+    def _charge(charged: bool, n: str) -> str:
+        return f"k_charge(k, {n});" if charged else ""
+
+    def l_SeatsS(self, s, body, charged):
         v = self.tmp("_v")
-        return [f"k_charge(k, S[{H_N}]);", f"for (I {v} = 0; {v} < S[{H_N}]; {v}++) {{", *body(v), "}"]
+        return [self._charge(charged, f"S[{H_N}]"), f"for (I {v} = 0; {v} < S[{H_N}]; {v}++) {{", *body(v), "}"]
 
-    def l_RangeS(self, s, body):
+    def l_RangeS(self, s, body, charged):
         v, lo, hi = self.tmp("_v"), self.tmp(), self.tmp()
         return [f"{{ I {lo} = k_num(k, {self.x(s.low)}), {hi} = k_num(k, {self.x(s.high)});",
-                f"if ({hi} > {lo}) k_charge(k, {hi} - {lo});",
+                f"if ({hi} > {lo}) k_charge(k, {hi} - {lo});" if charged else "",
                 f"for (I {v} = {lo}; {v} < {hi}; {v}++) {{", *body(v), "} }"]
 
-    def l_TabS(self, s, body):
+    def l_TabS(self, s, body, charged):
         i, v = self.tmp("_i"), self.tmp("_v")
         n = len(self.kp.tables[s.table])
-        return [f"k_charge(k, {n});", f"for (I {i} = 0; {i} < {n}; {i}++) {{ I {v} = {s.table}[{i}];", *body(v), "}"]
+        return [self._charge(charged, str(n)), f"for (I {i} = 0; {i} < {n}; {i}++) {{ I {v} = {s.table}[{i}];", *body(v), "}"]
 
-    def l_SliceS(self, s, body):
+    def l_SliceS(self, s, body, charged):
         b, n, i, v = self.tmp("_s"), self.tmp(), self.tmp("_i"), self.tmp("_v")
-        return [f"{{ I {b} = {self.x(s.start)}; I {n} = S[{b}]; k_charge(k, {n});",
+        return [f"{{ I {b} = {self.x(s.start)}; I {n} = S[{b}]; {self._charge(charged, n)}",
                 f"for (I {i} = 0; {i} < {n}; {i}++) {{ I {v} = S[{b} + 1 + {i}];", *body(v), "} }"]
 
-    def l_BufS(self, s, body):
+    def l_BufS(self, s, body, charged):
         b, i, v = self.tmp("_b"), self.tmp("_i"), self.tmp("_v")
-        return [f"{{ B {b} = {self.b(s.buf)}; k_charge(k, {b}.n);",
+        return [f"{{ B {b} = {self.b(s.buf)}; {self._charge(charged, f'{b}.n')}",
                 f"for (I {i} = 0; {i} < {b}.n; {i}++) {{ I {v} = {b}.p[{i}];", *body(v), "} }"]
 
-    def l_OneS(self, s, body):
+    def l_OneS(self, s, body, charged):
         v = self.tmp("_v")
-        return [f"{{ I {v} = {self.x(s.value)}; k_charge(k, 1); if ({v} != NIL) {{", *body(v), "} }"]
+        return [f"{{ I {v} = {self.x(s.value)}; if ({v} != NIL) {{ {self._charge(charged, '1')}", *body(v), "} }"]
 
-    def l_FilterS(self, s, body):
+    def l_FilterS(self, s, body, charged):
         def inner(v):
-            return [f"{{ I {s.var} = {v}; k_charge(k, 1); if ({self.x(s.cond)}) {{", *body(s.var), "} }"]
+            return [f"{{ I {s.var} = {v}; if ({self.x(s.cond)}) {{ {self._charge(charged, '1')}", *body(s.var), "} }"]
 
-        return self.loop(s.source, inner)
+        return self.loop(s.source, inner, True)
 
-    def l_MapS(self, s, body):
+    def l_MapS(self, s, body, charged):
         def inner(v):
             m = self.tmp("_m")
-            return [f"{{ I {s.var} = {v}; k_charge(k, 1); I {m} = {self.x(s.value)};", *body(m), "}"]
+            return [f"{{ I {s.var} = {v}; I {m} = {self.x(s.value)}; {self._charge(charged, '1')}", *body(m), "}"]
 
-        return self.loop(s.source, inner)
+        return self.loop(s.source, inner, True)
 
     # ---- buffers ---------------------------------------------------------------------------------
 
@@ -352,10 +362,10 @@ class _Writer:
         items, keys = self.tmp("_c"), self.tmp("_c")
 
         def each(v):
-            return [f"{{ I {b.var} = {v}; k_charge(k, 1); k_push(k, &{items}, {cap}, {v});",
+            return [f"{{ I {b.var} = {v}; k_push(k, &{items}, {cap}, {v});",
                     f"k_push(k, &{keys}, {cap}, {self.x(b.key)}); }}"]
 
-        lines = self.loop(b.source, each)
+        lines = self.loop(b.source, each, True)
         return (f"({{ B {items} = k_alloc(k, {cap}); B {keys} = k_alloc(k, {cap}); {' '.join(lines)} "
                 f"k_best(k, {cap}, {items}, {keys}, {1 if b.highest else 0}); }})")
 
@@ -439,10 +449,16 @@ class _Writer:
             self.put(depth, " ".join(f"k->dv[{a_}]++;" for a_ in a))
         elif n == "moves_action":
             self.put(depth, "k->act_ok = k->nok; k->act_bad = k->nbad;")
-        elif n in ("note_old", "note_new"):  # only while a record is kept (kernel/record.py)
-            self.put(depth, f"if (k->recording) k_{n}(k, {', '.join(a)});")
+        elif n in ("note_old", "note_new"):
+            # a change of a noted value is work outside a playout (the engine's `note_set`, which
+            # runs while it keeps events), and an event while a record is kept (kernel/record.py)
+            self.put(depth, f"if (!S[{H_MODE}]) k_{n}(k, {', '.join(a)});")
         else:
             self.put(depth, f"k_{n}(k, {', '.join(a)});")
+            if n in ("shuffle", "reveal") and self.kp.keep.index:
+                # the engine forgets every kept value (keep.py), though no define reads which cards
+                # are face up: outside a playout (see emit_python's s_Do)
+                self.put(depth, "k_stale_all(k);" if n == "shuffle" else f"if (!S[{H_MODE}]) k_stale_all(k);")
 
     def s_Forget(self, s, depth):
         self.put(depth, f"{s.name}_ok = 0;")
@@ -506,6 +522,15 @@ class _Writer:
                 self.put(depth, f"if ({name}.n > {cap}) k_fault(k, FAULT_CAPACITY);")
                 self.put(depth, f"S[fp + {off}] = {name}.n; memmove(S + fp + {off + 1}, {name}.p, (size_t){name}.n * sizeof(I));")
 
+    def pause(self, depth: int, back: int) -> None:
+        """Wait (for a player or chance): the frame kept, and the step of the block's run that
+        ends here not counted — the engine's machine counts a block's run as a step when it calls
+        another block or ends, not when it waits (`runtime/machine.py` `_run`), and the runs of
+        the blocks below it are counted when they go on (`s_Invoke`)."""
+        self.put(depth, f"S[{H_WORK}] -= 1;")
+        self.spill(depth, back)
+        self.put(depth, f"k->top = _m0; return {PAUSE};")
+
     def s_Invoke(self, s, depth):
         fn = self.fn
         child = f"fp + {fn.frame}"
@@ -520,7 +545,9 @@ class _Writer:
             self.put(depth, f"r = k_block(k, S[{H_MOVE}], {child}, 0);")
         else:
             self.put(depth, f"r = k_block(k, S[k_idx(k, {child})], {child}, 1);")
-        self.put(depth, "k_charge(k, 1);")
+        # This block's run goes on (a step, as the engine's machine counts a block's run: see
+        # `pause`) once the child is done; not when it waits (this block waits too), nor when
+        # the rules end a phase or play again (the engine drops the frames between, unrun).
         self.put(depth, "if (r) {")
         self.put(depth + 1, f"if (r == {PAUSE}) {{")
         self.spill(depth + 2, s.back)
@@ -537,6 +564,7 @@ class _Writer:
         self.put(depth + 1, "}")
         self.put(depth + 1, "k->top = _m0; return r;")
         self.put(depth, "}")
+        self.put(depth, "k_charge(k, 1);")
         self.put(depth, f"pc = {s.next}; continue;")
 
     def s_Ask(self, s, depth):
@@ -556,8 +584,7 @@ class _Writer:
         self.put(depth + 1, f"pc = {s.call}; continue;")
         self.put(depth, "}")
         self.put(depth, f"S[{H_CUR}] = {s.who}; S[{H_SITE}] = {s.site};")
-        self.spill(depth, s.after)
-        self.put(depth, f"k->top = _m0; return {PAUSE};")
+        self.pause(depth, s.after)
 
     def s_AskAll(self, s, depth):
         w = self.lay.move_width
@@ -582,19 +609,16 @@ class _Writer:
         self.put(depth, "}")
         self.put(depth, f"S[{H_CUR}] = {CUR_SIMUL}; S[{H_SITE}] = {s.site};")
         self.put(depth, f"{s.chosen}.n = 0;")
-        self.spill(depth, s.after)
-        self.put(depth, f"k->top = _m0; return {PAUSE};")
+        self.pause(depth, s.after)
 
     def s_RollWait(self, s, depth):
         self.put(depth, f"S[{H_CUR}] = {CUR_CHANCE}; S[{H_CHANCE}] = {CHANCE_DIE}; S[{H_CHANCE_A}] = {s.die};")
-        self.spill(depth, s.after)
-        self.put(depth, f"k->top = _m0; return {PAUSE};")
+        self.pause(depth, s.after)
 
     def s_DrawWait(self, s, depth):
         self.put(depth, f"S[{H_CUR}] = {CUR_CHANCE}; S[{H_CHANCE}] = {CHANCE_DRAW}; S[{H_CHANCE_A}] = {s.src}; "
                         f"S[{H_CHANCE_B}] = {s.dest}; S[{H_CHANCE_C}] = {s.facing};")
-        self.spill(depth, s.after)
-        self.put(depth, f"k->top = _m0; return {PAUSE};")
+        self.pause(depth, s.after)
 
     def s_PlayChosen(self, s, depth):
         w = self.lay.move_width
@@ -655,8 +679,8 @@ class _Writer:
         version, work it took, the arguments, the value (a collection: its length, then its
         elements)].  A kept value is good while nothing it reads was written (`k->dv`, and for a
         define that reads a family of zones at its argument `k->dva`: see fishrules.kernel.keep)
-        and in the same call.  Found kept, the work it took is counted again, so the work budget
-        sees no difference."""
+        and in the same call.  Found kept, no work is counted, as the engine's memo counts none
+        (keep.py makes a value stale wherever the engine's memo forgets it, or more)."""
         args = list(f.params)
         n = len(args)
         keep = self.kp.keep
@@ -679,21 +703,19 @@ class _Writer:
         else:
             self.put(1, "I av = 0;")
         same = f"e[0] == k->epoch && e[1] == k->dv[{d}] && e[2] == av" + "".join(f" && e[{4 + i}] == {a}" for i, a in enumerate(args))
-        store = (f"e[0] = k->epoch; e[1] = k->dv[{d}]; e[2] = av; e[3] = k->S[{H_WORK}] - w0;"
+        store = (f"e[0] = k->epoch; e[1] = k->dv[{d}]; e[2] = av; e[3] = 0;"
                  + "".join(f" e[{4 + i}] = {a};" for i, a in enumerate(args)))
         self.put(1, f"I *e = k->dcache + {offset} + {slot} * {width};")
         if f.kind == "buffer":
             self.put(1, f"if ({same}) {{")
             self.put(2, f"I n = e[{4 + n}]; if (n > out_cap) k_fault(k, FAULT_CAPACITY);")
-            self.put(2, f"k_charge(k, e[3]); memmove(out, e + {5 + n}, (size_t)n * sizeof(I)); return n;")
+            self.put(2, f"memmove(out, e + {5 + n}, (size_t)n * sizeof(I)); return n;")
             self.put(1, "}")
-            self.put(1, f"I w0 = k->S[{H_WORK}];")
             self.put(1, f"I n = {f.name}_raw({call});")
             self.put(1, f"if (n <= {cap}) {{ {store} e[{4 + n}] = n; memmove(e + {5 + n}, out, (size_t)n * sizeof(I)); }}")
             self.put(1, "return n;")
         else:
-            self.put(1, f"if ({same}) {{ k_charge(k, e[3]); return e[{4 + n}]; }}")
-            self.put(1, f"I w0 = k->S[{H_WORK}];")
+            self.put(1, f"if ({same}) return e[{4 + n}];")
             self.put(1, f"I v = {f.name}_raw({call});")
             self.put(1, f"{store} e[{4 + n}] = v;")
             self.put(1, "return v;")
@@ -890,6 +912,9 @@ def _stale_tables(kp: KernelProgram) -> str:
         "}",
         "static void k_dstale(K *k) {",
         "    " + " ".join(f"k->dv[{d}]++;" for d in dice) + (" (void)k;" if not dice else ""),
+        "}",
+        "static inline void k_stale_all(K *k) {",
+        f"    for (I i = 0; i < {len(keep.index)}; i++) k->dv[i]++;",
         "}",
     ])
 

@@ -8,8 +8,8 @@ caller was doing (`context`: playing the rules, listing a player's moves, readin
 text, working out the scores or the winners, setting the game up), into the engine's exact
 `RuleError` (message, span, context line) or `OptionError`: the texts are `fishrules.reasons`',
 which the engine raises too.  Where the kernel has no words of its own (its own capacities, a fault
-with WHY_NONE, its work budget while that is less than the engine's: `counts_as_the_engine`)
-`error` gives None, and the caller asks the engine.
+with WHY_NONE; its work budget, were it less than the engine's: `counts_as_the_engine`) `error`
+gives None, and the caller asks the engine.
 """
 
 from __future__ import annotations
@@ -91,8 +91,9 @@ def phase_at(kp: Any, S: Any) -> Optional[str]:
 
 
 def counts_as_the_engine() -> bool:
-    """Whether a step the kernel stops for its work budget is one the engine refuses too: the
-    kernel's budget is the engine's (abi.KERNEL_BUDGET; today half of it, see docs/performance.md)."""
+    """Whether a step the kernel stops for its work budget is refused as the engine refuses one:
+    the kernel's budget is the engine's (abi.KERNEL_BUDGET), and it counts as the engine does, or
+    more (see docs/performance.md)."""
     return A.KERNEL_BUDGET >= WORK_BUDGET
 
 

@@ -20,6 +20,10 @@ from .layout import Layout
 
 __all__ = ["Keep"]
 
+#: a write of a value that makes more kept defines stale than this makes every one stale (the
+#: engine's compiler clears its memo then: `compiler/blocks.py` `changed`)
+_FORGETS = 4
+
 
 class Keep:
     """The kept defines of a program (by number) and the parts whose writes make them stale.
@@ -47,8 +51,10 @@ class Keep:
             families: frozenset
             r, families = kept_reads(model, name, known)
             # versions by argument need exactly one range of arguments; else it is read as a whole
+            # (and what the engine's memo sees it read besides)
             if len(d.params) == 1 and len({(low, count) for _, low, count in families}) != 1:
-                r, families = reads(model, d.expr), frozenset()
+                wholly = reads(model, d.expr)
+                r, families = (None if r is None or wholly is None else wholly | r), frozenset()
             if r is None:
                 self.always.append(k)
                 continue
@@ -65,14 +71,34 @@ class Keep:
                     part = "dice"  # a roll changes the faces: every kind a die shows with them
                 self.stale.setdefault(part, set()).add(k)
 
+    # What a write makes stale is at least what the engine's memo forgets for it (so a value the
+    # kernel finds kept, counting no work, is one the engine finds kept too: the kernel never
+    # counts less work than the engine): a write of a value forgets the defines that read it, or
+    # every one when more than four do (`compiler/blocks.py` `changed`); a change of a zone those
+    # that read it (a family's at its argument); a roll, a shuffle or a card shown (outside a
+    # playout: emit_python's `s_Do`), every one; and when any kept define's reads cannot be told,
+    # every write forgets every one.
+
+    def all(self) -> tuple[int, ...]:
+        """Every kept define (a roll, a shuffle, cards shown: the engine forgets every value)."""
+        return tuple(range(len(self.index)))
+
     def of(self, part) -> tuple[int, ...]:
-        """The kept defines a write of `part` makes stale (("g", slot), ("p", slot) or "dice")."""
+        """The kept defines a write of the value `part` makes stale (("g", slot), ("p", slot); or
+        "dice": every one)."""
         if not self.index:
             return ()
-        return tuple(sorted(set(self.stale.get(part, ())) | set(self.always)))
+        stale = set(self.stale.get(part, ()))
+        if part == "dice" or self.always or len(stale) > _FORGETS:
+            return self.all()
+        return tuple(sorted(stale))
 
     def of_zone(self, zid: int) -> tuple[int, ...]:
-        return self.of(self.part_of_zone(zid))
+        if not self.index:
+            return ()
+        if self.always:
+            return self.all()
+        return tuple(sorted(self.stale.get(self.part_of_zone(zid), ())))
 
     def args_of_zone(self, zid: int) -> tuple[int, ...]:
         """The argument versions a change of zone `zid` bumps (see `by_arg`)."""

@@ -260,8 +260,7 @@ static B k_largest(K *k, I cap, I count, B v, I desc) {
     if (out.n > count) out.n = count;
     return out;
 }
-static B k_best(K *k, I cap, B items, B keys, I highest) {
-    k_charge(k, items.n);
+static B k_best(K *k, I cap, B items, B keys, I highest) {  /* (their work: counted as they were made) */
     B out = k_alloc(k, cap);
     I have = 0, best = 0;
     for (I i = 0; i < items.n; i++) {

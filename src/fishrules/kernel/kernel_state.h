@@ -56,7 +56,8 @@ static void k_note_value(K *k, I v, I at) {
     }
 }
 
-/* before a noted value is written: `5, v, at, n, old..`; note_new keeps it only if the value changed */
+/* before a noted value is written (outside a playout): `5, v, at, n, old..` at the end of the trace;
+   note_new keeps it only if the value changed and a record is kept */
 static void k_note_old(K *k, I v, I at) {
     k->note_at = k->nrec;
     I *r = k_rec(k, 3);
@@ -76,6 +77,10 @@ static void k_note_new(K *k, I v, I at) {
         return;
     }
     k_charge(k, 2);
+    if (!k->recording) {  /* (the trace held the old value only to compare) */
+        k->nrec = start;
+        return;
+    }
     I seen[NSEEN + 1];
     k_seen(k, seen);
     I *r = k_rec(k, NSEEN);

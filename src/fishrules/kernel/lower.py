@@ -142,6 +142,7 @@ def lower(model: m.Model, list_room: int = LIST_CAPACITY) -> KernelProgram:
     out.positions = tuple(ex.positions)
     out.block_names = tuple(blocks.names)
     out.noted = bl.noted
+    fns = out.functions = [_rounds_as_the_engine(f) for f in fns]
     for f in fns:
         arms = cut(f, layout.seats, layout.move_width, layout.dice_cap)
         if arms is not None:
@@ -152,6 +153,61 @@ def lower(model: m.Model, list_room: int = LIST_CAPACITY) -> KernelProgram:
             out.frame_cap[f.name] = 2 + len(scalars) + sum(1 + cap for _, cap in buffers)
     layout.reserve_blocks(len(blocks.names), out.nrules, _frames_needed(out))
     return out
+
+
+#: How deep the engine's compiler nests plain Python before it cuts statements into arms
+#: (`compiler/blocks.py` `_INLINE_LOOPS`, `_INLINE_DEPTH`), less a margin: a loop nested about as
+#: deep as that keeps the count of an arm (see `_rounds_as_the_engine`), at most one step a loop
+#: more than the engine's and never less.
+_PLAIN_LOOPS = 12
+_PLAIN_DEPTH = 60 - 8
+
+
+def _nesting(body) -> tuple[int, int]:
+    """(statements, loops) that `body` nests, itself included."""
+    depth = loops = 0
+    for s in body:
+        if isinstance(s, ir.If):
+            d, lp = map(max, zip(_nesting(s.then), _nesting(s.otherwise)))
+            depth, loops = max(depth, d + 1), max(loops, lp)
+        elif isinstance(s, (ir.While, ir.For)):
+            d, lp = _nesting(s.body)
+            depth, loops = max(depth, d + 1), max(loops, lp + 1)
+    return depth, loops
+
+
+def _rounds_as_the_engine(fn: ir.Function) -> ir.Function:
+    """`fn` with each `repeat … times`/`while`/`until` that cannot wait counting its rounds as the
+    engine's machine does.  The lowering counts a step before each test of the loop (the
+    engine's count of a loop cut into arms, which it does for a loop that waits); a loop the
+    engine writes as plain Python (`while test: charge(s, 1)`) counts a step after each test
+    that goes on: one fewer a loop.  So such a loop's first statements, (count 1, if the test
+    stops: break), are swapped, unless it nests about as deep as the engine cuts plain code."""
+
+    def rounds(body, depth: int, loops: int) -> tuple:
+        out = []
+        for s in body:
+            if isinstance(s, ir.If):
+                s = ir.If(s.test, rounds(s.then, depth + 1, loops), rounds(s.otherwise, depth + 1, loops))
+            elif isinstance(s, ir.For):
+                s = ir.For(s.var, s.stream, rounds(s.body, depth + 1, loops + 1))
+            elif isinstance(s, ir.While):
+                inner = rounds(s.body, depth + 1, loops + 1)
+                d, lp = _nesting((s,))
+                if (len(inner) >= 2 and inner[0] == _ROUND and isinstance(inner[1], ir.If)
+                        and inner[1].then == (ir.Break(),) and not inner[1].otherwise and not ir.waits(inner)
+                        and loops + lp < _PLAIN_LOOPS and depth + d < _PLAIN_DEPTH):
+                    inner = (inner[1], inner[0], *inner[2:])
+                s = ir.While(s.test, inner)
+            out.append(s)
+        return tuple(out)
+
+    if not any(isinstance(s, ir.While) for s in ir.walk_stmts(fn.body)):
+        return fn
+    return attrs.evolve(fn, body=rounds(fn.body, 0, 0))
+
+
+_ROUND = ir.Do("charge", (ir.Int(1),))
 
 
 def _looks(model: m.Model, bl: BlockLowering, out: KernelProgram, first: int) -> list[ir.Function]:

@@ -274,7 +274,7 @@ class BlockLowering:
 
     def s_Assign(self, s):
         t = s.target
-        out: list = [ir.Do("charge", (ir.Int(2),))]
+        out: list = []  # (work: 2 if a noted value changes, as the engine's note_set: `note_new`)
         v_id = self.noted_var(t)
         if v_id is not None and not isinstance(t, m.GameVar):
             # the seat is worked out once: the value written may change who the expression names
@@ -298,7 +298,7 @@ class BlockLowering:
 
     def s_Change(self, s):
         t = s.target
-        out: list = [ir.Do("charge", (ir.Int(2),))]
+        out: list = []
         at = self.fn.temp()
         out.append(ir.Set(at, self.value_index(t)))
         here = ir.Var(at)

@@ -146,8 +146,8 @@ def largest(S, k, v, reverse):
 
 
 def best_of(S, pairs, highest):
-    """The elements of (element, key) pairs with the highest (or lowest) key, in order."""
-    ch(S, pairs)
+    """The elements of (element, key) pairs with the highest (or lowest) key, in order (the
+    pairs' work is counted where they are made: `emit_python`'s `b_BestBuf`)."""
     best_value = None
     out: list = []
     for x, v in pairs:
@@ -219,7 +219,7 @@ HELPERS = (
     "unmask", "distinct_seats", "sorted_set", "same_items", "minus_one", "plus_one", "choose", "zone",
     "zone_in_family", "family_start", "adjacent", "slide", "card_choices", "subsets", "set_list", "list_append",
     "list_extend", "list_remove", "move_one", "move", "draw", "shuffle", "reveal", "roll", "roll_one",
-    "roll_start", "roll_face", "draw_step", "draw_card", "note_old", "note_new", "BUDGET", "MAX_CHOICES", "MAX_STACK", "MISSING", "DV", "DVA", "EP", "TRACE",
+    "roll_start", "roll_face", "draw_step", "draw_card", "note_old", "note_new", "stale_all", "BUDGET", "MAX_CHOICES", "MAX_STACK", "MISSING", "DV", "DVA", "EP", "TRACE",
 )
 
 
@@ -267,6 +267,13 @@ def _bound(kp: KernelProgram) -> dict:
     ZARG = tuple(keep.args_of_zone(z) if keep is not None else () for z in range(len(lay.zones)))
     DSTALE = keep.of("dice") if keep is not None else ()
 
+    ALL_KEPT = range(len(DV))
+
+    def stale_all():
+        """Every kept value stale (a shuffle, cards shown: the engine forgets them all, keep.py)."""
+        for d in ALL_KEPT:
+            DV[d] += 1
+
     def zstale(z):
         for d in ZSTALE[z]:
             DV[d] += 1
@@ -282,19 +289,23 @@ def _bound(kp: KernelProgram) -> dict:
     def seen(S):
         return tuple([f(S) for f in SEEN])
 
+    OLD: list = [()]  # what the noted value being written held (note_old, note_new)
+
     def note_old(S, v, at):
-        """Before a value the players may see is written: what it holds (a list: its items)."""
-        TRACE[0].append((5, v, at, tuple(S[at + 1:at + 1 + S[at]]) if NOTED[v][5] else (S[at],)))
+        """Before a value the players may see is written (outside a playout): what it holds (a
+        list: its items)."""
+        OLD[0] = tuple(S[at + 1:at + 1 + S[at]]) if NOTED[v][5] else (S[at],)
 
     def note_new(S, v, at):
-        """After: a change is an event (`set`), with who sees each `seen by` value now; the engine
-        counts recording it as work."""
-        t = TRACE[0]
-        old = t.pop()[3]
+        """After: a change is work, as the engine counts the event it keeps (`note_set`), and an
+        event (`set`) while a record is kept, with who sees each `seen by` value now."""
+        old = OLD[0]
         new = tuple(S[at + 1:at + 1 + S[at]]) if NOTED[v][5] else (S[at],)
         if new != old:
             charge(S, 2)
-            t.append((5, v, at, old, new, seen(S) if SEEN else ()))
+            t = TRACE[0]
+            if t is not None:
+                t.append((5, v, at, old, new, seen(S) if SEEN else ()))
 
     def choose(S, k):
         r, S[H_DDRAWS] = below(S[H_DSEED], S[H_DDRAWS], k)
@@ -613,7 +624,7 @@ def _bound(kp: KernelProgram) -> dict:
         "set_list": set_list, "list_append": list_append, "list_extend": list_extend, "list_remove": list_remove,
         "move_one": move_one, "move": move, "draw": draw, "shuffle": shuffle, "reveal": reveal, "roll": roll,
         "roll_one": roll_one, "roll_start": roll_start, "roll_face": roll_face, "draw_step": draw_step, "draw_card": draw_card, "randbelow": randbelow, "DV": DV, "DVA": DVA, "EP": EP,
-        "note_old": note_old, "note_new": note_new, "TRACE": TRACE, "SEEN": SEEN,
+        "note_old": note_old, "note_new": note_new, "stale_all": stale_all, "TRACE": TRACE, "SEEN": SEEN,
     }
 
 
