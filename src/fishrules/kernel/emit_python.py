@@ -301,7 +301,7 @@ class _Writer:
             if s.name in ("shuffle", "reveal") and self.kp.keep is not None and self.kp.keep.index:
                 # the engine forgets every kept value (keep.py), though no define reads which cards
                 # are face up: outside a playout, where the work counted is a call's (a playout
-                # keeps them: Fish Eat Fish's would work 2.7 times as many values out, 4 % slower)
+                # keeps them: a bundled game's would work 2.7 times as many values out, 4 % slower)
                 self.put(depth, "stale_all()" if s.name == "shuffle" else f"if not S[{H_MODE}]: stale_all()")
 
     def s_Forget(self, s, depth, fn):
