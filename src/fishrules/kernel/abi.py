@@ -124,8 +124,8 @@ KERNEL_BUDGET = WORK_BUDGET
 #: Blocks running inside one another, at most (the engine's deepest stack of phases).
 MAX_STACK = MAX_PHASE_DEPTH
 #: The room of a list the rules add to (a list they only set gets the most they set it to, up to
-#: MAX_LIST_LENGTH: `Layout.list_cap`); a longer list hands the game back to the engine's own
-#: machine (which allows MAX_LIST_LENGTH).
+#: MAX_LIST_LENGTH: `Layout.list_cap`); a game that adds past it goes on in a roomier kernel of
+#: the same rules (`layout.ROOMS`, `Kernel.roomier`), up to MAX_LIST_LENGTH.
 LIST_CAPACITY = 128
 #: The work `play again` counts besides the values and cards it sets again, as the engine's does.
 RESTART_WORK = 16
