@@ -155,3 +155,28 @@ def test_replay_with_a_seed_not_the_historys_stays_on_the_kernel(name):
                     break
                 _step(k, r, play)
             _same(k, r)
+
+
+@pytest.mark.parametrize("name", CHANCY)
+def test_a_state_handed_to_the_generator_at_a_wait_saves_copies_and_plays_out_as_the_engines(name):
+    """At such a wait: a clone and the state its JSON reads back are KStates equal to it and to the
+    engine's; a playout is the engine's game from the same `rng` (its outcomes drawn as the engine's)."""
+    g = bundled_game(name)
+    for outcomes in (0, 2):
+        k = g.start(players=2, seed=3, chance="manual")
+        e = State._new(g, 2, g._options(None), 3, True)
+        for _ in range(outcomes):
+            a = e.chance_outcomes()[0][0]
+            k.apply(a.text)
+            e.apply(a)
+        k.manual = e.manual = False
+        assert k.current == CHANCE
+        c = k.clone()
+        assert type(c).__name__ == "KState" and c == k
+        back = g.state_from_json(k.to_json())
+        assert type(back).__name__ == "KState" and back == k
+        _same(back, e)
+        for seed in (1, 2):
+            p, q = k.clone().playout(random.Random(seed)), e.clone().playout(random.Random(seed))
+            assert (p.scores, p.winners, p.decisions, p.chances) == (q.scores, q.winners, q.decisions, q.chances)
+        _same(k, e)

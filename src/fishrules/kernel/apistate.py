@@ -1242,6 +1242,12 @@ class KState(State):
             return Playout(self.scores(), self.winners(), 0, ks[_PLAYED][3])
         rng = rng if rng is not None else random.Random(_SLOTS["seed"].__get__(self))
         limit = _playout.MAX_PLAYOUT_DECISIONS  # (read at each call: a test makes it small)
+        if not S[_H_MANUAL] and S[_H_CUR] == _CUR_CHANCE:
+            # Chance handed to the generator while the game waits for it: the engine's playout
+            # takes the waited outcome from `rng.random()` and everything after from
+            # `rng.randrange`, which neither the kernel's playout nor `_playout_by_hand` (the
+            # generator of the state's own seed, the same in every playout) draws: the engine's
+            return self._as_state().playout(rng)
         if S[_H_MANUAL] or S[_H_CUR] == _CUR_CHANCE:
             return self._playout_by_hand(rng, limit)
         cseed, dseed = rng.getrandbits(63), rng.getrandbits(63)
