@@ -301,3 +301,44 @@ def test_a_playout_from_a_manual_position_rolls_with_the_generator(backend):
     T = copy.copy(S)
     be.playout(T)
     assert T[A.H_CUR] == A.CUR_OVER and T[A.H_MANUAL] == 0 and T[A.H_CHANCES] > S[A.H_CHANCES]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", [ROLLS[0], DRAWS[0]])
+def test_chance_handed_to_the_generator_while_the_kernel_waits_is_the_engines(name, backend):
+    """`H_MANUAL` cleared at a wait (the API's `state.manual = False`): the kernel reads it again
+    at each die and card, so the waited outcome given by hand (or none: `NO_OUTCOME`, the engine's
+    `_run`) is followed by the rest of the roll or draw from the generator, with the engine's draws
+    (one for the dice left of a group), and the game goes on as the engine's."""
+    from fishrules.kernel.arms import NO_OUTCOME
+
+    k = kernel(name, backend)
+    g, be, bd = k.game, k.backend, k.boundary
+    players = g.min_players
+    for when in range(6):
+        for by_hand in (True, False):
+            rng = random.Random(when)
+            ref = State._new(g, players, g._options(None), 11, True)
+            S = manual_start(k, players, 11)
+            ds, dd = decision_seed(11), 0
+            waits = 0
+            while not ref.is_over and S[A.H_DECISIONS] < 60:
+                if ref.current == CHANCE:
+                    if ref.manual:
+                        waits += 1
+                    if ref.manual and waits == when + 1:
+                        S[A.H_MANUAL] = 0
+                        ref.manual = False
+                        if not by_hand:
+                            be.play_chance(S, NO_OUTCOME)
+                            ref._run()
+                            assert S[A.H_DRAWS] == ref.draws
+                            continue
+                    a = _pick(ref.chance_outcomes(), rng)
+                    be.play_chance(S, a._values[-1])
+                    ref.apply(a)
+                else:
+                    dd = decide_both(be, bd, S, ref, ds, dd)
+                assert S[A.H_DRAWS] == ref.draws
+            assert (S[A.H_CUR] == A.CUR_OVER) == ref.is_over
+            assert be.scores(S) == ref.scores()

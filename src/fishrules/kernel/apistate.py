@@ -64,9 +64,10 @@ from .abi import CHANCE_DRAW as _CHANCE_DRAW, H_CHANCE_B as _H_CHANCE_B, H_CHANC
 from .abi import H_DDRAWS as _H_DDRAWS, H_DECISIONS as _H_DECISIONS, H_DEPTH as _H_DEPTH, H_DRAWS as _H_DRAWS
 from .abi import H_DSEED as _H_DSEED, H_LIMIT as _H_LIMIT, H_MANUAL as _H_MANUAL, H_NDICE as _H_NDICE
 from .abi import H_SEED as _H_SEED, H_SITE as _H_SITE, H_WHY as _H_WHY, H_WORK as _H_WORK
-from .abi import M64
+from .abi import M64, below
 from . import faults
 from .pyruntime import KFault
+from .arms import NO_OUTCOME
 from .record import _SEATS as MAX_SEATS, KRecord, Recorder, events_for
 from .reference import Outcome, reference_playout
 from .views import Sight
@@ -1241,6 +1242,12 @@ class KState(State):
             return Playout(self.scores(), self.winners(), 0, ks[_PLAYED][3])
         rng = rng if rng is not None else random.Random(_SLOTS["seed"].__get__(self))
         limit = _playout.MAX_PLAYOUT_DECISIONS  # (read at each call: a test makes it small)
+        if not S[_H_MANUAL] and S[_H_CUR] == _CUR_CHANCE:
+            # Chance handed to the generator while the game waits for it: the engine's playout
+            # takes the waited outcome from `rng.random()` and everything after from
+            # `rng.randrange`, which neither the kernel's playout nor `_playout_by_hand` (the
+            # generator of the state's own seed, the same in every playout) draws: the engine's
+            return self._as_state().playout(rng)
         if S[_H_MANUAL] or S[_H_CUR] == _CUR_CHANCE:
             return self._playout_by_hand(rng, limit)
         cseed, dseed = rng.getrandbits(63), rng.getrandbits(63)
@@ -1479,15 +1486,14 @@ class KState(State):
 
     def _reseed(self, seed: int, draws: int, manual: bool) -> None:
         """`State._reseed` on the kernel: the generator written into the position's header, and
-        kept among the moves applied, where playing them again writes it too.  Left to the engine:
-        chance handed to the generator while it waits for chance (the engine takes the outcome it
-        waits for by hand, and the rest of its dice or cards from the generator; the kernel's wait
-        reads whether chance is the caller's only as the roll or the draw begins).  (Every kernel
-        a KState is on waits for chance given by hand: `Kernel.manual_chance`.)"""
+        kept among the moves applied, where playing them again writes it too.  Chance handed to
+        the generator while the game waits for it stays on the kernel: as the engine, the game
+        still waits for the outcome by hand, and the kernel's roll or draw reads whether chance is
+        the caller's again at each die and card, the generator resolving the rest (`_run` goes on
+        without the outcome).  (Every kernel a KState is on waits for chance given by hand:
+        `Kernel.manual_chance`.)"""
         ks = self._ks
-        if ks is not None and not manual and ks[_S][_H_CUR] == _CUR_CHANCE and ks[_S][_H_MANUAL]:
-            self._become_state()
-        if self._ks is None:
+        if ks is None:
             State._reseed(self, seed, draws, manual)
             return
         gen = (seed, draws, manual)
@@ -1495,6 +1501,66 @@ class KState(State):
         _write_generator(ks[_S], *gen)
         _SLOTS["seed"].__set__(self, seed)
         _SLOTS["manual"].__set__(self, manual)
+
+    def _run(self) -> None:
+        """`State._run` on the kernel, where `_replayed` calls it: at a chance wait whose chance is
+        the generator's since (`manual` set false there), the game goes on without the outcome,
+        the generator resolving what the wait was for and the rest, as the engine's machine does."""
+        ks = self._ks
+        if ks is None:
+            State._run(self)
+            return
+        S, kernel = ks[_S], ks[_KERNEL]
+        if S[_H_CUR] != _CUR_CHANCE or S[_H_MANUAL]:
+            return  # (the engine's machine waits where it is)
+        applied, legal = ks[_APPLIED], ks[_LEGAL]
+        napplied = len(applied)
+        try:
+            ks[_LEGAL] = {}
+            kernel.backend.play_chance(S, NO_OUTCOME)
+            applied.append((None, NO_OUTCOME, False, None))
+            self._check_can_act()
+        except KFault as fault:
+            del applied[napplied:]
+            ks[_LEGAL] = legal
+            if fault.code == FAULT_CAPACITY and self._grow():
+                self._run()
+                return
+            words = self._words(fault, S)
+            self._undo_fault(fault, kernel, S)
+            self._engine_fails(lambda twin: twin._run(), words)
+            self._as_state()._run()
+
+    def _consume_chance_draws(self) -> None:
+        """`State._consume_chance_draws` on the kernel (`replay` with a seed): the generator
+        advanced as a seeded game's was at this chance wait, from what the wait wrote into the
+        header: a whole group of dice with one draw at the group's first die (`H_CHANCE_B` the
+        die's place in its group, `H_CHANCE_C` the group's size), one draw among the cards of the
+        zone a card is drawn from."""
+        ks = self._ks
+        if ks is None:
+            State._consume_chance_draws(self)
+            return
+        S = ks[_S]
+        if S[_H_CUR] != _CUR_CHANCE:
+            return
+        if S[_H_CHANCE] == _CHANCE_DRAW:
+            at = ks[_KERNEL].program.layout.zones[S[_H_CHANCE_A]][0]
+            total = int(S[at])
+        elif S[_H_CHANCE_B] == 0:
+            k, nfaces = int(S[_H_CHANCE_C]), len(self.prog.faces)
+            total = nfaces ** k
+            if total > 1 << 62:  # (one draw a die: `roll_faces`)
+                seed, draws = _SLOTS["seed"].__get__(self), int(S[_H_DRAWS])
+                for _ in range(k):
+                    _, draws = below(seed, draws, nfaces)
+                self._reseed(seed, draws, _SLOTS["manual"].__get__(self))
+                return
+        else:
+            return
+        seed = _SLOTS["seed"].__get__(self)
+        _, draws = below(seed, int(S[_H_DRAWS]), total)
+        self._reseed(seed, draws, _SLOTS["manual"].__get__(self))
 
     def _spent(self) -> int:
         ks = self._ks
@@ -1608,6 +1674,8 @@ class KState(State):
             if records is None:  # a chance outcome: the die the engine waits for shows face i, or card i is drawn
                 if i is None:  # the generator reseeded
                     ref.seed, ref.draws, ref.manual = gen
+                elif i == NO_OUTCOME:  # chance the generator's since the wait: on without the outcome
+                    ref._run()
                 else:
                     ref.apply(next(a for a, _ in ref.chance_outcomes() if a._values[-1] == i))
                 continue
@@ -1664,9 +1732,9 @@ class _Draws:
     position, a maker of its twin on the engine's machine)), so that playing its moves again
     starts there.  The engine's determinization of the state's twin (an engine State; the state
     itself stays a KState) where the kernel's cannot be drawn: who may look at a zone the kernel
-    cannot say (`Unseen`), a rule that goes wrong listing a secret choice to draw again, and chance
-    handed to the generator at a chance node (the kernel's wait reads whether chance is the
-    caller's only as a roll or a draw begins: `_reseed`)."""
+    cannot say (`Unseen`), and a rule that goes wrong listing a secret choice to draw again.  (A
+    seeded world drawn at a chance node is the kernel's too: it waits for the outcome by hand as
+    the engine's does, the generator resolving the rest of the roll or the draw: `_reseed`.)"""
 
     def __init__(self, state: KState, player: Optional[int]):
         from .determinize import KDeterminizer, Unseen
@@ -1706,7 +1774,7 @@ class _Draws:
         real, det, player = self.real, self.det, self.player
         ks = real._ks
         manual = _SLOTS["manual"].__get__(real) if chance is None else chance == "manual"
-        if det is None or (ks[_S][_H_CUR] == _CUR_CHANCE and not manual):
+        if det is None:
             return self.engine().sample(rng, chance)
         saved = rng.getstate()
         try:

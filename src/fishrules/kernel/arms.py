@@ -22,9 +22,14 @@ from typing import Optional
 import attrs
 
 from . import ir
-from .abi import FAULT_RULE, H_MANUAL
+from .abi import FAULT_RULE, H_CHANCE, H_CHANCE_B, H_CHANCE_C, H_MANUAL, H_MOVE
 
-__all__ = ["Goto", "Invoke", "Ask", "AskAll", "PlayChosen", "RollWait", "DrawWait", "cut", "Arms"]
+__all__ = ["Goto", "Invoke", "Ask", "AskAll", "PlayChosen", "RollWait", "DrawWait", "NO_OUTCOME", "cut", "Arms"]
+
+#: What the caller writes into the first move slot at a chance wait to give no outcome: chance
+#: has been handed to the generator since the game began to wait (`state.manual = False`), and
+#: the game goes on as the engine's `_run` does there, the generator resolving what is left
+NO_OUTCOME = -1
 
 node = attrs.frozen(slots=True)
 
@@ -255,10 +260,18 @@ class Arms:
         self.cur.append(Goto(top))
         self.open(top)
         self.cur.append(ir.If(ir.Cmp(">=", ir.Var(i), ir.Len(buf)), (Goto(end),)))
+        # Chance handed to the generator while the group waits (`state.manual = False`): the dice
+        # left are rolled together with one draw, as the engine's `roll_wait` rolls them
+        self.cur.append(ir.If(ir.Not(ir.Get(ir.Int(H_MANUAL))), (ir.Do("roll_rest", (buf, ir.Var(i))), Goto(end))))
         self.cur.append(ir.Set(die, ir.At(buf, ir.Var(i))))
+        # (the die's place in its group, and the group's size: what a seeded game would have drawn
+        # here, for a replay that follows its generator: `KState._consume_chance_draws`)
+        self.cur.append(ir.Put(ir.Int(H_CHANCE_B), ir.Var(i)))
+        self.cur.append(ir.Put(ir.Int(H_CHANCE_C), ir.Len(buf)))
         self.cur.append(RollWait(die, after))
         self.open(after)
         self.cur.append(_RESUMED)
+        self.cur.append(_no_outcome(top))
         self.cur.append(ir.Do("roll_face", (ir.Var(die),)))
         self.cur.append(ir.Set(i, ir.Help("plus_one", (ir.Var(i),))))
         self.cur.append(Goto(top))
@@ -268,7 +281,8 @@ class Arms:
     def a_Draw(self, s, loop):
         # As a roll: the generator's draw is today's helper; when chance is the caller's the block
         # takes the cards one at a time (`draw_step`: 0 done, 1 the top card of a zone not
-        # shuffled taken, 2 a card of a shuffled zone to wait for), as the engine's `draw_wait`.
+        # shuffled taken, or one of a shuffled zone the generator drew once chance is its own
+        # again, 2 a card of a shuffled zone to wait for), as the engine's `draw_wait`.
         n, src, dest, r = self.temp(), self.temp(), self.temp(), self.temp()
         top, after, end = self.label(), self.label(), self.label()
         seeded = ir.Do("draw", (s.count, s.src, s.dest, ir.Int(s.facing)))
@@ -285,6 +299,7 @@ class Arms:
         self.cur.append(DrawWait(src, dest, s.facing, after))
         self.open(after)
         self.cur.append(_RESUMED)
+        self.cur.append(_no_outcome(top))
         self.cur.append(ir.Do("draw_card", (ir.Var(src), ir.Var(dest), ir.Int(s.facing))))
         self.cur.append(ir.Set(n, ir.Help("minus_one", (ir.Var(n),))))
         self.cur.append(Goto(top))
@@ -295,6 +310,14 @@ class Arms:
 #: as the engine's machine counts it (a run that waits again counts none: emit_*'s `pause` takes
 #: it back); a run that goes on after a move or a block it called is counted where that returns.
 _RESUMED = ir.Do("charge", (ir.Int(1),))
+
+
+def _no_outcome(top: int) -> ir.Stmt:
+    """Resumed with no outcome (`NO_OUTCOME`) once chance is the generator's: back to the top of
+    the roll or the draw, where the generator resolves what is left (the wait no longer one)."""
+    return ir.If(ir.Not(ir.Get(ir.Int(H_MANUAL))),
+                 (ir.If(ir.Cmp("==", ir.Get(ir.Int(H_MOVE)), ir.Int(NO_OUTCOME)),
+                        (ir.Put(ir.Int(H_CHANCE), ir.Int(0)), Goto(top))),))
 
 
 def _rewrite(s, loop):

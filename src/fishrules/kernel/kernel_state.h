@@ -247,7 +247,11 @@ static I k_draw_step(K *k, I count, I src, I dest, I facing) {
         S[EMPTY + 2 * src + (S[H_DECISIONS] ? 1 : 0)] += 1;
         return 0;
     }
-    if (S[MIXED + src]) return 2;
+    if (S[MIXED + src]) {
+        if (S[H_MANUAL]) return 2;
+        k_draw(k, 1, src, dest, facing);  /* chance handed to the generator since the draw began */
+        return 1;
+    }
     k_move_one(k, S[b + n], dest, facing);  /* the top card: no chance involved */
     return 1;
 }
@@ -351,6 +355,16 @@ static void k_roll_one(K *k, I d) {
     b.p = one;
     b.n = 1;
     k_roll(k, b);
+}
+
+/* the dice of a group from the i-th on, rolled together by the generator (chance handed to it
+   while the group waited: the engine's `roll_wait`) */
+static void k_roll_rest(K *k, B dice, I i) {
+    B rest;
+    if (i < 0 || i > dice.n) k_fault(k, FAULT_RULE);
+    rest.p = dice.p + i;
+    rest.n = dice.n - i;
+    k_roll(k, rest);
 }
 
 /* chance left to the caller (S[H_MANUAL]): the group's dice show no face, then each die gets the

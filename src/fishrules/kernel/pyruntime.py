@@ -18,7 +18,7 @@ from itertools import combinations
 
 from ..limits import MAX_CHOICES, MAX_LIST_LENGTH, MAX_NUMBER, MAX_SUBSET
 from .abi import (
-    FAULT_BUDGET, FAULT_CAPACITY, FAULT_RULE, H_CHANCE, H_CHANCES, H_DDRAWS, H_DECISIONS, H_DRAWS, H_DSEED, H_MOVE, H_N, H_SEED,
+    FAULT_BUDGET, FAULT_CAPACITY, FAULT_RULE, H_CHANCE, H_CHANCES, H_DDRAWS, H_DECISIONS, H_DRAWS, H_DSEED, H_MANUAL, H_MOVE, H_N, H_SEED,
     H_WHY, H_WHY_ARG, H_WORK, KERNEL_BUDGET, MAX_STACK, NIL, WHY_LIST, WHY_NOT_IN_LIST, WHY_NUMBER, WHY_SEAT,
     WHY_ZONE_NOBODY, below, decision_seed,
 )
@@ -219,7 +219,7 @@ HELPERS = (
     "unmask", "distinct_seats", "sorted_set", "same_items", "minus_one", "plus_one", "choose", "zone",
     "zone_in_family", "family_start", "adjacent", "slide", "card_choices", "subsets", "set_list", "list_append",
     "list_extend", "list_remove", "move_one", "move", "draw", "shuffle", "reveal", "roll", "roll_one",
-    "roll_start", "roll_face", "draw_step", "draw_card", "note_old", "note_new", "stale_all", "BUDGET", "MAX_CHOICES", "MAX_STACK", "MISSING", "DV", "DVA", "EP", "TRACE",
+    "roll_rest", "roll_start", "roll_face", "draw_step", "draw_card", "note_old", "note_new", "stale_all", "BUDGET", "MAX_CHOICES", "MAX_STACK", "MISSING", "DV", "DVA", "EP", "TRACE",
 )
 
 
@@ -531,7 +531,10 @@ def _bound(kp: KernelProgram) -> dict:
             S[EMPTY + 2 * src + (1 if S[H_DECISIONS] else 0)] += 1
             return 0
         if S[MIXED + src]:
-            return 2
+            if S[H_MANUAL]:
+                return 2
+            draw(S, 1, src, dest, facing)  # chance handed to the generator since the draw began
+            return 1
         move_one(S, S[b + n], dest, facing)  # the top card: no chance involved
         return 1
 
@@ -598,6 +601,11 @@ def _bound(kp: KernelProgram) -> dict:
             fail(S, 0)
         roll(S, (d,))
 
+    def roll_rest(S, dice, i):
+        """The dice of a group from the i-th on, rolled together by the generator (chance handed
+        to it while the group waited: the engine's `roll_wait`)."""
+        roll(S, tuple(dice)[i:])
+
     # chance left to the caller (S[H_MANUAL]): the group's dice show no face, then each die gets
     # the face the caller wrote into the first move slot (a face that stands for its kind)
     def roll_start(S, dice):
@@ -623,7 +631,7 @@ def _bound(kp: KernelProgram) -> dict:
         "adjacent": adjacent, "slide": slide, "card_choices": card_choices, "subsets": subsets,
         "set_list": set_list, "list_append": list_append, "list_extend": list_extend, "list_remove": list_remove,
         "move_one": move_one, "move": move, "draw": draw, "shuffle": shuffle, "reveal": reveal, "roll": roll,
-        "roll_one": roll_one, "roll_start": roll_start, "roll_face": roll_face, "draw_step": draw_step, "draw_card": draw_card, "randbelow": randbelow, "DV": DV, "DVA": DVA, "EP": EP,
+        "roll_one": roll_one, "roll_rest": roll_rest, "roll_start": roll_start, "roll_face": roll_face, "draw_step": draw_step, "draw_card": draw_card, "randbelow": randbelow, "DV": DV, "DVA": DVA, "EP": EP,
         "note_old": note_old, "note_new": note_new, "stale_all": stale_all, "TRACE": TRACE, "SEEN": SEEN,
     }
 
