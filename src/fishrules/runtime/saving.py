@@ -216,9 +216,8 @@ class Saving(Decisions):
             s = first._follow(history) if first is not None else None
         if s is None:
             # chance given by hand, or a seed that does not play the history's chance (a replay, a
-            # determinization, a generator set since): the history replayed by hand, on the kernel
-            # where the kernel waits for its chance (dice), else on the engine's machine (a card drawn
-            # from a shuffled zone is no wait of the kernel's yet: `Kernel.manual_chance`)
+            # determinization, a generator set since): the history replayed by hand (on the kernel
+            # where the game decides there)
             s = cls._replayed(game, history, n, full, origin=seed)
         mine = s.to_dict()
         for name in _POSITION_FIELDS:
