@@ -104,6 +104,22 @@ def watched_fallback(kernel: Any) -> list:
     return calls
 
 
+def watched_twins(monkeypatch: Any) -> list:
+    """The kernel states that ask the engine's machine for anything (a twin of themselves replayed
+    there, `KState._twin`) from now on, one entry a time."""
+    from fishrules.kernel.apistate import KState
+
+    asked: list = []
+    real = KState._twin
+
+    def twin(self):
+        asked.append(self)
+        return real(self)
+
+    monkeypatch.setattr(KState, "_twin", twin)
+    return asked
+
+
 def skip_without_compiler() -> None:
     """Skip the calling test module where no C compiler can build the native kernel."""
     try:

@@ -25,7 +25,7 @@ from fishrules.kernel.apistate import start as kernel_start
 from fishrules.kernel.layout import ROOMS
 from fishrules.limits import MAX_LIST_LENGTH
 from fishrules.runtime import SIMULTANEOUS, State
-from ._twins import BACKENDS, NATIVE, engine_start, outcome, watched_fallback
+from ._twins import BACKENDS, NATIVE, engine_start, outcome, watched_fallback, watched_twins
 
 #: lists added to by the set-up (`setup` times 100 entries), by each move (`step`), after each roll
 #: (`roll` times 50 or 100), by each choice made together (`pick`): the ways a list outgrows its
@@ -98,15 +98,7 @@ def options(**amounts: int) -> dict:
 @pytest.fixture
 def twins(monkeypatch):
     """How often a KState asked the engine's machine (a twin of itself) for anything."""
-    asked: list = []
-    real = KState._twin
-
-    def twin(self):
-        asked.append(self)
-        return real(self)
-
-    monkeypatch.setattr(KState, "_twin", twin)
-    return asked
+    return watched_twins(monkeypatch)
 
 
 _python: list = []

@@ -26,7 +26,7 @@ from fishrules.kernel.apistate import KState, start
 from fishrules.kernel.native import compiler
 from fishrules.runtime import State
 
-from ._twins import outcome, skip_without_compiler
+from ._twins import outcome, skip_without_compiler, watched_twins
 
 skip_without_compiler()
 
@@ -199,15 +199,7 @@ def _picture(k: State) -> tuple:
 @pytest.fixture
 def twins(monkeypatch):
     """How often a KState asked the engine's machine (a twin of itself) for an error's words."""
-    asked = []
-    real = KState._twin
-
-    def twin(self):
-        asked.append(self)
-        return real(self)
-
-    monkeypatch.setattr(KState, "_twin", twin)
-    return asked
+    return watched_twins(monkeypatch)
 
 
 #: the faults the kernel has no words of its own for: none (its work budget, the engine's since
