@@ -202,7 +202,11 @@ class Person:
         except (AssertionError, TimeoutError, Exception) as e:
             if type(e).__name__ not in ("AssertionError", "TimeoutError", "Error"):
                 raise
-            if self.moved_on(frame):
+            # The page has drawn a later position than `frame` (another's move, a bot's): the
+            # choice is made again from the latest frame.  (Not only when the choices differ: at a
+            # choice made together another's choice redraws the page with the very same choices,
+            # and what this try had picked is gone with it.)
+            if self.moved_on(frame) or self.dom_at() > frame["at"]:
                 return False
             raise
 
@@ -244,8 +248,13 @@ class Person:
                 done = False
                 if p["of"] in kinds:
                     spot = page.locator(f'#table [data-pick="{kinds[p["of"]]}:{v}"].can:not(.picked)')
+                    picked = page.locator(f'#table [data-pick="{kinds[p["of"]]}:{v}"].picked')
+                    once = (value if p["kind"] == "some" else [value]).count(v) == 1
                     if spot.count():
-                        self._patiently(lambda t: spot.first.click(timeout=t), frame)
+                        # (a click that landed while the wait for it timed out has picked it: done;
+                        # not where the value is picked twice, as a pair of equal numbers)
+                        self._patiently(lambda t: None if once and picked.count() else spot.first.click(timeout=t),
+                                        frame)
                         done = True
                 if not done:
                     shown = (frame["names"][v] if p["of"] == "player" else f"die {v}" if p["of"] == "die"
