@@ -57,7 +57,7 @@ from ..forms import draw_text, forms_of, parse_seat
 from ..limits import MAX_ACTION_TEXT
 from ..runtime.text import check_seat, check_since, short
 from .abi import CUR_CHANCE as _CUR_CHANCE, CUR_OVER as _CUR_OVER, CUR_RUN as _CUR_RUN, CUR_SIMUL as _CUR_SIMUL
-from .abi import FAULT_BUDGET, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_STUCK, FAULT_UNPLAYABLE, NIL
+from .abi import FAULT_BUDGET, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, FAULT_UNPLAYABLE, NIL
 from .abi import CHANCE_DRAW as _CHANCE_DRAW, H_CHANCE_B as _H_CHANCE_B
 from .abi import H_CHANCE as _H_CHANCE, H_CHANCE_A as _H_CHANCE_A, H_CHANCES as _H_CHANCES, H_CUR as _H_CUR
 from .abi import CHANCE_DRAW as _CHANCE_DRAW, H_CHANCE_B as _H_CHANCE_B, H_CHANCE_C as _H_CHANCE_C
@@ -120,8 +120,11 @@ def start(game: Any, players: int, options: dict, seed: int, count_rules: bool, 
             S[_H_MANUAL] = 1
         be.start(S, False)
     except KFault as fault:
-        error = _unavailable(kernel, S) if fault.code == FAULT_UNPLAYABLE and S is not None else None
-        if fault.code == FAULT_BUDGET and S is not None:  # (the kernel's budget is the engine's)
+        if S is None:  # the set-up itself: the number of dice, from the options
+            error = faults.setting_up(kernel, players, options, seed) if fault.code == FAULT_RULE else None
+        elif fault.code == FAULT_UNPLAYABLE:
+            error = _unavailable(kernel, S)
+        else:  # the rules run to the first wait (the kernel's budget is the engine's)
             error = faults.error(kernel.program, S, fault.code, faults.PLAYING)
         if error is not None:
             raise error from None
@@ -141,10 +144,10 @@ def start(game: Any, players: int, options: dict, seed: int, count_rules: bool, 
         except KFault as fault:
             if fault.code == FAULT_CAPACITY and s._grow():
                 continue
-            words = s._words(fault, s._ks[_S]) if fault.code == FAULT_BUDGET else None
+            words = s._words(fault, s._ks[_S])  # (a rule that goes wrong listing the first moves)
             if words is not None:
-                raise words from None  # (the kernel's budget is the engine's)
-            s._become_state()  # the engine raises its error (a rule that goes wrong listing the moves)
+                raise words from None
+            s._become_state()  # the kernel's own capacity: the engine lists them
         return s
 
 
@@ -342,9 +345,12 @@ class KState(State):
         else:
             self._refuse_object(action)  # (no action, another game's, a player's: the engine's words)
             found = next((a for a, _ in self.chance_outcomes() if a.text == action.text), None)
-        if found is None:
-            self._engine_fails(lambda twin: twin.apply(action))
-            return self._as_state().apply(action)  # pragma: no cover - the engine refuses what is not an outcome
+        if found is None:  # (refused as the engine's `apply` refuses it: too long, or no outcome now)
+            if not isinstance(action, str):
+                raise reasons.not_an_outcome(action.text)
+            if len(action) > MAX_ACTION_TEXT:
+                raise reasons.too_long(action)
+            raise reasons.not_an_outcome(" ".join(action.split()))
         S, kernel = ks[_S], ks[_KERNEL]
         applied, legal = ks[_APPLIED], ks[_LEGAL]
         napplied = len(applied)
@@ -477,11 +483,12 @@ class KState(State):
             if refused is not None:
                 raise refused
 
-    def _stuck(self, actor: int) -> Any:
-        """The engine's RuleError for a game stuck at this position: `actor` must choose, and may
-        do nothing (fishrules.reasons.stuck: the decision's span, its actions, the phase played)."""
+    def _stuck(self, actor: int, S: Any = None) -> Any:
+        """The engine's RuleError for a game stuck at this position (or at S, of this game): `actor`
+        must choose, and may do nothing (fishrules.reasons.stuck: the decision's span, its actions,
+        the phase played)."""
         ks = self._ks
-        kernel, S = ks[_KERNEL], ks[_S]
+        kernel, S = ks[_KERNEL], ks[_S] if S is None else S
         kp = kernel.program
         site = kp.sites[S[_H_SITE]]
         return reasons.stuck(site.span, actor, " or ".join(kp.action_names[a] for a in site.actions), self._where(S))
@@ -523,11 +530,16 @@ class KState(State):
         if played is not None and played[4] is not None:  # played out one step at a time
             for move, together in played[4]:
                 if move is None:
-                    be.play_chance(S, together)
+                    if together is None:  # (the generator's chance given as outcomes from here)
+                        S[_H_MANUAL] = 1
+                    else:
+                        be.play_chance(S, together)
                 elif together:
                     be.choose(S, move)
                 else:
                     be.play(S, move)
+            if played[4] and played[4][0] == (None, None):
+                S[_H_MANUAL] = 0
         elif played is not None:
             _play_out(be, S, played[0], played[1], played[2])
         return S
@@ -1242,12 +1254,6 @@ class KState(State):
             return Playout(self.scores(), self.winners(), 0, ks[_PLAYED][3])
         rng = rng if rng is not None else random.Random(_SLOTS["seed"].__get__(self))
         limit = _playout.MAX_PLAYOUT_DECISIONS  # (read at each call: a test makes it small)
-        if not S[_H_MANUAL] and S[_H_CUR] == _CUR_CHANCE:
-            # Chance handed to the generator while the game waits for it: the engine's playout
-            # takes the waited outcome from `rng.random()` and everything after from
-            # `rng.randrange`, which neither the kernel's playout nor `_playout_by_hand` (the
-            # generator of the state's own seed, the same in every playout) draws: the engine's
-            return self._as_state().playout(rng)
         if S[_H_MANUAL] or S[_H_CUR] == _CUR_CHANCE:
             return self._playout_by_hand(rng, limit)
         cseed, dseed = rng.getrandbits(63), rng.getrandbits(63)
@@ -1286,18 +1292,28 @@ class KState(State):
         return Playout(self.scores(), self.winners(), T[_H_DECISIONS] - decisions, chances)
 
     def _playout_by_hand(self, rng: random.Random, limit: int) -> Playout:
-        """`playout` of a state whose chance is the caller's, on the kernel one step at a time,
-        every random number from `rng` as the engine's playout draws them (an action uniformly
-        among the legal ones, `int(rng.random() * n)`; at a choice made together one for each
-        player still choosing, in order; a chance outcome by its probability, one `rng.random()`):
-        the very game the engine's playout, or an API loop drawing so, plays.  A step that goes
-        wrong, or a game that does not end, is the engine's own playout from the same `rng`."""
+        """`playout` of a state whose chance is the caller's, or that waits for chance handed back
+        to the generator since, on the kernel one step at a time, every random number from `rng`
+        as the engine's playout draws them (an action uniformly among the legal ones,
+        `int(rng.random() * n)`; at a choice made together one for each player still choosing, in
+        order; a chance outcome the game waits for by its probability, one `rng.random()`; and
+        where chance is the generator's, everything after that outcome as the engine's playout
+        generator `rng.randrange` rolls and draws it, `_Handed`): the very game the engine's
+        playout, or an API loop drawing so, plays.  A step that goes wrong, or a game that does
+        not end, raises the engine's error, in the kernel's words."""
         ks = self._ks
         kernel = ks[_KERNEL]
         be = kernel.backend
         rnd, saved = rng.random, rng.getstate()
         T = kernel.copy_state(ks[_S])
-        steps: list = []  # (None, outcome) or (kernel move, together): to play again (`_position_again`, `_twin`)
+        # (None, outcome) or (kernel move, together): to play again (`_position_again`, `_twin`);
+        # first (None, None) where the generator's chance is given as outcomes (see `_Handed`)
+        steps: list = []
+        handed = None
+        if not T[_H_MANUAL]:
+            handed = _Handed(self, T, rng.randrange)
+            T[_H_MANUAL] = 1
+            steps.append((None, None))
         decisions = chances = 0
         try:
             while T[_H_CUR] != _CUR_OVER:
@@ -1305,14 +1321,7 @@ class KState(State):
                     raise KFault(FAULT_ENDLESS)
                 cur = T[_H_CUR]
                 if cur == _CUR_CHANCE:
-                    x, acc, value = rnd(), Fraction(0), None
-                    for a, p in self._outcomes_at(T):
-                        acc += p
-                        value = a._values[-1]
-                        if x < acc:
-                            break
-                    if value is None:  # pragma: no cover - a wait for chance has outcomes
-                        raise KFault(FAULT_CAPACITY)
+                    value = handed.next() if handed is not None and chances else self._by_probability(T, rnd())
                     steps.append((None, value))
                     be.play_chance(T, value)
                     chances += 1
@@ -1321,7 +1330,7 @@ class KState(State):
                     for p in be.waiting_together(T):
                         moves = be.moves(T, p)
                         if not moves:
-                            raise KFault(FAULT_STUCK)
+                            raise _Stuck(p)
                         picks.append(moves[int(rnd() * len(moves))])
                     for m in picks:
                         steps.append((m, True))
@@ -1330,7 +1339,7 @@ class KState(State):
                 elif cur >= 0:
                     moves = be.moves(T, cur)
                     if not moves:
-                        raise KFault(FAULT_STUCK)
+                        raise _Stuck(cur)
                     m = moves[int(rnd() * len(moves))]
                     steps.append((m, False))
                     be.play(T, m)
@@ -1338,16 +1347,37 @@ class KState(State):
                 else:  # pragma: no cover - the kernel stops at a wait or the end
                     raise KFault(FAULT_CAPACITY)
         except KFault as fault:
-            rng.setstate(saved)
             if fault.code == FAULT_CAPACITY and self._grow():
+                rng.setstate(saved)
                 return self._playout_by_hand(rng, limit)  # (the same random numbers, in a roomier kernel)
-            # the engine's words (a rule that goes wrong, a stuck game, a game that does not end),
-            # from the same random numbers
+            # the engine's words (a game that does not end, a stuck game, a rule that goes wrong);
+            # the state is as it was (the kernel played a copy), as the engine's is put back
+            if fault.code == FAULT_ENDLESS:
+                raise _playout.endless(self.prog.model, limit) from None
+            words = self._words(fault, T)
+            if words is not None:
+                raise words from None
+            rng.setstate(saved)  # (a capacity of the kernel's own: the engine's own playout, from the same rng)
             return State.playout(self._as_state(), rng)
+        if handed is not None:
+            T[_H_MANUAL] = 0
         ks[_S] = T
         ks[_LEGAL], ks[_REC] = {}, None
         ks[_PLAYED] = (None, None, limit, chances, tuple(steps))
         return Playout(self.scores(), self.winners(), decisions, chances)
+
+    def _by_probability(self, T: Any, x: float) -> int:
+        """The outcome of the wait for chance at position T that `x` (in [0, 1)) picks by the
+        outcomes' probabilities, in their order (the engine's playout's pick): its value."""
+        acc, value = Fraction(0), None
+        for a, p in self._outcomes_at(T):
+            acc += p
+            value = a._values[-1]
+            if x < acc:
+                break
+        if value is None:  # pragma: no cover - a wait for chance has outcomes
+            raise KFault(FAULT_CAPACITY)
+        return value
 
     def _position(self) -> tuple:
         """This position as `__eq__` and JSON read it (`position_of`)."""
@@ -1610,12 +1640,12 @@ class KState(State):
 
     def _words(self, fault: KFault, S: Any, context: Optional[tuple] = None) -> Optional[FishrulesError]:
         """The kernel's own words for `fault` at S as it left it (kernel/faults.py: the engine's
-        exact error), or None where it has none (its capacities and work budget, a stuck game:
-        `_undo_fault`).  The context: given, or what the step was doing when it stopped — listing a
+        exact error; a stuck game's, at this state's position), or None where it has none (its own
+        capacities).  The context: given, or what the step was doing when it stopped — listing a
         player's moves (`_moves` says whose; the fused step of the native kernel leaves the player
         in S[H_CUR]) or running the rules."""
-        if isinstance(fault, _Stuck):
-            return None
+        if isinstance(fault, _Stuck):  # (a player who must act may do nothing here: the game is stuck)
+            return self._stuck(fault.actor, S)
         kernel = self._ks[_KERNEL]
         if context is None:
             actor = getattr(fault, "listing", None)
@@ -1866,6 +1896,43 @@ def _play_out(be: Any, S: Any, cseed: int, dseed: int, limit: int) -> None:
     S[_H_SEED], S[_H_DRAWS], S[_H_DSEED], S[_H_DDRAWS], S[_H_LIMIT] = kept
 
 
+class _Handed:
+    """The chance of a playout from a wait whose chance was handed back to the generator, as the
+    engine's playout draws it with its generator `pick` (`rng.randrange`: `_randbelow`), given to
+    the kernel as outcomes one wait at a time (the copy played out waits at every die and card):
+    the rest of a group of dice with one draw for the group (`roll_faces`: one die a draw past 62
+    bits), a card among the zone's in order, the first that nobody can tell from it taken."""
+
+    def __init__(self, state: "KState", T: Any, pick: Callable[[int], int]):
+        self.T, self.pick, self.queue = T, pick, []  # (the faces of the group's dice still to come)
+        forms = forms_of(_SLOTS["game"].__get__(state).model)
+        self.canonical, self.nfaces = forms.face_canonical, forms.nfaces
+        lay = state._ks[_KERNEL].program.layout
+        self.zones, self.up, self.labels = lay.zones, lay.up, forms.card_labels
+
+    def next(self) -> Optional[int]:
+        """The outcome of the wait T is at (a die's face, a card)."""
+        T = self.T
+        if T[_H_CHANCE] == _CHANCE_DRAW:  # the first card of the zone nobody can tell from the one drawn
+            at = self.zones[T[_H_CHANCE_A]][0]
+            cards = T[at + 1:at + 1 + T[at]]
+            card = cards[self.pick(len(cards))]
+            labels, up = self.labels, self.up
+            return int(next(c for c in cards if labels[c] == labels[card] and T[up + c] == T[up + card]))
+        if not self.queue:  # the group's dice from this one on, rolled together
+            k, nfaces = int(T[_H_CHANCE_C] - T[_H_CHANCE_B]), self.nfaces
+            total = nfaces ** k
+            if total <= 1 << 62:
+                r = self.pick(total)
+                for _ in range(k):
+                    r, f = divmod(r, nfaces)
+                    self.queue.append(f)
+            else:
+                self.queue.extend(self.pick(nfaces) for _ in range(k))
+            self.queue.reverse()
+        return self.canonical[self.queue.pop()]
+
+
 def _played_on(ref: State, played: tuple, bd: Any = None) -> Any:
     """The engine's state `ref` played out as the kernel's `_play_out` plays it (by the kernel's
     rules of chance and choice, `reference_playout`: the same game), and left as the engine's own
@@ -1877,13 +1944,17 @@ def _played_on(ref: State, played: tuple, bd: Any = None) -> Any:
         ref.seed, ref.draws = cseed, 0
         out = reference_playout(ref.game, ref.n, cseed, state=ref, dseed=dseed, limit=limit + 1)
     else:  # played one step at a time (chance by hand): the same steps
-        start, decisions = len(ref.history), 0
+        start, decisions, manual = len(ref.history), 0, ref.manual
         for move, together in steps:
             if move is None:
-                ref.apply(next(a for a, _ in ref.chance_outcomes() if a._values[-1] == together))
+                if together is None:  # (the generator's chance given as outcomes from here)
+                    ref.manual = True
+                else:
+                    ref.apply(next(a for a, _ in ref.chance_outcomes() if a._values[-1] == together))
             else:
                 play_move(ref, bd.move(move, together))
                 decisions += 1
+        ref.manual = manual
         out = Outcome(ref.scores(), ref.winners(), decisions, len(ref.history) - start - decisions)
     ref.seed, ref.draws = seed, draws
     _SLOTS["_history"].__set__(ref, None)
