@@ -305,3 +305,64 @@ def test_a_playout_by_hand_that_goes_wrong_is_the_engines_error_from_the_kernel(
             assert not asked and type(k) is KState and k.history == before and k.current == CHANCE
             errors += want[0] == "error"
     assert errors >= 4, fault
+
+
+# ---- a determinization whose lists outgrow their room ----------------------------------------------------------
+
+_GROWING = """\
+game "Growing"
+players 2 to 3
+cards c: v from 1 to 12
+the game has deck: zone of c
+each player has hand: zone of c
+the game has xs: list of numbers
+each player has points: number
+
+phase game:
+  move c to deck
+  shuffle deck
+  for each player:
+    draw 3 from deck to player's hand
+  repeat 4 times:
+    for each player:
+      player chooses grow or swap
+
+action grow:
+  repeat 40 times:
+    add 1 to xs
+  add count(xs) to your points
+
+action swap:
+  draw 1 from deck to your hand
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_determinization_that_outgrows_its_room_grows_on_the_kernel(backend, monkeypatch):
+    """A world drawn on the kernel starts from a position of its kernel's layout; a list that then
+    grows past that kernel's room moves the world to the roomier kernel (the real position grown
+    there, the same cards in the same places), where it plays on as the engine twin's world drawn
+    with the same `rng`, a KState that asked no engine twin, its record kept."""
+    import random
+
+    g = fishrules.loads(_GROWING, "growing.fish")
+    kernel = Kernel(g, backend)
+    for seed in (1, 2):
+        k = start(g, 2, g._options(None), seed, False, kernel=kernel)
+        e = engine_start(g, 2, seed)
+        for text in ("grow", "swap"):
+            k.apply(text)
+            e.apply(text)
+        asked = watched_twins(monkeypatch)
+        dk, de = k.determinize(0, random.Random(seed)), e.determinize(0, random.Random(seed))
+        room = dk._ks[0].list_room
+        for text in ("grow", "grow", "swap", "grow"):
+            dk.apply(text)
+            de.apply(text)
+            assert dk.scores() == de.scores() and dk.view(0) == de.view(0), (seed, text)
+            assert dk.legal_actions(dk.current)[0].text == de.legal_actions(de.current)[0].text
+        assert type(dk) is KState and dk._ks[0].list_room > room, "the world grew"
+        assert dk.history_for(0) == de.history_for(0) and dk.events_for(0) == de.events_for(0)
+        assert not asked, seed
+        monkeypatch.undo()
+        assert dk == de

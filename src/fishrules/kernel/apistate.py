@@ -87,6 +87,8 @@ __all__ = ["KState", "KAction", "start"]
 # or where chance was the caller's (`_playout_by_hand`), (None, None, limit, chance outcomes, the
 # steps played: (None, outcome) or (kernel move, together)).
 # _FROM: (seed, manual) the game was set up with, from which the moves applied are played again
+# (a determinization: (seed, manual, (its start position, a maker of its engine twin, a maker of its
+# start in a roomier kernel)))
 # (the state's own `seed`, `draws` and `manual` are its generator now: `_reseed` changes them, and
 # leaves an entry among the moves applied, (None, None, False, (seed, draws, manual)), so that
 # playing the moves again changes them at the same place).
@@ -503,16 +505,17 @@ class KState(State):
         phases = self._phases(S)
         return f"phase {phases[-1]}" if phases else "the game"
 
-    def _position_again(self) -> Any:
+    def _position_again(self, upto: Optional[int] = None) -> Any:
         """This state's position worked out again: its game set up from its seed, and the moves
-        applied played again (as `_replay` plays them, without a record)."""
+        applied played again (as `_replay` plays them, without a record); with `upto`, the
+        position after the first `upto` of them."""
         ks = self._ks
         be = ks[_KERNEL].backend
         S = _new_position(be, _SLOTS["n"].__get__(self), ks[_OPTIONS], *ks[_FROM]) if len(ks[_FROM]) == 2 \
             else ks[_KERNEL].copy_state(ks[_FROM][2][0])  # (a determinization: from its position)
         applied, decode = ks[_APPLIED], be.decode
-        at = 0
-        while at < len(applied):
+        at, end = 0, len(applied) if upto is None else upto
+        while at < end:
             records, i, together, gen = applied[at]
             if records is None:  # a chance outcome (manual chance): a die's face; or the generator reseeded
                 if i is None:
@@ -526,7 +529,7 @@ class KState(State):
             else:
                 be.play(S, decode(records, i))
             at += 1
-        played = ks[_PLAYED]
+        played = ks[_PLAYED] if upto is None else None
         if played is not None and played[4] is not None:  # played out one step at a time
             for move, together in played[4]:
                 if move is None:
@@ -552,26 +555,32 @@ class KState(State):
         before).  A change of kernel, not of class: every answer of the state is the same from
         either (`position_of` and the record read no room); what is kept of the old kernel's
         layout (the legal lists, the record's position, the observation's encoder) is dropped.
-        Not for a determinization, whose start is a position of the old kernel's layout."""
+        A determinization (whose start is a position of the old kernel's layout) starts from its
+        world drawn again there (the real position grown, the same cards in the same places: its
+        `_FROM`'s maker), its record kept."""
         ks = self._ks
-        old = ks[_KERNEL]
-        if len(ks[_FROM]) > 2:
-            return False
+        old, start = ks[_KERNEL], ks[_FROM]
+        drawn = len(start) > 2
+        rec = ks[_REC]
         while True:
             bigger = ks[_KERNEL].roomier()
             if bigger is None:
-                ks[_KERNEL] = old
+                ks[_KERNEL], ks[_FROM] = old, start
                 return False
             ks[_KERNEL] = bigger
             try:
+                if drawn:
+                    ks[_FROM] = start[:2] + ((start[2][2](bigger),) + start[2][1:],)
                 S = self._position_again()
+                if drawn and rec is not None:  # (its record's position, in the roomier layout)
+                    rec = (rec[0], self._position_again(rec[2]), rec[2])
             except KFault as fault:  # (the moves applied outgrow this room too: the next)
                 if fault.code != FAULT_CAPACITY:  # pragma: no cover - the moves applied played before
-                    ks[_KERNEL] = old
+                    ks[_KERNEL], ks[_FROM] = old, start
                     return False
                 continue
             break
-        ks[_S], ks[_LEGAL], ks[_REC] = S, {}, None
+        ks[_S], ks[_LEGAL], ks[_REC] = S, {}, rec if drawn else None
         spaces = ks[_SHARED].get("spaces")
         # (the options, action space and players stay; the observation's encoder reads the layout)
         ks[_SHARED] = {} if spaces is None else {"spaces": [spaces[0], spaces[1], None, spaces[3], None]}
@@ -1820,8 +1829,24 @@ class _Draws:
 
             return Determinizer(real._twin(), player).world(orders, seed, "manual" if manual else "seeded", groups, js)
 
+        def roomier(bigger: Any) -> Any:
+            """Its start in `bigger`, a roomier kernel of the same rules (`_grow`): the real
+            position there, the same cards put in the same places, the same choices drawn again."""
+            from .determinize import place
+
+            r = real.clone()
+            while r._ks[_KERNEL] is not bigger:
+                if not r._grow():  # pragma: no cover - the real position fits where its world does
+                    raise KFault(FAULT_CAPACITY)
+            T = bigger.copy_state(r._ks[_S])
+            place(bigger.program.layout, det.groups, T, orders)
+            T[_H_SEED], T[_H_DRAWS], T[_H_MANUAL] = seed, 0, 1 if manual else 0
+            for (k, _, _), (_, move) in zip(det.choices, picks):
+                bigger.backend.rechoose(T, k, move)
+            return T
+
         d = KState.__new__(KState)
-        start = (kernel.copy_state(S), on_engine)
+        start = (kernel.copy_state(S), on_engine, roomier)
         for name, value in (("game", _SLOTS["game"].__get__(real)), ("prog", real.prog), ("n", _SLOTS["n"].__get__(real)),
                             ("seed", seed), ("manual", manual),
                             ("_ks", [kernel, S, [], {}, ks[_OPTIONS], False, ks[_SHARED],
