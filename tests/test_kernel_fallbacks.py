@@ -366,3 +366,72 @@ def test_a_determinization_that_outgrows_its_room_grows_on_the_kernel(backend, m
         assert not asked, seed
         monkeypatch.undo()
         assert dk == de
+
+
+# ---- fishrules-state/1 read on the kernel ------------------------------------------------------------------------
+
+def _v1_files() -> list:
+    """(key, ruleset, the saved text) of every `fishrules-state/1` file the engine wrote (tests/states)."""
+    import json
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent / "states"
+    out = [(k, v["ruleset"], v["json"]) for k, v in json.loads((here / "v1.json").read_text()).items()]
+    out += [(k, k.split()[0], v) for k, v in json.loads((here / "hostile_v1.json").read_text()).items()]
+    return out
+
+
+def test_every_saved_format_1_file_reads_back_on_the_kernel_as_the_engine_reads_it(monkeypatch):
+    """A `fishrules-state/1` file (the engine's own fields: values by slot, dice, frames, cards
+    face up, zones shuffled) reads back as a KState whose fields, projected from its position, are
+    the file's, without the engine: no twin replayed, no field of the engine's asked; the state is
+    the one the engine's reader gives (its history replayed on the engine, its fields the file's)."""
+    import json
+
+    files = _v1_files()
+    assert len(files) >= 40
+    for key, name, text in files:
+        g = bundled_game(name)
+        saved = json.loads(text)
+        asked = watched_twins(monkeypatch)
+        back = g.state_from_json(text)
+        assert type(back) is KState and not asked, key
+        mine = back._saved_fields_1()
+        for field in ("g", "p", "dice", "up", "mixed", "redact", "current"):
+            assert json.dumps(mine[field]) == json.dumps(saved[field]), (key, field)
+        assert [b for b, _, _ in mine["stack"]] == [f[0] for f in saved["stack"]], key
+        monkeypatch.undo()
+        e = State._replayed.__func__(State, g, saved["history"], saved["players"],  # (the engine's own replay)
+                                     {o.name: saved["g"][o.slot] for o in g.model.options})
+        if type(e) is KState:
+            e = e._twin()
+        assert back.history == e.history and back.current == e.current and back.view(None) == e.view(None), key
+
+
+@pytest.mark.parametrize("edit", ["a pc not a number", "a pc below 0", "locals not a list", "a block of another frame",
+                                  "a frame too many", "a frame too few", "a frame not a list"])
+def test_a_format_1_frame_that_is_no_frame_of_the_position_is_refused_on_the_kernel(edit, monkeypatch):
+    import json
+
+    key, name, text = next(f for f in _v1_files() if json.loads(f[2])["stack"])
+    g = bundled_game(name)
+    data = json.loads(text)
+    stack = data["stack"]
+    if edit == "a pc not a number":
+        stack[-1][1] = "3"
+    elif edit == "a pc below 0":
+        stack[-1][1] = -1
+    elif edit == "locals not a list":
+        stack[-1][2] = 7
+    elif edit == "a block of another frame":
+        stack[-1][0] += 1
+    elif edit == "a frame too many":
+        stack.append(list(stack[-1]))
+    elif edit == "a frame too few":
+        stack.pop()
+    else:
+        stack[-1] = 5
+    asked = watched_twins(monkeypatch)
+    with pytest.raises(fishrules.StateError, match="'stack'"):
+        g.state_from_json(json.dumps(data))
+    assert not asked

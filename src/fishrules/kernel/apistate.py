@@ -1443,6 +1443,84 @@ class KState(State):
 
     # ---- saving (fishrules-state/2) and the generator ------------------------------------------------
 
+    def _saved_fields_1(self) -> Optional[dict]:
+        """The position fields of `fishrules-state/1` (runtime/saving.py `_fields_1`) read from the
+        position, without the engine: the values by the engine's slots (`g`, `p`: each value as the
+        engine holds it, a zone as its cards' ids), `dice`, `up`, `mixed` (the engine's zone keys),
+        `redact` and `current`; of `stack` each frame's block with None for its program counter and
+        locals (the engine's own: a saved file's are checked only to be a frame's).  None where the
+        position cannot say (a value of a kind it does not hold as the engine does, a state played
+        out): the engine's state answers."""
+        ks = self._ks
+        if ks is None or ks[_PLAYED] is not None:
+            return None
+        kernel, S = ks[_KERNEL], ks[_S]
+        kp = kernel.program
+        lay, model, symbols = kp.layout, kp.model, kp.symbols
+        rc = kernel.recorder
+        if rc is None:
+            rc = kernel.recorder = Recorder(kernel)
+
+        def scalar(kind: str, v: Any) -> Any:
+            if kind == "bool":
+                return bool(v) if v is not None and v != NIL else None
+            if v is None or v == NIL:
+                return None
+            if kind in ("number", "player"):
+                return int(v)
+            if kind in ("symbol", "text"):
+                return symbols[v]
+            raise KeyError(kind)  # (a kind the position does not hold as the engine does)
+
+        def value(t: Any, at: int) -> Any:
+            if t.kind == "list":
+                kind = t.element.kind if t.element is not None else "number"  # (`list of numbers`)
+                return [scalar(kind, x) for x in S[at + 1:at + 1 + S[at]]]
+            return scalar(t.kind, S[at])
+
+        def zone(zid: int) -> list:
+            at = lay.zones[zid][0]
+            return [int(c) for c in S[at + 1:at + 1 + S[at]]]
+
+        try:
+            g: list = [None] * model.n_game_slots
+            filled = set()
+            for o in model.options:
+                g[o.slot] = value(o.type, lay.g_index[o.slot])
+                filled.add(o.slot)
+            for v in model.game_vars:
+                for i in range(v.family[1] if v.family else 1):
+                    slot = v.slot + i
+                    g[slot] = zone(lay.g_zone[slot]) if v.type.kind == "zone" else value(v.type, lay.g_index[slot])
+                    filled.add(slot)
+            nslots = 1 + max((v.slot for v in model.player_vars), default=-1)
+            p = []
+            for seat in range(_SLOTS["n"].__get__(self)):
+                row: list = [None] * nslots
+                for v in model.player_vars:
+                    if v.type.kind == "zone":
+                        row[v.slot] = zone(lay.p_zone[v.slot] + seat)
+                    else:
+                        stride = lay.list_stride(v.slot) if v.type.kind == "list" else 1
+                        row[v.slot] = value(v.type, lay.p_index[v.slot] + seat * stride)
+                p.append(row)
+        except (KeyError, AttributeError, IndexError, TypeError):
+            return None
+        if len(filled) != model.n_game_slots or len({v.slot for v in model.player_vars}) != nslots:
+            return None  # (a slot of the engine's the kernel holds no value for)
+        ncards = len(model.cards)
+        return {
+            "g": g,
+            "p": p,
+            "dice": [int(f) for f in S[lay.dice:lay.dice + S[_H_NDICE]]],
+            "stack": [[b, None, None] for b in kernel.backend.frame_blocks(S)],
+            "redact": [[i, t, list(a)] for i, t, a in self.redact],
+            "up": [c for c in range(ncards) if S[lay.up + c]],
+            "mixed": sorted(rc.zones[z][0] for z in range(len(lay.zones)) if S[lay.mixed + z]),
+            "current": self.current,
+        }
+
+
     def to_dict(self) -> dict:
         """`State.to_dict`, from the kernel's record and position: this state stays on the kernel
         (a state played out and a determinization refused in the engine's words)."""
