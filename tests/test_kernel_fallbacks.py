@@ -435,3 +435,89 @@ def test_a_format_1_frame_that_is_no_frame_of_the_position_is_refused_on_the_ker
     with pytest.raises(fishrules.StateError, match="'stack'"):
         g.state_from_json(json.dumps(data))
     assert not asked
+
+
+# ---- an Action of the engine's own ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", ["fishfish", "fisheatfish", "fatfish"])
+def test_an_engine_action_is_taken_or_refused_on_the_kernel_as_the_engine_does(name, backend, monkeypatch):
+    """The engine's own `Action` objects (of this position, of the one before, of a choice made
+    together) applied to a KState: taken or refused as the engine twin takes or refuses them, the
+    state a KState that asked no engine twin."""
+    import random
+
+    g = bundled_game(name)
+    kernel = Kernel(g, backend)
+    players = g.max_players
+    rng = random.Random(name)
+    k = start(g, players, g._options(None), 3, False, kernel=kernel)
+    e = engine_start(g, players, 3)
+    asked = watched_twins(monkeypatch)
+    before: list = []
+    taken = refused = 0
+    for _ in range(12):
+        if e.is_over:
+            break
+        things = [a for p in e.waiting for a in e.legal_actions(p)] + before
+        for thing in rng.sample(things, min(6, len(things))):
+            kc, ec = k.clone(), e.clone()
+            got, want = outcome(lambda: kc.apply(thing), fishrules.IllegalAction), \
+                outcome(lambda: ec.apply(thing), fishrules.IllegalAction)
+            assert got == want, (name, thing.text)
+            assert type(kc) is KState and kc.history == ec.history and kc.waiting == ec.waiting, (name, thing.text)
+            taken += got == ("ok",)
+            refused += got[0] == "error"
+        before = [a for p in e.waiting for a in e.legal_actions(p)]
+        p = e.waiting[0]
+        j = rng.randrange(len(e.legal_actions(p)))
+        k.apply(k.legal_actions(p)[j])
+        e.apply(e.legal_actions(p)[j])
+    assert not asked and taken and refused, (taken, refused)
+
+
+# ---- Kernel.playout: what it played on the engine's machine ----------------------------------------------------
+
+_INNER = """\
+game "Inner"
+players 2 to 3
+the game has x: number
+each player has points: number
+define r(p: player): divide(10, x)
+
+phase game:
+  repeat 3 times:
+    for each player:
+      player chooses poke
+
+action poke:
+  add 1 to your points
+  you chooses boom
+
+action boom:
+  require "sane": r(you) > 0
+  add 1 to your points
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", ["a choice written inside an action", *[c for c in SET_UPS if "dice" in c]])
+def test_a_kernel_playout_that_goes_wrong_is_worded_without_the_engines_machine(case, backend):
+    """`Kernel.playout` (what `simulate` plays) of rules that go wrong while the game is set up
+    (the number of dice) or while a choice written inside an action is listed (no phase statement
+    to name: the innermost phase of the frames): the engine's error, `_fallback` never called."""
+    from fishrules.kernel.reference import reference_playout
+
+    from ._twins import watched_fallback
+
+    text, options = (_INNER, {}) if case not in SET_UPS else SET_UPS[case]
+    g = fishrules.loads(text, "playout.fish")
+    opts = g._options(options)
+    kernel = Kernel(g, backend)
+    calls = watched_fallback(kernel)
+    for seed in (1, 2):
+        want = outcome(lambda: reference_playout(g, 2, seed, opts, limit=300))
+        assert want[0] == "error", (case, want)
+        assert outcome(lambda: kernel.playout(2, opts, seed, limit=300).outcome) == want, (case, seed)
+    assert outcome(lambda: [p.outcome for p in kernel.simulate(2, opts, [3, 4], limit=300)])[0] == "error"
+    assert not calls, case

@@ -16,27 +16,29 @@ applied since the last record played again on a copy of that position with the t
 state that only decides and applies records nothing).  So do the phases being played, the rules
 fired and empty draws counted, `score_parts` (the rules' score lines, run on the kernel), equality
 (the position under the layout's mask, `position_of`, and the record; of a state of the
-engine's, the position its record replays to), JSON, `playout(rng)` (the backend's, seeded from
-`rng`, chance the caller was to give included), determinization (kernel/determinize.py) and the
-engine's fields a simulation sets (`fires`, `empty_draws`, `redact`).  A choice made together
+engine's, the position its record replays to), JSON (`fishrules-state/1` read too: its fields
+projected from the position, `_saved_fields_1`), `playout(rng)` (the backend's, seeded from
+`rng`; chance the caller was to give, or handed back to the generator at a wait, drawn as the
+engine's playout draws it), determinization (kernel/determinize.py; a world that outgrows its
+kernel's room drawn again in a roomier one) and the engine's fields a simulation sets (`fires`,
+`empty_draws`, `redact`).  A choice made together
 is kept in the position as it is made (the backend's `choose`), so a state holding one in part is
 a position like any other.  Where the kernel cannot work something out (a record it cannot
 trace, a view it cannot show) the answer is its engine twin's (`_twin`), the state untouched.  The
-moment anything else of the state is asked for (an `Action` object of the engine's own, any of the
-engine's other fields), it becomes a plain
+moment anything else of the state is asked for (any of the engine's own fields), it becomes a plain
 `State`: the engine's machine replays its actions (chance comes out the same from the same seed)
 and the state goes on as the engine's from there.  So a loop that decides, applies and shows each
 seat what it sees (a bot playing itself, a learning loop, a table) runs on the kernel, and
 everything else is exactly what it always was.
 
 A game stuck (a player who must choose may do nothing) and an `unavailable` reached are the
-engine's errors raised on the kernel.  A rule that goes wrong on the kernel (while a move is
-played, the moves are listed, an action's text is read, or the scores worked out) is the engine's
-`RuleError` too, its words found by the engine: the call is made again on a throwaway twin of the
-state (the engine's machine replaying the moves applied, `_twin`), whose error is raised (step 4c
-of docs/one-machine-plan.md moves these words onto the kernel itself).  Either way the state is
-put back where it was and stays a `KState`; only a step the engine plays where the kernel could
-not (a capacity of the kernel's own) makes the state the engine's, from then on.
+engine's errors raised on the kernel.  A rule that goes wrong on the kernel (while the game is set
+up, a move is played, the moves are listed, an action's text is read, the scores worked out, or in
+a playout) is the engine's `RuleError` in the kernel's own words (kernel/faults.py, `_words`).
+Either way the state is put back where it was and stays a `KState`.  Only a fault the kernel has
+no words for (a capacity of its own past its roomiest variant: `_engine_fails`) is answered by the
+engine: the call made again on a throwaway twin of the state (`_twin`), whose error is raised, or,
+where the engine plays it, the state the engine's from then on.
 """
 
 from __future__ import annotations
@@ -378,8 +380,7 @@ class KState(State):
             return State.apply(self, action)
         if ks[_S][_H_CUR] == _CUR_CHANCE:
             return self._apply_chance(action)
-        legal = ks[_LEGAL]
-        waiting = None
+        legal, waiting = ks[_LEGAL], None
         if type(action) is KAction:
             where, i = _K_MOVE_GET(action)
             kernel, records, actor = where[0], where[1], where[2]
@@ -392,7 +393,9 @@ class KState(State):
             here = False
         if not here:
             if type(action) is not KAction and not isinstance(action, str):
-                self._refuse_object(action)  # (what the engine refuses of any object, refused here)
+                self._refuse_object(action)  # (what the engine refuses of any object, refused here; an
+                # `Action` of the engine's own, of this game for whoever acts, read by its text as it does)
+                action = action.text if len(action.text) <= MAX_ACTION_TEXT else action
             # A text, or an action of another position: the engine reads it (and refuses it in its
             # own words: "p0 has chosen already", say) unless it is, as the engine would find it,
             # one of the legal actions here.  A simultaneous choice keeps its chooser's list

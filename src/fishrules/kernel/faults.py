@@ -23,7 +23,7 @@ from . import abi as A
 from .pyruntime import KFault
 
 __all__ = ["PLAYING", "SCORES", "WINNERS", "SETTING_UP", "listing", "reading", "error", "in_playout", "phase_at",
-           "counts_as_the_engine", "setting_up", "dice_count"]
+           "counts_as_the_engine", "setting_up", "dice_count", "innermost_phase"]
 
 #: what the caller was doing when the kernel stopped (the context of the error)
 PLAYING = ("playing",)  # running the rules: a block (its name is the position's)
@@ -145,14 +145,26 @@ def error(kp: Any, S: Any, code: int, context: tuple) -> Optional[FishrulesError
     return RuleError(Diagnostic(span or model.span, message, said))
 
 
-def in_playout(kp: Any, S: Any, code: int) -> Optional[FishrulesError]:
+def innermost_phase(kp: Any, be: Any, S: Any) -> str:
+    """`phase X`, the innermost phase being played at position S (its frames' blocks, on backend
+    `be`), as the engine names where the game is; `the game` where no phase is."""
+    names = [kp.block_names[b] for b in be.frame_blocks(S)
+             if 0 <= b < len(kp.block_names) and kp.block_names[b] in kp.model.phases]
+    return f"phase {names[-1]}" if names else "the game"
+
+
+def in_playout(kp: Any, S: Any, code: int, be: Any = None) -> Optional[FishrulesError]:
     """The error of a playout's step (`Kernel.playout`: the game run to its end, every choice the
     kernel's) that stopped with `code`: while a player's moves were listed (S[H_CUR] names the
     player, S[H_SITE] the decision; a player who may do nothing is the stuck game's error), or
-    while the rules ran.  None where the kernel has no words (see `error`)."""
+    while the rules ran.  The phase the moves are listed in: the statement's, else (a choice
+    written inside an action, say) the innermost phase of the frames (with the backend `be`).
+    None where the kernel has no words (see `error`)."""
     actor = S[A.H_CUR]
     if actor >= 0:
         where = phase_at(kp, S)
+        if where is None and be is not None:
+            where = innermost_phase(kp, be, S)
         if where is None:
             return None
         if code == A.FAULT_STUCK:
