@@ -17,9 +17,9 @@ generator, every random choice by a second generator seeded `decision_seed(seed)
 goes wrong in the kernel raises the engine's own positioned error, in the kernel's words
 (`faults`).  A game that grows a list the rules add to past the room the kernel keeps goes on in a
 roomier kernel of the same rules (`Kernel.roomier`: tiers of `layout.ROOMS`, up to the language's
-own limit).  Where the kernel has no words (more work than a step may do, another of the kernel's
-own capacities), the game is played again on the engine's own machine (`reference_playout`),
-which gives the same result or raises its error.
+own limit).  Where the kernel has no words (one of its own capacities past its roomiest variant),
+the game is played again on the engine's own machine (`reference_playout`), which gives the same
+result or raises its error.
 """
 
 from __future__ import annotations
@@ -202,7 +202,7 @@ class Kernel:
         S: Any = None
         context: Any = None  # until the game has ended: the rules ran, or a player's moves were listed
         try:
-            S = be.new(players, options, seed, limit=limit)  # (a set-up that goes wrong: the engine's)
+            S = be.new(players, options, seed, limit=limit)
             be.start(S, True)
             context = faults.SCORES
             scores = be.scores(S)
@@ -216,9 +216,13 @@ class Kernel:
                     if S[A.H_CUR] >= 0 and S[A.H_DECISIONS] >= S[A.H_LIMIT]:
                         # listing a decision past the limit: the engine stops before it lists
                         raise endless(self.game, limit) from None
-                    err = faults.in_playout(kp, S, f.code)
+                    err = faults.in_playout(kp, S, f.code, be)
                 else:
                     err = faults.error(kp, S, f.code, context)
+                if err is not None:
+                    raise err from None
+            elif f.code == FAULT_RULE:  # the set-up itself: the number of dice, from the options
+                err = faults.setting_up(self, players, options, seed)
                 if err is not None:
                     raise err from None
             if f.code == FAULT_CAPACITY:

@@ -16,27 +16,29 @@ applied since the last record played again on a copy of that position with the t
 state that only decides and applies records nothing).  So do the phases being played, the rules
 fired and empty draws counted, `score_parts` (the rules' score lines, run on the kernel), equality
 (the position under the layout's mask, `position_of`, and the record; of a state of the
-engine's, the position its record replays to), JSON, `playout(rng)` (the backend's, seeded from
-`rng`, chance the caller was to give included), determinization (kernel/determinize.py) and the
-engine's fields a simulation sets (`fires`, `empty_draws`, `redact`).  A choice made together
+engine's, the position its record replays to), JSON (`fishrules-state/1` read too: its fields
+projected from the position, `_saved_fields_1`), `playout(rng)` (the backend's, seeded from
+`rng`; chance the caller was to give, or handed back to the generator at a wait, drawn as the
+engine's playout draws it), determinization (kernel/determinize.py; a world that outgrows its
+kernel's room drawn again in a roomier one) and the engine's fields a simulation sets (`fires`,
+`empty_draws`, `redact`).  A choice made together
 is kept in the position as it is made (the backend's `choose`), so a state holding one in part is
 a position like any other.  Where the kernel cannot work something out (a record it cannot
 trace, a view it cannot show) the answer is its engine twin's (`_twin`), the state untouched.  The
-moment anything else of the state is asked for (an `Action` object of the engine's own, any of the
-engine's other fields), it becomes a plain
+moment anything else of the state is asked for (any of the engine's own fields), it becomes a plain
 `State`: the engine's machine replays its actions (chance comes out the same from the same seed)
 and the state goes on as the engine's from there.  So a loop that decides, applies and shows each
 seat what it sees (a bot playing itself, a learning loop, a table) runs on the kernel, and
 everything else is exactly what it always was.
 
 A game stuck (a player who must choose may do nothing) and an `unavailable` reached are the
-engine's errors raised on the kernel.  A rule that goes wrong on the kernel (while a move is
-played, the moves are listed, an action's text is read, or the scores worked out) is the engine's
-`RuleError` too, its words found by the engine: the call is made again on a throwaway twin of the
-state (the engine's machine replaying the moves applied, `_twin`), whose error is raised (step 4c
-of docs/one-machine-plan.md moves these words onto the kernel itself).  Either way the state is
-put back where it was and stays a `KState`; only a step the engine plays where the kernel could
-not (a capacity of the kernel's own) makes the state the engine's, from then on.
+engine's errors raised on the kernel.  A rule that goes wrong on the kernel (while the game is set
+up, a move is played, the moves are listed, an action's text is read, the scores worked out, or in
+a playout) is the engine's `RuleError` in the kernel's own words (kernel/faults.py, `_words`).
+Either way the state is put back where it was and stays a `KState`.  Only a fault the kernel has
+no words for (a capacity of its own past its roomiest variant: `_engine_fails`) is answered by the
+engine: the call made again on a throwaway twin of the state (`_twin`), whose error is raised, or,
+where the engine plays it, the state the engine's from then on.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ from ..forms import draw_text, forms_of, parse_seat
 from ..limits import MAX_ACTION_TEXT
 from ..runtime.text import check_seat, check_since, short
 from .abi import CUR_CHANCE as _CUR_CHANCE, CUR_OVER as _CUR_OVER, CUR_RUN as _CUR_RUN, CUR_SIMUL as _CUR_SIMUL
-from .abi import FAULT_BUDGET, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_STUCK, FAULT_UNPLAYABLE, NIL
+from .abi import FAULT_BUDGET, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, FAULT_UNPLAYABLE, NIL
 from .abi import CHANCE_DRAW as _CHANCE_DRAW, H_CHANCE_B as _H_CHANCE_B
 from .abi import H_CHANCE as _H_CHANCE, H_CHANCE_A as _H_CHANCE_A, H_CHANCES as _H_CHANCES, H_CUR as _H_CUR
 from .abi import CHANCE_DRAW as _CHANCE_DRAW, H_CHANCE_B as _H_CHANCE_B, H_CHANCE_C as _H_CHANCE_C
@@ -87,6 +89,8 @@ __all__ = ["KState", "KAction", "start"]
 # or where chance was the caller's (`_playout_by_hand`), (None, None, limit, chance outcomes, the
 # steps played: (None, outcome) or (kernel move, together)).
 # _FROM: (seed, manual) the game was set up with, from which the moves applied are played again
+# (a determinization: (seed, manual, (its start position, a maker of its engine twin, a maker of its
+# start in a roomier kernel)))
 # (the state's own `seed`, `draws` and `manual` are its generator now: `_reseed` changes them, and
 # leaves an entry among the moves applied, (None, None, False, (seed, draws, manual)), so that
 # playing the moves again changes them at the same place).
@@ -120,8 +124,11 @@ def start(game: Any, players: int, options: dict, seed: int, count_rules: bool, 
             S[_H_MANUAL] = 1
         be.start(S, False)
     except KFault as fault:
-        error = _unavailable(kernel, S) if fault.code == FAULT_UNPLAYABLE and S is not None else None
-        if fault.code == FAULT_BUDGET and S is not None:  # (the kernel's budget is the engine's)
+        if S is None:  # the set-up itself: the number of dice, from the options
+            error = faults.setting_up(kernel, players, options, seed) if fault.code == FAULT_RULE else None
+        elif fault.code == FAULT_UNPLAYABLE:
+            error = _unavailable(kernel, S)
+        else:  # the rules run to the first wait (the kernel's budget is the engine's)
             error = faults.error(kernel.program, S, fault.code, faults.PLAYING)
         if error is not None:
             raise error from None
@@ -141,10 +148,10 @@ def start(game: Any, players: int, options: dict, seed: int, count_rules: bool, 
         except KFault as fault:
             if fault.code == FAULT_CAPACITY and s._grow():
                 continue
-            words = s._words(fault, s._ks[_S]) if fault.code == FAULT_BUDGET else None
+            words = s._words(fault, s._ks[_S])  # (a rule that goes wrong listing the first moves)
             if words is not None:
-                raise words from None  # (the kernel's budget is the engine's)
-            s._become_state()  # the engine raises its error (a rule that goes wrong listing the moves)
+                raise words from None
+            s._become_state()  # the kernel's own capacity: the engine lists them
         return s
 
 
@@ -342,9 +349,12 @@ class KState(State):
         else:
             self._refuse_object(action)  # (no action, another game's, a player's: the engine's words)
             found = next((a for a, _ in self.chance_outcomes() if a.text == action.text), None)
-        if found is None:
-            self._engine_fails(lambda twin: twin.apply(action))
-            return self._as_state().apply(action)  # pragma: no cover - the engine refuses what is not an outcome
+        if found is None:  # (refused as the engine's `apply` refuses it: too long, or no outcome now)
+            if not isinstance(action, str):
+                raise reasons.not_an_outcome(action.text)
+            if len(action) > MAX_ACTION_TEXT:
+                raise reasons.too_long(action)
+            raise reasons.not_an_outcome(" ".join(action.split()))
         S, kernel = ks[_S], ks[_KERNEL]
         applied, legal = ks[_APPLIED], ks[_LEGAL]
         napplied = len(applied)
@@ -370,8 +380,7 @@ class KState(State):
             return State.apply(self, action)
         if ks[_S][_H_CUR] == _CUR_CHANCE:
             return self._apply_chance(action)
-        legal = ks[_LEGAL]
-        waiting = None
+        legal, waiting = ks[_LEGAL], None
         if type(action) is KAction:
             where, i = _K_MOVE_GET(action)
             kernel, records, actor = where[0], where[1], where[2]
@@ -384,7 +393,9 @@ class KState(State):
             here = False
         if not here:
             if type(action) is not KAction and not isinstance(action, str):
-                self._refuse_object(action)  # (what the engine refuses of any object, refused here)
+                self._refuse_object(action)  # (what the engine refuses of any object, refused here; an
+                # `Action` of the engine's own, of this game for whoever acts, read by its text as it does)
+                action = action.text if len(action.text) <= MAX_ACTION_TEXT else action
             # A text, or an action of another position: the engine reads it (and refuses it in its
             # own words: "p0 has chosen already", say) unless it is, as the engine would find it,
             # one of the legal actions here.  A simultaneous choice keeps its chooser's list
@@ -477,11 +488,12 @@ class KState(State):
             if refused is not None:
                 raise refused
 
-    def _stuck(self, actor: int) -> Any:
-        """The engine's RuleError for a game stuck at this position: `actor` must choose, and may
-        do nothing (fishrules.reasons.stuck: the decision's span, its actions, the phase played)."""
+    def _stuck(self, actor: int, S: Any = None) -> Any:
+        """The engine's RuleError for a game stuck at this position (or at S, of this game): `actor`
+        must choose, and may do nothing (fishrules.reasons.stuck: the decision's span, its actions,
+        the phase played)."""
         ks = self._ks
-        kernel, S = ks[_KERNEL], ks[_S]
+        kernel, S = ks[_KERNEL], ks[_S] if S is None else S
         kp = kernel.program
         site = kp.sites[S[_H_SITE]]
         return reasons.stuck(site.span, actor, " or ".join(kp.action_names[a] for a in site.actions), self._where(S))
@@ -496,16 +508,17 @@ class KState(State):
         phases = self._phases(S)
         return f"phase {phases[-1]}" if phases else "the game"
 
-    def _position_again(self) -> Any:
+    def _position_again(self, upto: Optional[int] = None) -> Any:
         """This state's position worked out again: its game set up from its seed, and the moves
-        applied played again (as `_replay` plays them, without a record)."""
+        applied played again (as `_replay` plays them, without a record); with `upto`, the
+        position after the first `upto` of them."""
         ks = self._ks
         be = ks[_KERNEL].backend
         S = _new_position(be, _SLOTS["n"].__get__(self), ks[_OPTIONS], *ks[_FROM]) if len(ks[_FROM]) == 2 \
             else ks[_KERNEL].copy_state(ks[_FROM][2][0])  # (a determinization: from its position)
         applied, decode = ks[_APPLIED], be.decode
-        at = 0
-        while at < len(applied):
+        at, end = 0, len(applied) if upto is None else upto
+        while at < end:
             records, i, together, gen = applied[at]
             if records is None:  # a chance outcome (manual chance): a die's face; or the generator reseeded
                 if i is None:
@@ -519,15 +532,20 @@ class KState(State):
             else:
                 be.play(S, decode(records, i))
             at += 1
-        played = ks[_PLAYED]
+        played = ks[_PLAYED] if upto is None else None
         if played is not None and played[4] is not None:  # played out one step at a time
             for move, together in played[4]:
                 if move is None:
-                    be.play_chance(S, together)
+                    if together is None:  # (the generator's chance given as outcomes from here)
+                        S[_H_MANUAL] = 1
+                    else:
+                        be.play_chance(S, together)
                 elif together:
                     be.choose(S, move)
                 else:
                     be.play(S, move)
+            if played[4] and played[4][0] == (None, None):
+                S[_H_MANUAL] = 0
         elif played is not None:
             _play_out(be, S, played[0], played[1], played[2])
         return S
@@ -540,26 +558,32 @@ class KState(State):
         before).  A change of kernel, not of class: every answer of the state is the same from
         either (`position_of` and the record read no room); what is kept of the old kernel's
         layout (the legal lists, the record's position, the observation's encoder) is dropped.
-        Not for a determinization, whose start is a position of the old kernel's layout."""
+        A determinization (whose start is a position of the old kernel's layout) starts from its
+        world drawn again there (the real position grown, the same cards in the same places: its
+        `_FROM`'s maker), its record kept."""
         ks = self._ks
-        old = ks[_KERNEL]
-        if len(ks[_FROM]) > 2:
-            return False
+        old, start = ks[_KERNEL], ks[_FROM]
+        drawn = len(start) > 2
+        rec = ks[_REC]
         while True:
             bigger = ks[_KERNEL].roomier()
             if bigger is None:
-                ks[_KERNEL] = old
+                ks[_KERNEL], ks[_FROM] = old, start
                 return False
             ks[_KERNEL] = bigger
             try:
+                if drawn:
+                    ks[_FROM] = start[:2] + ((start[2][2](bigger),) + start[2][1:],)
                 S = self._position_again()
+                if drawn and rec is not None:  # (its record's position, in the roomier layout)
+                    rec = (rec[0], self._position_again(rec[2]), rec[2])
             except KFault as fault:  # (the moves applied outgrow this room too: the next)
                 if fault.code != FAULT_CAPACITY:  # pragma: no cover - the moves applied played before
-                    ks[_KERNEL] = old
+                    ks[_KERNEL], ks[_FROM] = old, start
                     return False
                 continue
             break
-        ks[_S], ks[_LEGAL], ks[_REC] = S, {}, None
+        ks[_S], ks[_LEGAL], ks[_REC] = S, {}, rec if drawn else None
         spaces = ks[_SHARED].get("spaces")
         # (the options, action space and players stay; the observation's encoder reads the layout)
         ks[_SHARED] = {} if spaces is None else {"spaces": [spaces[0], spaces[1], None, spaces[3], None]}
@@ -1242,12 +1266,6 @@ class KState(State):
             return Playout(self.scores(), self.winners(), 0, ks[_PLAYED][3])
         rng = rng if rng is not None else random.Random(_SLOTS["seed"].__get__(self))
         limit = _playout.MAX_PLAYOUT_DECISIONS  # (read at each call: a test makes it small)
-        if not S[_H_MANUAL] and S[_H_CUR] == _CUR_CHANCE:
-            # Chance handed to the generator while the game waits for it: the engine's playout
-            # takes the waited outcome from `rng.random()` and everything after from
-            # `rng.randrange`, which neither the kernel's playout nor `_playout_by_hand` (the
-            # generator of the state's own seed, the same in every playout) draws: the engine's
-            return self._as_state().playout(rng)
         if S[_H_MANUAL] or S[_H_CUR] == _CUR_CHANCE:
             return self._playout_by_hand(rng, limit)
         cseed, dseed = rng.getrandbits(63), rng.getrandbits(63)
@@ -1286,18 +1304,28 @@ class KState(State):
         return Playout(self.scores(), self.winners(), T[_H_DECISIONS] - decisions, chances)
 
     def _playout_by_hand(self, rng: random.Random, limit: int) -> Playout:
-        """`playout` of a state whose chance is the caller's, on the kernel one step at a time,
-        every random number from `rng` as the engine's playout draws them (an action uniformly
-        among the legal ones, `int(rng.random() * n)`; at a choice made together one for each
-        player still choosing, in order; a chance outcome by its probability, one `rng.random()`):
-        the very game the engine's playout, or an API loop drawing so, plays.  A step that goes
-        wrong, or a game that does not end, is the engine's own playout from the same `rng`."""
+        """`playout` of a state whose chance is the caller's, or that waits for chance handed back
+        to the generator since, on the kernel one step at a time, every random number from `rng`
+        as the engine's playout draws them (an action uniformly among the legal ones,
+        `int(rng.random() * n)`; at a choice made together one for each player still choosing, in
+        order; a chance outcome the game waits for by its probability, one `rng.random()`; and
+        where chance is the generator's, everything after that outcome as the engine's playout
+        generator `rng.randrange` rolls and draws it, `_Handed`): the very game the engine's
+        playout, or an API loop drawing so, plays.  A step that goes wrong, or a game that does
+        not end, raises the engine's error, in the kernel's words."""
         ks = self._ks
         kernel = ks[_KERNEL]
         be = kernel.backend
         rnd, saved = rng.random, rng.getstate()
         T = kernel.copy_state(ks[_S])
-        steps: list = []  # (None, outcome) or (kernel move, together): to play again (`_position_again`, `_twin`)
+        # (None, outcome) or (kernel move, together): to play again (`_position_again`, `_twin`);
+        # first (None, None) where the generator's chance is given as outcomes (see `_Handed`)
+        steps: list = []
+        handed = None
+        if not T[_H_MANUAL]:
+            handed = _Handed(self, T, rng.randrange)
+            T[_H_MANUAL] = 1
+            steps.append((None, None))
         decisions = chances = 0
         try:
             while T[_H_CUR] != _CUR_OVER:
@@ -1305,14 +1333,7 @@ class KState(State):
                     raise KFault(FAULT_ENDLESS)
                 cur = T[_H_CUR]
                 if cur == _CUR_CHANCE:
-                    x, acc, value = rnd(), Fraction(0), None
-                    for a, p in self._outcomes_at(T):
-                        acc += p
-                        value = a._values[-1]
-                        if x < acc:
-                            break
-                    if value is None:  # pragma: no cover - a wait for chance has outcomes
-                        raise KFault(FAULT_CAPACITY)
+                    value = handed.next() if handed is not None and chances else self._by_probability(T, rnd())
                     steps.append((None, value))
                     be.play_chance(T, value)
                     chances += 1
@@ -1321,7 +1342,7 @@ class KState(State):
                     for p in be.waiting_together(T):
                         moves = be.moves(T, p)
                         if not moves:
-                            raise KFault(FAULT_STUCK)
+                            raise _Stuck(p)
                         picks.append(moves[int(rnd() * len(moves))])
                     for m in picks:
                         steps.append((m, True))
@@ -1330,7 +1351,7 @@ class KState(State):
                 elif cur >= 0:
                     moves = be.moves(T, cur)
                     if not moves:
-                        raise KFault(FAULT_STUCK)
+                        raise _Stuck(cur)
                     m = moves[int(rnd() * len(moves))]
                     steps.append((m, False))
                     be.play(T, m)
@@ -1338,16 +1359,37 @@ class KState(State):
                 else:  # pragma: no cover - the kernel stops at a wait or the end
                     raise KFault(FAULT_CAPACITY)
         except KFault as fault:
-            rng.setstate(saved)
             if fault.code == FAULT_CAPACITY and self._grow():
+                rng.setstate(saved)
                 return self._playout_by_hand(rng, limit)  # (the same random numbers, in a roomier kernel)
-            # the engine's words (a rule that goes wrong, a stuck game, a game that does not end),
-            # from the same random numbers
+            # the engine's words (a game that does not end, a stuck game, a rule that goes wrong);
+            # the state is as it was (the kernel played a copy), as the engine's is put back
+            if fault.code == FAULT_ENDLESS:
+                raise _playout.endless(self.prog.model, limit) from None
+            words = self._words(fault, T)
+            if words is not None:
+                raise words from None
+            rng.setstate(saved)  # (a capacity of the kernel's own: the engine's own playout, from the same rng)
             return State.playout(self._as_state(), rng)
+        if handed is not None:
+            T[_H_MANUAL] = 0
         ks[_S] = T
         ks[_LEGAL], ks[_REC] = {}, None
         ks[_PLAYED] = (None, None, limit, chances, tuple(steps))
         return Playout(self.scores(), self.winners(), decisions, chances)
+
+    def _by_probability(self, T: Any, x: float) -> int:
+        """The outcome of the wait for chance at position T that `x` (in [0, 1)) picks by the
+        outcomes' probabilities, in their order (the engine's playout's pick): its value."""
+        acc, value = Fraction(0), None
+        for a, p in self._outcomes_at(T):
+            acc += p
+            value = a._values[-1]
+            if x < acc:
+                break
+        if value is None:  # pragma: no cover - a wait for chance has outcomes
+            raise KFault(FAULT_CAPACITY)
+        return value
 
     def _position(self) -> tuple:
         """This position as `__eq__` and JSON read it (`position_of`)."""
@@ -1403,6 +1445,84 @@ class KState(State):
         return hash((_SLOTS["n"].__get__(self), tuple(rec.history.list()), tuple(rec.redact)))
 
     # ---- saving (fishrules-state/2) and the generator ------------------------------------------------
+
+    def _saved_fields_1(self) -> Optional[dict]:
+        """The position fields of `fishrules-state/1` (runtime/saving.py `_fields_1`) read from the
+        position, without the engine: the values by the engine's slots (`g`, `p`: each value as the
+        engine holds it, a zone as its cards' ids), `dice`, `up`, `mixed` (the engine's zone keys),
+        `redact` and `current`; of `stack` each frame's block with None for its program counter and
+        locals (the engine's own: a saved file's are checked only to be a frame's).  None where the
+        position cannot say (a value of a kind it does not hold as the engine does, a state played
+        out): the engine's state answers."""
+        ks = self._ks
+        if ks is None or ks[_PLAYED] is not None:
+            return None
+        kernel, S = ks[_KERNEL], ks[_S]
+        kp = kernel.program
+        lay, model, symbols = kp.layout, kp.model, kp.symbols
+        rc = kernel.recorder
+        if rc is None:
+            rc = kernel.recorder = Recorder(kernel)
+
+        def scalar(kind: str, v: Any) -> Any:
+            if kind == "bool":
+                return bool(v) if v is not None and v != NIL else None
+            if v is None or v == NIL:
+                return None
+            if kind in ("number", "player"):
+                return int(v)
+            if kind in ("symbol", "text"):
+                return symbols[v]
+            raise KeyError(kind)  # (a kind the position does not hold as the engine does)
+
+        def value(t: Any, at: int) -> Any:
+            if t.kind == "list":
+                kind = t.element.kind if t.element is not None else "number"  # (`list of numbers`)
+                return [scalar(kind, x) for x in S[at + 1:at + 1 + S[at]]]
+            return scalar(t.kind, S[at])
+
+        def zone(zid: int) -> list:
+            at = lay.zones[zid][0]
+            return [int(c) for c in S[at + 1:at + 1 + S[at]]]
+
+        try:
+            g: list = [None] * model.n_game_slots
+            filled = set()
+            for o in model.options:
+                g[o.slot] = value(o.type, lay.g_index[o.slot])
+                filled.add(o.slot)
+            for v in model.game_vars:
+                for i in range(v.family[1] if v.family else 1):
+                    slot = v.slot + i
+                    g[slot] = zone(lay.g_zone[slot]) if v.type.kind == "zone" else value(v.type, lay.g_index[slot])
+                    filled.add(slot)
+            nslots = 1 + max((v.slot for v in model.player_vars), default=-1)
+            p = []
+            for seat in range(_SLOTS["n"].__get__(self)):
+                row: list = [None] * nslots
+                for v in model.player_vars:
+                    if v.type.kind == "zone":
+                        row[v.slot] = zone(lay.p_zone[v.slot] + seat)
+                    else:
+                        stride = lay.list_stride(v.slot) if v.type.kind == "list" else 1
+                        row[v.slot] = value(v.type, lay.p_index[v.slot] + seat * stride)
+                p.append(row)
+        except (KeyError, AttributeError, IndexError, TypeError):
+            return None
+        if len(filled) != model.n_game_slots or len({v.slot for v in model.player_vars}) != nslots:
+            return None  # (a slot of the engine's the kernel holds no value for)
+        ncards = len(model.cards)
+        return {
+            "g": g,
+            "p": p,
+            "dice": [int(f) for f in S[lay.dice:lay.dice + S[_H_NDICE]]],
+            "stack": [[b, None, None] for b in kernel.backend.frame_blocks(S)],
+            "redact": [[i, t, list(a)] for i, t, a in self.redact],
+            "up": [c for c in range(ncards) if S[lay.up + c]],
+            "mixed": sorted(rc.zones[z][0] for z in range(len(lay.zones)) if S[lay.mixed + z]),
+            "current": self.current,
+        }
+
 
     def to_dict(self) -> dict:
         """`State.to_dict`, from the kernel's record and position: this state stays on the kernel
@@ -1610,12 +1730,12 @@ class KState(State):
 
     def _words(self, fault: KFault, S: Any, context: Optional[tuple] = None) -> Optional[FishrulesError]:
         """The kernel's own words for `fault` at S as it left it (kernel/faults.py: the engine's
-        exact error), or None where it has none (its capacities and work budget, a stuck game:
-        `_undo_fault`).  The context: given, or what the step was doing when it stopped — listing a
+        exact error; a stuck game's, at this state's position), or None where it has none (its own
+        capacities).  The context: given, or what the step was doing when it stopped — listing a
         player's moves (`_moves` says whose; the fused step of the native kernel leaves the player
         in S[H_CUR]) or running the rules."""
-        if isinstance(fault, _Stuck):
-            return None
+        if isinstance(fault, _Stuck):  # (a player who must act may do nothing here: the game is stuck)
+            return self._stuck(fault.actor, S)
         kernel = self._ks[_KERNEL]
         if context is None:
             actor = getattr(fault, "listing", None)
@@ -1790,8 +1910,24 @@ class _Draws:
 
             return Determinizer(real._twin(), player).world(orders, seed, "manual" if manual else "seeded", groups, js)
 
+        def roomier(bigger: Any) -> Any:
+            """Its start in `bigger`, a roomier kernel of the same rules (`_grow`): the real
+            position there, the same cards put in the same places, the same choices drawn again."""
+            from .determinize import place
+
+            r = real.clone()
+            while r._ks[_KERNEL] is not bigger:
+                if not r._grow():  # pragma: no cover - the real position fits where its world does
+                    raise KFault(FAULT_CAPACITY)
+            T = bigger.copy_state(r._ks[_S])
+            place(bigger.program.layout, det.groups, T, orders)
+            T[_H_SEED], T[_H_DRAWS], T[_H_MANUAL] = seed, 0, 1 if manual else 0
+            for (k, _, _), (_, move) in zip(det.choices, picks):
+                bigger.backend.rechoose(T, k, move)
+            return T
+
         d = KState.__new__(KState)
-        start = (kernel.copy_state(S), on_engine)
+        start = (kernel.copy_state(S), on_engine, roomier)
         for name, value in (("game", _SLOTS["game"].__get__(real)), ("prog", real.prog), ("n", _SLOTS["n"].__get__(real)),
                             ("seed", seed), ("manual", manual),
                             ("_ks", [kernel, S, [], {}, ks[_OPTIONS], False, ks[_SHARED],
@@ -1866,6 +2002,43 @@ def _play_out(be: Any, S: Any, cseed: int, dseed: int, limit: int) -> None:
     S[_H_SEED], S[_H_DRAWS], S[_H_DSEED], S[_H_DDRAWS], S[_H_LIMIT] = kept
 
 
+class _Handed:
+    """The chance of a playout from a wait whose chance was handed back to the generator, as the
+    engine's playout draws it with its generator `pick` (`rng.randrange`: `_randbelow`), given to
+    the kernel as outcomes one wait at a time (the copy played out waits at every die and card):
+    the rest of a group of dice with one draw for the group (`roll_faces`: one die a draw past 62
+    bits), a card among the zone's in order, the first that nobody can tell from it taken."""
+
+    def __init__(self, state: "KState", T: Any, pick: Callable[[int], int]):
+        self.T, self.pick, self.queue = T, pick, []  # (the faces of the group's dice still to come)
+        forms = forms_of(_SLOTS["game"].__get__(state).model)
+        self.canonical, self.nfaces = forms.face_canonical, forms.nfaces
+        lay = state._ks[_KERNEL].program.layout
+        self.zones, self.up, self.labels = lay.zones, lay.up, forms.card_labels
+
+    def next(self) -> Optional[int]:
+        """The outcome of the wait T is at (a die's face, a card)."""
+        T = self.T
+        if T[_H_CHANCE] == _CHANCE_DRAW:  # the first card of the zone nobody can tell from the one drawn
+            at = self.zones[T[_H_CHANCE_A]][0]
+            cards = T[at + 1:at + 1 + T[at]]
+            card = cards[self.pick(len(cards))]
+            labels, up = self.labels, self.up
+            return int(next(c for c in cards if labels[c] == labels[card] and T[up + c] == T[up + card]))
+        if not self.queue:  # the group's dice from this one on, rolled together
+            k, nfaces = int(T[_H_CHANCE_C] - T[_H_CHANCE_B]), self.nfaces
+            total = nfaces ** k
+            if total <= 1 << 62:
+                r = self.pick(total)
+                for _ in range(k):
+                    r, f = divmod(r, nfaces)
+                    self.queue.append(f)
+            else:
+                self.queue.extend(self.pick(nfaces) for _ in range(k))
+            self.queue.reverse()
+        return self.canonical[self.queue.pop()]
+
+
 def _played_on(ref: State, played: tuple, bd: Any = None) -> Any:
     """The engine's state `ref` played out as the kernel's `_play_out` plays it (by the kernel's
     rules of chance and choice, `reference_playout`: the same game), and left as the engine's own
@@ -1877,13 +2050,17 @@ def _played_on(ref: State, played: tuple, bd: Any = None) -> Any:
         ref.seed, ref.draws = cseed, 0
         out = reference_playout(ref.game, ref.n, cseed, state=ref, dseed=dseed, limit=limit + 1)
     else:  # played one step at a time (chance by hand): the same steps
-        start, decisions = len(ref.history), 0
+        start, decisions, manual = len(ref.history), 0, ref.manual
         for move, together in steps:
             if move is None:
-                ref.apply(next(a for a, _ in ref.chance_outcomes() if a._values[-1] == together))
+                if together is None:  # (the generator's chance given as outcomes from here)
+                    ref.manual = True
+                else:
+                    ref.apply(next(a for a, _ in ref.chance_outcomes() if a._values[-1] == together))
             else:
                 play_move(ref, bd.move(move, together))
                 decisions += 1
+        ref.manual = manual
         out = Outcome(ref.scores(), ref.winners(), decisions, len(ref.history) - start - decisions)
     ref.seed, ref.draws = seed, draws
     _SLOTS["_history"].__set__(ref, None)

@@ -28,7 +28,7 @@ from ..runtime.determinize import card_classes, card_groups, seen_by
 from .abi import CUR_SIMUL, H_CUR, H_DRAWS, H_MANUAL, H_SEED
 from .record import KRecord, Recorder
 
-__all__ = ["KDeterminizer", "Unseen", "rechoose"]
+__all__ = ["KDeterminizer", "Unseen", "rechoose", "place"]
 
 
 class Unseen(Exception):
@@ -134,14 +134,7 @@ class KDeterminizer:
 
     def place(self, S: Any, orders: list) -> None:
         """Put each group's cards, in `orders`, into its places of position S."""
-        where, zones = self.where, self.zones
-        for (places, _), order in zip(self.groups, orders):
-            for (zid, i), c in zip(places, order):
-                if zid < 0:
-                    S[where + c] = -1
-                else:
-                    S[zones[zid][0] + 1 + i] = c
-                    S[where + c] = zid
+        place(self.kernel.program.layout, self.groups, S, orders)
 
     def sample(self, rng: random.Random, manual: bool) -> tuple:
         """(position, seed, the cards' orders, the secret choices drawn again: (which of the
@@ -167,6 +160,19 @@ class KDeterminizer:
             rechoose(be, S, k, moves[j])
             picks.append((j, moves[j]))
         return S, seed, orders, tuple(picks)
+
+
+def place(lay: Any, groups: list, S: Any, orders: list) -> None:
+    """Put each group's cards (`KDeterminizer.groups`), in `orders`, into its places of position S
+    of layout `lay` (a kernel's, or a roomier variant's of the same rules: the zone ids are the same)."""
+    where, zones = lay.where, lay.zones
+    for (places, _), order in zip(groups, orders):
+        for (zid, i), c in zip(places, order):
+            if zid < 0:
+                S[where + c] = -1
+            else:
+                S[zones[zid][0] + 1 + i] = c
+                S[where + c] = zid
 
 
 def rechoose(be: Any, S: Any, k: int, move: tuple) -> None:

@@ -18,11 +18,12 @@ from typing import Any, Optional
 
 from .. import reasons
 from ..errors import Diagnostic, FishrulesError, RuleError
-from ..limits import WORK_BUDGET
+from ..limits import MAX_DICE, MAX_PLAYOUT_DECISIONS, WORK_BUDGET
 from . import abi as A
+from .pyruntime import KFault
 
 __all__ = ["PLAYING", "SCORES", "WINNERS", "SETTING_UP", "listing", "reading", "error", "in_playout", "phase_at",
-           "counts_as_the_engine"]
+           "counts_as_the_engine", "setting_up", "dice_count", "innermost_phase"]
 
 #: what the caller was doing when the kernel stopped (the context of the error)
 PLAYING = ("playing",)  # running the rules: a block (its name is the position's)
@@ -144,14 +145,26 @@ def error(kp: Any, S: Any, code: int, context: tuple) -> Optional[FishrulesError
     return RuleError(Diagnostic(span or model.span, message, said))
 
 
-def in_playout(kp: Any, S: Any, code: int) -> Optional[FishrulesError]:
+def innermost_phase(kp: Any, be: Any, S: Any) -> str:
+    """`phase X`, the innermost phase being played at position S (its frames' blocks, on backend
+    `be`), as the engine names where the game is; `the game` where no phase is."""
+    names = [kp.block_names[b] for b in be.frame_blocks(S)
+             if 0 <= b < len(kp.block_names) and kp.block_names[b] in kp.model.phases]
+    return f"phase {names[-1]}" if names else "the game"
+
+
+def in_playout(kp: Any, S: Any, code: int, be: Any = None) -> Optional[FishrulesError]:
     """The error of a playout's step (`Kernel.playout`: the game run to its end, every choice the
     kernel's) that stopped with `code`: while a player's moves were listed (S[H_CUR] names the
     player, S[H_SITE] the decision; a player who may do nothing is the stuck game's error), or
-    while the rules ran.  None where the kernel has no words (see `error`)."""
+    while the rules ran.  The phase the moves are listed in: the statement's, else (a choice
+    written inside an action, say) the innermost phase of the frames (with the backend `be`).
+    None where the kernel has no words (see `error`)."""
     actor = S[A.H_CUR]
     if actor >= 0:
         where = phase_at(kp, S)
+        if where is None and be is not None:
+            where = innermost_phase(kp, be, S)
         if where is None:
             return None
         if code == A.FAULT_STUCK:
@@ -160,3 +173,38 @@ def in_playout(kp: Any, S: Any, code: int) -> Optional[FishrulesError]:
             return reasons.stuck(site.span, actor, names, where)
         return error(kp, S, code, listing(actor, where))
     return error(kp, S, code, PLAYING)
+
+
+def dice_count(kp: Any, count: Any) -> RuleError:
+    """The engine's error for a number of dice (worked out from the options when a game is set up)
+    out of its range (runtime/state.py's words)."""
+    d = kp.model.dice
+    return RuleError(Diagnostic(d.span if d is not None else kp.model.span,
+                                f"the number of dice must be 0 to {MAX_DICE:,}, not {count:,}"))
+
+
+def setting_up(kernel: Any, players: int, options: dict, seed: int) -> Optional[FishrulesError]:
+    """The engine's error for a game whose set-up (a backend's `new`: the number of dice, from the
+    options) stopped with FAULT_RULE, which leaves no position to read: the set-up made again on
+    the kernel's Python spelling (the backend's own, or one made for this), whose position is kept
+    — a count out of range, or a rule going wrong while it is worked out (a number past the
+    largest: "while setting up the game", at the dice).  None if it sets the game up."""
+    from .machine import PyBackend
+
+    kp = kernel.program
+    py = kernel.backend if isinstance(kernel.backend, PyBackend) else PyBackend(kp)
+    S: list = [0] * kp.layout.size
+    try:
+        py._set_up(S, players, options, seed, None, MAX_PLAYOUT_DECISIONS)
+    except KFault as fault:
+        if fault.code != A.FAULT_RULE:  # pragma: no cover - the set-up stops for its rules only
+            return None
+        why = S[A.H_WHY] & ((1 << A.WHY_SHIFT) - 1)
+        if why == A.WHY_NONE:  # (the count was worked out: out of range)
+            return dice_count(kp, py._dice_count(S))
+        message = _message(kp, why, None, S[A.H_WHY_ARG])
+        if message is None:  # pragma: no cover - a count of options words every fault
+            return None
+        d = kp.model.dice
+        return RuleError(Diagnostic(d.span if d is not None else kp.model.span, message, reasons.WHILE_SETTING_UP))
+    return None

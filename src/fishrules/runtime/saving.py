@@ -9,7 +9,9 @@ re-derives the state by replaying its history (`_replayed`, or on the kernel a s
 plays the history's moves and reproduces its chance, `_follow`), and every other field must be
 what that replay gives, so a state that loads is one the rules could reach.  `fishrules-state/1`
 (the engine's own fields: values, dice, the frames' program counters) is still read, by replay and
-comparison with the engine's fields, as it always was.
+comparison of its fields with the replay's: on the kernel, projected from its position (the
+values by the engine's slots, the frames' blocks; a frame's program counter and locals, the
+engine's own, only checked to be a frame's), else the engine's own.
 """
 
 from __future__ import annotations
@@ -57,6 +59,20 @@ def _fields_1(s: Any) -> dict:
         "mixed": sorted(s.mixed),
         "current": s.cur,
     }
+
+
+def _frames_of(saved: Any, blocks: list) -> bool:
+    """Whether `saved` (the `stack` of a `fishrules-state/1` file) is a stack of the frames of
+    `blocks` ([block, None, None] each, from the kernel's position): each [its block, a program
+    counter (a number from 0), its locals (a list)]."""
+    if type(saved) is not list or len(saved) != len(blocks):
+        return False
+    for frame, (block, _, _) in zip(saved, blocks):
+        if type(frame) is not list or len(frame) != 3 or type(frame[0]) is not int or frame[0] != block:
+            return False
+        if type(frame[1]) is not int or frame[1] < 0 or type(frame[2]) is not list or _json(frame[2]) is None:
+            return False
+    return True
 
 
 def _generator(d: dict) -> None:
@@ -129,6 +145,11 @@ class Saving(Decisions):
         """Chance from now on: from the generator seeded `seed` after `draws` draws, or the
         caller's (`manual`)."""
         self.seed, self.draws, self.manual = seed, draws, manual
+
+    def _saved_fields_1(self) -> Optional[dict]:
+        """The position fields of `fishrules-state/1` as a state of the kernel projects them from
+        its position (kernel/apistate.py); None here: the engine's are its own (`_fields_1`)."""
+        return None
 
     def _follow(self, history: list) -> Optional[Any]:
         """This new seeded game with the moves of `history` played, if its own chance comes out as
@@ -259,10 +280,18 @@ class Saving(Decisions):
         if type(d["p"]) is not list or len(d["p"]) != n:
             raise StateError(f"field 'players' ({n}) does not match field 'p' (one row per player)")
         s = cls._replayed(game, d["history"], n, options)
-        mine = _fields_1(s)
+        # on the kernel, the fields projected from its position (the frames' program counters and
+        # locals are the engine's own: a saved frame's must only be one); else the engine's own
+        mine = s._saved_fields_1()
+        projected = mine is not None
+        if mine is None:
+            mine = _fields_1(s)
         for name in _POSITION_FIELDS_1:
             # compared as JSON: 1 and True, or 1 and 1.0, are not the same value here
-            if _json(mine[name]) != _json(d[name]):
+            if projected and name == "stack":
+                if not _frames_of(d[name], mine[name]):
+                    raise StateError(f"field {name!r} is not what the state's history leads to")
+            elif _json(mine[name]) != _json(d[name]):
                 raise StateError(f"field {name!r} is not what the state's history leads to")
         s.seed, s.draws, s.manual = d["seed"], d["draws"], d["manual"]
         return s

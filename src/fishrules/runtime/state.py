@@ -54,9 +54,12 @@ class State(Views, Saving, Playouts):
         s.dice = []
         s._work = 0
         if prog.dice_count is not None:
-            count = prog.dice_count(s, ())
+            span = prog.model.dice.span if prog.model.dice is not None else None
+            try:
+                count = prog.dice_count(s, ())
+            except Exception as exc:  # (a count of options past the largest number: said, not a traceback)
+                raise s._fault(exc, span, "while setting up the game") from None
             if not isinstance(count, int) or count < 0 or count > MAX_DICE:
-                span = prog.model.dice.span if prog.model.dice is not None else None
                 raise RuleError(Diagnostic(span, f"the number of dice must be 0 to {MAX_DICE:,}, not {count:,}"))
             s.dice_ids = tuple(range(count))
         s._history = Log() if quiet is None else None
