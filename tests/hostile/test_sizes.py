@@ -324,10 +324,6 @@ KERNEL_BIG = {
     "zones times cards": ZONES_BY_NEED.replace(
         "  repeat 2 times:\n", "  if count(deck) > 20000:\n"
         + "".join(f"    move deck to last(players)'s hand{i}\n" for i in range(150)) + "  repeat 2 times:\n"),
-    # sixty `some` parameters: a move of a thousand numbers, room for 2**17 of them
-    "wide moves": HEAD + "cards c: v from 1 to 3\neach player has hand: zone of c\neach player has points: number\n"
-    "phase game:\n  repeat 2 times:\n    for each player:\n      player chooses pick\n"
-    "action pick(" + ", ".join(f"a{i}: some your hand" for i in range(60)) + "):\n  add 1 to your points\n",
     # sixty plain parameters: the kernel's Python would nest sixty loops
     "deep moves": HEAD + "each player has points: number\nphase game:\n  repeat 2 times:\n    for each player:\n"
     "      player chooses pick\naction pick(" + ", ".join(f"a{i}: a number from 1 to 1" for i in range(60)) + "):\n"
@@ -352,6 +348,49 @@ def test_rules_too_large_for_the_kernel_are_played_by_the_engine(what, backend):
         assert out.value["backend"] in ("python", "engine") and (out.value["why"] or backend == "python"), out.value
     elif what != "deep moves" or backend == "python":
         assert out.value["backend"] == "engine" and out.value["why"], out.value
+
+
+#: Moves wider than the 64 numbers the kernel once recorded (issue 32, step 5f): each action's
+#: parameters at their offsets in a record as wide as the widest action's, the native kernel's
+#: lists of moves bounded in bytes.  Each player holds a card, so that every game plays.
+WIDE = (HEAD + "cards c: v from 1 to 8\nthe game has deck: zone of c\neach player has hand: zone of c\n"
+        "each player has points: number\nphase game:\n  move c to deck\n  for each player:\n"
+        "    move top(1, deck) to player's hand\n  repeat 2 times:\n    for each player:\n      player chooses pick\n"
+        "action pick({params}):\n  add {last} to your points\nscore \"p\": your points\n")
+WIDE_MOVES = {
+    # sixty `some` parameters: a move of 1,022 numbers (sixty plain ones, "deep moves" above, nest as
+    # deep in 62; a hundred take a minute of the C compiler's, a loop nested in a loop a parameter)
+    "sixty some": WIDE.format(params=", ".join(f"a{i}: some your hand" for i in range(60)), last="count(a59)"),
+    # four `some` parameters chosen together: 70 numbers a move, and 64 seats' moves kept in a frame
+    "chosen together": WIDE.format(params=", ".join(f"a{i}: some your hand" for i in range(4)),
+                                   last="count(a3)").replace("for each player:\n      player chooses pick",
+                                                                 "each of players secretly chooses pick")
+                                                        .replace("2 to 4", "2 to 64"),
+}
+
+
+@pytest.mark.parametrize("what", WIDE_MOVES)
+@pytest.mark.parametrize("backend", ["auto", "python"])
+def test_rules_of_wide_moves_play_on_the_kernel(what, backend):
+    """Native code plays them (they were too large for the kernel); the kernel's Python spelling
+    nests a loop a parameter, deeper than CPython compiles: there the engine plays them, and says
+    why (the Python spelling is cut as the engine's compiler cuts in a later step)."""
+    from fishrules.kernel import NativeError
+    from fishrules.kernel.native import compiler
+
+    out = run(sc.simulate_text, WIDE_MOVES[what], 2, None, backend, timeout=4 * SLOW)  # (a megabyte of C)
+    assert out.status == "ok" and out.value["error"] is None and out.value["games"] == 2, out
+    try:
+        compiler()
+        native = backend == "auto"
+    except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
+        native = False
+    if native:
+        assert out.value["backend"] == "native" and out.value["why"] is None, out.value
+    elif what == "sixty some":
+        assert out.value["backend"] == "engine" and "cannot be compiled" in out.value["why"], out.value
+    else:
+        assert out.value["backend"] == "python", out.value
 
 
 @pytest.mark.parametrize("backend", ["auto", "python"])
