@@ -78,7 +78,7 @@ static I *k_rec(K *k, I n) {
 /* room for more moves in the lists being made (ok and bad, `moves_cap` records of `width` numbers
    each): doubled, at most `moves_max` (native.py: MOVES_CAP moves, and MOVE_BYTES_MAX bytes a list,
    so that rules of wide moves list as many as their bytes allow) */
-static void k_more_moves(K *k) {
+__attribute__((cold, noinline)) static void k_more_moves(K *k) {
     I cap = k->moves_cap * 2;
     if (cap > k->moves_max) cap = k->moves_max;
     if (cap <= k->moves_cap) k_fault(k, FAULT_CAPACITY);
