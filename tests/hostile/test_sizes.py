@@ -377,6 +377,18 @@ def test_zones_with_room_for_too_many_cards_are_refused(where):
         assert out.status == "ok" and out.value["error"] is None and out.value["backend"] in ("native", "python"), out
 
 
+def test_the_checker_counts_the_room_the_kernel_lays_out():
+    """The room the checker counts is the room the kernel's layout keeps (so that no rules the
+    checker passes are too large for the kernel by their zones)."""
+    import fishrules
+    from fishrules.kernel.layout import Layout
+    from fishrules.limits import MAX_SUBSET
+
+    for text, want in ((ROOM["a family"].format(n=104), 1_040_000), (ZONES_BY_NEED, 650_000)):
+        layout = Layout(fishrules.loads(text, "room.fish").model, MAX_SUBSET)
+        assert sum(cap for _, cap in layout.zones) == want <= ROOM_LIMIT
+
+
 def test_the_zones_of_every_player_count_once_for_every_seat_in_the_room():
     text = ZONES_TIMES_CARDS  # the deck and hand0 of 64 seats: 650,000; with hand1, 1,290,000
     out = run(sc.load_text, text, timeout=FAST)
