@@ -389,6 +389,20 @@ def test_the_checker_counts_the_room_the_kernel_lays_out():
         assert sum(cap for _, cap in layout.zones) == want <= ROOM_LIMIT
 
 
+def test_a_position_too_large_for_the_kernel_says_where():
+    """Past the kernel's room by its lists (which the language does not bound together): the
+    kernel's refusal names the list that goes past it, at its line (for the error a game will
+    raise once the engine's machine no longer plays such rules)."""
+    import fishrules
+    from fishrules.kernel.layout import Layout, TooLarge
+    from fishrules.limits import MAX_SUBSET
+
+    text = KERNEL_BIG["lists at every seat"]
+    with pytest.raises(TooLarge) as got:
+        Layout(fishrules.loads(text, "lists.fish").model, MAX_SUBSET)
+    assert got.value.span.line == line_no(text, "l3:") and "`l3`" in str(got.value) and "64 seats" in str(got.value)
+
+
 def test_the_zones_of_every_player_count_once_for_every_seat_in_the_room():
     text = ZONES_TIMES_CARDS  # the deck and hand0 of 64 seats: 650,000; with hand1, 1,290,000
     out = run(sc.load_text, text, timeout=FAST)

@@ -53,7 +53,12 @@ def roomier(room: int) -> "int | None":
 
 
 class TooLarge(Exception):
-    """The rules would make a kernel position, or a move, larger than the kernel keeps."""
+    """The rules would make a kernel position larger than the kernel keeps; `span`: the
+    declaration that takes it past, where one does (a list's room), else None."""
+
+    def __init__(self, message: str, span=None):
+        super().__init__(message)
+        self.span = span
 
 
 class Layout:
@@ -109,6 +114,7 @@ class Layout:
                     self.g_index[slot] = at
                     self.g_list.add(slot)
                     at += 1 + self.list_cap[("g", slot)]
+                    self._within(at, v, f"`{v.name}` keeps room for {self.list_cap[('g', slot)]:,} numbers")
                 else:
                     self.g_index[slot] = at
                     at += 1
@@ -128,6 +134,8 @@ class Layout:
                 self.p_index[v.slot] = at
                 self.p_list.add(v.slot)
                 at += self.list_stride(v.slot) * self.seats
+                self._within(at, v, f"each player's `{v.name}` keeps room for {self.list_cap[('p', v.slot)]:,} "
+                                    f"numbers at each of {self.seats} seats")
             else:
                 self.p_index[v.slot] = at
                 at += self.seats
@@ -158,6 +166,12 @@ class Layout:
         self.frames = at
         self.frames_size = 0
         self.size = at
+
+    @staticmethod
+    def _within(at: int, v: m.Variable, why: str) -> None:
+        if at > MAX_STATE_SLOTS:
+            raise TooLarge(f"a position would take more than {MAX_STATE_SLOTS:,} numbers in the kernel: here {why}",
+                           v.span)
 
     def _list_capacities(self) -> dict[tuple[str, int], int]:
         """("g"/"p", slot) of each list variable -> the most entries the kernel keeps room for.
