@@ -25,6 +25,7 @@ __all__ = [
     "MAX_BOARD_LINE_CIRCLES",
     "MAX_ZONES",
     "MAX_ALL_ZONES",
+    "MAX_ZONE_ROOM",
     "MAX_VARIANTS",
     "MAX_CHOICES",
     "MAX_SUBSET",
@@ -73,6 +74,10 @@ MAX_ZONES = 1000
 #: The most zones a game may have in all: its own zones, every zone of each of its families, and each
 #: player's zones once for every seat (at the most players the game allows).
 MAX_ALL_ZONES = 10_000
+#: The most cards the zones cards can be moved or drawn into may hold together, each counted as
+#: room for every card of its kind (of every kind for a zone of any card), once for every zone of a
+#: family and each player's once for every seat: what a position of the game kernel keeps.
+MAX_ZONE_ROOM = 1 << 20
 #: The most variants (`variant NAME:` blocks) a rule file may have: `fishrules check` checks every one.
 MAX_VARIANTS = 100
 #: The most actions one decision may offer (every combination of every parameter).

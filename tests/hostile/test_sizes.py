@@ -318,16 +318,20 @@ ZONES_BY_NEED = (HEAD.replace("2 to 4", "2 to 64") + "cards c: v from 1 to 10000
                    "  repeat 2 times:\n    for each player:\n      player chooses poke\naction poke:\n  add 1 to your points\n"
                    "score \"p\": your points + count(your hand3)\n")
 
+#: What a position of the kernel keeps room for, as big as the limits let it be: refused by
+#: MAX_ZONE_ROOM when it is the zones' room for cards, else played by the engine's own machine.
+ZONES_TIMES_CARDS = ZONES_BY_NEED.replace(
+    "  repeat 2 times:\n", "  if count(deck) > 20000:\n"
+    + "".join(f"    move deck to last(players)'s hand{i}\n" for i in range(150)) + "  repeat 2 times:\n")
+
 KERNEL_BIG = {
-    # 9,601 zones, each of which cards may be moved into (a branch no game takes), each with room
-    # for 10,000 cards: 96 million numbers a position
-    "zones times cards": ZONES_BY_NEED.replace(
-        "  repeat 2 times:\n", "  if count(deck) > 20000:\n"
-        + "".join(f"    move deck to last(players)'s hand{i}\n" for i in range(150)) + "  repeat 2 times:\n"),
-    # sixty `some` parameters: a move of a thousand numbers, room for 2**17 of them
-    "wide moves": HEAD + "cards c: v from 1 to 3\neach player has hand: zone of c\neach player has points: number\n"
-    "phase game:\n  repeat 2 times:\n    for each player:\n      player chooses pick\n"
-    "action pick(" + ", ".join(f"a{i}: some your hand" for i in range(60)) + "):\n  add 1 to your points\n",
+    # four lists of each player, at 64 seats, each set to 10,000 numbers: 2.6 million numbers a position
+    "lists at every seat": HEAD.replace("2 to 4", "2 to 64") + "cards c: v from 1 to 10000\nthe game has deck: zone of c\n"
+    + "".join(f"each player has l{i}: list of numbers\n" for i in range(4))
+    + "each player has points: number\nphase game:\n  move c to deck\n"
+    + "".join(f"  set last(players)'s l{i} to v of deck\n" for i in range(4))
+    + "  repeat 2 times:\n    for each player:\n      player chooses poke\naction poke:\n  add 1 to your points\n"
+    "score \"p\": your points + count(your l0)\n",
     # sixty plain parameters: the kernel's Python would nest sixty loops
     "deep moves": HEAD + "each player has points: number\nphase game:\n  repeat 2 times:\n    for each player:\n"
     "      player chooses pick\naction pick(" + ", ".join(f"a{i}: a number from 1 to 1" for i in range(60)) + "):\n"
@@ -337,6 +341,73 @@ KERNEL_BIG = {
     + "".join(f"phase p{i}:\n  play p{i + 1}\n" for i in range(4000))
     + "phase p4000:\n  for each player:\n    player chooses poke\naction poke:\n  add 1 to your points\n",
 }
+
+
+#: zones cards are moved into, with room for `n` zones' of 10,000 cards: a family of them, or each
+#: player's at 2 to `n` players
+ROOM = {
+    "a family": HEAD + "cards c: v from 1 to 10000\nthe game has piles: zones from 1 to {n} of c\n"
+    "each player has points: number\nphase game:\n  move c to piles(1)\n  move top(1, piles(1)) to piles({n})\n"
+    "  for each player:\n    player chooses poke\naction poke:\n  add 1 to your points\nscore \"p\": count(piles({n}))\n",
+    "each player's": HEAD.replace("2 to 4", "2 to {n}") + "cards c: v from 1 to 10000\nthe game has deck: zone of c\n"
+    "each player has hand: zone of c\nphase game:\n  move c to deck\n  move top(1, deck) to first(players)'s hand\n"
+    "  for each player:\n    player chooses poke\naction poke:\n  move top(1, deck) to your hand\n"
+    "score \"p\": count(your hand)\n",
+}
+ROOM_LIMIT = 1 << 20  # (fishrules.limits.MAX_ZONE_ROOM)
+
+
+@pytest.mark.parametrize("where", ROOM)
+def test_zones_with_room_for_too_many_cards_are_refused(where):
+    """A position keeps room in every zone cards can be moved into for every card of its kind: a
+    family of 105 such zones of 10,000 cards (or 104 seats' hands and a deck, past the most players
+    anyway: 64 seats' hands and a deck are 650,000) would be 1,050,000 cards of room, past
+    MAX_ZONE_ROOM, refused at the line of the zone that goes past it; 104 play on the kernel."""
+    n = ROOM_LIMIT // 10_000
+    if where == "a family":
+        text = ROOM[where].format(n=n + 1)
+        out = run(sc.load_text, text, timeout=FAST)
+        assert_rule_error(out, lines=line_no(text, "piles:"))
+        assert "1,048,576" in out.message and "room" in out.message, out.message
+        out = run(sc.simulate_text, ROOM[where].format(n=n), 2, None, "auto", timeout=SLOW)
+        assert out.status == "ok" and out.value["error"] is None and out.value["games"] == 2, out
+        assert out.value["backend"] in ("native", "python"), out.value  # on the kernel
+    else:  # 64 seats at most: room for 650,000 cards, and the kernel plays them
+        out = run(sc.simulate_text, ROOM[where].format(n=64), 2, None, "auto", timeout=SLOW)
+        assert out.status == "ok" and out.value["error"] is None and out.value["backend"] in ("native", "python"), out
+
+
+def test_the_checker_counts_the_room_the_kernel_lays_out():
+    """The room the checker counts is the room the kernel's layout keeps (so that no rules the
+    checker passes are too large for the kernel by their zones)."""
+    import fishrules
+    from fishrules.kernel.layout import Layout
+    from fishrules.limits import MAX_SUBSET
+
+    for text, want in ((ROOM["a family"].format(n=104), 1_040_000), (ZONES_BY_NEED, 650_000)):
+        layout = Layout(fishrules.loads(text, "room.fish").model, MAX_SUBSET)
+        assert sum(cap for _, cap in layout.zones) == want <= ROOM_LIMIT
+
+
+def test_a_position_too_large_for_the_kernel_says_where():
+    """Past the kernel's room by its lists (which the language does not bound together): the
+    kernel's refusal names the list that goes past it, at its line (for the error a game will
+    raise once the engine's machine no longer plays such rules)."""
+    import fishrules
+    from fishrules.kernel.layout import Layout, TooLarge
+    from fishrules.limits import MAX_SUBSET
+
+    text = KERNEL_BIG["lists at every seat"]
+    with pytest.raises(TooLarge) as got:
+        Layout(fishrules.loads(text, "lists.fish").model, MAX_SUBSET)
+    assert got.value.span.line == line_no(text, "l3:") and "`l3`" in str(got.value) and "64 seats" in str(got.value)
+
+
+def test_the_zones_of_every_player_count_once_for_every_seat_in_the_room():
+    text = ZONES_TIMES_CARDS  # the deck and hand0 of 64 seats: 650,000; with hand1, 1,290,000
+    out = run(sc.load_text, text, timeout=FAST)
+    assert_rule_error(out, lines=line_no(text, "hand1:"))
+    assert "1,048,576" in out.message and "64 seats" in out.message, out.message
 
 
 @pytest.mark.parametrize("what", KERNEL_BIG)
@@ -354,9 +425,52 @@ def test_rules_too_large_for_the_kernel_are_played_by_the_engine(what, backend):
         assert out.value["backend"] == "engine" and out.value["why"], out.value
 
 
+#: Moves wider than the 64 numbers the kernel once recorded (issue 32, step 5f): each action's
+#: parameters at their offsets in a record as wide as the widest action's, the native kernel's
+#: lists of moves bounded in bytes.  Each player holds a card, so that every game plays.
+WIDE = (HEAD + "cards c: v from 1 to 8\nthe game has deck: zone of c\neach player has hand: zone of c\n"
+        "each player has points: number\nphase game:\n  move c to deck\n  for each player:\n"
+        "    move top(1, deck) to player's hand\n  repeat 2 times:\n    for each player:\n      player chooses pick\n"
+        "action pick({params}):\n  add {last} to your points\nscore \"p\": your points\n")
+WIDE_MOVES = {
+    # sixty `some` parameters: a move of 1,022 numbers (sixty plain ones, "deep moves" above, nest as
+    # deep in 62; a hundred take a minute of the C compiler's, a loop nested in a loop a parameter)
+    "sixty some": WIDE.format(params=", ".join(f"a{i}: some your hand" for i in range(60)), last="count(a59)"),
+    # four `some` parameters chosen together: 70 numbers a move, and 64 seats' moves kept in a frame
+    "chosen together": WIDE.format(params=", ".join(f"a{i}: some your hand" for i in range(4)),
+                                   last="count(a3)").replace("for each player:\n      player chooses pick",
+                                                                 "each of players secretly chooses pick")
+                                                        .replace("2 to 4", "2 to 64"),
+}
+
+
+@pytest.mark.parametrize("what", WIDE_MOVES)
+@pytest.mark.parametrize("backend", ["auto", "python"])
+def test_rules_of_wide_moves_play_on_the_kernel(what, backend):
+    """Native code plays them (they were too large for the kernel); the kernel's Python spelling
+    nests a loop a parameter, deeper than CPython compiles: there the engine plays them, and says
+    why (the Python spelling is cut as the engine's compiler cuts in a later step)."""
+    from fishrules.kernel import NativeError
+    from fishrules.kernel.native import compiler
+
+    out = run(sc.simulate_text, WIDE_MOVES[what], 2, None, backend, timeout=4 * SLOW)  # (a megabyte of C)
+    assert out.status == "ok" and out.value["error"] is None and out.value["games"] == 2, out
+    try:
+        compiler()
+        native = backend == "auto"
+    except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
+        native = False
+    if native:
+        assert out.value["backend"] == "native" and out.value["why"] is None, out.value
+    elif what == "sixty some":
+        assert out.value["backend"] == "engine" and "cannot be compiled" in out.value["why"], out.value
+    else:
+        assert out.value["backend"] == "python", out.value
+
+
 @pytest.mark.parametrize("backend", ["auto", "python"])
 def test_zones_no_card_is_moved_into_take_no_room_in_the_kernel(backend):
-    """The rules of "zones times cards" without the branch that could fill every hand: the kernel
+    """The rules of `ZONES_TIMES_CARDS` without the branch that could fill every hand: the kernel
     lays out room only in the zones the rules move or draw cards into, and plays them."""
     from fishrules.kernel import NativeError
     from fishrules.kernel.native import compiler
@@ -374,7 +488,7 @@ def test_zones_no_card_is_moved_into_take_no_room_in_the_kernel(backend):
 @pytest.mark.parametrize("flag", ["--c", "--kernel-python"])
 def test_explaining_the_kernel_of_rules_too_large_for_it_says_so(flag, tmp_path):
     path = tmp_path / "big.fish"
-    path.write_text(KERNEL_BIG["zones times cards"])
+    path.write_text(KERNEL_BIG["lists at every seat"])
     out = run(sc.cli, ["explain", str(path), flag], timeout=SLOW)
     assert out.status == "ok" and out.value["status"] == 2, out
     assert "too large for the game kernel" in out.value["err"] and "Traceback" not in out.value["err"], out.value
@@ -387,7 +501,7 @@ def test_a_game_too_large_for_the_kernel_starts_on_the_engine(backend, built):
     large for it give the engine's own State, which plays as the engine does, whether or not the
     kernel was asked for before, with backend auto (a simulation plays on the engine) and native (a
     simulation is refused: native insists, with an OptionError)."""
-    out = run(sc.start_where, KERNEL_BIG["zones times cards"], backend, built, timeout=SLOW)
+    out = run(sc.start_where, KERNEL_BIG["lists at every seat"], backend, built, timeout=SLOW)
     assert out.status == "ok", out
     assert out.value["state"] == "State" and out.value["same"] and out.value["moves"] > 0, out.value
     if backend == "auto":
@@ -408,7 +522,7 @@ def test_a_game_the_kernel_holds_starts_on_it(backend):
         compiler()
     except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
         pytest.skip("no C compiler here")
-    small = KERNEL_BIG["zones times cards"].replace("from 1 to 10000", "from 1 to 10").replace("2 to 64", "2 to 4")
+    small = KERNEL_BIG["lists at every seat"].replace("from 1 to 10000", "from 1 to 10").replace("2 to 64", "2 to 4")
     out = run(sc.start_where, small, backend, True, timeout=SLOW)
     assert out.status == "ok", out
     assert out.value["state"] == "KState" and out.value["same"] and out.value["backend"] == "native", out.value
@@ -416,7 +530,7 @@ def test_a_game_the_kernel_holds_starts_on_it(backend):
 
 def test_simulating_with_backend_native_rules_too_large_for_the_kernel_says_so(tmp_path):
     path = tmp_path / "big.fish"
-    path.write_text(KERNEL_BIG["zones times cards"])
+    path.write_text(KERNEL_BIG["lists at every seat"])
     for command in (["simulate", str(path), "--games", "2"], ["compare", str(path), str(path), "--games", "2"]):
         out = run(sc.cli, command + ["--backend", "native"], timeout=SLOW)
         assert out.status == "ok" and out.value["status"] == 2, out

@@ -13,7 +13,8 @@ from typing import Callable, Iterable, Optional, Union
 from .. import model as m
 from .. import nodes as n
 from ..errors import MAX_HINTS as ERRORS_MAX_HINTS, Diagnostic, RuleError, Span, did_you_mean, follows_from
-from ..limits import MAX_ALL_ZONES, MAX_PLAYERS
+from ..bounds import zones_moved_into
+from ..limits import MAX_ALL_ZONES, MAX_PLAYERS, MAX_ZONE_ROOM
 
 ERR = m.Type("error")
 
@@ -191,7 +192,7 @@ class Core:
         errors = [d for d in self.diags if d.severity == "error"]
         if errors or self.quieted:
             raise RuleError(self.diags)
-        return m.Model(
+        model = m.Model(
             title=self.title.title,
             min_players=self.players.low,
             max_players=self.players.high,
@@ -216,6 +217,9 @@ class Core:
             span=self.top,
             presentation=presentation,
         )
+        if not self.check_zone_room(model):
+            raise RuleError(self.diags)
+        return model
 
     def check_header(self) -> None:
         """The title and the number of players (their absence reported at line 1: `self.top`)."""
@@ -286,6 +290,30 @@ class Core:
                            "a game's zones, every zone of its families and each player's zones once for every seat "
                            "count together (see the limits in the language reference)")
                 return
+
+    def check_zone_room(self, model: m.Model) -> bool:
+        """Every zone cards can be moved or drawn into keeps room for every card of its kind in a
+        position (how else many could be there: `bounds.zones_moved_into`, the kernel's layout);
+        that room, counted in the order the zones are declared, within MAX_ZONE_ROOM.  Whether it is
+        (else an error at the zone that goes past it)."""
+        into = zones_moved_into(model)
+        sizes = {c.name: c.count for c in model.card_sets}
+        total = 0
+        zones = [(v, "g") for v in model.game_vars] + [(v, "p") for v in model.player_vars]
+        for v, scope in sorted(zones, key=lambda z: (z[0].span.line, z[0].span.column) if z[0].span else (0, 0)):
+            if v.type.kind != "zone" or (into is not None and (scope, v.slot) not in into):
+                continue
+            dom = v.type.element.domain if v.type.element is not None else None
+            count = (v.family[1] if v.family else 1) if scope == "g" else model.max_players
+            total += count * (len(model.cards) if dom is None else sizes.get(dom, len(model.cards)))
+            if total > MAX_ZONE_ROOM:
+                each = f" ({model.max_players} seats, a zone for each)" if scope == "p" else ""
+                self.error(v.span, f"the zones cards are moved into have room for more than {MAX_ZONE_ROOM:,} cards "
+                                   f"in all here{each}",
+                           "every zone that cards are moved or drawn into keeps room for every card of its kind, "
+                           "once for every zone of a family and every seat (see the limits in the language reference)")
+                return False
+        return True
 
     def collect(self, it: n.Item) -> None:
         """File the item `it` where the checking of its kind looks for it.  Dispatch is by node kind

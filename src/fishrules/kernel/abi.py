@@ -29,7 +29,7 @@ __all__ = [
     "WHY_NONE", "WHY_NOBODY", "WHY_DIVIDE", "WHY_NUMBER", "WHY_LIST", "WHY_SEAT", "WHY_ZONE", "WHY_ZONE_NOBODY",
     "WHY_NOT_IN_LIST", "WHY_DEEP", "WHY_PHASE_NOBODY", "WHY_END", "WHY_NUMBERS", "WHY_SUBSETS", "WHY_CHOICES",
     "WHY_CHANGED_NOBODY", "WHY_NOBODY_CHOOSES", "WHY_NESTED", "WHY_MEMORY", "WHY_SHIFT", "why",
-    "NIL", "KERNEL_BUDGET", "MAX_STACK", "LIST_CAPACITY", "RESTART_WORK", "ARENA", "MOVES_CAP", "REC_MAX",
+    "NIL", "KERNEL_BUDGET", "MAX_STACK", "LIST_CAPACITY", "RESTART_WORK", "ARENA", "MOVES_CAP", "MOVE_BYTES", "MOVE_BYTES_MAX", "REC_MAX",
     "M64", "GAMMA", "MUL1", "MUL2", "mix", "below", "decision_seed", "c_prelude",
 ]
 
@@ -133,6 +133,11 @@ RESTART_WORK = 16
 ARENA = 1 << 21
 #: The most legal moves one decision may list in the native kernel (more: the engine lists them).
 MOVES_CAP = 1 << 16
+#: The bytes a native context first keeps for each list of moves (MOVES_CAP records of today's
+#: widest bundled moves, 64 numbers, fit), and the most it grows one to for rules whose moves are
+#: wider (a `some` parameter takes 1 + MAX_SUBSET numbers): as many moves as fit, at most MOVES_CAP.
+MOVE_BYTES = 8 * 64 * MOVES_CAP
+MOVE_BYTES_MAX = 4 * MOVE_BYTES
 #: The most numbers the native kernel's trace of one call may hold while a record is kept
 #: (kernel/record.py); past it the call stops with FAULT_CAPACITY.
 REC_MAX = 1 << 24

@@ -31,7 +31,7 @@ from .lower_blocks import DONE, PAUSE, RESTART, UNWIND
 __all__ = ["emit_c", "frame_layout_c", "EMITTER_VERSION"]
 
 #: Changes whenever the C a program emits changes: part of a compiled library's cache key.
-EMITTER_VERSION = "24"
+EMITTER_VERSION = "25"
 
 _CMP = {"<": "k_lt", "<=": "k_le", ">": "k_gt", ">=": "k_ge"}
 
@@ -472,7 +472,7 @@ class _Writer:
     def s_Emit(self, s, depth):
         which = "bad" if s.broken else "ok"
         w = self.lay.move_width
-        self.put(depth, f"{{ if (k->n{which} >= k->moves_cap) k_fault(k, FAULT_CAPACITY);")
+        self.put(depth, f"{{ if (k->n{which} >= k->moves_cap) k_more_moves(k);")
         self.put(depth, f"  I *_r = k->{which} + k->n{which}++ * {w};")
         self.put(depth, f"  for (I _j = 0; _j < {w}; _j++) _r[_j] = 0;")
         at = 0
@@ -782,7 +782,7 @@ class _Writer:
             self.put(1, f"{kp.action_enum[a]}(k, w);")
         if not site.together:
             self.put(1, "if (k->nbad) {")
-            self.put(2, "if (k->nok + k->nbad > k->moves_cap) k_fault(k, FAULT_CAPACITY);")
+            self.put(2, "while (k->nok + k->nbad > k->moves_cap) k_more_moves(k);")
             self.put(2, f"memmove(k->ok + k->nok * {w}, k->bad, (size_t)(k->nbad * {w}) * sizeof(I));")
             self.put(2, "k->nok += k->nbad;")
             self.put(1, "}")
@@ -1027,15 +1027,19 @@ FK_EXPORT I fk_trace(void *ctx, I *out, I cap) {{
     return k->nrec;
 }}
 
-FK_EXPORT void *fk_context(I arena_cap, I moves_cap) {{
+/* a context: scratch of arena_cap numbers, lists of moves_cap moves (grown, at most moves_max) */
+FK_EXPORT void *fk_context(I arena_cap, I moves_cap, I moves_max) {{
     K *k = (K *)calloc(1, sizeof(K));
     if (!k) return 0;
+    if (moves_cap < 1 || moves_max < moves_cap) {{ free(k); return 0; }}
     k->arena = (I *)malloc((size_t)arena_cap * sizeof(I));
     k->ok = (I *)malloc((size_t)moves_cap * {lay.move_width} * sizeof(I));
     k->bad = (I *)malloc((size_t)moves_cap * {lay.move_width} * sizeof(I));
     if (!k->arena || !k->ok || !k->bad) {{ free(k->arena); free(k->ok); free(k->bad); free(k); return 0; }}
     k->arena_cap = arena_cap;
     k->moves_cap = moves_cap;
+    k->moves_max = moves_max;
+    k->width = {lay.move_width};
     k->dcache = (I *)calloc({max(w.kept_size, 1)}, sizeof(I));
     k->dv = (I *)calloc({max(len(kp.keep.index), 1)}, sizeof(I));
     k->dva = (I *)calloc({max(kp.keep.arg_versions, 1)}, sizeof(I));

@@ -30,6 +30,7 @@ typedef struct K {
     I top, arena_cap;
     I *ok, *bad;
     I nok, nbad, moves_cap, act_ok, act_bad;
+    I width, moves_max;  /* a move record's numbers; the most moves ok and bad may grow to hold */
     I epoch;  /* bumped at every call in, and when a game is set up again: every kept value expires */
     I *dv;  /* a version per kept define, bumped by a write of anything it reads (fishrules.kernel.keep) */
     I *dva;  /* a version per argument of the defines that read a family of zones at their argument */
@@ -72,6 +73,22 @@ static I *k_rec(K *k, I n) {
     I *out = k->rec + k->nrec;
     k->nrec += n;
     return out;
+}
+
+/* room for more moves in the lists being made (ok and bad, `moves_cap` records of `width` numbers
+   each): doubled, at most `moves_max` (native.py: MOVES_CAP moves, and MOVE_BYTES_MAX bytes a list,
+   so that rules of wide moves list as many as their bytes allow) */
+__attribute__((cold, noinline)) static void k_more_moves(K *k) {
+    I cap = k->moves_cap * 2;
+    if (cap > k->moves_max) cap = k->moves_max;
+    if (cap <= k->moves_cap) k_fault(k, FAULT_CAPACITY);
+    I *ok = (I *)realloc(k->ok, (size_t)cap * (size_t)k->width * sizeof(I));
+    if (!ok) k_fault(k, FAULT_CAPACITY);
+    k->ok = ok;
+    I *bad = (I *)realloc(k->bad, (size_t)cap * (size_t)k->width * sizeof(I));
+    if (!bad) k_fault(k, FAULT_CAPACITY);  /* (ok kept its larger room: nothing is lost) */
+    k->bad = bad;
+    k->moves_cap = cap;
 }
 
 /* ---- checked arithmetic -------------------------------------------------------------------- */

@@ -28,17 +28,17 @@ from ..limits import MAX_DICE, MAX_LIST_LENGTH, MAX_PLAYERS
 # lowering and the tests still read here are re-exported.
 from .abi import CUR_OVER, CUR_RUN, CUR_SIMUL, H_CUR, H_DDRAWS, H_DSEED, H_MOVE, H_N, H_NDICE, LIST_CAPACITY
 
-__all__ = ["Layout", "TooLarge", "MAX_STATE_SLOTS", "MAX_MOVE_WIDTH", "MAX_FRAME_SLOTS", "ROOMS", "roomier",
+__all__ = ["Layout", "TooLarge", "MAX_STATE_SLOTS", "MAX_FRAME_SLOTS", "ROOMS", "roomier",
            "LIST_CAPACITY", "CUR_OVER", "CUR_SIMUL", "CUR_RUN", "H_CUR", "H_DDRAWS", "H_DSEED", "H_N", "H_NDICE"]
 
 #: Frames: slots for the locals of waiting phases, at most.
 MAX_FRAME_SLOTS = 1 << 12
 #: The most integers a position may take in the kernel (16 MiB: every zone holds room for every
-#: card of its kind), and the widest move it records (native code keeps room for 2**17 moves):
-#: rules that need more are played by the engine's own machine (`TooLarge`), which keeps only
-#: what is there.
+#: card of its kind): rules that need more are played by the engine's own machine (`TooLarge`),
+#: which keeps only what is there.  A move has no width of its own to stay within: its record is
+#: in the position (the move being played, and the moves chosen together, in a frame), and the
+#: native kernel's lists of moves are bounded in bytes (`abi.MOVE_BYTES`).
 MAX_STATE_SLOTS = 1 << 21
-MAX_MOVE_WIDTH = 64
 #: The room a list the rules add to has, tier by tier: every kernel starts at the first; a game that
 #: grows such a list past its room goes on in the kernel of the next (the same rules lowered with
 #: that room), built when first needed.  Few tiers, because each is a build of native code; an
@@ -53,7 +53,12 @@ def roomier(room: int) -> "int | None":
 
 
 class TooLarge(Exception):
-    """The rules would make a kernel position, or a move, larger than the kernel keeps."""
+    """The rules would make a kernel position larger than the kernel keeps; `span`: the
+    declaration that takes it past, where one does (a list's room), else None."""
+
+    def __init__(self, message: str, span=None):
+        super().__init__(message)
+        self.span = span
 
 
 class Layout:
@@ -71,18 +76,20 @@ class Layout:
         assert self.seats <= MAX_PLAYERS
         ncards = len(model.cards)
         self.ncards = ncards
-        # the width of a move: action, actor, then each parameter (a `some` parameter: count + items)
-        width = 0
-        for a in model.actions.values():
-            w = 0
-            for p in a.params:
-                w += 1 + max_subset if p.kind == "some" else 1
-            width = max(width, w)
-        self.move_width = 2 + width
-        if self.move_width > MAX_MOVE_WIDTH:
-            raise TooLarge(f"an action's parameters take {self.move_width - 2} numbers; the kernel records at most "
-                           f"{MAX_MOVE_WIDTH - 2}")
         self.max_subset = max_subset
+        #: a move's record: its block, the actor, then each parameter where `params_at` puts it (a
+        #: `some` parameter: how many things, then room for `max_subset` of them); every record of
+        #: the rules is as wide as the widest action's
+        self.params_at: dict[str, tuple[int, ...]] = {}
+        width = 2
+        for name, a in model.actions.items():
+            at, offsets = 2, []
+            for p in a.params:
+                offsets.append(at)
+                at += 1 + max_subset if p.kind == "some" else 1
+            self.params_at[name] = tuple(offsets)
+            width = max(width, at)
+        self.move_width = width
         self.list_cap = self._list_capacities()
         self._into = zones_moved_into(model)
         at = H_MOVE + self.move_width
@@ -107,6 +114,7 @@ class Layout:
                     self.g_index[slot] = at
                     self.g_list.add(slot)
                     at += 1 + self.list_cap[("g", slot)]
+                    self._within(at, v, f"`{v.name}` keeps room for {self.list_cap[('g', slot)]:,} numbers")
                 else:
                     self.g_index[slot] = at
                     at += 1
@@ -126,6 +134,8 @@ class Layout:
                 self.p_index[v.slot] = at
                 self.p_list.add(v.slot)
                 at += self.list_stride(v.slot) * self.seats
+                self._within(at, v, f"each player's `{v.name}` keeps room for {self.list_cap[('p', v.slot)]:,} "
+                                    f"numbers at each of {self.seats} seats")
             else:
                 self.p_index[v.slot] = at
                 at += self.seats
@@ -156,6 +166,12 @@ class Layout:
         self.frames = at
         self.frames_size = 0
         self.size = at
+
+    @staticmethod
+    def _within(at: int, v: m.Variable, why: str) -> None:
+        if at > MAX_STATE_SLOTS:
+            raise TooLarge(f"a position would take more than {MAX_STATE_SLOTS:,} numbers in the kernel: here {why}",
+                           v.span)
 
     def _list_capacities(self) -> dict[tuple[str, int], int]:
         """("g"/"p", slot) of each list variable -> the most entries the kernel keeps room for.

@@ -485,10 +485,8 @@ class BlockLowering:
         """Where a move's actor and values are in the state's move slots (as an action's block reads
         them when it starts): (local, offset in the move, is a `some` buffer)."""
         loads = [("l0", 0, False)]
-        k = 1
-        for p in a.params:
-            loads.append((f"l{p.slot}", k, p.kind == "some"))
-            k += 1 + self.layout.max_subset if p.kind == "some" else 1
+        for p, at in zip(a.params, self.layout.params_at[a.name]):
+            loads.append((f"l{p.slot}", at - 1, p.kind == "some"))
         return tuple(loads)
 
     def domains(self, name: str, a: m.ActionDecl, index: int) -> list[ir.Function]:
@@ -506,7 +504,8 @@ class BlockLowering:
                 dom = self.param_domain(p)
             cap = self.ex.cap(dom)
             out.append(ir.Function(f"dom{index}_{i}", "buffer", (), (ir.ReturnBuf(dom),), *self._locals(a),
-                                   f"what a parameter may be, line {_line(p.span)}", loads=self._loads(a)))
+                                   f"what a parameter may be, line {_line(p.span)}",
+                                   loads=self._loads(a)[:i + 1]))  # (the actor and the earlier parameters)
             self.domain_caps.setdefault(index, []).append(cap)
         return out
 

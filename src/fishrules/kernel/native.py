@@ -51,7 +51,7 @@ except ImportError:  # pragma: no cover - not POSIX: processes that need a libra
     fcntl = None  # type: ignore[assignment]
 
 from . import abi as A
-from .abi import ARENA, FAULT_CAPACITY, FAULT_RULE, M64, MOVES_CAP, NIL, decision_seed
+from .abi import ARENA, FAULT_CAPACITY, FAULT_RULE, M64, MOVE_BYTES, MOVE_BYTES_MAX, MOVES_CAP, NIL, decision_seed
 from .emit_c import EMITTER_VERSION, emit_c, frame_layout_c
 from ..limits import MAX_PLAYOUT_DECISIONS
 from .lower import KernelProgram
@@ -841,7 +841,7 @@ class NativeBackend:
             if got.cleanup:
                 shutil.rmtree(got.cleanup, ignore_errors=True)
         for name, res, args in (
-            ("fk_size", _I, []), ("fk_move_width", _I, []), ("fk_context", _P, [_I, _I]), ("fk_free", None, [_P]),
+            ("fk_size", _I, []), ("fk_move_width", _I, []), ("fk_context", _P, [_I, _I, _I]), ("fk_free", None, [_P]),
             ("fk_new", ctypes.c_int, [_P, _P]), ("fk_run", ctypes.c_int, [_P, _P, ctypes.c_int, ctypes.c_int]),
             ("fk_moves", _I, [_P, _P, _I, _P, _I]), ("fk_scores", ctypes.c_int, [_P, _P, _P]),
             ("fk_winners", _I, [_P, _P, _P]), ("fk_looks", None, [_P, _P, _P, _P]),
@@ -862,7 +862,11 @@ class NativeBackend:
             raise NativeError("the compiled kernel does not match its rules")  # pragma: no cover
         if rules is not None and not sanitize:
             remember(rules, got)
-        self.ctx = lib.fk_context(ARENA, MOVES_CAP)
+        # lists of moves bounded in bytes: as many moves as MOVE_BYTES holds at first (every move
+        # a decision may list, MOVES_CAP, for moves up to 64 numbers wide), grown by the kernel up
+        # to MOVE_BYTES_MAX for wider ones
+        self.moves_max = max(1, min(MOVES_CAP, MOVE_BYTES_MAX // (8 * lay.move_width)))
+        self.ctx = lib.fk_context(ARENA, max(1, min(MOVES_CAP, MOVE_BYTES // (8 * lay.move_width))), self.moves_max)
         if not self.ctx:
             raise NativeError("no memory for the kernel's scratch space")
         self._free = lib.fk_free
@@ -881,10 +885,12 @@ class NativeBackend:
         self._layouts = {f.name: frame_layout_c(kp, f) for f in kp.functions if f.kind == "block"}
         self._sizes = {f.name: kp.frame_cap[f.name] for f in kp.functions if f.kind == "block"}
         self._nseen = sum(1 for key, _ in kp.looks if key[0] == "seen by")
-        self._some = {}  # block -> which parameters are `some` (they take 1 + MAX_SUBSET slots)
+        #: block -> where each parameter is in a move's record, and whether it is `some` (a count,
+        #: then the things): the action's offsets (`Layout.params_at`), as its block loads them
+        self._params: dict[int, tuple[tuple[int, bool], ...]] = {}
         for f in kp.functions:
             if f.kind == "block" and f.loads:
-                self._some[f.block] = tuple(is_buf for _, _, is_buf in f.loads[1:])
+                self._params[f.block] = tuple((1 + at, is_buf) for _, at, is_buf in f.loads[1:])
 
     def __del__(self):
         ctx, free = getattr(self, "ctx", None), getattr(self, "_free", None)
@@ -954,56 +960,49 @@ class NativeBackend:
             self.play(S, move, playout=True)
 
     def moves(self, S: array, player: int) -> list:
-        cap = len(self._moves) // self.width
-        n = self.lib.fk_moves(self.ctx, self._ptr(S), player, self._ptr(self._moves), cap)
-        if n == -FAULT_CAPACITY and cap < MOVES_CAP:  # more moves than the buffer holds: a bigger one, once
-            self._moves = array("q", bytes(8 * MOVES_CAP * self.width))
-            n = self.lib.fk_moves(self.ctx, self._ptr(S), player, self._ptr(self._moves), MOVES_CAP)
-        if n < 0:
-            raise KFault(-n)
+        n = self._list(S, player)
         w, raw = self.width, self._moves
         return [self._decode(raw[i * w:(i + 1) * w]) for i in range(n)]
 
+    def _list(self, S: array, player: int) -> int:
+        """The legal moves of `player` into `self._moves`: how many.  A listing longer than the
+        buffer holds is made again into one 16 times larger, up to the kernel's own most
+        (`moves_max`: a buffer of that many records is not kept for every game of wide moves)."""
+        while True:
+            cap = len(self._moves) // self.width
+            n = self.lib.fk_moves(self.ctx, self._ptr(S), player, self._ptr(self._moves), cap)
+            if n != -FAULT_CAPACITY or cap >= self.moves_max:
+                break
+            self._moves = array("q", bytes(8 * min(self.moves_max, 16 * cap) * self.width))
+        if n < 0:
+            raise KFault(-n)
+        return n
+
     def _decode(self, rec) -> tuple:
         """A C move record as the Python backend's move (a `some` parameter: a tuple)."""
-        block = rec[0]
-        some = self._some.get(block, ())
-        out = [block, rec[1]]
-        at = 2
-        for is_buf in some:
+        out = [rec[0], rec[1]]
+        for at, is_buf in self._params.get(rec[0], ()):
             if is_buf:
-                n = rec[at]
-                out.append(tuple(rec[at + 1:at + 1 + n]))
-                at += 1 + self.kp.layout.max_subset
+                out.append(tuple(rec[at + 1:at + 1 + rec[at]]))
             else:
                 out.append(None if rec[at] == NIL else rec[at])
-                at += 1
         return tuple(out)
 
     def _encode(self, move: tuple) -> list:
         rec = [0] * self.width
         rec[0], rec[1] = move[0], move[1]
-        at = 2
-        for v in move[2:]:
+        for (at, _), v in zip(self._params.get(move[0], ()), move[2:]):
             if isinstance(v, tuple):
                 rec[at] = len(v)
                 rec[at + 1:at + 1 + len(v)] = v
-                at += 1 + self.kp.layout.max_subset
             else:
                 rec[at] = NIL if v is None else v
-                at += 1
         return rec
 
     def moves_raw(self, S: array, player: int) -> tuple:
         """(how many moves, their records as the kernel writes them, `width` numbers each): what
         the API's fast path keeps; `decode(records, i)` gives one as `moves` would."""
-        cap = len(self._moves) // self.width
-        n = self.lib.fk_moves(self.ctx, self._ptr(S), player, self._ptr(self._moves), cap)
-        if n == -FAULT_CAPACITY and cap < MOVES_CAP:
-            self._moves = array("q", bytes(8 * MOVES_CAP * self.width))
-            n = self.lib.fk_moves(self.ctx, self._ptr(S), player, self._ptr(self._moves), MOVES_CAP)
-        if n < 0:
-            raise KFault(-n)
+        n = self._list(S, player)
         return n, self._moves[:n * self.width]
 
     def decode(self, records: array, i: int) -> tuple:
@@ -1032,7 +1031,7 @@ class NativeBackend:
             if n < 0:
                 raise KFault(-n)
             return 0, None
-        if n == -FAULT_CAPACITY and len(moves) // w < MOVES_CAP:  # the move is played: list again, wider
+        if n == -FAULT_CAPACITY and len(moves) // w < self.moves_max:  # the move is played: list again, wider
             return self.moves_raw(S, S[A.H_CUR])
         if n < 0:
             raise KFault(-n)
