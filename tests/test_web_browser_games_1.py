@@ -12,7 +12,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("playwright.sync_api")
 
 from ._web import browser, server  # noqa: F401 (the module's fixtures)
-from ._web import (CHROMIUM, GAMES, SHOTS, WAIT, Person, a_whole_game_in_the_page, games, house_table,
+from ._web import (CHROMIUM, GAMES, LESS_MOTION, SHOTS, WAIT, Person, a_whole_game_in_the_page, games, house_table,
                    person, set_up)
 
 if not os.path.exists(CHROMIUM):  # pragma: no cover - `make test` installs Debian's chromium
@@ -37,7 +37,7 @@ def test_on_a_phone_the_controls_are_on_the_first_screen_when_it_is_your_turn(br
     else:
         host = person(browser, server, f"/new?ruleset={name}")
         links = set_up(host.page, players, seats, options=options)
-    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, **LESS_MOTION)
     ctx.set_default_timeout(WAIT)
     page = ctx.new_page()
     errors: list = []

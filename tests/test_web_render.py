@@ -126,16 +126,21 @@ def test_a_table_that_keeps_what_it_drew_draws_what_a_new_one_would(name, monkey
 
     game = fishrules.load(name)
     n = 3 if name == "fisherman" else 2
-    for most in (128, 3):
-        monkeypatch.setattr(render, "MOST_PIECES_KEPT", most)
-        kept = _info(game, n)
-        state = game.start(players=n, seed=7)
-        frames = 0
-        for s in positions(state, random.Random(7), every=1, most=120):
-            for seat in [None] + list(range(n)):
-                assert frame_json(s, seat, kept) == frame_json(s, seat, _info(game, n))
-                frames += 1
-        assert frames > 60 and kept.zone_html and kept.kv_html
+    # one game, each frame drawn afresh once, and by two tables that keep pieces: one under the
+    # usual bound, one under a bound of 3 (the bound set as each draws; was a game each, with
+    # each frame drawn afresh twice)
+    kept = {most: _info(game, n) for most in (128, 3)}
+    state = game.start(players=n, seed=7)
+    frames = 0
+    for s in positions(state, random.Random(7), every=1, most=120):
+        for seat in [None] + list(range(n)):
+            monkeypatch.setattr(render, "MOST_PIECES_KEPT", 128)
+            fresh = frame_json(s, seat, _info(game, n))
+            for most, table in kept.items():
+                monkeypatch.setattr(render, "MOST_PIECES_KEPT", most)
+                assert frame_json(s, seat, table) == fresh, most
+            frames += 1
+    assert frames > 60 and all(t.zone_html and t.kv_html for t in kept.values())
 
 
 def test_names_rules_and_labels_are_escaped():
