@@ -3,6 +3,7 @@ and Chromium for Playwright."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import glob
 import os
@@ -94,6 +95,11 @@ def unknown_names(n: int) -> str:
     return 'game "Many"\nplayers 2 to 2\n' + "".join(f"define d{i}: nosuch{i} + 1\n" for i in range(n))
 
 
+def _unlink(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
 class Server:
     """`fishrules serve` in a process of its own, on a free port of 127.0.0.1."""
 
@@ -104,6 +110,9 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: Optional[subprocess.Popen] = None
         self.log = tempfile.NamedTemporaryFile(prefix="fishrules-serve-", suffix=".log", delete=False)
+        # read after the server stops (a failure's message, a test of what it printed), so kept
+        # until this test process ends: hundreds were left in /tmp, one a server started
+        atexit.register(_unlink, self.log.name)
 
     def start(self) -> "Server":
         env = dict(os.environ, PYTHONUNBUFFERED="1")
