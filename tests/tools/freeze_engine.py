@@ -19,7 +19,9 @@ The parts, and the tests that read them:
                played part-way then played out by the decision generator; a `best` of a `best`; a
                rule that goes wrong in a simulation
     views      tests/test_kernel_views.py: every seat's view, observation and legal ids at every step
-               of random games (digests at each step, the whole of the first and the last)
+               of random games (digests at each step, the whole of the first)
+    record     tests/test_kernel_record.py: the history, what each seat may not read, each seat's
+               history, events and view at every step of random games (bundled and house rules)
 
 Every file is deterministic (sorted keys, no time, no paths): regenerating with an unchanged engine
 changes nothing.
@@ -41,7 +43,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 import fishrules  # noqa: E402
 from fishrules.errors import FishrulesError, RuleError  # noqa: E402
-from tests._frozen import plain  # noqa: E402
+from tests._frozen import freeze_game, plain  # noqa: E402
 
 
 def engine_state(game: Any, players: int, seed: int, manual: bool = False, options: Any = None,
@@ -153,53 +155,91 @@ def playouts() -> dict:
 # ---- views -------------------------------------------------------------------------------------
 
 
-def views() -> dict:
+def one_seat(rng: random.Random) -> Callable[[Any], Any]:
+    """A move of the first waiting seat, by its index among that seat's legal actions (as the
+    tests choose on the kernel's state)."""
+    def choose(e: Any) -> Any:
+        p = e.waiting[0]
+        return e.apply(e.legal_actions(p)[rng.randrange(len(e.legal_actions(p)))].text)
+    return choose
+
+
+def every_seat(rng: random.Random) -> Callable[[Any], Any]:
+    """A move of the seat to act, or of every seat choosing together in turn (`rng.choice` each, as
+    the tests choose among the moves of the kernel's backend)."""
     from fishrules.runtime import SIMULTANEOUS
+
+    def choose(e: Any) -> Any:
+        if e.current == SIMULTANEOUS:
+            for a in [rng.choice(e.legal_actions(q)) for q in e.waiting]:
+                e = e.apply(a)
+            return e
+        return e.apply(rng.choice(e.legal_actions()))
+    return choose
+
+
+def views() -> dict:
     from tests import test_kernel_views as T
 
-    def seen(e: Any) -> dict:
+    def look(e: Any, step: int) -> dict:
         return T.sight_of(e, lambda p: T.without_history(e.view(p)), e.observation, e.legal_action_ids)
 
-    def game(e: Any, choose: Callable[[Any], Any], ids: bool = True) -> dict:
-        steps, whole = [], {}
-        while True:
-            at = seen(e)
-            if not ids:  # (the Python kernel driven move by move has no action ids)
-                del at["ids"]
-            if not steps or e.is_over:
-                whole[str(len(steps))] = at
-            steps.append(T.digests(at))
-            if e.is_over:
-                return {"steps": steps, "whole": whole, "winners": e.winners()}
-            e = choose(e)
+    def look_python(e: Any, step: int) -> dict:  # (the Python kernel driven move by move has no action ids)
+        seen = look(e, step)
+        del seen["ids"]
+        return seen
 
     api: dict = {}
     python: dict = {}
     for name in fishrules.bundled():
         g = fishrules.load(name, backend="python")
-        api[name] = {}
-        for players in (g.min_players, g.max_players):
-            rng = random.Random(players)
-
-            def one_seat(e: Any, rng: random.Random = rng) -> Any:
-                p = e.waiting[0]
-                return e.apply(e.legal_actions(p)[rng.randrange(len(e.legal_actions(p)))].text)
-
-            api[name][str(players)] = {"seed": players, **game(engine_state(g, players, players), one_seat)}
-        rng = random.Random(7)
-
-        def every_seat(e: Any, rng: random.Random = rng) -> Any:
-            if e.current == SIMULTANEOUS:
-                for a in [rng.choice(e.legal_actions(q)) for q in e.waiting]:
-                    e = e.apply(a)
-                return e
-            return e.apply(rng.choice(e.legal_actions()))
-
-        python[name] = {"players": g.max_players, "seed": 7, **game(engine_state(g, g.max_players, 7), every_seat, False)}
+        api[name] = {str(players): {"seed": players, **freeze_game(engine_state(g, players, players), look,
+                                                                   one_seat(random.Random(players)))}
+                     for players in (g.min_players, g.max_players)}
+        python[name] = {"players": g.max_players, "seed": 7,
+                        **freeze_game(engine_state(g, g.max_players, 7), look_python, every_seat(random.Random(7)))}
     return {"api": api, "python": python}
 
 
-PARTS = {"corpus": corpus, "playouts": playouts, "views": views}
+def record() -> dict:
+    from tests import test_kernel_record as T
+
+    out: dict = {"api": {}, "python": {}}
+    for name in T.RULESETS + sorted(T.HOUSE):
+        g = T.game(name, "python")
+        seeds = (lambda players: [players + 11]) if name in T.RULESETS else (lambda players: list(range(4)))
+        out["api"][name] = {}
+        for players in (g.min_players, g.max_players):
+            for seed in seeds(players):
+                e = engine_state(g, players, seed)
+                history = [0]  # the history's length before the last apply
+
+                def choose(e: Any, pick: Any = one_seat(random.Random(seed)), history: list = history) -> Any:
+                    history[0] = len(e.history)
+                    return pick(e)
+
+                out["api"][name][f"{players}/{seed}"] = freeze_game(
+                    e, lambda e, step, history=history: T.record_of(e, history[0], T.whole_at(step, e)), choose)
+        out["python"][name] = {}
+        for players in (g.min_players, g.max_players):
+            seed = players + 5
+            history = [0]
+
+            def choose(e: Any, pick: Any = every_seat(random.Random(seed)), history: list = history) -> Any:
+                history[0] = len(e.history)
+                return pick(e)
+
+            out["python"][name][str(players)] = freeze_game(
+                engine_state(g, players, seed),
+                lambda e, step, history=history: T.driven_record_of(e, None if T.whole_at(step, e) else history[0]),
+                choose)
+    g = T.game("fisheatfish", "python")
+    out["now and then"] = freeze_game(engine_state(g, 3, 4), lambda e, step: T.record_of(e, 0, step % 9 == 0 or e.is_over),
+                                      one_seat(random.Random(4)))
+    return out
+
+
+PARTS = {"corpus": corpus, "playouts": playouts, "views": views, "record": record}
 
 
 def main(argv: list) -> None:
