@@ -22,6 +22,7 @@ The parts, and the tests that read them:
                of random games (digests at each step, the whole of the first)
     record     tests/test_kernel_record.py: the history, what each seat may not read, each seat's
                history, events and view at every step of random games (bundled and house rules)
+    surface    tests/test_kernel_surface.py: phase and counts at every step; playouts from positions
 
 Every file is deterministic (sorted keys, no time, no paths): regenerating with an unchanged engine
 changes nothing.
@@ -239,7 +240,41 @@ def record() -> dict:
     return out
 
 
-PARTS = {"corpus": corpus, "playouts": playouts, "views": views, "record": record}
+def surface() -> dict:
+    from fishrules.kernel.reference import reference_playout
+    from fishrules.limits import MAX_PLAYOUT_DECISIONS
+    from tests import test_kernel_surface as T
+
+    def texts(seed: int) -> Callable[[Any], Any]:
+        rng = random.Random(seed)
+        return lambda e: e.apply(T.choose(e, rng))
+
+    out: dict = {"counts": {}, "playouts": {}}
+    for name, players, manual in T.CASES:
+        g = fishrules.load(name, backend="python")
+        out["counts"][T.case_key(name, players, manual)] = freeze_game(
+            engine_state(g, players, 3, manual, count_rules=True), lambda e, step: T.counts(e), texts(3))
+    for name in T.RULESETS:
+        g = fishrules.load(name, backend="python")
+        out["playouts"][name] = {}
+        for players in sorted({g.min_players, g.max_players}):
+            e, pick, outs = engine_state(g, players, 7, count_rules=True), texts(7), []
+            for step in range(400):
+                if step % 7 == 0:
+                    ref = e.clone()
+                    rng = random.Random(1)  # the two seeds `KState.playout(rng)` draws, played as it plays them
+                    cseed, dseed = rng.getrandbits(63), rng.getrandbits(63)
+                    ref.seed, ref.draws = cseed, 0
+                    got = reference_playout(g, players, cseed, state=ref, dseed=dseed, limit=MAX_PLAYOUT_DECISIONS + 1)
+                    outs.append(plain([got.scores, got.winners, got.decisions, got.chances]))
+                if e.is_over:
+                    break
+                e = pick(e)
+            out["playouts"][name][str(players)] = outs
+    return out
+
+
+PARTS = {"corpus": corpus, "playouts": playouts, "views": views, "record": record, "surface": surface}
 
 
 def main(argv: list) -> None:
