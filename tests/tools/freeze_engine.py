@@ -23,6 +23,7 @@ The parts, and the tests that read them:
     record     tests/test_kernel_record.py: the history, what each seat may not read, each seat's
                history, events and view at every step of random games (bundled and house rules)
     surface    tests/test_kernel_surface.py: phase and counts at every step; playouts from positions
+    test_*     the test module of that name, by its own `freeze(engine)` (`MODULES`)
 
 Every file is deterministic (sorted keys, no time, no paths): regenerating with an unchanged engine
 changes nothing.
@@ -274,14 +275,44 @@ def surface() -> dict:
     return out
 
 
+class Engine:
+    """The engine's own machine, as a test module's `freeze(engine)` asks it (the parts a test
+    module freezes itself: it names what it played, this plays it on the engine)."""
+
+    @staticmethod
+    def start(game: Any, players: int, seed: int, chance: str = "seeded", options: Any = None,
+              count_rules: bool = False) -> Any:
+        return engine_state(game, players, seed, chance == "manual", options, count_rules)
+
+    @staticmethod
+    def playout(game: Any, players: int, seed: int, options: Any = None, **kw: Any) -> Any:
+        from fishrules.kernel.reference import reference_playout
+
+        return reference_playout(game, players, seed, game._options(options), **kw)
+
+    @staticmethod
+    def fallback(kernel: Any, players: int, options: dict, seed: int, limit: int) -> Any:
+        """The game a kernel handed to the engine's machine (`Kernel._fallback`)."""
+        return kernel._fallback(players, options, seed, limit)
+
+
+#: test modules that freeze their own part (a function `freeze(engine)`): the part is the module's name
+MODULES = ["test_kernel_capacity_growth", "test_kernel_capacity"]
+
+
 PARTS = {"corpus": corpus, "playouts": playouts, "views": views, "record": record, "surface": surface}
 
 
 def main(argv: list) -> None:
+    import importlib
+
     os.chdir(ROOT)  # an error names its file relative to the checkout, as the tests see it
     OUT.mkdir(parents=True, exist_ok=True)
-    for part in argv or list(PARTS):
-        data = PARTS[part]()
+    for part in argv or [*PARTS, *MODULES]:
+        if part in PARTS:
+            data = PARTS[part]()
+        else:
+            data = plain(importlib.import_module(f"tests.{part}").freeze(Engine()))
         path = OUT / f"{part}.json"
         path.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n")
         print(f"{path.relative_to(ROOT)}: {path.stat().st_size:,} bytes")
