@@ -299,7 +299,8 @@ class Engine:
 #: test modules that freeze their own part (a function `freeze(engine)`): the part is the module's name
 MODULES = ["test_kernel_capacity_growth", "test_kernel_capacity", "test_kernel_zone_expressions",
            "test_kernel_chance", "test_kernel_reasons",
-           "test_kernel_budget", "test_kernel_words"]
+           "test_kernel_budget", "test_kernel_words",
+           "test_kernel_faults"]
 
 
 PARTS = {"corpus": corpus, "playouts": playouts, "views": views, "record": record, "surface": surface}
