@@ -92,9 +92,12 @@ def outcome(call: Callable[[], Any], error: type = RuleError) -> tuple:
 
 
 def watched_fallback(kernel: Any) -> list:
-    """The calls of the kernel's `_fallback` (the game played on the engine's machine) from now on."""
+    """The calls of the kernel's `_fallback` (the game played on the engine's machine) from now on
+    (none ever, once the engine's machine is gone: issue 32, step 6)."""
     calls: list = []
-    engine = kernel._fallback
+    engine = getattr(kernel, "_fallback", None)
+    if engine is None:
+        return calls
 
     def fallback(*args):
         calls.append(args)
@@ -106,11 +109,14 @@ def watched_fallback(kernel: Any) -> list:
 
 def watched_twins(monkeypatch: Any) -> list:
     """The kernel states that ask the engine's machine for anything (a twin of themselves replayed
-    there, `KState._twin`) from now on, one entry a time."""
+    there, `KState._twin`) from now on, one entry a time (none ever, once the engine's machine is
+    gone: issue 32, step 6)."""
     from fishrules.kernel.apistate import KState
 
     asked: list = []
-    real = KState._twin
+    real = getattr(KState, "_twin", None)
+    if real is None:
+        return asked
 
     def twin(self):
         asked.append(self)
@@ -126,3 +132,19 @@ def skip_without_compiler() -> None:
         compiler()
     except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
         pytest.skip("no C compiler here", allow_module_level=True)
+
+
+def no_engine_start(monkeypatch: Any) -> None:
+    """From now on, the engine's machine may set no game up (`State._new` of the engine's `State`
+    raises): what the kernel says, it says alone.  Nothing to do once the engine's `State` is gone
+    (issue 32, step 6: `State` is then the kernel's)."""
+    import importlib.util
+
+    if importlib.util.find_spec("fishrules.kernel.apistate") is None:
+        return
+    from fishrules.runtime import State
+
+    def engine(*args: Any, **kw: Any) -> Any:
+        raise AssertionError("the engine's machine set the game up")
+
+    monkeypatch.setattr(State, "_new", engine)
