@@ -148,3 +148,19 @@ def no_engine_start(monkeypatch: Any) -> None:
         raise AssertionError("the engine's machine set the game up")
 
     monkeypatch.setattr(State, "_new", engine)
+
+
+def played_texts(kernel: Any, players: int, seed: int, texts: list, options: Any = None) -> Any:
+    """A position of `kernel` (on its backend, no API) from `seed`, the moves of `texts` played in
+    order (each found by its text among the moves of whoever is waited for; at a choice made
+    together, one player's choice at a time)."""
+    be, bd = kernel.backend, kernel.boundary
+    S = be.new(players, kernel.game._options(options), seed)
+    be.start(S, False)
+    for text in texts:
+        if S[A.H_CUR] == A.CUR_SIMUL:
+            move = next(m for p in be.waiting_together(S) for m in be.moves(S, p) if bd.text(m, True) == text)
+            be.choose(S, move)
+        else:
+            be.play(S, next(m for m in be.moves(S, S[A.H_CUR]) if bd.text(m) == text))
+    return S
