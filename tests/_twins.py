@@ -164,3 +164,19 @@ def played_texts(kernel: Any, players: int, seed: int, texts: list, options: Any
         else:
             be.play(S, next(m for m in be.moves(S, S[A.H_CUR]) if bd.text(m) == text))
     return S
+
+
+def decided_playout(state: Any, seed: int) -> Any:
+    """Play `state` (seeded) to its end through the API, every choice by the kernel's decision
+    generator of `seed` (move `below(n)` of the `n` legal actions; at a choice made together, one
+    for each waiting player in turn): the game `Kernel.playout(players, options, seed)` plays.
+    The state, played out."""
+    from fishrules.kernel.pyruntime import decision_seed
+
+    ds, dd = decision_seed(seed), 0
+    while not state.is_over:
+        for p in list(state.waiting) if state.current == SIMULTANEOUS else [None]:
+            acts = state.legal_actions(p)
+            j, dd = below(ds, dd, len(acts))
+            state.apply(acts[j])
+    return state
