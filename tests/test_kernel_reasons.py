@@ -178,7 +178,7 @@ def on_kernel(name: str):
 
 def probes_of(name: str, players: int, s, rng: random.Random) -> list:
     """The texts applied at a position: edits of four legal texts."""
-    names = sorted({a for a in game(name).program.actions})
+    names = sorted(game(name).model.actions)
     texts = sorted({a.text for p in s.waiting for a in s.legal_actions(p)})
     return [probe for text in rng.sample(texts, min(4, len(texts))) for probe in edits(text, names, players, rng)]
 

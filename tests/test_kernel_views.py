@@ -18,6 +18,7 @@ import random
 import pytest
 
 import fishrules
+from fishrules.forms import forms_of
 from fishrules.kernel import abi as A
 from fishrules.kernel.apistate import KState
 from fishrules.kernel.views import Sight
@@ -140,7 +141,7 @@ def _hidden_pairs(g, S, seat: int):
     another seat sees (its secret zone, or a zone `seen by` it), so that the swap shows there:
     (zone a, zone b, who sees zone a, card x, card y); None if there are none."""
     kp = g.kernel.program
-    lay, model, labels = kp.layout, kp.model, g.program.card_labels
+    lay, model, labels = kp.layout, kp.model, forms_of(g.model).card_labels
     players = S[A.H_N]
     owned, hidden = [], []
     for v in model.player_vars:
