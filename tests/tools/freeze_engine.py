@@ -25,8 +25,11 @@ The parts, and the tests that read them:
     surface    tests/test_kernel_surface.py: phase and counts at every step; playouts from positions
     test_*     the test module of that name, by its own `freeze(engine)` (`MODULES`)
 
-Every file is deterministic (sorted keys, no time, no paths): regenerating with an unchanged engine
-changes nothing.
+Every file is deterministic (sorted keys, no time, no absolute paths: the script runs from the
+checkout, as the tests do): regenerating with an unchanged engine changes nothing.  Where a whole
+answer is large (views, records, every decision's legal texts), a file keeps a 16-hex digest of it
+(tests/_frozen.py) and the whole of the first step only.  tests/test_frozen_engine.py holds the
+files to the parts written here, and their size (3.6 MB in all).
 """
 
 from __future__ import annotations
