@@ -12,7 +12,6 @@ the API's `KState`; on the Python kernel by driving its backend directly, move b
 
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
@@ -41,11 +40,11 @@ def without_history(v: dict) -> dict:
 
 def sight_of(s, view, observation, ids) -> dict:
     """What every seat and a spectator see of `s` (view without its history, observation), and
-    the ids of every waiting seat's legal actions, as plain data."""
+    the ids of every waiting seat's legal actions."""
     seats = [None, *range(s.n)]
     together = s.current == SIMULTANEOUS
-    return json.loads(json.dumps({"views": [view(p) for p in seats], "observations": [observation(p) for p in seats],
-                                  "ids": [[p, ids(p if together else None)] for p in s.waiting]}))
+    return {"views": [view(p) for p in seats], "observations": [observation(p) for p in seats],
+            "ids": [[p, ids(p if together else None)] for p in s.waiting]}
 
 
 def seen_on_kernel(k: KState, where: str) -> dict:
@@ -118,10 +117,9 @@ def test_the_python_kernel_reads_the_same_views(name):
         current = cur if cur >= 0 else SIMULTANEOUS if together else None
         waiting = list(be.who_together(S)) if together else [cur] if cur >= 0 else []
         seats = [None, *range(players)]
-        seen = json.loads(json.dumps({
-            "views": [sight.view(S, players, opts, p, current, waiting, lambda: be.scores(S), lambda: be.winners(S),
-                                 lambda q: [bd.text(m, together) for m in be.moves(S, q)]) for p in seats],
-            "observations": [encode(S, p, current, waiting, lambda: be.scores(S)) for p in seats]}))
+        seen = {"views": [sight.view(S, players, opts, p, current, waiting, lambda: be.scores(S), lambda: be.winners(S),
+                                     lambda q: [bd.text(m, together) for m in be.moves(S, q)]) for p in seats],
+                "observations": [encode(S, p, current, waiting, lambda: be.scores(S)) for p in seats]}
         same_step(seen, want, step, f"{name}, step {step}")
         if cur == A.CUR_OVER:
             break
