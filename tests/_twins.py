@@ -92,9 +92,12 @@ def outcome(call: Callable[[], Any], error: type = RuleError) -> tuple:
 
 
 def watched_fallback(kernel: Any) -> list:
-    """The calls of the kernel's `_fallback` (the game played on the engine's machine) from now on."""
+    """The calls of the kernel's `_fallback` (the game played on the engine's machine) from now on
+    (none ever, once the engine's machine is gone: issue 32, step 6)."""
     calls: list = []
-    engine = kernel._fallback
+    engine = getattr(kernel, "_fallback", None)
+    if engine is None:
+        return calls
 
     def fallback(*args):
         calls.append(args)
@@ -106,11 +109,14 @@ def watched_fallback(kernel: Any) -> list:
 
 def watched_twins(monkeypatch: Any) -> list:
     """The kernel states that ask the engine's machine for anything (a twin of themselves replayed
-    there, `KState._twin`) from now on, one entry a time."""
+    there, `KState._twin`) from now on, one entry a time (none ever, once the engine's machine is
+    gone: issue 32, step 6)."""
     from fishrules.kernel.apistate import KState
 
     asked: list = []
-    real = KState._twin
+    real = getattr(KState, "_twin", None)
+    if real is None:
+        return asked
 
     def twin(self):
         asked.append(self)
@@ -126,3 +132,51 @@ def skip_without_compiler() -> None:
         compiler()
     except NativeError:  # pragma: no cover - every machine the suite runs on has a C compiler
         pytest.skip("no C compiler here", allow_module_level=True)
+
+
+def no_engine_start(monkeypatch: Any) -> None:
+    """From now on, the engine's machine may set no game up (`State._new` of the engine's `State`
+    raises): what the kernel says, it says alone.  Nothing to do once the engine's `State` is gone
+    (issue 32, step 6: `State` is then the kernel's)."""
+    import importlib.util
+
+    if importlib.util.find_spec("fishrules.kernel.apistate") is None:
+        return
+    from fishrules.runtime import State
+
+    def engine(*args: Any, **kw: Any) -> Any:
+        raise AssertionError("the engine's machine set the game up")
+
+    monkeypatch.setattr(State, "_new", engine)
+
+
+def played_texts(kernel: Any, players: int, seed: int, texts: list, options: Any = None) -> Any:
+    """A position of `kernel` (on its backend, no API) from `seed`, the moves of `texts` played in
+    order (each found by its text among the moves of whoever is waited for; at a choice made
+    together, one player's choice at a time)."""
+    be, bd = kernel.backend, kernel.boundary
+    S = be.new(players, kernel.game._options(options), seed)
+    be.start(S, False)
+    for text in texts:
+        if S[A.H_CUR] == A.CUR_SIMUL:
+            move = next(m for p in be.waiting_together(S) for m in be.moves(S, p) if bd.text(m, True) == text)
+            be.choose(S, move)
+        else:
+            be.play(S, next(m for m in be.moves(S, S[A.H_CUR]) if bd.text(m) == text))
+    return S
+
+
+def decided_playout(state: Any, seed: int) -> Any:
+    """Play `state` (seeded) to its end through the API, every choice by the kernel's decision
+    generator of `seed` (move `below(n)` of the `n` legal actions; at a choice made together, one
+    for each waiting player in turn): the game `Kernel.playout(players, options, seed)` plays.
+    The state, played out."""
+    from fishrules.kernel.pyruntime import decision_seed
+
+    ds, dd = decision_seed(seed), 0
+    while not state.is_over:
+        for p in list(state.waiting) if state.current == SIMULTANEOUS else [None]:
+            acts = state.legal_actions(p)
+            j, dd = below(ds, dd, len(acts))
+            state.apply(acts[j])
+    return state

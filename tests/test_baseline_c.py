@@ -1,8 +1,10 @@
 """The hand-written C baseline of Fisherman (benchmarks/baselines/fisherman.c) plays the engine's game.
 
-Under the kernel's rules of chance and choice (fishrules.kernel.reference), game seed `s` of the C
-baseline is `reference_playout(game, players, s)`: equal scores, winners and decisions for a few
-hundred seeds at 3 and 4 players, and for some of them the whole history, text for text.  The
+Under the kernel's rules of chance and choice (`_twins.decided_playout`), game seed `s` of the C
+baseline is the engine's game of seed `s` (`reference_playout(game, players, s)`, frozen in
+tests/golden/engine/test_baseline_c.json by `freeze`, tests/tools/freeze_engine.py): equal scores,
+winners and decisions for a few hundred seeds at 3 and 4 players, and for some of them the whole
+history, text for text, as the game played so through the API writes it.  The
 baseline is also built with -fsanitize=address,undefined and plays games with no report.  Without
 a C compiler (or a sanitizer runtime) the tests skip, saying why.
 """
@@ -16,7 +18,9 @@ import pytest
 
 import fishrules
 from benchmarks.baselines import cbaseline
-from fishrules.kernel.reference import reference_playout
+
+from ._frozen import frozen, plain
+from ._twins import decided_playout
 
 # seeds: small ones, negative ones (the engine takes a seed mod 2^64), and ones near 2^64
 SEEDS = list(range(120)) + [-1, -2, -(2**40), 2**63 - 1, 2**63, 2**64 - 1, 2**64 - 2, 0x9E3779B97F4A7C15,
@@ -39,18 +43,18 @@ def game():
 @pytest.mark.parametrize("players", [3, 4])
 def test_plays_the_engines_game(lib, game, players):
     """Scores, winners and decisions equal the engine's for every seed."""
-    for seed in SEEDS:
-        want = reference_playout(game, players, seed)
+    engine = frozen("test_baseline_c")[str(players)]
+    assert len(engine) == len(SEEDS)
+    for seed, want in zip(SEEDS, engine):
         got = cbaseline.play(players, seed)
-        assert got == (want.scores, want.winners, want.decisions), f"{players} players, seed {seed}"
+        assert plain(got) == want, f"{players} players, seed {seed}"
 
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_history_is_the_engines(lib, game, players):
     """Every draw and every choice, in order, as the engine's history writes them."""
     for seed in list(range(8)) + [-1, 2**64 - 1]:
-        state = game.start(players=players, seed=seed)
-        reference_playout(game, players, seed, state=state)
+        state = decided_playout(game.start(players=players, seed=seed), seed)
         assert cbaseline.history(players, seed) == state.history, f"{players} players, seed {seed}"
 
 
@@ -88,3 +92,15 @@ def test_clean_under_sanitizers(lib):
                            env=dict(os.environ, ASAN_OPTIONS="detect_leaks=1", UBSAN_OPTIONS="print_stacktrace=1"))
         assert r.returncode == 0 and not r.stderr, f"sanitizer build, {players} players: {r.stderr}"
         assert tuple(map(int, r.stdout.split())) == cbaseline.play_many(players, seed0, 1500)
+
+
+def freeze(engine) -> dict:
+    """The engine's games of `SEEDS` (run by tests/tools/freeze_engine.py while it lived)."""
+    game = fishrules.load("fisherman")
+    out = {}
+    for players in (3, 4):
+        out[str(players)] = []
+        for seed in SEEDS:
+            want = engine.playout(game, players, seed)
+            out[str(players)].append([want.scores, want.winners, want.decisions])
+    return out

@@ -1,20 +1,23 @@
 """The game kernel plays exactly the engine's games, on both backends.
 
 Every bundled ruleset and overlay (the hostile corpus: tests/hostile/test_kernel_rules.py): the
-kernel (native code and Python) and the engine's API loop, both choosing by the
-kernel's choice generator (`fishrules.kernel.reference`), reach the same scores, winners, number
-of decisions and of chance outcomes from the same seed, or the same error.  Stepped one decision at
-a time, the kernel offers exactly the engine's legal actions, in the engine's order.  A state
-replayed into the kernel (`Kernel.state_of`) plays on exactly as the engine's state does.
+kernel (native code and Python), choosing by the kernel's choice generator
+(`fishrules.kernel.pyruntime.decision_seed`), reaches the scores, winners, number of decisions and
+of chance outcomes the engine's API loop reached from the same seed, or its error.  Stepped one
+decision at a time, the kernel offers exactly the engine's legal actions, in the engine's order.  A
+position played part-way plays on exactly as the engine's state did.
 
-The slow tier (`FISHRULES_SLOW_TESTS=1`) plays 10,000 games per ruleset against the engine.
+The engine's answers are frozen in tests/golden/engine/playouts.json (tests/tools/freeze_engine.py,
+written from the engine's own machine while it lived).
+
+The slow tier (`FISHRULES_SLOW_TESTS=1`) plays 10,000 games per ruleset against the engine (live:
+it dies with the engine, plan §3 item 5).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import random
 from pathlib import Path
 
 import pytest
@@ -23,29 +26,36 @@ import fishrules
 from fishrules.errors import RuleError
 from fishrules.kernel import Kernel, KFault
 from fishrules.kernel import layout as L
-from fishrules.kernel.pyruntime import decision_seed
-from fishrules.kernel.reference import reference_playout
-from fishrules.runtime import SIMULTANEOUS
+from fishrules.kernel.pyruntime import below, decision_seed
 
-from ._twins import BACKENDS, NATIVE, decide_both, kernel
+from ._frozen import frozen, plain
+from ._twins import BACKENDS, NATIVE, kernel
 
 RULESETS = fishrules.bundled()
 SLOW = os.environ.get("FISHRULES_SLOW_TESTS") == "1"
+#: the seeds of every ruleset's playouts at every player count
+PLAYOUT_SEEDS = (1, 2, 3)
+#: rules whose score divides by zero at the end of every game
+ZERO = ('game "Zero"\nplayers 2 to 2\neach player has n: number\nscore "s": divide(10, your n)\n'
+        'phase game:\n  for each player:\n    player chooses pass\naction pass:\n  add 0 to your n\n')
+
+
+def decision_game_seed(players: int) -> int:
+    """The seed of the game stepped one decision at a time."""
+    return 11 + players
 
 
 def outcome(k: Kernel, players: int, seed: int, options=None):
-    """The kernel's outcome of a game, or the text of the error it raises."""
+    """The kernel's outcome of a game (as the golden file holds it), or the text of its error."""
     try:
-        return tuple(k.playout(players, k.game._options(options), seed).outcome)
+        return plain(list(k.playout(players, k.game._options(options), seed).outcome))
     except RuleError as e:
-        return ("error", e.render())
+        return ["error", e.render()]
 
 
-def engine(game, players: int, seed: int, options=None):
-    try:
-        return tuple(reference_playout(game, players, seed, game._options(options)))
-    except RuleError as e:
-        return ("error", e.render())
+def test_the_engines_answers_cover_every_ruleset():
+    for part in ("games", "decisions", "replayed"):
+        assert sorted(frozen("playouts")[part]) == sorted(RULESETS), part
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -53,9 +63,11 @@ def engine(game, players: int, seed: int, options=None):
 def test_playouts_are_the_engines_games(name, backend):
     k = kernel(name, backend)
     g = k.game
+    want = frozen("playouts")["games"][name]
+    assert len(want) == (g.max_players - g.min_players + 1) * len(PLAYOUT_SEEDS)
     for players in range(g.min_players, g.max_players + 1):
-        for seed in (1, 2, 3):
-            assert outcome(k, players, seed) == engine(g, players, seed), (players, seed)
+        for seed in PLAYOUT_SEEDS:
+            assert outcome(k, players, seed) == want[f"{players}/{seed}"], (players, seed)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -64,16 +76,32 @@ def test_every_decision_offers_the_engines_actions(name, backend):
     k = kernel(name, backend)
     g, be, bd = k.game, k.backend, k.boundary
     for players in (g.min_players, g.max_players):
-        seed = 11 + players
-        ref = g.start(players=players, seed=seed)
+        want = frozen("playouts")["decisions"][name][str(players)]
+        seed = want["seed"]
+        assert seed == decision_game_seed(players)
         S = be.new(players, g._options(None), seed)
         be.start(S, False)
         ds, dd = decision_seed(seed), 0
-        while not ref.is_over:
-            assert S[L.H_CUR] != L.CUR_OVER
-            dd = decide_both(be, bd, S, ref, ds, dd)
-        assert S[L.H_CUR] == L.CUR_OVER
-        assert be.scores(S) == ref.scores() and be.winners(S) == ref.winners()
+        trace = iter(want["trace"])
+        at = 0
+        while S[L.H_CUR] != L.CUR_OVER:
+            if S[L.H_CUR] == L.CUR_SIMUL:
+                chosen = []
+                for p in be.who_together(S):
+                    moves = be.moves(S, p)
+                    assert [p, 1, [bd.text(mv, True) for mv in moves]] == next(trace), (players, at)
+                    j, dd = below(ds, dd, len(moves))
+                    chosen.append(moves[j])
+                    at += 1
+                be.play_together(S, tuple(chosen))
+                continue
+            moves = be.moves(S, S[L.H_CUR])
+            assert [S[L.H_CUR], 0, [bd.text(mv) for mv in moves]] == next(trace, None), (players, at)
+            j, dd = below(ds, dd, len(moves))
+            be.play(S, moves[j])
+            at += 1
+        assert next(trace, None) is None, f"{players} players: the engine's game went on after decision {at}"
+        assert be.scores(S) == want["scores"] and be.winners(S) == want["winners"]
 
 
 @pytest.mark.skipif(not NATIVE, reason="no C compiler here")
@@ -87,33 +115,50 @@ def test_both_backends_simulate_the_same_games(name):
         assert list(py.simulate(players, opts, seeds)) == list(native.simulate(players, opts, seeds))
 
 
+def _play_text(k: Kernel, S, prefix: list) -> None:
+    """Play `prefix` ([player or None, text] a decision, a choice made together one entry per
+    waiting player) on the kernel position S, each move found by its text."""
+    be, bd = k.backend, k.boundary
+    i = 0
+    while i < len(prefix):
+        if S[L.H_CUR] == L.CUR_SIMUL:
+            who = list(be.who_together(S))
+            chosen = []
+            for p, (q, text) in zip(who, prefix[i:i + len(who)]):
+                assert p == q
+                chosen.append(next(m for m in be.moves(S, p) if bd.text(m, True) == text))
+            be.play_together(S, tuple(chosen))
+            i += len(who)
+        else:
+            text = prefix[i][1]
+            be.play(S, next(m for m in be.moves(S, S[L.H_CUR]) if bd.text(m) == text))
+            i += 1
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", RULESETS)
-def test_a_state_replayed_into_the_kernel_plays_on_as_the_engines(name, backend):
+def test_a_position_played_part_way_plays_on_as_the_engines(name, backend):
     k = kernel(name, backend)
     g, be, bd = k.game, k.backend, k.boundary
-    rng = random.Random(name)
     for players in (g.min_players, g.max_players):
-        st = g.start(players=players, seed=rng.randrange(1 << 40))
-        for _ in range(rng.randrange(1, 40)):
-            if st.is_over:
-                break
-            for p in (st.waiting if st.current == SIMULTANEOUS else [None]):
-                st.apply(rng.choice(st.legal_actions(p)))
-        S = k.state_of(st)
-        if st.is_over:
-            assert S[L.H_CUR] == L.CUR_OVER
+        want = frozen("playouts")["replayed"][name][str(players)]
+        S = be.new(players, g._options(None), want["seed"])
+        be.start(S, False)
+        _play_text(k, S, want["prefix"])
+        assert (S[L.H_CUR] == L.CUR_OVER) == want["over"]
+        if want["over"]:
             continue
-        if st.current != SIMULTANEOUS:
-            assert [bd.text(m) for m in be.moves(S, st.current)] == [a.text for a in st.legal_actions()]
-        dseed = rng.randrange(1 << 62)
-        S[L.H_DSEED], S[L.H_DDRAWS] = dseed, 0
+        if want["legal"] is not None:
+            assert [bd.text(m) for m in be.moves(S, S[L.H_CUR])] == want["legal"]
+        S[L.H_DSEED], S[L.H_DDRAWS] = want["dseed"], 0
         be.playout(S)
-        ref = reference_playout(g, players, st.seed, state=st.clone(), dseed=dseed)
-        assert (be.scores(S), be.winners(S)) == (ref.scores, ref.winners)
+        assert (be.scores(S), be.winners(S)) == (want["scores"], want["winners"])
 
 
 def test_a_state_waiting_for_chance_is_not_replayed_but_one_with_manual_chance_is():
+    """(`Kernel.state_of` is the bridge from the engine's state: it goes at step 6 with it.)"""
+    import random
+
     k = kernel("fishfry", "python")
     st = k.game.start(players=2, chance="manual")
     with pytest.raises(KFault):
@@ -129,19 +174,17 @@ def test_a_state_waiting_for_chance_is_not_replayed_but_one_with_manual_chance_i
 
 
 def test_a_rule_that_goes_wrong_in_a_simulation_is_the_engines_error():
-    g = fishrules.loads('game "Zero"\nplayers 2 to 2\neach player has n: number\nscore "s": divide(10, your n)\n'
-                        'phase game:\n  for each player:\n    player chooses pass\naction pass:\n  add 0 to your n\n',
-                        backend="python")
+    g = fishrules.loads(ZERO, backend="python")
     with pytest.raises(RuleError) as got:
         g.simulate(3, players=2)
-    with pytest.raises(RuleError) as want:
-        reference_playout(g, 2, fishrules.api.game_seed_of(0, 0))
-    assert got.value.render() == want.value.render()
+    assert got.value.render() == frozen("playouts")["zero"]
 
 
 @pytest.mark.skipif(not SLOW, reason="the slow tier: FISHRULES_SLOW_TESTS=1")
 @pytest.mark.parametrize("name", RULESETS)
 def test_slow_tier_ten_thousand_games_per_ruleset(name):
+    from fishrules.kernel.reference import reference_playout
+
     backend = "native" if NATIVE else "python"
     k = kernel(name, backend)
     g = k.game
@@ -209,6 +252,7 @@ def test_a_best_of_a_best_is_lowered_once_per_level():
 def test_a_best_of_a_best_plays_the_engines_games(backend):
     g = fishrules.loads(_leaders(9), name="best.fish")
     k = Kernel(g, backend)
+    assert len(frozen("playouts")["best"]) == 15
     for players in (2, 3, 4):
         for seed in range(1, 6):
-            assert outcome(k, players, seed) == engine(g, players, seed), (players, seed)
+            assert outcome(k, players, seed) == frozen("playouts")["best"][f"{players}/{seed}"], (players, seed)

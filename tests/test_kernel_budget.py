@@ -6,7 +6,8 @@ does (tests/test_kernel_work.py), so `faults.error` words it as the engine does
 (`reasons.OVER_BUDGET`, at that statement, with what was being done: `faults.counts_as_the_engine`)
 and the game is not played on the engine's machine (`Kernel._fallback`).  Held here for rules that
 run away (more than WORK_BUDGET on the engine: the engine refuses them), on both spellings: the
-kernel's words are the engine's, message, line and context.
+kernel's words are the engine's, message, line and context (frozen in
+tests/golden/engine/test_kernel_budget.json by `freeze`, tests/tools/freeze_engine.py).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import fishrules
 from fishrules.errors import RuleError
 from fishrules.kernel import Kernel, faults
 from fishrules.kernel.native import NativeError, compiler
+from ._frozen import frozen
 from ._twins import watched_fallback
 
 try:
@@ -51,7 +53,7 @@ def test_a_step_over_the_budget_is_said_by_the_kernel_in_the_engines_words(backe
     g = fishrules.loads(RUNAWAY[name], "heavy.fish")
     kernel = Kernel(g, backend)
     opts = g._options(None)
-    engine = _render(lambda: kernel._fallback(2, opts, 3, 300))
+    engine = frozen("test_kernel_budget")[name]  # (the engine's words, frozen by `freeze`)
     assert "steps of work" in engine
     calls = watched_fallback(kernel)
     assert _render(lambda: kernel.playout(2, opts, 3)) == engine
@@ -66,3 +68,12 @@ def test_the_kernels_budget_is_the_engines_and_the_engine_is_not_asked():
     with pytest.raises(RuleError, match="steps of work"):
         kernel.playout(2, g._options(None), 3)
     assert not calls
+
+
+def freeze(engine) -> dict:
+    """The engine's words for each runaway rule (run by tests/tools/freeze_engine.py while it lived)."""
+    out = {}
+    for name, text in RUNAWAY.items():
+        g = fishrules.loads(text, "heavy.fish")
+        out[name] = _render(lambda: engine.fallback(Kernel(g, "python"), 2, g._options(None), 3, 300))
+    return out

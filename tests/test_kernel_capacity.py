@@ -4,6 +4,9 @@ on the kernel, both spellings, exactly as on the engine (up to MAX_LIST_LENGTH, 
 game may have).  A list the rules add to keeps LIST_CAPACITY in a game's own kernel (see
 `Layout._list_capacities` for why): past it, the game goes on in a roomier kernel of the same rules
 (tests/test_kernel_capacity_growth.py).
+
+The engine's answers are frozen in tests/golden/engine/test_kernel_capacity.json (`freeze`, run by
+tests/tools/freeze_engine.py while the engine lived).
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from fishrules.kernel.abi import LIST_CAPACITY
 from fishrules.kernel.lower import lower
 from fishrules.kernel.native import NativeError, compiler
 from fishrules.limits import MAX_LIST_LENGTH
-from ._twins import engine_start, watched_fallback
+from ._frozen import digest, frozen, plain
+from ._twins import watched_fallback
 
 try:
     compiler()
@@ -82,8 +86,8 @@ def test_lists_longer_than_128_play_on_the_kernel_as_on_the_engine(backend, card
     for seed in range(3):
         for n in (2, 3):
             got = kernel.playout(n, opts, seed)
-            assert got == kernel._fallback(n, opts, seed, 300), (seed, n)  # (the engine's game)
-    assert len(calls) == 3 * 2  # only the comparisons above: the kernel never gave up
+            assert plain(got) == frozen("test_kernel_capacity")["long"][f"{cards}/{n}/{seed}"], (seed, n)  # the engine's game
+    assert not calls  # the kernel never gave up
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -100,16 +104,17 @@ def test_the_corpus_rules_with_long_lists_play_on_the_kernel(backend):
 def test_the_api_keeps_a_game_with_long_lists_on_the_native_kernel():
     text = LONG.read_text()
     kernel_game = fishrules.loads(text, "long.fish", backend="native")
+    want = frozen("test_kernel_capacity")["api"]
+    s = kernel_game.start(3, seed=11)
+    legal = [[str(a) for a in s.legal_actions()] for _ in [0]]
     pick = random.Random(5)
-    s, e = kernel_game.start(3, seed=11), engine_start(kernel_game, 3, 11)
-    while not e.is_over:
-        mine, its = s.legal_actions(), e.legal_actions()
-        assert [str(a) for a in mine] == [str(a) for a in its]
-        i = pick.randrange(len(its))
-        s.apply(mine[i])
-        e.apply(its[i])
+    while not s.is_over:
+        mine = s.legal_actions()
+        s.apply(mine[pick.randrange(len(mine))])
+        legal.append([str(a) for a in s.legal_actions()])
     assert type(s).__name__ == "KState"  # never handed to the engine's machine
-    assert (s.history, s.scores(), s.view(0)) == (e.history, e.scores(), e.view(0))
+    assert digest(legal) == want["legal"]  # the engine's legal actions at every step
+    assert plain([s.history, s.scores(), s.view(0)]) == want["end"]
 
 
 # ---- frames: a phase that plays itself, waiting deep inside ----------------------------------------
@@ -160,9 +165,33 @@ def test_a_game_waiting_deep_in_phases_that_play_themselves_keeps_its_frames(bac
 @pytest.mark.skipif("native" not in BACKENDS, reason="no C compiler")
 def test_the_api_keeps_a_game_waiting_deep_on_the_native_kernel():
     s = fishrules.loads(DEEP, "deep.fish", backend="native").start(2, seed=1)
-    e = engine_start(fishrules.loads(DEEP, "deep.fish", backend="python"), 2, 1)
-    while not e.is_over:
+    while not s.is_over:
         s.apply(s.legal_actions()[-1])
-        e.apply(e.legal_actions()[-1])
     assert type(s).__name__ == "KState"
-    assert (s.history, s.scores()) == (e.history, e.scores())
+    assert plain([s.history, s.scores()]) == frozen("test_kernel_capacity")["deep"]  # the engine's game
+
+
+def freeze(engine) -> dict:
+    """What the engine answered in the games above (run by tests/tools/freeze_engine.py while the
+    engine lived)."""
+    out: dict = {"long": {}}
+    for cards in (LIST_CAPACITY + 1, 700, MAX_LIST_LENGTH):
+        g = _rules(cards)
+        kernel = Kernel(g, "python")
+        for seed in range(3):
+            for n in (2, 3):
+                out["long"][f"{cards}/{n}/{seed}"] = engine.fallback(kernel, n, g._options(None), seed, 300)
+    g = fishrules.loads(LONG.read_text(), "long.fish", backend="python")
+    e = engine.start(g, 3, 11)
+    legal = [[str(a) for a in e.legal_actions()]]
+    pick = random.Random(5)
+    while not e.is_over:
+        its = e.legal_actions()
+        e.apply(its[pick.randrange(len(its))])
+        legal.append([str(a) for a in e.legal_actions()])
+    out["api"] = {"legal": digest(legal), "end": [e.history, e.scores(), e.view(0)]}
+    e = engine.start(fishrules.loads(DEEP, "deep.fish", backend="python"), 2, 1)
+    while not e.is_over:
+        e.apply(e.legal_actions()[-1])
+    out["deep"] = [e.history, e.scores()]
+    return out

@@ -2,7 +2,8 @@
 entries in a game's own kernel; a game that adds past it goes on in a roomier kernel of the same
 rules (`Kernel.roomier`, tiers of `layout.ROOMS` up to the language's MAX_LIST_LENGTH), never on
 the engine's machine: a state through the API stays a `KState` (its kernel changes, not its class)
-and answers exactly as its engine twin at every step, whether a list outgrows its room in the
+and answers exactly as the engine did at every step (its answers frozen in
+tests/golden/engine/test_kernel_capacity_growth.json by `freeze`, tests/tools/freeze_engine.py), whether a list outgrows its room in the
 set-up, a move, a choice made together or chance given by hand; a state answers the same whichever
 kernel holds it (equality, hash, JSON, views, observations, legal ids); `Kernel.playout` and
 `simulate` play such games on both spellings without the engine.  Past MAX_LIST_LENGTH the
@@ -24,8 +25,9 @@ from fishrules.kernel.apistate import KState
 from fishrules.kernel.apistate import start as kernel_start
 from fishrules.kernel.layout import ROOMS
 from fishrules.limits import MAX_LIST_LENGTH
-from fishrules.runtime import SIMULTANEOUS, State
-from ._twins import BACKENDS, NATIVE, engine_start, outcome, watched_fallback, watched_twins
+from fishrules.runtime import SIMULTANEOUS
+from ._frozen import digests, freeze_game, frozen, plain, same_length, same_step
+from ._twins import BACKENDS, NATIVE, outcome, watched_fallback, watched_twins
 
 #: lists added to by the set-up (`setup` times 100 entries), by each move (`step`), after each roll
 #: (`roll` times 50 or 100), by each choice made together (`pick`): the ways a list outgrows its
@@ -153,21 +155,41 @@ CASES = [
 ]
 
 
-def play_both(s, e, rng: random.Random) -> list:
-    """Play `s` (on the kernel) and its engine twin `e` to the end, alike, checking at every step
-    that `s` stays a KState and answers as `e`; the texts applied."""
-    applied = []
-    while not e.is_over:
-        mine, its = choices(s), choices(e)
-        assert [a.text for a in mine] == [a.text for a in its]
-        i = rng.randrange(len(its))
+def seen(s) -> dict:
+    """What a game of these rules is compared in at a step (before its move)."""
+    return {"legal": [a.text for a in choices(s)], "current": s.current, "history": s.history, "scores": s.scores(),
+            "view 0": s.view(0)}
+
+
+def at_the_end(s) -> dict:
+    return {"winners": s.winners(), "score_parts": s.score_parts(), "view": s.view(None), "json": s.to_json()}
+
+
+def case_key(what: str, chance: str) -> str:
+    return f"{what}/{chance}"
+
+
+def play(s, want: dict, rng: random.Random) -> list:
+    """Play `s` (on the kernel) to the end, checking at every step that it stays a KState and
+    answers as the engine did; the texts applied."""
+    applied: list = []
+    while True:
+        same_step(seen(s), want, len(applied), f"after {applied}")
+        if s.is_over:
+            break
+        mine = choices(s)
+        i = rng.randrange(len(mine))
         s.apply(mine[i].text if len(applied) % 3 == 2 else mine[i])  # (a text, and the kernel's own actions)
-        e.apply(its[i])
-        applied.append(its[i].text)
+        applied.append(mine[i].text)
         assert type(s) is KState, applied
-        assert (s.current, s.history, s.scores(), s.view(0)) == (e.current, e.history, e.scores(), e.view(0)), applied
-    assert s.is_over and (s.winners(), s.score_parts(), s.view(None)) == (e.winners(), e.score_parts(), e.view(None))
+    same_length(len(applied), want, "the game")
+    assert digests(plain(at_the_end(s))) == want["end"]
     return applied
+
+
+def test_the_engines_answers_cover_every_case():
+    assert sorted(frozen("test_kernel_capacity_growth")["outgrow"]) == sorted(
+        case_key(what, chance) for what, _, _ in CASES for chance in ("seeded", "manual"))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -175,13 +197,12 @@ def play_both(s, e, rng: random.Random) -> list:
 @pytest.mark.parametrize("what,amounts,tier", CASES, ids=[c[0] for c in CASES])
 def test_a_game_whose_lists_outgrow_their_room_stays_on_the_kernel(what, amounts, tier, chance, backend, twins):
     s = begin(backend, 3, chance, **amounts)
-    e = engine_start(game("python"), 2, 3, chance, options(**amounts))
-    assert type(s) is KState and type(e) is State
-    applied = play_both(s, e, random.Random(len(what)))
+    assert type(s) is KState
+    applied = play(s, frozen("test_kernel_capacity_growth")["outgrow"][case_key(what, chance)], random.Random(len(what)))
     assert room(s) == tier and not twins  # grown, and the engine never asked
-    # a game that grew saves what its engine twin saves, and reads back as itself
+    # a game that grew saves what the engine saved (`at_the_end`), and reads back as itself
     text = s.to_json()
-    assert json.loads(text)["position"] is not None and text == e.to_json()
+    assert json.loads(text)["position"] is not None
     if backend == "native":  # (the game's own states: the native kernel's)
         back = game("native").state_from_json(text)
         assert type(back) is KState and back == s and hash(back) == hash(s) and back.to_json() == text
@@ -196,58 +217,21 @@ def test_a_game_whose_lists_outgrow_their_room_stays_on_the_kernel(what, amounts
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_list_past_the_languages_limit_is_the_engines_error_in_the_kernels_words(backend, twins):
     # 100 + 49 rounds of 200 = 10,000 entries; the next move adds 100 more
-    amounts = dict(setup=1, step=1, rounds=50)
-    s, e = begin(backend, 5, **amounts), engine_start(game("python"), 2, 5, "seeded", options(**amounts))
+    want = frozen("test_kernel_capacity_growth")["past the limit"]
+    s = begin(backend, 5, setup=1, step=1, rounds=50)
     rng = random.Random(2)
-    while True:
-        mine, its = choices(s), choices(e)
-        i = rng.randrange(len(its))
-        want = outcome(lambda: e.apply(its[i]))
-        if want != ("ok",):
-            break
-        s.apply(mine[i])
+    for _ in range(want["applied"]):  # (the moves the engine took)
+        mine = choices(s)
+        s.apply(mine[rng.randrange(len(mine))])
         assert type(s) is KState
+    mine = choices(s)
+    i = rng.randrange(len(mine))
     history = s.history
-    assert want[0] == "error" and "10,000" in want[1]
-    assert outcome(lambda: s.apply(mine[i])) == want  # the engine's error, position and hint
+    assert want["error"][0] == "error" and "10,000" in want["error"][1]
+    assert plain(outcome(lambda: s.apply(mine[i]))) == want["error"]  # the engine's error, position and hint
     assert type(s) is KState and room(s) == MAX_LIST_LENGTH and not twins  # in the kernel's own words
-    assert s.history == history and [a.text for a in choices(s)] == [a.text for a in choices(e)]  # put back
-    assert outcome(lambda: s.apply(mine[i].text)) == want
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("chance", ["seeded", "manual"])
-def test_a_position_answers_the_same_whichever_kernel_holds_it(chance, backend, twins):
-    g, opts = game(backend), options(step=1, rounds=3, pick=1)
-    space, spec = g.action_space(2, opts), g.observation_spec(2, opts)
-    twins.clear()  # (the spaces start a game of their own, on the engine, to count its dice)
-    s = begin(backend, 9, chance, step=1, rounds=3, pick=1)  # (a list passes 128 in its second move)
-    rng = random.Random(4)
-    while not s.is_over:
-        moved = s.clone()
-        if room(moved) < ROOMS[-1]:
-            assert moved._grow()
-        assert room(moved) > room(s)
-        assert moved == s and s == moved and hash(moved) == hash(s) and moved.to_json() == s.to_json()
-        assert type(moved) is KState
-        for p in (None, 0, 1):
-            assert moved.view(p) == s.view(p)
-            assert moved.history_for(p) == s.history_for(p)
-            if p is not None:
-                assert moved.observation(p) == s.observation(p)
-                assert moved.events_for(p) == s.events_for(p)
-        who = s.waiting[0] if s.current == SIMULTANEOUS else None
-        assert space.legal_ids(moved, who) == space.legal_ids(s, who)
-        assert (moved.phase, moved.rules_fired, moved.empty_draws, moved.score_parts()) == (
-            s.phase, s.rules_fired, s.empty_draws, s.score_parts())
-        # an action listed by one kernel is taken by the other
-        mine, theirs = choices(s), choices(moved)
-        i = rng.randrange(len(mine))
-        s.apply(theirs[i])
-        moved.apply(mine[i])
-        assert moved == s and type(s) is KState and type(moved) is KState
-    assert len(spec.encode(s.view(0))) == len(s.observation(0))
-    assert not twins
+    assert s.history == history and [a.text for a in choices(s)] == want["legal"]  # put back
+    assert plain(outcome(lambda: s.apply(mine[i].text))) == want["error"]
 
 
 #: rules whose lists outgrow the room of the game's own kernel in every game, and the room they need
@@ -266,7 +250,8 @@ def test_whole_games_grow_without_the_engine(backend, amounts, tier):
         got = list(kernel.simulate(players, opts, seeds))
         assert not calls, "never the engine's machine"
         for seed in seeds[:2]:  # (the engine's very games)
-            assert got[seed] == kernel.playout(players, opts, seed) == kernel._fallback(players, opts, seed, 300)
+            assert got[seed] == kernel.playout(players, opts, seed)
+            assert plain(got[seed]) == frozen("test_kernel_capacity_growth")["whole games"][_played_key(amounts, players, seed)]
         calls.clear()
     built = kernel
     while built._roomier:  # (the roomier kernels built, each when a game first needed it)
@@ -281,28 +266,29 @@ def test_whole_games_past_the_languages_limit_raise_the_engines_error(backend):
     calls = watched_fallback(kernel)
     got = outcome(lambda: list(kernel.simulate(2, opts, [0, 1])))
     assert got[0] == "error" and "10,000" in got[1] and not calls
-    assert got == outcome(lambda: kernel._fallback(2, opts, 0, 300))
+    assert plain(got) == frozen("test_kernel_capacity_growth")["whole games past the limit"]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("chance", ["seeded", "manual"])
 def test_a_playout_that_grows_a_list_stays_on_the_kernel(chance, backend, twins):
-    opts = options(step=1, rounds=4, roll=1)
     s = begin(backend, 1, chance, step=1, rounds=4, roll=1)
     s.apply(choices(s)[0])  # (still in the game's own kernel)
     assert room(s) == LIST_CAPACITY
     out = s.playout(random.Random(7))
     assert type(s) is KState and s.is_over and room(s) > LIST_CAPACITY and not twins
     assert (out.scores, out.winners) == (s.scores(), s.winners())
-    if chance == "manual":  # chance by hand: every random number drawn as the engine's playout draws it
-        e = engine_start(game("python"), 2, 1, chance, opts)
-        e.apply(choices(e)[0])
-        assert e.playout(random.Random(7)) == out
-    else:  # the game the kernel played out, on the engine's machine: the same
-        assert s._twin().scores() == out.scores
+    # chance by hand: every random number drawn as the engine's playout drew it; seeded: the game
+    # the engine played from the two seeds the kernel's playout draws from `rng` (`_played_on`)
+    assert plain(out) == frozen("test_kernel_capacity_growth")["playout"][chance]
+
+
+def _played_key(amounts: dict, players: int, seed: int) -> str:
+    return f"{sorted(amounts.items())}/{players}/{seed}"
 
 
 def test_where_a_roomier_kernel_would_be_too_large_the_engine_plays_on():
+    """(About the engine's machine: it goes at step 6, and this test with it, or becomes an error.)"""
     # a hundred lists each of eight players adds to: room for 1,024 entries fits in a position,
     # for 10,000 (eight million numbers) it does not
     text = ("game \"Many\"\nplayers 2 to 8\ncards deck: n from 1 to 100\n"
@@ -345,3 +331,56 @@ def test_a_state_that_grew_determinizes_on_its_kernel(twins):
     assert d.view(s.current) == s.view(s.current)
     d.apply(choices(d)[-1])
     assert type(d) is KState and not twins
+
+
+# ---- the engine's answers, frozen (tests/tools/freeze_engine.py) -------------------------------------
+
+
+def freeze(engine) -> dict:
+    """What the engine answered in the games above (run by tests/tools/freeze_engine.py while the
+    engine lived)."""
+    from fishrules.limits import MAX_PLAYOUT_DECISIONS
+
+    g = game("python")
+    out: dict = {"outgrow": {}}
+    for what, amounts, _ in CASES:
+        for chance in ("seeded", "manual"):
+            rng = random.Random(len(what))
+
+            def move(e, rng=rng):
+                its = choices(e)
+                e.apply(its[rng.randrange(len(its))])
+                return e
+
+            e = engine.start(g, 2, 3, chance, options(**amounts))
+            frozen_game = freeze_game(e, lambda e, step: seen(e), move)
+            frozen_game["end"] = digests(plain(at_the_end(e)))
+            out["outgrow"][case_key(what, chance)] = frozen_game
+    e = engine.start(g, 2, 5, "seeded", options(setup=1, step=1, rounds=50))
+    rng, applied = random.Random(2), 0
+    while True:
+        its = choices(e)
+        error = outcome(lambda: e.apply(its[rng.randrange(len(its))]))
+        if error != ("ok",):
+            break
+        applied += 1
+    out["past the limit"] = {"applied": applied, "error": error, "legal": [a.text for a in choices(e)]}
+    kernel = Kernel(g, "python")
+    out["whole games"] = {_played_key(amounts, players, seed): engine.fallback(kernel, players, options(**amounts), seed, 300)
+                          for amounts, _ in PLAYED for players in (2, 3) for seed in (0, 1)}
+    out["whole games past the limit"] = outcome(
+        lambda: engine.fallback(kernel, 2, options(setup=1, step=1, rounds=50), 0, 300))
+    out["playout"] = {}
+    for chance in ("seeded", "manual"):
+        e = engine.start(g, 2, 1, chance, options(step=1, rounds=4, roll=1))
+        e.apply(choices(e)[0])
+        if chance == "manual":
+            out["playout"][chance] = e.playout(random.Random(7))
+        else:  # as `KState.playout(rng)` plays: two seeds from `rng` (`apistate._played_on`)
+            rng = random.Random(7)
+            cseed, dseed = rng.getrandbits(63), rng.getrandbits(63)
+            e.seed, e.draws = cseed, 0
+            got = engine.playout(g, 2, cseed, options(step=1, rounds=4, roll=1), state=e, dseed=dseed,
+                                 limit=MAX_PLAYOUT_DECISIONS + 1)
+            out["playout"][chance] = [got.scores, got.winners, got.decisions, got.chances]
+    return out

@@ -13,7 +13,10 @@ phase's `if`, and while the scores are worked out.
 
 Also: no public call with a bad argument makes a KState the engine's (`observation` of a seat not
 in the game, `legal_actions()` at a choice made together, `apply` of what is no action, of an
-engine's `Action` of another game or of a player who may not act now), nor does `repr`."""
+`Action` of another game or of a player who may not act now), nor does `repr`.
+
+The engine's answers are frozen in tests/golden/engine/test_kernel_faults.json (`freeze`, run by
+tests/tools/freeze_engine.py while the engine lived)."""
 
 from __future__ import annotations
 
@@ -24,8 +27,8 @@ from fishrules.errors import FishrulesError, OptionError
 from fishrules.kernel.abi import H_WORK
 from fishrules.kernel.apistate import KState, start
 from fishrules.kernel.native import compiler
-from fishrules.runtime import State
 
+from ._frozen import frozen, plain
 from ._twins import outcome, skip_without_compiler, watched_twins
 
 skip_without_compiler()
@@ -187,7 +190,17 @@ CASES = ([(c, f) for c in CONTEXTS for f in FAULTS] + [(c, f) for c in _EXPRESSI
          + [("numbers", "")])
 
 
-def _picture(k: State) -> tuple:
+def said(call) -> list:
+    """What `call()` ended in (`_twins.outcome`), as the golden file holds it."""
+    return plain(outcome(call))
+
+
+def engine(key: str):
+    """What the engine answered (frozen by `freeze`, tests/tools/freeze_engine.py)."""
+    return frozen("test_kernel_faults")[key]
+
+
+def _picture(k: KState) -> tuple:
     """What a state is, without making a KState the engine's: its position, who is waited for,
     what each of them may do, the history, the scores."""
     position = list(k._ks[1])
@@ -207,28 +220,33 @@ def twins(monkeypatch):
 ENGINES_WORDS: set = set()
 
 
+def _case(context: str, fault: str):
+    statement = EXPRESSIONS[fault] if context in _EXPRESSION_CONTEXTS else FAULTS.get(fault, "")
+    return fishrules.loads(rules_with(context, statement), "faults.fish", backend="native")
+
+
+def _chosen(context: str, acts: list):
+    """The action played at each step: the last (which goes wrong in a turn), else the first."""
+    return acts[-1] if context in CONTEXTS else acts[0]
+
+
 @pytest.mark.parametrize("context,fault", CASES)
 def test_a_rule_that_goes_wrong_is_the_engines_error_and_the_state_stays(context, fault, twins):
-    statement = EXPRESSIONS[fault] if context in _EXPRESSION_CONTEXTS else FAULTS.get(fault, "")
-    text = rules_with(context, statement)
-    g = fishrules.loads(text, "faults.fish", backend="native")
+    want = engine(f"{context}/{fault}")
+    g = _case(context, fault)
     k = start(g, 2, g._options(None), 1, False)
-    e = State._new(g, 2, g._options(None), 1, False)
     assert type(k) is KState
     played: list = []
-    for _ in range(8):
-        p = e.waiting[0]
-        acts = e.legal_actions(p)
-        ea = acts[-1] if context in CONTEXTS else acts[0]
-        ka = [a for a in k.legal_actions(p) if a.text == ea.text][0]
+    for text, result in want["steps"]:
+        ka = _chosen(context, k.legal_actions(k.waiting[0]))
+        assert ka.text == text, (context, fault, played)
         before = _picture(k)
-        want = outcome(lambda: e.apply(ea))
-        got = outcome(lambda: k.apply(ka))
-        assert got == want, (context, fault)
+        got = said(lambda: k.apply(ka))
+        assert got == result, (context, fault)
         # in the kernel's own words (kernel/faults.py), not the engine's
-        assert len(twins) == (want[0] == "error" and fault in ENGINES_WORDS), (context, fault)
+        assert len(twins) == (result[0] == "error" and fault in ENGINES_WORDS), (context, fault)
         assert type(k) is KState and k._ks is not None, f"{context}, {fault}: the fault left the kernel"
-        if want[0] == "error":
+        if result[0] == "error":
             # undone: where it was, and as a fresh replay of the same moves is
             assert _picture(k) == before
             fresh = start(g, 2, g._options(None), 1, False)
@@ -237,22 +255,23 @@ def test_a_rule_that_goes_wrong_is_the_engines_error_and_the_state_stays(context
             assert _picture(k) == _picture(fresh)
             assert type(k) is KState
             # and it goes wrong again the same way, then plays on as the engine's does
-            assert outcome(lambda: k.apply(ka.text)) == want
+            assert said(lambda: k.apply(ka.text)) == result
             assert len(twins) == 2 * (fault in ENGINES_WORDS)
-            assert type(k) is KState and k.to_json() == e.to_json()
+            assert type(k) is KState and k.to_json() == want["json"]
             return
-        played.append(ea.text)
+        played.append(ka.text)
     raise AssertionError(f"{context}, {fault}: the rules never went wrong")
 
 
+def _score_case():
+    return fishrules.loads(rules_with("turn", "nothing") + 'score "ratio": ratio\n', "faults.fish", backend="native")
+
+
 def test_a_score_that_goes_wrong_is_the_engines_error_and_the_state_stays(twins):
-    text = rules_with("turn", "nothing") + 'score "ratio": ratio\n'
-    g = fishrules.loads(text, "faults.fish", backend="native")
-    k = g.start(2, seed=1)
-    e = State._new(g, 2, g._options(None), 1, False)
-    want = outcome(e.scores)
+    k = _score_case().start(2, seed=1)
+    want = engine("score")
     assert want[0] == "error" and "divide by zero" in want[2]
-    assert outcome(k.scores) == want and twins == []  # (the kernel's own words)
+    assert said(k.scores) == want and twins == []  # (the kernel's own words)
     assert type(k) is KState and k._ks is not None
     k.apply(k.legal_actions(0)[0])
     assert type(k) is KState and [a.text for a in k.legal_actions(1)] == ["safe", "boom"]
@@ -271,59 +290,66 @@ action grow:
   add 1 to your n
 """
 
+#: the bad arguments to `observation`
+BAD_SEATS = (2, -1, True, "0", 1.0)
+
+
+def _refused(call, kind=FishrulesError) -> list:
+    with pytest.raises(kind) as got:
+        call()
+    return [type(got.value).__name__, str(got.value)]
+
+
+def _bad_arguments(s) -> dict:
+    """What a state that waits for p1 at a choice made together answers to bad arguments."""
+    return {"observation": [_refused(lambda: s.observation(bad), OptionError) for bad in BAD_SEATS],
+            "legal_actions": _refused(s.legal_actions, OptionError), "repr": repr(s),
+            "legal_actions of one who chose": [a.text for a in s.legal_actions(0)],
+            "then": [s.observation(1), s.history]}
+
 
 @pytest.mark.parametrize("call", ["observation", "legal_actions", "repr", "legal_actions of one who chose"])
 def test_a_bad_argument_leaves_the_state_on_the_kernel(call):
+    want = engine("bad arguments")
     g = fishrules.loads(_TOGETHER, "together.fish", backend="native")
     k = g.start(2, seed=1)
-    e = State._new(g, 2, g._options(None), 1, False)
     assert type(k) is KState
     k.apply("p0: grow")
-    e.apply("p0: grow")
     if call == "observation":
-        for bad in (2, -1, True, "0", 1.0):
-            with pytest.raises(OptionError) as wanted:
-                e.observation(bad)
-            with pytest.raises(OptionError) as got:
-                k.observation(bad)
-            assert str(got.value) == str(wanted.value)
+        assert [_refused(lambda: k.observation(bad), OptionError) for bad in BAD_SEATS] == want[call]
     elif call == "legal_actions":
-        with pytest.raises(OptionError) as wanted:
-            e.legal_actions()
-        with pytest.raises(OptionError) as got:
-            k.legal_actions()
-        assert str(got.value) == str(wanted.value)
+        assert _refused(k.legal_actions, OptionError) == want[call]
     elif call == "repr":
-        assert repr(k) == repr(e)
+        assert repr(k) == want[call]
     else:
-        assert k.legal_actions(0) == e.legal_actions(0) == []
+        assert [a.text for a in k.legal_actions(0)] == want[call] == []
     assert type(k) is KState and k._ks is not None, f"{call} made the state the engine's"
-    assert k.observation(1) == e.observation(1) and k.history == e.history
+    assert plain([k.observation(1), k.history]) == want["then"]
     k.apply("p1: grow")
     assert type(k) is KState and k._ks is not None
-    assert repr(k) == repr(State._new(g, 2, g._options(None), 1, False).apply("p0: grow").apply("p1: grow"))
+    assert repr(k) == want["repr after"]
 
 
 _TURNS = _TOGETHER.replace("    each of players secretly chooses grow\n", "    for each player:\n      player chooses grow\n")
 
 
-def test_what_is_no_action_here_is_refused_on_the_kernel():
+def _no_action(start) -> list:
+    """(the things applied, as built from a state `start(game)` of these rules and of another game)"""
     g = fishrules.loads(_TURNS, "turns.fish", backend="native")
     other = fishrules.loads(_TURNS.replace("Bad arguments", "Another game"), "other.fish", backend="native")
+    mine = start(g).legal_actions(0)[0]  # an action of another state of this game, for p0
+    theirs = start(other).legal_actions(0)[0]
+    return [None, 5, b"grow", ["grow"], theirs, mine]
+
+
+def test_what_is_no_action_here_is_refused_on_the_kernel():
+    g = fishrules.loads(_TURNS, "turns.fish", backend="native")
     k = g.start(2, seed=1)
-    e = State._new(g, 2, g._options(None), 1, False)
-    mine = State._new(g, 2, g._options(None), 1, False).legal_actions(0)[0]  # the engine's, for p0
-    theirs = State._new(other, 2, other._options(None), 1, False).legal_actions(0)[0]
     k.apply("grow")
-    e.apply("grow")
-    for bad in (None, 5, b"grow", ["grow"], theirs, mine):
-        with pytest.raises(FishrulesError) as wanted:
-            e.apply(bad)
-        with pytest.raises(FishrulesError) as got:
-            k.apply(bad)
-        assert (type(got.value), str(got.value)) == (type(wanted.value), str(wanted.value)), bad
+    for bad, want in zip(_no_action(lambda g: g.start(2, seed=1)), engine("no action"), strict=True):
+        assert _refused(lambda: k.apply(bad)) == want, bad
         assert type(k) is KState and k._ks is not None, f"apply({bad!r}) made the state the engine's"
-    assert k.history == e.history == ["grow"] and k.current == 1
+    assert k.history == ["grow"] and k.current == 1
 
 
 _COUNTED = """\
@@ -373,3 +399,31 @@ def test_a_call_that_goes_wrong_counts_no_rule_fired_and_no_empty_draw():
             assert (s.rules_fired, s.empty_draws) == before
         counted.append(before)
     assert counted[0] == counted[1]
+
+
+# ---- the engine's answers, frozen (tests/tools/freeze_engine.py) -------------------------------------
+
+
+def freeze(engine) -> dict:
+    """What the engine answered in the cases above (run by tests/tools/freeze_engine.py while it lived)."""
+    out: dict = {}
+    for context, fault in CASES:
+        g = _case(context, fault)
+        e = engine.start(g, 2, 1)
+        steps = []
+        for _ in range(8):
+            ea = _chosen(context, e.legal_actions(e.waiting[0]))
+            steps.append([ea.text, said(lambda: e.apply(ea))])
+            if steps[-1][1][0] == "error":
+                break
+        out[f"{context}/{fault}"] = {"steps": steps, "json": e.to_json()}
+    out["score"] = said(engine.start(_score_case(), 2, 1).scores)
+    g = fishrules.loads(_TOGETHER, "together.fish", backend="native")
+    e = engine.start(g, 2, 1)
+    e.apply("p0: grow")
+    out["bad arguments"] = _bad_arguments(e)
+    out["bad arguments"]["repr after"] = repr(e.apply("p1: grow"))
+    e = engine.start(fishrules.loads(_TURNS, "turns.fish", backend="native"), 2, 1)
+    e.apply("grow")
+    out["no action"] = [_refused(lambda: e.apply(bad)) for bad in _no_action(lambda g: engine.start(g, 2, 1))]
+    return out

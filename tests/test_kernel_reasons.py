@@ -7,11 +7,12 @@ parameters bounded by earlier ones, rules whose violations are accepted), at the
 random playouts, every legal action's text (of every player the game waits for) and one-token
 edits of it (other words, other values, numbers written otherwise, dropped, repeated and extra
 tokens, values in another order, capitals, other players' prefixes, unicode digits, spacing) are
-applied to a `KState` and to the engine's twin `State` at the same position; both must give the
-same outcome: the same next position (current player, waiting players, their legal texts and the
-end of the record) or the same `IllegalAction` (class, message, reason, rule, span).  So are the
-engine's own Action objects and a KAction of another position (the engine's Action objects are
-still the engine's to read).
+applied to a `KState`; it must give the engine's outcome at the same position: the same next
+position (current player, waiting players, their legal texts and the end of the record) or the
+same `IllegalAction` (class, message, reason, rule, span).  So are the actions of the position, of
+a clone and of the position before.  The engine's outcomes are frozen (a digest of each) in
+tests/golden/engine/test_kernel_reasons.json (`freeze`, run by tests/tools/freeze_engine.py while
+the engine lived).
 
 What stays on the engine for now: a rule that goes wrong while a text is read or played (the
 engine says where: step 4c)."""
@@ -26,9 +27,9 @@ import pytest
 import fishrules
 from fishrules.errors import FishrulesError, IllegalAction
 from fishrules.kernel.apistate import KAction, KState
-from fishrules.runtime import State
 
 from .test_backends_refuse_alike import HOUSE
+from ._frozen import digest, frozen, plain
 from ._twins import skip_without_compiler
 
 skip_without_compiler()
@@ -135,72 +136,95 @@ def edits(text: str, names: list, players: int, rng: random.Random) -> list:
     return sorted(out)
 
 
-def outcome(s: Any, thing: Any) -> tuple:
-    """What applying `thing` to `s` comes to: the next position, or the refusal."""
+def outcome(s: Any, thing: Any) -> list:
+    """What applying `thing` to `s` comes to: the next position, or the refusal (as plain data)."""
     try:
         s = s.apply(thing)
     except IllegalAction as exc:
-        return ("refused", type(exc), str(exc), exc.reason, exc.rule, exc.span)
+        span = exc.span and [exc.span.file, exc.span.line, exc.span.column, exc.span.end_line, exc.span.end_column]
+        return plain(["refused", type(exc).__name__, str(exc), exc.reason, exc.rule, span])
     except FishrulesError as exc:  # a rule that goes wrong while the action takes effect
-        return ("failed", type(exc), str(exc))
+        return plain(["failed", type(exc).__name__, str(exc)])
     waiting = s.waiting
-    return ("taken", s.current, s.is_over, waiting, [[a.text for a in s.legal_actions(p)] for p in waiting],
-            s.history_for(None)[-3:])
+    return plain(["taken", s.current, s.is_over, waiting, [[a.text for a in s.legal_actions(p)] for p in waiting],
+                  s.history_for(None)[-3:]])
 
 
-def positions(name: str, players: int, seed: int, steps: int):
-    """(a KState never looked at, the engine's twin State, the legal texts of every waiting player)
-    at each of the first `steps` positions of a random game."""
-    g = game(name)
+def positions(start, players: int, seed: int, steps: int):
+    """A state never looked at (`start(players, seed)`: a new one each time, played to the
+    position) at each of the first `steps` positions of a random game."""
     rng = random.Random(seed)
     taken: list = []
     for _ in range(steps):
-        k = g.start(players, seed=seed)
-        assert type(k) is KState
-        e = State._new(g, players, g._options(None), seed, False)
-        for i in taken[:-1]:
-            k = k.apply(k.legal_actions(k.waiting[0])[i])
-            e = e.apply(e.legal_actions(e.waiting[0])[i])
-        if taken:
+        s = start(players, seed)
+        for i in taken:
             try:
-                e.apply(e.legal_actions(e.waiting[0])[taken[-1]])
+                s = s.apply(s.legal_actions(s.waiting[0])[i])
             except FishrulesError:  # the rules go wrong there (a divide by zero): the walk ends
                 return
-            k = k.apply(k.legal_actions(k.waiting[0])[taken[-1]])
-        if e.is_over:
+        if s.is_over:
             return
+        yield s
+        taken.append(rng.randrange(len(s.legal_actions(s.waiting[0]))))
+
+
+def on_kernel(name: str):
+    def start(players: int, seed: int):
+        k = game(name).start(players, seed=seed)
         assert type(k) is KState
-        yield k, e
-        taken.append(rng.randrange(len(e.legal_actions(e.waiting[0]))))
+        return k
+    return start
+
+
+def probes_of(name: str, players: int, s, rng: random.Random) -> list:
+    """The texts applied at a position: edits of four legal texts."""
+    names = sorted(game(name).model.actions)
+    texts = sorted({a.text for p in s.waiting for a in s.legal_actions(p)})
+    return [probe for text in rng.sample(texts, min(4, len(texts))) for probe in edits(text, names, players, rng)]
+
+
+def things_of(s, before) -> list:
+    """The actions applied at a position: its own, a clone's, and the position before's."""
+    other = s.clone()
+    return ([a for p in s.waiting for a in s.legal_actions(p)] + [a for p in other.waiting for a in other.legal_actions(p)]
+            + (before or []))
+
+
+def test_the_engines_outcomes_cover_every_ruleset():
+    for part in ("texts", "things"):
+        assert sorted(frozen("test_kernel_reasons")[part]) == sorted(
+            f"{name}/{players}" for name in RULESETS for players in sorted({game(name).min_players, game(name).max_players}))
 
 
 @pytest.mark.parametrize("name", RULESETS)
 def test_a_text_is_taken_or_refused_as_the_engine_does(name):
     g = game(name)
-    names = sorted({a for a in g.program.actions})
     probes = said = ruled = read = 0
     for players in sorted({g.min_players, g.max_players}):
+        want = frozen("test_kernel_reasons")["texts"][f"{name}/{players}"]
         rng = random.Random(f"{name}{players}")
-        for k, e in positions(name, players, seed=11 + players, steps=6):
-            legal = {a.text for p in e.waiting for a in e.legal_actions(p)}
-            texts = sorted(legal)
-            for text in rng.sample(texts, min(4, len(texts))):
-                for probe in edits(text, names, players, rng):
-                    kc, ec = k.clone(), e.clone()
-                    assert type(kc) is KState
-                    got, want = outcome(kc, probe), outcome(ec, probe)
-                    assert got == want, f"{name} ({players} players), {probe!r}"
-                    if got[0] != "failed":
-                        # every refusal, and every text taken (written otherwise, or breaking a
-                        # rule the rules accept), is the kernel's own: the state stays on it
-                        assert type(kc) is KState and kc._ks is not None, \
-                            f"{name}: {probe!r} ({got[3] if got[0] == 'refused' else 'taken'}) left the kernel"
-                        said += 1
-                    if got[0] == "refused" and got[4] is not None:
-                        ruled += 1
-                    elif got[0] == "taken" and " ".join(probe.split()) not in legal:
-                        read += 1
-                    probes += 1
+        at = 0
+        for at, k in enumerate(positions(on_kernel(name), players, seed=11 + players, steps=6)):
+            legal = {a.text for p in k.waiting for a in k.legal_actions(p)}
+            tried = probes_of(name, players, k, rng)
+            assert len(tried) == len(want[at]), f"{name} ({players} players), position {at}: other legal texts"
+            for probe, engine in zip(tried, want[at]):
+                kc = k.clone()
+                assert type(kc) is KState
+                got = outcome(kc, probe)
+                assert digest(got) == engine, f"{name} ({players} players), {probe!r}: {got} is not the engine's"
+                if got[0] != "failed":
+                    # every refusal, and every text taken (written otherwise, or breaking a
+                    # rule the rules accept), is the kernel's own: the state stays on it
+                    assert type(kc) is KState and kc._ks is not None, \
+                        f"{name}: {probe!r} ({got[3] if got[0] == 'refused' else 'taken'}) left the kernel"
+                    said += 1
+                if got[0] == "refused" and got[4] is not None:
+                    ruled += 1
+                elif got[0] == "taken" and " ".join(probe.split()) not in legal:
+                    read += 1
+                probes += 1
+        assert at + 1 == len(want), f"{name} ({players} players): the engine's walk had {len(want)} positions"
     assert probes > 50 and said > 5
     if name == "tricks":  # its rules refuse and its `some` things are read in any order
         assert ruled > 3 and read > 3, (ruled, read)
@@ -208,25 +232,25 @@ def test_a_text_is_taken_or_refused_as_the_engine_does(name):
 
 @pytest.mark.parametrize("name", RULESETS)
 def test_an_action_of_another_position_is_taken_or_refused_as_the_engine_does(name):
-    """The engine's own Action objects, and a KAction of another position (a clone's list, the
-    position before), applied to a KState: taken on the kernel when they name one of the legal
-    actions of the player to act, refused in the engine's words otherwise."""
+    """A KAction of this position, of a clone's list, of the position before, applied to a
+    KState: taken on the kernel when it names one of the legal actions of the player to act,
+    refused in the engine's words otherwise."""
     g = game(name)
     for players in sorted({g.min_players, g.max_players}):
+        want = frozen("test_kernel_reasons")["things"][f"{name}/{players}"]
         before = None
-        for k, e in positions(name, players, seed=5 + players, steps=5):
-            things = [a for p in e.waiting for a in e.legal_actions(p)]
-            other = k.clone()
-            things += [a for p in other.waiting for a in other.legal_actions(p)]
-            if before is not None:
-                things += before
-            for thing in things:
-                kc, ec = k.clone(), e.clone()
-                got, want = outcome(kc, thing), outcome(ec, thing)
-                assert got == want, f"{name} ({players} players), {thing.text!r}"
-                if type(thing) is KAction and got[0] != "failed":
+        at = 0
+        for at, k in enumerate(positions(on_kernel(name), players, seed=5 + players, steps=5)):
+            things = things_of(k, before)
+            assert len(things) == len(want[at])
+            for thing, engine in zip(things, want[at]):
+                kc = k.clone()
+                got = outcome(kc, thing)
+                assert digest(got) == engine, f"{name} ({players} players), {thing.text!r}: {got} is not the engine's"
+                if got[0] != "failed":
                     assert type(kc) is KState and kc._ks is not None, f"{name}: {thing.text!r} left the kernel"
             before = [a for p in k.clone().waiting for a in k.clone().legal_actions(p)]
+        assert at + 1 == len(want)
 
 
 def test_a_legal_text_on_the_kernel_plays_a_whole_game_without_the_engine():
@@ -252,23 +276,26 @@ def test_ids_of_things_numbered_by_position_are_the_kernels():
     """Fat Fish's `keep(chosen: some taken)` is numbered by the places of the things among those
     offered: a state on the kernel asks the kernel what is offered (its domain of the parameter),
     gives the ids the engine's twin gives, and stays on the kernel."""
-    g = game("fatfish")
-    space = g.action_space(2)
-    seen = 0
+    got = keep_ids(lambda seed: game("fatfish").start(2, seed=seed), KState)
+    assert len(got) >= 6 and got == frozen("test_kernel_reasons")["ids"]
+
+
+def keep_ids(start, kind=None) -> list:
+    """The ids of the legal actions at the first six positions of random Fat Fish games where
+    `keep` is legal."""
+    space = game("fatfish").action_space(2)
+    seen: list = []
     for seed in range(40):
-        k = g.start(2, seed=seed)
-        e = State._new(g, 2, g._options(None), seed, False)
+        s = start(seed)
         rng = random.Random(seed)
-        while not k.is_over and seen < 6:
-            if any(a.name == "keep" for a in e.legal_actions()):
-                assert space.legal_ids(k) == space.legal_ids(e)
-                assert type(k) is KState and k._ks is not None
-                seen += 1
-            i = rng.randrange(len(e.legal_actions()))
-            k, e = k.apply(k.legal_actions()[i]), e.apply(e.legal_actions()[i])
-        if seen >= 6:
+        while not s.is_over and len(seen) < 6:
+            if any(a.name == "keep" for a in s.legal_actions()):
+                seen.append(space.legal_ids(s))
+                assert kind is None or (type(s) is kind and s._ks is not None)
+            s = s.apply(s.legal_actions()[rng.randrange(len(s.legal_actions()))])
+        if len(seen) >= 6:
             break
-    assert seen >= 6
+    return plain(seen)
 
 
 def test_both_spellings_say_alike_what_a_parameter_may_be_and_which_rule_a_move_breaks():
@@ -326,3 +353,27 @@ def test_both_spellings_say_alike_what_a_parameter_may_be_and_which_rule_a_move_
                 except KFault:  # the rules go wrong (Zero together's divide by zero): the walk ends
                     break
     assert checked > 300 and broken > 5, (checked, broken)
+
+
+# ---- the engine's answers, frozen (tests/tools/freeze_engine.py) -------------------------------------
+
+
+def freeze(engine) -> dict:
+    """What the engine answered at the positions above (run by tests/tools/freeze_engine.py while
+    the engine lived): a digest of each outcome."""
+    out: dict = {"texts": {}, "things": {}}
+    for name in RULESETS:
+        g = game(name)
+        start = lambda players, seed, g=g: engine.start(g, players, seed)  # noqa: E731
+        for players in sorted({g.min_players, g.max_players}):
+            rng = random.Random(f"{name}{players}")
+            out["texts"][f"{name}/{players}"] = [
+                [digest(outcome(e.clone(), probe)) for probe in probes_of(name, players, e, rng)]
+                for e in positions(start, players, seed=11 + players, steps=6)]
+            things, before = [], None
+            for e in positions(start, players, seed=5 + players, steps=5):
+                things.append([digest(outcome(e.clone(), thing)) for thing in things_of(e, before)])
+                before = [a for p in e.clone().waiting for a in e.clone().legal_actions(p)]
+            out["things"][f"{name}/{players}"] = things
+    out["ids"] = keep_ids(lambda seed: engine.start(game("fatfish"), 2, seed))
+    return out

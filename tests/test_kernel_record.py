@@ -4,11 +4,11 @@ of every bundled ruleset at its fewest and most players and of house rules with 
 simultaneous choices, `seen by` values, reveals and `play again`; and a state that is asked for
 it stays on the kernel (no replay onto the engine).
 
-Each game is played twice from the same seed: on the kernel, and on the engine (a twin `State`
-made with the kernel off) with the same actions.  On the native backend through the API's
-`KState`; on the Python kernel (and the native one) by driving the backend directly with the
-record kept, move by move.  Twin positions that differ only in cards a seat may not see give that
-seat the same record."""
+The engine's records of these games are frozen in tests/golden/engine/record.json
+(tests/tools/freeze_engine.py, from the engine's own machine while it lived): a digest of each part
+at every step, the whole of the first step.  On the native backend through the API's
+`KState`; on the Python kernel by driving the backend directly with the record kept, move by move.
+Twin positions that differ only in cards a seat may not see give that seat the same record."""
 
 from __future__ import annotations
 
@@ -20,9 +20,10 @@ import pytest
 import fishrules
 from fishrules.kernel import abi as A
 from fishrules.kernel.apistate import KState
-from fishrules.runtime import State, play_move
+from fishrules.runtime import State
 
 from .test_backends_refuse_alike import SECRET_BIDS
+from ._frozen import frozen, same_length, same_step
 from ._twins import skip_without_compiler
 
 skip_without_compiler()
@@ -118,49 +119,58 @@ def game(name: str, backend: str = "native"):
     return _games[(name, backend)]
 
 
-def same_record(k: KState, e: State, where: str, since: int = 0, whole: bool = True) -> None:
-    """The kernel's record of `k` is the engine's twin's, for every seat and a spectator, and
-    reading it leaves `k` on the kernel: the events `since` (a client that remembered the length
-    of the history before the last apply), and all of them if `whole`."""
-    assert k.history == e.history, f"{where}: the history"
-    assert k.redact == e.redact, f"{where}: what each player may not read"
-    for p in [None, *range(e.n)]:
-        assert k.history_for(p) == e.history_for(p), f"{where}, viewer {p}: the history"
-        assert k.events_for(p, since) == e.events_for(p, since), f"{where}, viewer {p}: the events since {since}"
-        if whole:
-            assert k.events_for(p) == e.events_for(p), f"{where}, viewer {p}: the events"
-        assert k.view(p) == e.view(p), f"{where}, viewer {p}: the view"
+def whole_at(step: int, s) -> bool:
+    """Whether all the events are compared at `step` (not only those since the last apply)."""
+    return step % 8 == 0 or s.is_over
+
+
+def record_of(s, since: int, whole: bool) -> dict:
+    """The record of `s` for every seat and a spectator: the events `since` (a client that
+    remembered the length of the history before the last apply), and all of them if `whole`."""
+    seats = [None, *range(s.n)]
+    seen = {"history": s.history, "redact": s.redact, "history_for": [s.history_for(p) for p in seats],
+            "events since": [s.events_for(p, since) for p in seats], "views": [s.view(p) for p in seats]}
+    if whole:
+        seen["events"] = [s.events_for(p) for p in seats]
+    return seen
+
+
+def same_record(k: KState, want: dict, step: int, where: str, since: int, whole: bool) -> None:
+    """The kernel's record of `k` is the engine's (frozen), and reading it leaves `k` on the kernel."""
+    same_step(record_of(k, since, whole), want, step, where)
     assert type(k) is KState, f"{where}: reading the record made the state the engine's"
 
 
-def play_twins(g, players: int, seed: int, check) -> int:
-    """A random game on the kernel (a KState) and on the engine from the same seed, `check`ed at
-    every step (the events since the last apply; all of them every 8th step and at the end); how
-    many steps."""
+def play(g, players: int, seed: int, want: dict, check=same_record) -> None:
+    """A random game on the kernel (a KState), `check`ed against the engine's at every step (the
+    events since the last apply; all of them every 8th step and at the end)."""
     k = g.start(players, seed=seed)
     assert type(k) is KState
-    e = State._new(g, players, g._options(None), seed, False, count_rules=False)
     rng = random.Random(seed)
     step, since = 0, 0
+    where = f"{g.title} ({players} players, seed {seed})"
     while True:
-        check(k, e, f"{g.title} ({players} players, seed {seed}), step {step}", since, step % 8 == 0 or e.is_over)
-        if e.is_over:
+        check(k, want, step, f"{where}, step {step}", since, whole_at(step, k))
+        if k.is_over:
             break
-        since = len(e.history)
-        p = e.waiting[0]
-        i = rng.randrange(len(e.legal_actions(p)))
-        k = k.apply(k.legal_actions(p)[i])
-        e = e.apply(e.legal_actions(p)[i].text)
+        since = len(k.history)
+        p = k.waiting[0]
+        k = k.apply(k.legal_actions(p)[rng.randrange(len(k.legal_actions(p)))])
         step += 1
-    assert type(k) is KState and k.winners() == e.winners()
-    return step
+    same_length(step, want, where)
+    assert type(k) is KState and k.winners() == want["winners"]
+
+
+def test_the_engines_records_cover_every_game():
+    assert sorted(frozen("record")["api"]) == sorted(frozen("record")["python"]) == sorted(RULESETS + sorted(HOUSE))
 
 
 @pytest.mark.parametrize("name", RULESETS)
 def test_the_record_of_every_bundled_ruleset_is_the_engines(name):
     g = game(name)
     for players in (g.min_players, g.max_players):
-        play_twins(g, players, players + 11, same_record)
+        seed = players + 11
+        play(g, players, seed, frozen("record")["api"][name][f"{players}/{seed}"])
 
 
 @pytest.mark.parametrize("name", sorted(HOUSE))
@@ -168,13 +178,13 @@ def test_the_record_of_house_rules_is_the_engines(name):
     g = game(name)
     kinds: set = set()
 
-    def check(k, e, where, since, whole):
-        same_record(k, e, where, since, whole)
-        kinds.update(x["event"] for x in e.events_for(None))
+    def check(k, want, step, where, since, whole):
+        same_record(k, want, step, where, since, whole)
+        kinds.update(x["event"] for x in k.events_for(None))
 
     for players in (g.min_players, g.max_players):
         for seed in range(4):
-            play_twins(g, players, seed, check)
+            play(g, players, seed, frozen("record")["api"][name][f"{players}/{seed}"], check)
     if name == "ledger":  # what these rules are here for
         assert kinds == {"move", "set", "reveal", "restart", "over"}
 
@@ -183,22 +193,21 @@ def test_a_record_asked_for_now_and_then_is_the_same():
     """The record is worked out when asked for, from where it was last asked: asked at every third
     step, at the end only, and of clones, it is the same record."""
     g = game("fisheatfish")
+    want = frozen("record")["now and then"]
     seed, players = 4, 3
     k = g.start(players, seed=seed)
-    e = State._new(g, players, g._options(None), seed, False, count_rules=False)
     rng = random.Random(seed)
     step = 0
-    while not e.is_over:
+    while not k.is_over:
         if step % 3 == 0:
             c = k.clone()
-            same_record(c, e, f"a clone, step {step}", whole=step % 9 == 0)
-            same_record(k, e, f"step {step}", whole=step % 9 == 0)
-        p = e.waiting[0]
-        i = rng.randrange(len(e.legal_actions(p)))
-        k = k.apply(k.legal_actions(p)[i])
-        e = e.apply(e.legal_actions(p)[i].text)
+            same_record(c, want, step, f"a clone, step {step}", 0, step % 9 == 0)
+            same_record(k, want, step, f"step {step}", 0, step % 9 == 0)
+        p = k.waiting[0]
+        k = k.apply(k.legal_actions(p)[rng.randrange(len(k.legal_actions(p)))])
         step += 1
-    same_record(k, e, "the end")
+    same_record(k, want, step, "the end", 0, True)
+    same_length(step, want, "fisheatfish")
 
 
 # ---- driving a backend directly, with the record kept ------------------------------------------------
@@ -209,26 +218,24 @@ def traced(be, rc, rec, n: int, run, *args) -> None:
 
 
 def drive(g, players: int, seed: int):
-    """A random game played on the kernel's backend with the record kept, and on the engine: yields
-    (S, record, engine state) at every step."""
+    """A random game played on the kernel's backend with the record kept: yields (S, record) at
+    every step."""
     from fishrules.kernel.record import KRecord, Recorder  # (imported here: on main, the tests above fail one by one)
 
     kernel = g.kernel
-    be, bd = kernel.backend, kernel.boundary
+    be = kernel.backend
     rc = Recorder(kernel)
     assert rc.can
     opts = g._options(None)
     S = be.new(players, opts, seed)
     rec = KRecord()
     traced(be, rc, rec, players, be.start, S, False)
-    e = State._new(g, players, opts, seed, False, count_rules=False)
     rng = random.Random(seed)
     while True:
-        yield S, rec, e
-        if e.is_over:
-            assert S[A.H_CUR] == A.CUR_OVER
-            return
+        yield S, rec
         cur = S[A.H_CUR]
+        if cur == A.CUR_OVER:
+            return
         if cur == A.CUR_SIMUL:
             who = be.who_together(S)
             chosen = tuple(rng.choice(be.moves(S, q)) for q in who)
@@ -236,25 +243,31 @@ def drive(g, players: int, seed: int):
                 rc.move(rec, m, True)
             rc.unveil(rec, list(chosen))
             traced(be, rc, rec, players, be.play_together, S, chosen)
-            for m in chosen:
-                e = play_move(e, bd.move(m, True))
         else:
             m = rng.choice(be.moves(S, cur))
             rc.move(rec, m, False)
             traced(be, rc, rec, players, be.play, S, m)
-            e = play_move(e, bd.move(m))
 
 
-def same_driven(g, S, rec, e: State, where: str, since: Optional[int]) -> None:
-    from fishrules.kernel.record import events_for
+def driven_record_of(s, since: Optional[int]) -> dict:
+    """What the record of a game driven on a backend is compared in: the history, what each player
+    may not read, and each seat's history and events `since` (all of them: None)."""
+    seats = [None, *range(s.n)]
+    return {"history": s.history, "redact": s.redact, "history_for": [s.history_for(p) for p in seats],
+            "events": [s.events_for(p, since) for p in seats]}
 
-    be = g.kernel.backend
-    assert rec.history.list() == e.history, f"{where}: the history"
-    assert rec.redact == e.redact, f"{where}: what each player may not read"
-    for p in [None, *range(e.n)]:
-        assert rec.history_for(p) == e.history_for(p), f"{where}, viewer {p}"
-        got = events_for(rec, g.program, e.n, p, since, lambda: be.winners(S), lambda: be.scores(S))
-        assert got == e.events_for(p, since), f"{where}, viewer {p}: the events since {since}"
+
+class _Driven:
+    """A game driven on a backend, read as a state's record is read (what `driven_record_of` asks)."""
+
+    def __init__(self, g, S, rec, n: int):
+        from fishrules.kernel.record import events_for
+
+        be = g.kernel.backend
+        self.n, self.history, self.redact = n, rec.history.list(), rec.redact
+        self.history_for = rec.history_for
+        self.events_for = lambda p, since: events_for(rec, g.program, n, p, since, lambda: be.winners(S),
+                                                      lambda: be.scores(S))
 
 
 @pytest.mark.parametrize("name", RULESETS + sorted(HOUSE))
@@ -262,11 +275,15 @@ def test_the_python_kernel_keeps_the_same_record(name):
     g = game(name, "python")
     assert g.kernel.backend.name == "python"
     for players in (g.min_players, g.max_players):
+        want = frozen("record")["python"][name][str(players)]
         since = 0
-        for step, (S, rec, e) in enumerate(drive(g, players, players + 5)):
-            whole = step % 8 == 0 or e.is_over
-            same_driven(g, S, rec, e, f"{name} ({players} players), step {step}", None if whole else since)
-            since = len(e.history)
+        for step, (S, rec) in enumerate(drive(g, players, players + 5)):
+            over = S[A.H_CUR] == A.CUR_OVER
+            whole = step % 8 == 0 or over
+            d = _Driven(g, S, rec, players)
+            same_step(driven_record_of(d, None if whole else since), want, step, f"{name} ({players} players), step {step}")
+            since = len(d.history)
+        same_length(step, want, f"{name} ({players} players)")
 
 
 # ---- hidden information: what a seat may not see cannot change its record ----------------------------

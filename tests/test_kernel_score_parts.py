@@ -1,8 +1,9 @@
 """`score_parts()` on the kernel: the score lines (`t{i}`) run for each seat, on both spellings.
 
-Compared with the engine twin on every bundled ruleset at its fewest and most players, at the
+Compared with the engine's on every bundled ruleset at its fewest and most players, at the
 start, mid-game and at the end; and a score line that goes wrong is the engine's error, at that
-line, with the state still on the kernel.
+line, with the state still on the kernel.  The engine's answers are frozen in
+tests/golden/engine/test_kernel_score_parts.json (`freeze`, tests/tools/freeze_engine.py).
 """
 
 from __future__ import annotations
@@ -15,27 +16,24 @@ import fishrules
 from fishrules import SIMULTANEOUS, RuleError
 from fishrules.kernel import Kernel
 from fishrules.kernel.apistate import KState
-from fishrules.runtime import State
 
-from ._twins import bundled_game
+from ._frozen import frozen, plain
+from ._twins import bundled_game, played_texts
 
 
-def _positions(g, players: int, seed: int) -> list:
-    """(KState, engine twin) at the start, mid-game and at the end of one random game."""
-    k = g.start(players, seed=seed)
-    e = State._new(g, players, g._options(None), seed, False)
+def _positions(s, seed: int) -> list:
+    """(a state, the texts applied to it) at the start, mid-game and at the end of one random game
+    from `s`."""
     rng = random.Random(seed)
-    seen = [(k.clone(), e.clone())]
-    steps = 0
-    while not e.is_over and steps < 3000:
-        p = e.waiting[0] if e.current == SIMULTANEOUS else None
-        text = rng.choice(e.legal_actions(p)).text
-        k.apply(text)
-        e.apply(text)
-        steps += 1
-        if steps in (7, 40):
-            seen.append((k.clone(), e.clone()))
-    seen.append((k, e))
+    texts: list = []
+    seen = [(s.clone(), [])]
+    while not s.is_over and len(texts) < 3000:
+        p = s.waiting[0] if s.current == SIMULTANEOUS else None
+        texts.append(rng.choice(s.legal_actions(p)).text)
+        s.apply(texts[-1])
+        if len(texts) in (7, 40):
+            seen.append((s.clone(), list(texts)))
+    seen.append((s, texts))
     return seen
 
 
@@ -44,12 +42,15 @@ def test_score_parts_are_the_engines(name):
     g = bundled_game(name)
     py = Kernel(g, "python")
     for players in sorted({g.min_players, g.max_players}):
-        for k, e in _positions(g, players, players):
-            want = e.score_parts()
-            assert k.score_parts() == want and type(k) is KState
-            assert [sum(v for _, v in row) for row in want] == k.scores()
+        positions = _positions(g.start(players, seed=players), players)
+        want = frozen("test_kernel_score_parts")["parts"][f"{name}/{players}"]
+        assert len(positions) == len(want)
+        for (k, texts), parts in zip(positions, want):
+            assert plain(k.score_parts()) == parts and type(k) is KState
+            assert [sum(v for _, v in row) for row in parts] == k.scores()
             # the Python spelling of the same lines
-            assert py.backend.score_parts(py.state_of(e)) == [[v for _, v in row] for row in want]
+            S = played_texts(py, players, players, texts)
+            assert py.backend.score_parts(S) == [[v for _, v in row] for row in parts]
 
 
 RULES = """\
@@ -75,28 +76,31 @@ action spoil:
 """
 
 
+def _parts(s) -> list:
+    try:
+        return plain(["ok", s.score_parts()])
+    except RuleError as error:
+        return ["error", error.render()]
+
+
+#: the moves played, one more before each look at the scores
+MOVES = (None, "safe", "spoil", "safe")
+
+
 @pytest.mark.parametrize("backend", ["native", "python"])
 def test_a_score_line_that_goes_wrong_is_the_engines_error(backend):
     # the second line divides by zero: the engine's error names that line, not the first
     g = fishrules.loads(RULES, "parts.fish", backend=backend)
     k = g.start(2, seed=1)
-    e = State._new(g, 2, g._options(None), 1, False)
     kernel = g.kernel if backend == "native" else Kernel(g, "python")
-    for text in (None, "safe", "spoil", "safe"):
+    texts: list = []
+    for text, want in zip(MOVES, frozen("test_kernel_score_parts")["goes wrong"], strict=True):
         if text is not None:
             k.apply(text)
-            e.apply(text)
-        try:
-            want = ("ok", e.score_parts())
-        except RuleError as error:
-            want = ("error", error.render())
+            texts.append(text)
         if backend == "native":
-            try:
-                got = ("ok", k.score_parts())
-            except RuleError as error:
-                got = ("error", error.render())
-            assert got == want and type(k) is KState
-        S = kernel.state_of(e)
+            assert _parts(k) == want and type(k) is KState
+        S = played_texts(kernel, 2, 1, texts)
         try:
             parts = ("ok", kernel.backend.score_parts(S))
         except Exception:  # (the spelling's fault: its line is `term`)
@@ -106,3 +110,20 @@ def test_a_score_line_that_goes_wrong_is_the_engines_error(backend):
         else:
             assert parts == ("error", 1) and "while working out the scores" in want[1]
             assert "divide(10, x)" in want[1]
+
+
+def freeze(engine) -> dict:
+    """The engine's score parts at the positions above (run by tests/tools/freeze_engine.py while it lived)."""
+    out: dict = {"parts": {}}
+    for name in fishrules.bundled():
+        g = bundled_game(name)
+        for players in sorted({g.min_players, g.max_players}):
+            out["parts"][f"{name}/{players}"] = [
+                e.score_parts() for e, _ in _positions(engine.start(g, players, players), players)]
+    e = engine.start(fishrules.loads(RULES, "parts.fish", backend="native"), 2, 1)
+    out["goes wrong"] = []
+    for text in MOVES:
+        if text is not None:
+            e.apply(text)
+        out["goes wrong"].append(_parts(e))
+    return out

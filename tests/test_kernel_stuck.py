@@ -12,9 +12,9 @@ import pytest
 
 import fishrules
 from fishrules.kernel.apistate import KState
-from fishrules.runtime import State
 
-from ._twins import outcome, skip_without_compiler
+from ._frozen import frozen, plain
+from ._twins import no_engine_start, outcome, skip_without_compiler
 
 skip_without_compiler()
 
@@ -68,42 +68,66 @@ phase game:
 }
 
 
+def _steps(s, by_text: bool) -> list:
+    """The first action of the first waiting player (as an object, or its text), to the step the
+    game is stuck at: [[its text, what it ended in], ...] (`outcome`)."""
+    steps = []
+    for _ in range(40):
+        a = s.legal_actions(s.waiting[0])[0]
+        steps.append([a.text, plain(outcome(lambda: s.apply(a.text if by_text else a)))])
+        if steps[-1][1][0] == "error":
+            break
+    return steps
+
+
 @pytest.mark.parametrize("name", sorted(RULES))
 @pytest.mark.parametrize("by_text", [False, True])
 def test_a_stuck_game_is_the_engines_error_on_the_kernel(name, by_text):
     g = fishrules.loads(RULES[name], f"{name}.fish", backend="native")
     for players in (2, 3):
+        want = frozen("test_kernel_stuck")[f"{name}/{players}/{by_text}"]
         k = g.start(players, seed=1)
-        e = State._new(g, players, g._options(None), 1, False)
         assert type(k) is KState
         stuck = False
-        for _ in range(40):
-            p = e.waiting[0]
-            ek, kk = e.legal_actions(p)[0], k.legal_actions(p)[0]
+        for text, result in want["steps"]:
+            p = k.waiting[0]
+            kk = k.legal_actions(p)[0]
+            assert kk.text == text
             before = ([a.text for a in k.legal_actions(p)], k.waiting, k.history)
-            want = outcome(lambda: e.apply(ek.text if by_text else ek))
-            got = outcome(lambda: k.apply(kk.text if by_text else kk))
-            assert got == want, (name, players)
+            got = plain(outcome(lambda: k.apply(kk.text if by_text else kk)))
+            assert got == result, (name, players)
             assert type(k) is KState and k._ks is not None, f"{name}: the stuck game left the kernel"
-            if want[0] == "error":
-                assert "the game is stuck" in want[2]
+            if result[0] == "error":
+                assert "the game is stuck" in result[2]
                 # undone: the state is where it was, and plays on from there as the engine's does
                 assert ([a.text for a in k.legal_actions(p)], k.waiting, k.history) == before
-                assert outcome(lambda: k.apply(k.legal_actions(p)[0])) == want
-                assert type(k) is KState and k.to_json() == e.to_json()
+                assert plain(outcome(lambda: k.apply(k.legal_actions(p)[0]))) == result
+                assert type(k) is KState and k.to_json() == want["json"]
                 stuck = True
-                break
         assert stuck, name
 
 
-def test_a_game_stuck_when_it_is_set_up_is_the_engines_error(monkeypatch):
+def _at_once():
     rules = RULES["turns"].replace('require "small": your n < 2', 'require "small": your n < 0')
-    g = fishrules.loads(rules, "stuck-at-once.fish", backend="native")
-    want = outcome(lambda: State._new(g, 2, g._options(None), 1, False))
+    return fishrules.loads(rules, "stuck-at-once.fish", backend="native")
+
+
+def test_a_game_stuck_when_it_is_set_up_is_the_engines_error(monkeypatch):
+    g = _at_once()
+    want = frozen("test_kernel_stuck")["at once"]
     assert want[0] == "error" and "the game is stuck" in want[2]
+    no_engine_start(monkeypatch)  # the kernel says it alone
+    assert plain(outcome(lambda: g.start(2, seed=1))) == want
 
-    def engine(*args, **kw):
-        raise AssertionError("the engine's machine set the game up")
 
-    monkeypatch.setattr(State, "_new", engine)  # the kernel says it alone
-    assert outcome(lambda: g.start(2, seed=1)) == want
+def freeze(engine) -> dict:
+    """What the engine answered (run by tests/tools/freeze_engine.py while it lived)."""
+    out: dict = {}
+    for name in sorted(RULES):
+        g = fishrules.loads(RULES[name], f"{name}.fish", backend="native")
+        for players in (2, 3):
+            for by_text in (False, True):
+                e = engine.start(g, players, 1)
+                out[f"{name}/{players}/{by_text}"] = {"steps": _steps(e, by_text), "json": e.to_json()}
+    out["at once"] = plain(outcome(lambda: engine.start(_at_once(), 2, 1)))
+    return out

@@ -1,10 +1,12 @@
 """The rest of State's surface on the kernel (issue 32, step 5c): a state deciding on the native
 kernel (`KState`) answers `phase`, `rules_fired`, `empty_draws` (and the engine's fields `fires`
 and `empty_draws` simulations read), equality and hashing, and `playout(rng)` from its position
-and its record, as its engine twin answers them, and is still a `KState` after each.
+and its record, as the engine answered them, and is still a `KState` after each.
 
 Every bundled ruleset at its fewest and most players, at positions of a seeded game and of a game
-whose chance (dice) is the caller's; the twin is the engine's `State` played with the same texts."""
+whose chance (dice) is the caller's.  The engine's answers are frozen in
+tests/golden/engine/surface.json (tests/tools/freeze_engine.py, from the engine's own machine while
+it lived)."""
 
 from __future__ import annotations
 
@@ -15,9 +17,10 @@ import pytest
 import fishrules
 from fishrules.kernel.apistate import KState
 from fishrules.kernel.native import compiler
-from fishrules.runtime import CHANCE, State
+from fishrules.runtime import CHANCE
 
 from .test_playout import ENDLESS
+from ._frozen import frozen, same_length, same_step
 from ._twins import bundled_game, skip_without_compiler
 
 skip_without_compiler()
@@ -26,31 +29,42 @@ RULESETS = fishrules.bundled()
 game = bundled_game
 
 
+def choose(s, rng: random.Random) -> str:
+    """The text of the next move of a random game: a chance outcome, or an action of the first
+    waiting seat, by its index (as the engine's game was played)."""
+    if s.current == CHANCE:
+        outcomes = [a.text for a, _ in s.chance_outcomes()]
+        return outcomes[rng.randrange(len(outcomes))]
+    p = s.waiting[0]
+    return s.legal_actions(p)[rng.randrange(len(s.legal_actions(p)))].text
+
+
 def played(g, players: int, seed: int, manual: bool = False, most: int = 400, check=None) -> list:
-    """(KState, engine twin) at each position of one random game (clones), both counting rules;
-    `check(k, e)` is called with the two live states at each position, before its move."""
+    """Clones of a KState at each position of one random game, counting rules; `check(k, step)` is
+    called with the live state at each position, before its move."""
     chance = "manual" if manual else "seeded"
     k = g.start(players, seed=seed, chance=chance, count_rules=True)
     assert type(k) is KState
-    e = State._new(g, players, g._options(None), seed, manual, count_rules=True)
     rng = random.Random(seed)
     out = []
-    for _ in range(most):
-        out.append((k.clone(), e.clone(), k, e))
+    for step in range(most):
+        out.append(k.clone())
         if check is not None:
-            check(k, e)
-        if e.is_over:
+            check(k, step)
+        if k.is_over:
             break
-        if e.current == CHANCE:
-            outcomes = [a.text for a, _ in e.chance_outcomes()]
-            text = outcomes[rng.randrange(len(outcomes))]
-        else:
-            p = e.waiting[0]
-            text = e.legal_actions(p)[rng.randrange(len(e.legal_actions(p)))].text
-        k.apply(text)
-        e.apply(text)
+        k.apply(choose(k, rng))
     assert type(k) is KState
     return out
+
+
+def counts(s) -> dict:
+    """What a state counts and where it is (as the golden file holds it)."""
+    return {"phase": s.phase, "rules_fired": s.rules_fired, "fires": s.fires, "empty_draws": s.empty_draws}
+
+
+def case_key(name: str, players: int, manual: bool) -> str:
+    return f"{name}/{players}/{'manual' if manual else 'seeded'}"
 
 
 def cases():
@@ -74,38 +88,42 @@ def manual_on_the_kernel(g, manual: bool) -> None:
         pytest.skip("chance by hand is the engine's here")
 
 
+def test_the_engines_answers_cover_every_case():
+    assert sorted(frozen("surface")["counts"]) == sorted(case_key(*c) for c in CASES)
+    assert sorted(frozen("surface")["playouts"]) == sorted(RULESETS)
+
+
 @pytest.mark.parametrize("name,players,manual", CASES)
 def test_phase_and_counts_are_the_engines(name, players, manual):
     manual_on_the_kernel(game(name), manual)
-    def same(live_k, live_e):  # at every position of the game, as it is played
-        assert live_k.phase == live_e.phase
-        assert live_k.rules_fired == live_e.rules_fired
-        assert live_k.fires == live_e.fires
-        assert live_k.empty_draws == live_e.empty_draws
+    want = frozen("surface")["counts"][case_key(name, players, manual)]
+
+    def same(live_k, step):  # at every position of the game, as it is played
+        same_step(counts(live_k), want, step, f"step {step}")
         assert type(live_k) is KState
 
-    for k, e, _, _ in played(game(name), players, 3, manual, check=same):
+    states = played(game(name), players, 3, manual, check=same)
+    same_length(len(states) - 1, want, f"{name} ({players} players)")
+    for k in states:
         assert k.rules_fired is None and k.empty_draws is None  # a clone counts nothing, as the engine's
         assert type(k) is KState
 
 
 @pytest.mark.parametrize("name,players,manual", CASES)
-def test_equality_and_hash_are_the_engines(name, players, manual):
+def test_equality_and_hash_of_positions(name, players, manual):
+    """(The engine's states were equal to the kernel's at the same position, and hashed alike:
+    a bridge between the two machines that goes with the engine.)"""
     g = game(name)
     manual_on_the_kernel(g, manual)
     states = played(g, players, 5, manual)[::3]
-    for i, (a, ea, _, _) in enumerate(states):
-        # against the engine's state at every third of these and the last: each comparison plays
-        # the game again on the engine (KState._twin), the cost of this file
-        if i % 3 == 0 or i == len(states) - 1:
-            assert a == ea and ea == a and hash(a) == hash(ea)
+    for i, a in enumerate(states):
         assert a == a.clone() and hash(a) == hash(a.clone())
-        for b, eb, _, _ in states[i + 1:i + 4]:  # one or more moves on: unequal on both machines
-            assert (a == b) == (ea == eb) and not (a == b)
+        for b in states[i + 1:i + 4]:  # one or more moves on: unequal, as on the engine
+            assert not (a == b) and not (b == a)
             assert a != b
         assert type(a) is KState
     # the same position reached another way: replayed from its history (chance given by hand)
-    last = states[-1][0]
+    last = states[-1]
     again = g.replay(last.history, players=players)
     assert again == last and last == again and hash(again) == hash(last)
     assert type(last) is KState
@@ -127,19 +145,20 @@ def test_equal_positions_from_different_seeds():
 def test_a_playout_on_the_kernel_is_a_game_the_engine_plays(name):
     g = game(name)
     for players in sorted({g.min_players, g.max_players}):
-        for k, e, _, _ in played(g, players, 7)[::7]:
+        want = frozen("surface")["playouts"][name][str(players)]
+        states = played(g, players, 7)[::7]
+        assert len(states) == len(want)
+        for at, k in enumerate(states):
             out = k.playout(random.Random(1))  # (a simultaneous choice made in part too: in the position)
             assert type(k) is KState and k.is_over
             assert out.scores == k.scores() and out.winners == k.winners()
-            assert out.decisions >= 0 and out.chances >= 0
+            # the same game the engine played out from there, by the kernel's rules of chance and
+            # choice from the same two seeds of `rng` (`apistate._played_on`)
+            assert [out.scores, out.winners, out.decisions, out.chances] == want[at], (players, at * 7)
             with pytest.raises(fishrules.OptionError, match="keeps no history"):
                 k.history
             assert k.redact == ()
             assert k.playout(random.Random(2)) == (out.scores, out.winners, 0, out.chances)  # over: as the engine says
-            # its twin on the engine: the same game played by the kernel's rules of chance and
-            # choice (what it is if it must become the engine's)
-            twin = k._twin()
-            assert twin.scores() == k.scores() and twin.winners() == k.winners() and twin == k
             assert type(k) is KState
 
 

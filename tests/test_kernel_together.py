@@ -3,8 +3,9 @@
 Each player's move is appended to the waiting frame's `chosen` as it is made (`choose`, both
 spellings: `fk_choose` in C); the last one runs the block.  So a state holding a choice in part is
 a kernel position like any other: it stays on the kernel for its record, views, equality, JSON,
-clones and playouts, and agrees with the engine twin on each of them; and what a seat may not see
-of another's choice is hidden from it at every moment.
+clones and playouts, and agrees with the engine on each of them (its answers frozen in
+tests/golden/engine/test_kernel_together.json by `freeze`, tests/tools/freeze_engine.py, while the
+engine lived); and what a seat may not see of another's choice is hidden from it at every moment.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from fishrules.kernel import Kernel
 from fishrules.kernel import abi as A
 from fishrules.kernel.apistate import KState, position_of
 from fishrules.kernel.pyruntime import KFault
-from fishrules.runtime import State
 
+from ._frozen import digests, frozen, plain, same_step
 from ._twins import bundled_game
 
 def _players(g) -> list:
@@ -74,94 +75,100 @@ def test_both_spellings_keep_each_choice_in_the_position(backend):
             assert list(S) == list(T) and groups
 
 
-def _engine(g, players, seed):
-    return State._new(g, players, g._options(None), seed, False)
-
-
-def _at_a_choice(g, players, seed, rng, made=1):
-    """A KState and its engine twin at a choice made together, `made` of its players chosen."""
-    k = g.start(players, seed=seed)
-    e = _engine(g, players, seed)
+def _at_a_choice(g, players, seed, rng, made=1, start=None):
+    """A KState (or what `start(g, players, seed)` gives) at a choice made together, `made` of
+    its players chosen."""
+    k = g.start(players, seed=seed) if start is None else start(g, players, seed)
     for _ in range(400):
         if k.current == SIMULTANEOUS or k.is_over:
             break
-        text = rng.choice(e.legal_actions()).text
-        k.apply(text)
-        e.apply(text)
+        k.apply(rng.choice(k.legal_actions()).text)
     assert k.current == SIMULTANEOUS
     for _ in range(made):
         p = k.waiting[0]
-        text = rng.choice(e.legal_actions(p)).text
-        k.apply(text)
-        e.apply(text)
-    return k, e
+        k.apply(rng.choice(k.legal_actions(p)).text)
+    return k
 
 
-def _same_as_engine(k, e):
-    n = k.n
+def _record(s) -> dict:
+    """A state as the engine's answers are frozen: who is waited for, the record, every seat's view,
+    history, events and legal texts, and its data (`to_dict`)."""
+    seats = [None, *range(s.n)]
+    return {"where": [s.current, s.waiting], "history": [s.history, s.redact],
+            "seats": [[s.view(p), s.history_for(p), s.events_for(p),
+                       None if p is None else [a.text for a in s.legal_actions(p)]] for p in seats],
+            "dict": s.to_dict()}
+
+
+def _same_as_engine(k, want: dict, step: int):
     assert type(k) is KState
-    assert k.current == e.current and k.waiting == e.waiting
-    assert k.history == e.history and k.redact == e.redact
-    for p in [None, *range(n)]:
-        assert k.view(p) == e.view(p)
-        assert k.history_for(p) == e.history_for(p)
-        assert k.events_for(p) == e.events_for(p)
-        if p is not None:
-            assert [a.text for a in k.legal_actions(p)] == [a.text for a in e.legal_actions(p)]
-    data = k.to_dict()
-    assert data["position"] is not None and data == e.to_dict()
-    assert k == e and e == k
+    assert k.to_dict()["position"] is not None
+    same_step(_record(k), want, step, f"step {step}")
     assert type(k) is KState
+
+
+def _held_game(s, rng, check) -> int:
+    """Play `s` (at a choice held in part) to its end, `check(s, step)` at every step; how many."""
+    step = 0
+    while not s.is_over:
+        check(s, step)
+        p = s.waiting[0] if s.current == SIMULTANEOUS else None
+        s.apply(rng.choice(s.legal_actions(p)).text)
+        step += 1
+    check(s, step)
+    return step
 
 
 @pytest.mark.parametrize("players", [2, 5])
 def test_a_choice_held_in_part_stays_on_the_kernel_and_is_the_engines(players):
     g = bundled_game("fisheatfish")
+    want = frozen("test_kernel_together")["held"][str(players)]
     rng = random.Random(players)
-    k, e = _at_a_choice(g, players, 3, rng)
-    while not k.is_over:
-        _same_as_engine(k, e)
+    k = _at_a_choice(g, players, 3, rng)
+
+    def check(k, step):
+        _same_as_engine(k, want, step)
+        if k.is_over:
+            return
         c = k.clone()
         assert c == k and hash(c) == hash(k) and type(c) is KState
         back = g.state_from_json(k.to_json())
         assert type(back) is KState and back == k and back.to_dict() == k.to_dict()
         assert back.waiting == k.waiting
-        p = k.waiting[0] if k.current == SIMULTANEOUS else None
-        text = rng.choice(e.legal_actions(p)).text
-        k.apply(text)
-        e.apply(text)
-        assert back != k or back.history == k.history
-    _same_as_engine(k, e)
+
+    steps = _held_game(k, rng, check)
+    assert steps == len(want["steps"]) - 1
+
+
+def _attempts(s) -> list:
+    """Texts that are no choice of anybody's now, at a choice made together with one chosen."""
+    chose = next(p for p in range(s.n) if p not in s.waiting)
+    outsider = s.waiting[0]
+    return [f"p{chose}: " + s.legal_actions(outsider)[0].text.split(": ", 1)[1], f"p{outsider + 7}: x",
+            f"p{chose}: nonsense"]
+
+
+def _refused(call) -> str:
+    with pytest.raises(IllegalAction) as got:
+        call()
+    return str(got.value)
 
 
 def test_a_second_choice_is_refused_in_the_engines_words():
     g = bundled_game("fisheatfish")
-    rng = random.Random(5)
-    k, e = _at_a_choice(g, 3, 5, rng)
-    chose = next(p for p in range(3) if p not in k.waiting)
-    outsider = k.waiting[0]
-    attempts = [f"p{chose}: " + k.legal_actions(outsider)[0].text.split(": ", 1)[1],
-                f"p{outsider + 7}: x", f"p{chose}: nonsense"]
-    for text in attempts:
-        with pytest.raises(IllegalAction) as got:
-            k.apply(text)
-        with pytest.raises(IllegalAction) as want:
-            e.apply(text)
-        assert str(got.value) == str(want.value)
+    want = frozen("test_kernel_together")["second choice"]
+    k = _at_a_choice(g, 3, 5, random.Random(5))
+    attempts = _attempts(k)
+    for text, engine in zip(attempts, want["refused"], strict=True):
+        assert _refused(lambda: k.apply(text)) == engine
         assert type(k) is KState
     assert "has chosen already" in str(pytest.raises(IllegalAction, k.apply, attempts[0]).value)
     # an action object of the chooser's, listed before it chose, is refused too
-    k2, e2 = _at_a_choice(g, 3, 5, random.Random(5), made=0)
-    p = k2.waiting[0]
-    act, eact = k2.legal_actions(p)[0], e2.legal_actions(p)[0]
+    k2 = _at_a_choice(g, 3, 5, random.Random(5), made=0)
+    act = k2.legal_actions(k2.waiting[0])[0]
     k2.apply(act)
-    e2.apply(eact)
-    with pytest.raises(IllegalAction) as got:
-        k2.apply(act)
-    with pytest.raises(IllegalAction) as want:
-        e2.apply(eact)
-    assert str(got.value) == str(want.value) and type(k2) is KState
-    _same_as_engine(k2, e2)
+    assert _refused(lambda: k2.apply(act)) == want["again"] and type(k2) is KState
+    _same_as_engine(k2, want, 0)
 
 
 def _seen(s, q):
@@ -204,7 +211,7 @@ def test_a_secret_choice_cannot_be_learned_by_another_seat(which):
     players = g.max_players
     tried = 0
     for seed in range(8):
-        base, _ = _at_a_choice(g, players, seed, random.Random(seed), made=0)
+        base = _at_a_choice(g, players, seed, random.Random(seed), made=0)
         who = list(base.waiting)
         for held in range(len(who) - 1):  # the choice that differs is the held-th made
             a, b = base.clone(), base.clone()
@@ -243,13 +250,13 @@ def test_a_playout_from_a_choice_held_in_part_is_the_kernels():
     g = bundled_game("fisheatfish")
     for players in _players(g):
         for seed in range(3):
-            k, _ = _at_a_choice(g, players, seed, random.Random(seed))
+            k = _at_a_choice(g, players, seed, random.Random(seed))
             assert len(k.waiting) < len(k._ks[0].backend.who_together(k._ks[1]))
             out = k.playout(random.Random(seed))
             assert type(k) is KState and k.is_over
             assert out.scores == k.scores() and out.winners == k.winners()
-            twin = k._twin()  # the same game played by the kernel's rules of chance and choice
-            assert twin.scores() == k.scores() and twin == k and type(k) is KState
+            # the game the engine played from there by the kernel's rules of chance and choice
+            assert plain(out) == frozen("test_kernel_together")["playout"][f"{players}/{seed}"]
 
 
 def test_the_c_entry_point_refuses_a_position_it_cannot_read():
@@ -279,3 +286,36 @@ def test_the_c_entry_point_refuses_a_position_it_cannot_read():
         assert got.value.code == A.FAULT_RULE and list(T) == before, (at, value)
     be.choose(S, move)  # the position as the kernel wrote it takes it
     assert S[A.H_CUR] == A.CUR_SIMUL and be.waiting_together(S) == [p for p in be.who_together(S) if p != move[1]]
+
+
+# ---- the engine's answers, frozen (tests/tools/freeze_engine.py) -------------------------------------
+
+
+def freeze(engine) -> dict:
+    """What the engine answered in the games above (run by tests/tools/freeze_engine.py while it lived)."""
+    from fishrules.limits import MAX_PLAYOUT_DECISIONS
+
+    g = bundled_game("fisheatfish")
+    out: dict = {"held": {}, "playout": {}}
+    for players in (2, 5):
+        rng = random.Random(players)
+        e = _at_a_choice(g, players, 3, rng, start=engine.start)
+        steps: list = []
+        _held_game(e, rng, lambda e, step: steps.append(digests(plain(_record(e)))))
+        out["held"][str(players)] = {"steps": steps, "whole": {}}
+    e = _at_a_choice(g, 3, 5, random.Random(5), start=engine.start)
+    refused = [_refused(lambda: e.apply(text)) for text in _attempts(e)]
+    e2 = _at_a_choice(g, 3, 5, random.Random(5), made=0, start=engine.start)
+    act = e2.legal_actions(e2.waiting[0])[0]
+    e2.apply(act)
+    out["second choice"] = {"refused": refused, "again": _refused(lambda: e2.apply(act)),
+                            "steps": [digests(plain(_record(e2)))], "whole": {}}
+    for players in _players(g):
+        for seed in range(3):
+            e = _at_a_choice(g, players, seed, random.Random(seed), start=engine.start)
+            rng = random.Random(seed)  # the two seeds `KState.playout(rng)` draws, played as it plays them
+            cseed, dseed = rng.getrandbits(63), rng.getrandbits(63)
+            e.seed, e.draws = cseed, 0
+            got = engine.playout(g, players, cseed, state=e, dseed=dseed, limit=MAX_PLAYOUT_DECISIONS + 1)
+            out["playout"][f"{players}/{seed}"] = [got.scores, got.winners, got.decisions, got.chances]
+    return out

@@ -13,9 +13,9 @@ import pytest
 import fishrules
 from fishrules.errors import OptionError
 from fishrules.kernel.apistate import KState
-from fishrules.runtime import State
 
-from ._twins import outcome, skip_without_compiler
+from ._frozen import frozen, plain
+from ._twins import no_engine_start, outcome, skip_without_compiler
 
 skip_without_compiler()
 
@@ -47,39 +47,58 @@ phase lost for who:
 """
 
 
+def _steps(s, hold_from: int) -> list:
+    """Grow (and hold from step `hold_from` on) to the step that stops: [[its text, what it ended
+    in], ...]."""
+    steps = []
+    for step in range(40):
+        a = s.legal_actions(s.waiting[0])[0 if step < hold_from else 1]
+        steps.append([a.text, plain(outcome(lambda: s.apply(a.text), OptionError))])
+        if steps[-1][1][0] == "error":
+            break
+    return steps
+
+
 @pytest.mark.parametrize("hold_from", [99, 2])  # always grow (stopped in an action), or grow then hold (in a phase)
 def test_unavailable_is_the_engines_error_on_the_kernel(hold_from):
     g = fishrules.loads(RULES, "unavailable.fish", backend="native")
     for players in (2, 3):
+        want = frozen("test_kernel_unavailable")[f"{hold_from}/{players}"]
         k = g.start(players, seed=1)
-        e = State._new(g, players, g._options(None), 1, False)
         assert type(k) is KState
         stopped = False
-        for step in range(40):
+        for step, (text, result) in enumerate(want["steps"]):
             pick = 0 if step < hold_from else 1
-            p = e.waiting[0]
-            ek, kk = e.legal_actions(p)[pick], k.legal_actions(p)[pick]
+            p = k.waiting[0]
+            kk = k.legal_actions(p)[pick]
+            assert kk.text == text
             before = ([a.text for a in k.legal_actions(p)], k.waiting, k.history)
-            want, got = outcome(lambda: e.apply(ek.text), OptionError), outcome(lambda: k.apply(kk.text), OptionError)
-            assert got == want, players
+            assert plain(outcome(lambda: k.apply(kk.text), OptionError)) == result, players
             assert type(k) is KState and k._ks is not None, "`unavailable` made the state the engine's"
-            if want[0] == "error":
-                assert want[1].startswith("Sometimes unavailable: ")
+            if result[0] == "error":
+                assert result[1].startswith("Sometimes unavailable: ")
                 assert ([a.text for a in k.legal_actions(p)], k.waiting, k.history) == before
-                assert outcome(lambda: k.apply(k.legal_actions(p)[pick]), OptionError) == want
-                assert type(k) is KState and k.to_json() == e.to_json()
+                assert plain(outcome(lambda: k.apply(k.legal_actions(p)[pick]), OptionError)) == result
+                assert type(k) is KState and k.to_json() == want["json"]
                 stopped = True
-                break
         assert stopped
 
 
 def test_unavailable_when_the_game_is_set_up(monkeypatch):
     g = fishrules.loads(RULES, "unavailable.fish", backend="native")
-    want = outcome(lambda: State._new(g, 2, g._options({"at_once": True}), 1, False), OptionError)
-    assert want == ("error", "Sometimes unavailable: the set-up of this variant is lost")
+    want = frozen("test_kernel_unavailable")["at once"]
+    assert want == ["error", "Sometimes unavailable: the set-up of this variant is lost"]
+    no_engine_start(monkeypatch)  # the kernel says it alone
+    assert plain(outcome(lambda: g.start(2, seed=1, options={"at_once": True}), OptionError)) == want
 
-    def engine(*args, **kw):
-        raise AssertionError("the engine's machine set the game up")
 
-    monkeypatch.setattr(State, "_new", engine)  # the kernel says it alone
-    assert outcome(lambda: g.start(2, seed=1, options={"at_once": True}), OptionError) == want
+def freeze(engine) -> dict:
+    """What the engine answered (run by tests/tools/freeze_engine.py while it lived)."""
+    g = fishrules.loads(RULES, "unavailable.fish", backend="native")
+    out: dict = {}
+    for hold_from in (99, 2):
+        for players in (2, 3):
+            e = engine.start(g, players, 1)
+            out[f"{hold_from}/{players}"] = {"steps": _steps(e, hold_from), "json": e.to_json()}
+    out["at once"] = plain(outcome(lambda: engine.start(g, 2, 1, options={"at_once": True}), OptionError))
+    return out

@@ -1,13 +1,14 @@
 """What a seat sees, read from the kernel's position (fishrules.kernel.views), is what the engine's
-view shows: the same values by the same visibility, the same zones, dice, scores, phases, public
+view showed: the same values by the same visibility, the same zones, dice, scores, phases, public
 defines and legal actions, and the same observation vector, at every step of random games of every
 bundled ruleset at its fewest and most players, for every seat and a spectator; and the same ids
 of the legal actions.  Asking for an observation leaves a state deciding on the kernel where it is
 (no replay onto the engine).
 
-Each game is played twice from the same seed: on the kernel, and on the engine (a twin `State`
-made with the kernel off) with the same actions.  On the native backend through the API's
-`KState`; on the Python kernel by driving its backend directly, move by move."""
+The engine's answers are frozen in tests/golden/engine/views.json (tests/tools/freeze_engine.py,
+from the engine's own machine while it lived): at every step a digest of the views, of the
+observations and of the legal ids, and the whole of the first step.  On the native backend through
+the API's `KState`; on the Python kernel by driving its backend directly, move by move."""
 
 from __future__ import annotations
 
@@ -16,11 +17,13 @@ import random
 import pytest
 
 import fishrules
+from fishrules.forms import forms_of
 from fishrules.kernel import abi as A
 from fishrules.kernel.apistate import KState
 from fishrules.kernel.views import Sight
-from fishrules.runtime import SIMULTANEOUS, State, play_move
+from fishrules.runtime import SIMULTANEOUS
 
+from ._frozen import frozen, same_length, same_step
 from ._twins import bundled_game, skip_without_compiler
 
 skip_without_compiler()
@@ -29,57 +32,66 @@ RULESETS = fishrules.bundled()
 game = bundled_game
 
 
-def engine_view(e: State, p):
-    v = e.view(p)
+def without_history(v: dict) -> dict:
+    v = dict(v)
     del v["history"]
     return v
 
 
-def first_difference(k: dict, e: dict) -> str:
-    for key in sorted(set(k) | set(e)):
-        if k.get(key, "<missing>") != e.get(key, "<missing>"):
-            return f"{key}: kernel {k.get(key, '<missing>')!r}, engine {e.get(key, '<missing>')!r}"
-    return ""
+def sight_of(s, view, observation, ids) -> dict:
+    """What every seat and a spectator see of `s` (view without its history, observation), and
+    the ids of every waiting seat's legal actions."""
+    seats = [None, *range(s.n)]
+    together = s.current == SIMULTANEOUS
+    return {"views": [view(p) for p in seats], "observations": [observation(p) for p in seats],
+            "ids": [[p, ids(p if together else None)] for p in s.waiting]}
 
 
-def same_sight(k: KState, e: State, where: str) -> None:
-    spec = e.game.observation_spec(e.n, e._options())
+def seen_on_kernel(k: KState, where: str) -> dict:
+    spec = k.game.observation_spec(k.n, k._options())
     encode = k._sight().encoder_of(spec, k._options())
     assert encode is not None, f"{where}: no encoder from the position for this layout"
-    for p in [None, *range(e.n)]:
-        got, want = k._position_view(p, True), engine_view(e, p)
+
+    def view(p):
+        got = k._position_view(p, True)
         assert got is not None, f"{where}: the kernel could not read the view of {p}"
-        assert got == want, f"{where}, viewer {p}: {first_difference(got, want)}"
-        observed = e.observation(p)
+        return got
+
+    def observation(p):
+        observed = k.observation(p)
         assert encode(k._ks[1], p, k.current, k.waiting, k.scores) == observed, f"{where}, viewer {p}"
-        assert k.observation(p) == observed, f"{where}, viewer {p}"
-        assert type(k) is KState, f"{where}: looking made the state the engine's"
-    for p in e.waiting:
-        who = p if e.current == SIMULTANEOUS else None
-        # (on a copy: an id numbered by positions among what the rules offer is the engine's to work out)
-        assert k.clone().legal_action_ids(who) == e.legal_action_ids(who), f"{where}: the ids of p{p}'s actions"
+        return observed
+
+    # (ids on a copy: an id numbered by positions among what the rules offer is the engine's to work out)
+    seen = sight_of(k, view, observation, lambda who: k.clone().legal_action_ids(who))
+    assert type(k) is KState, f"{where}: looking made the state the engine's"
+    return seen
+
+
+def test_the_engines_views_cover_every_ruleset():
+    assert sorted(frozen("views")["api"]) == sorted(frozen("views")["python"]) == sorted(RULESETS)
 
 
 @pytest.mark.parametrize("name", RULESETS)
 def test_views_and_observations_from_the_position_are_the_engines(name):
     g = game(name)
     for players in (g.min_players, g.max_players):
-        seed = players
+        want = frozen("views")["api"][name][str(players)]
+        seed = want["seed"]
         k = g.start(players, seed=seed)
         assert type(k) is KState
-        e = State._new(g, players, g._options(None), seed, False, count_rules=False)
         rng = random.Random(seed)
         step = 0
         while True:
-            same_sight(k, e, f"{name} ({players} players), step {step}")
-            if e.is_over:
+            where = f"{name} ({players} players), step {step}"
+            same_step(seen_on_kernel(k, where), want, step, where)
+            if k.is_over:
                 break
-            p = e.waiting[0]
-            i = rng.randrange(len(e.legal_actions(p)))
-            k = k.apply(k.legal_actions(p)[i])
-            e = e.apply(e.legal_actions(p)[i].text)
+            p = k.waiting[0]
+            k = k.apply(k.legal_actions(p)[rng.randrange(len(k.legal_actions(p)))])
             step += 1
-        assert type(k) is KState and k.winners() == e.winners()
+        same_length(step, want, f"{name} ({players} players)")
+        assert type(k) is KState and k.winners() == want["winners"]
 
 
 @pytest.mark.parametrize("name", RULESETS)
@@ -90,14 +102,13 @@ def test_the_python_kernel_reads_the_same_views(name):
     be, bd = kernel.backend, kernel.boundary
     assert be.name == "python"
     sight = Sight(kernel)
-    players = g.max_players
+    want = frozen("views")["python"][name]
+    players, seed = want["players"], want["seed"]
     encode = sight.encoder(g.observation_spec(players), g._options(None))
     assert encode is not None
-    seed = 7
     opts = g._options(None)
     S = be.new(players, opts, seed)
     be.start(S, False)
-    e = State._new(g, players, opts, seed, False, count_rules=False)
     rng = random.Random(seed)
     step = 0
     while True:
@@ -105,25 +116,19 @@ def test_the_python_kernel_reads_the_same_views(name):
         together = cur == A.CUR_SIMUL
         current = cur if cur >= 0 else SIMULTANEOUS if together else None
         waiting = list(be.who_together(S)) if together else [cur] if cur >= 0 else []
-        for p in [None, *range(players)]:
-            got = sight.view(S, players, opts, p, current, waiting, lambda: be.scores(S), lambda: be.winners(S),
-                             lambda q: [bd.text(m, together) for m in be.moves(S, q)])
-            want = engine_view(e, p)
-            assert got == want, f"step {step}, viewer {p}: {first_difference(got, want)}"
-            assert encode(S, p, current, waiting, lambda: be.scores(S)) == e.observation(p), f"step {step}, viewer {p}"
-        if e.is_over:
-            assert cur == A.CUR_OVER
+        seats = [None, *range(players)]
+        seen = {"views": [sight.view(S, players, opts, p, current, waiting, lambda: be.scores(S), lambda: be.winners(S),
+                                     lambda q: [bd.text(m, together) for m in be.moves(S, q)]) for p in seats],
+                "observations": [encode(S, p, current, waiting, lambda: be.scores(S)) for p in seats]}
+        same_step(seen, want, step, f"{name}, step {step}")
+        if cur == A.CUR_OVER:
             break
         if together:
-            chosen = tuple(rng.choice(be.moves(S, q)) for q in waiting)
-            be.play_together(S, chosen)
-            for m in chosen:
-                e = play_move(e, bd.move(m, True))
+            be.play_together(S, tuple(rng.choice(be.moves(S, q)) for q in waiting))
         else:
-            m = rng.choice(be.moves(S, cur))
-            be.play(S, m)
-            e = play_move(e, bd.move(m))
+            be.play(S, rng.choice(be.moves(S, cur)))
         step += 1
+    same_length(step, want, name)
 
 
 # ---- hidden information: what a seat may not see cannot change its observation ---------------------------
@@ -134,7 +139,7 @@ def _hidden_pairs(g, S, seat: int):
     another seat sees (its secret zone, or a zone `seen by` it), so that the swap shows there:
     (zone a, zone b, who sees zone a, card x, card y); None if there are none."""
     kp = g.kernel.program
-    lay, model, labels = kp.layout, kp.model, g.program.card_labels
+    lay, model, labels = kp.layout, kp.model, forms_of(g.model).card_labels
     players = S[A.H_N]
     owned, hidden = [], []
     for v in model.player_vars:

@@ -13,6 +13,9 @@ hostile corpus's rules that go wrong, on both spellings of the kernel (Python an
 - step by step, as the API calls the kernel (a move played, then the moves of whoever is to act
   listed), `faults.error` of the position a fault leaves, with what was being done, is the error
   the engine's `State.apply` raises.
+
+The engine's words are frozen in tests/golden/engine/test_kernel_words.json (`freeze`, run by
+tests/tools/freeze_engine.py while the engine lived).
 """
 
 from __future__ import annotations
@@ -27,10 +30,9 @@ from fishrules.kernel import Kernel, KFault, faults
 from fishrules.kernel import abi as A
 from fishrules.kernel.native import NativeError, compiler
 from fishrules.kernel.pyruntime import below
-from fishrules.kernel.reference import reference_playout
-from fishrules.runtime import SIMULTANEOUS, State
 
 from .test_kernel_faults import _EXPRESSION_CONTEXTS, CASES, EXPRESSIONS, FAULTS, rules_with
+from ._frozen import frozen, plain
 from ._twins import watched_fallback
 
 try:
@@ -51,13 +53,18 @@ CORPUS_FAULTS = ("doubling-in-an-action.fish", "fault-at-a-simultaneous-choice.f
 # budget, are the engine's: tests/hostile/test_kernel_rules.py holds the two machines to agree)
 
 
-def _said(call) -> tuple:
+def _said(call) -> list:
     try:
-        return ("ok", tuple(call()))
+        return plain(["ok", list(call())])
     except RuleError as e:
-        return ("error", e.render())
+        return ["error", e.render()]
     except FishrulesError as e:
-        return ("other", type(e).__name__, str(e))
+        return ["other", type(e).__name__, str(e)]
+
+
+def engine(key: str) -> list:
+    """What the engine said (frozen by `freeze`)."""
+    return frozen("test_kernel_words")[key]
 
 
 def _rules(context: str, fault: str):
@@ -78,7 +85,7 @@ def test_a_playout_that_goes_wrong_raises_the_engines_error_in_the_kernels_words
     assert kernel.name == backend
     calls = watched_fallback(kernel)
     for seed in (1, 2):
-        want = _said(lambda: reference_playout(g, 2, seed, opts, limit=LIMIT))
+        want = engine(f"playout/{context}/{fault}/{seed}")
         assert want[0] == "error", (context, fault, want)
         assert _said(lambda: kernel.playout(2, opts, seed, limit=LIMIT).outcome) == want, (context, fault, seed)
     assert not calls, (context, fault, "the engine's machine played it")
@@ -90,21 +97,22 @@ def test_simulate_raises_the_error_of_the_first_game_that_goes_wrong_without_the
     opts = g._options(None)
     kernel = Kernel(g, backend)
     calls = watched_fallback(kernel)
-    want = _said(lambda: reference_playout(g, 2, 3, opts, limit=LIMIT))
+    want = engine("simulate")
     assert want[0] == "error" and "divide by zero" in want[1]
     assert _said(lambda: [p.outcome for p in kernel.simulate(2, opts, [3, 4, 5], limit=LIMIT)]) == want
     assert not calls
 
 
 @pytest.mark.parametrize("name", sorted(CORPUS_FAULTS))
-def test_the_hostile_corpus_goes_wrong_in_the_kernels_words(name):
+def test_the_hostile_corpus_goes_wrong_in_the_kernels_words(name, monkeypatch):
+    monkeypatch.chdir(CORPUS.parents[3])  # (an error names its file from the checkout, as the engine's did)
     g = fishrules.load(str(CORPUS / name))
     opts = g._options(None)
     for backend in BACKENDS:
         kernel = Kernel(g, backend)
         calls = watched_fallback(kernel)
         players = g.max_players
-        want = _said(lambda: reference_playout(g, players, 1, opts, limit=LIMIT))
+        want = engine(f"corpus/{name}")
         assert want[0] == "error", name
         assert _said(lambda: kernel.playout(players, opts, 1, limit=LIMIT).outcome) == want, (name, backend)
         assert not calls, (name, backend)
@@ -158,15 +166,19 @@ MORE = {
 }
 
 
+def _more(case: str):
+    return fishrules.loads(_MORE.format(**{"score": "", "winners": "players with the highest score", **MORE[case]}),
+                           "more.fish")
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("case", sorted(MORE))
 def test_where_and_what_the_kernel_says_are_the_engines(case, backend):
-    g = fishrules.loads(_MORE.format(**{"score": "", "winners": "players with the highest score", **MORE[case]}),
-                        "more.fish")
+    g = _more(case)
     opts = g._options(None)
     kernel = Kernel(g, backend)
     calls = watched_fallback(kernel)
-    want = _said(lambda: reference_playout(g, 2, 1, opts, limit=LIMIT))
+    want = engine(f"more/{case}")
     assert want[0] == "error", case
     assert _said(lambda: kernel.playout(2, opts, 1, limit=LIMIT).outcome) == want, case
     assert not calls, case
@@ -204,28 +216,26 @@ def test_faults_words_a_step_of_the_api_as_the_engine_does(context, fault, backe
     opts = g._options(None)
     kernel = Kernel(g, backend)
     be, kp, bd = kernel.backend, kernel.program, kernel.boundary
-    e = State._new(g, 2, opts, 1, False)
+    want = engine(f"api/{context}/{fault}")
+    trace = iter(want["trace"])
     S = be.new(2, opts, 1)
     _played(be, kp, S, lambda: be.start(S, False))
     ds, dd = 7, 0
     for _ in range(40):
-        together = e.current == SIMULTANEOUS
+        together = S[A.H_CUR] == A.CUR_SIMUL
         who = be.who_together(S) if together else (S[A.H_CUR],)
-        assert list(who) == (e.waiting if together else [e.current])
-        chosen, acts = [], []
+        chosen = []
+        offered = []
         for p in who:
-            moves, offered = be.moves(S, p), e.legal_actions(p)
-            assert [bd.text(m, together) for m in moves] == [a.text for a in offered]
-            j, dd = below(ds, dd, len(offered))
+            moves = be.moves(S, p)
+            offered.append([bd.text(m, together) for m in moves])
+            j, dd = below(ds, dd, len(moves))
             chosen.append(moves[j])
-            acts.append(offered[j])
-        for a in acts[:-1]:
-            e.apply(a)  # (all but the last of a choice made together only wait for the others)
-        want = _said(lambda: e.apply(acts[-1]) and ())
+        assert [list(who), offered] == next(trace), (context, fault, backend)
         play = (lambda: be.play_together(S, tuple(chosen))) if together else (lambda: be.play(S, chosen[0]))
         got = _said(lambda: _played(be, kp, S, play) or ())
-        assert got == want, (context, fault, backend)
-        if want[0] == "error":
+        if got[0] == "error":
+            assert got == want["error"] and next(trace, None) is None, (context, fault, backend)
             return
     raise AssertionError(f"{context}, {fault}: the rules never went wrong")
 
@@ -236,3 +246,45 @@ def test_the_work_budget_is_worded_as_the_engines():
     assert ("turn", BUDGET) in CASES
     test_a_playout_that_goes_wrong_raises_the_engines_error_in_the_kernels_words("turn", BUDGET, BACKENDS[-1])
     test_faults_words_a_step_of_the_api_as_the_engine_does("turn", BUDGET, "python")
+
+
+# ---- the engine's words, frozen (tests/tools/freeze_engine.py) --------------------------------------
+
+
+def freeze(engine) -> dict:
+    """What the engine said in the cases above (run by tests/tools/freeze_engine.py while it lived;
+    from the checkout, as the corpus's errors name their files)."""
+    from fishrules.runtime import SIMULTANEOUS
+
+    out = {}
+    for context, fault in CASES:
+        g = _rules(context, fault)
+        for seed in (1, 2):
+            out[f"playout/{context}/{fault}/{seed}"] = _said(lambda: engine.playout(g, 2, seed, limit=LIMIT))
+        # step by step: the legal texts at each decision, and the error of the step that went wrong
+        e = engine.start(g, 2, 1)
+        ds, dd, trace, error = 7, 0, [], None
+        for _ in range(40):
+            together = e.current == SIMULTANEOUS
+            who = list(e.waiting) if together else [e.current]
+            acts, offered = [], []
+            for p in who:
+                legal = e.legal_actions(p)
+                offered.append([a.text for a in legal])
+                j, dd = below(ds, dd, len(legal))
+                acts.append(legal[j])
+            trace.append([who, offered])
+            for a in acts[:-1]:
+                e.apply(a)  # (all but the last of a choice made together only wait for the others)
+            said = _said(lambda: e.apply(acts[-1]) and ())
+            if said[0] == "error":
+                error = said
+                break
+        out[f"api/{context}/{fault}"] = {"trace": trace, "error": error}
+    out["simulate"] = _said(lambda: engine.playout(_rules("turn", "divide by zero"), 2, 3, limit=LIMIT))
+    for name in CORPUS_FAULTS:
+        g = fishrules.load(str(CORPUS / name))
+        out[f"corpus/{name}"] = _said(lambda: engine.playout(g, g.max_players, 1, limit=LIMIT))
+    for case in MORE:
+        out[f"more/{case}"] = _said(lambda: engine.playout(_more(case), 2, 1, limit=LIMIT))
+    return out

@@ -1,7 +1,9 @@
 """A zone named by a choice (`if C then pile(1) otherwise pile(2)`) or by a define, wherever the
 rules may read one: the kernel lowers it as the engine plays it (a review found the kernel's
 lowering crash with a Python `AssertionError` on a parameter drawn from such a zone, and on
-`count` or `first` of a define's zone, from `Game.start` and `Game.simulate`)."""
+`count` or `first` of a define's zone, from `Game.start` and `Game.simulate`).  The engine's games
+are frozen in tests/golden/engine/test_kernel_zone_expressions.json (`freeze`, run by
+tests/tools/freeze_engine.py while the engine lived)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ import random
 import pytest
 
 import fishrules
-from ._twins import engine_start, skip_without_compiler
+from ._frozen import digest, frozen, plain
+from ._twins import skip_without_compiler
 
 skip_without_compiler()
 
@@ -57,22 +60,40 @@ action take:
 }
 
 
-@pytest.mark.parametrize("where", sorted(ACTIONS))
-def test_a_zone_chosen_by_a_condition_plays_alike_on_both_machines(where):
-    text = (HEAD.format(actions="take or pass") + ACTIONS[where] + "\naction pass:\n  nothing\n"
+def rules(where: str) -> str:
+    return (HEAD.format(actions="take or pass") + ACTIONS[where] + "\naction pass:\n  nothing\n"
             + 'score "points": your points + count(your stash)\n')
-    engine = fishrules.loads(text, "zones.fish", backend="python")
-    kernel = fishrules.loads(text, "zones.fish", backend="native")
+
+
+def played(s, rng: random.Random) -> dict:
+    """A game played to its end by `rng`: the legal texts at every step (a digest), the scores and
+    the history."""
+    legal = []
+    while not s.is_over:
+        acts = s.legal_actions()
+        legal.append([a.text for a in acts])
+        s.apply(acts[rng.randrange(len(acts))])
+    return plain({"legal": digest(legal), "scores": s.scores(), "history": s.history})
+
+
+@pytest.mark.parametrize("where", sorted(ACTIONS))
+def test_a_zone_chosen_by_a_condition_plays_as_on_the_engine(where):
+    kernel = fishrules.loads(rules(where), "zones.fish", backend="native")
     for players in (2, 3):
-        rng = random.Random(players)
-        e, k = engine_start(engine, players, 5), kernel.start(players, seed=5)
+        want = frozen("test_kernel_zone_expressions")[f"{where}/{players}"]
+        k = kernel.start(players, seed=5)
         assert type(k).__name__ == "KState"
-        while not e.is_over:
-            ea, ka = e.legal_actions(), k.legal_actions()
-            assert [a.text for a in ka] == [a.text for a in ea]
-            pick = rng.randrange(len(ea))
-            e.apply(ea[pick])
-            k.apply(ka[pick])
-        assert k.is_over and k.scores() == e.scores() and k.history == e.history
-        assert [p.scores for p in kernel.simulate(5, players, seed=1)] == \
-               [p.scores for p in engine.simulate(5, players, seed=1)]
+        assert played(k, random.Random(players)) == want["game"]
+        assert [p.scores for p in kernel.simulate(5, players, seed=1)] == want["simulated"]
+
+
+def freeze(engine) -> dict:
+    """The engine's games of these rules (run by tests/tools/freeze_engine.py while it lived)."""
+    out = {}
+    for where in sorted(ACTIONS):
+        g = fishrules.loads(rules(where), "zones.fish", backend="python")
+        for players in (2, 3):
+            out[f"{where}/{players}"] = {
+                "game": played(engine.start(g, players, 5), random.Random(players)),
+                "simulated": [engine.playout(g, players, fishrules.api.game_seed_of(1, i)).scores for i in range(5)]}
+    return out

@@ -22,19 +22,18 @@ import random
 import pytest
 
 import fishrules
-from fishrules.runtime import State
 
 BAD_SINCE = ["1", b"1", 1.5, True, [], 1j, object()]
 
 
 def states(name: str, seed: int = 1):
-    """The same game on the engine and (where a C compiler is found) on the kernel."""
-    g = fishrules.load(name)
+    """The same game on the Python backend and (where a C compiler is found) on the native kernel."""
+    g = fishrules.load(name, backend="python")  # (the Python backend: the engine's State, while it lives)
     n = g.min_players
-    out = [State._new(g, n, g._options(None), seed, False)]
+    out = [g.start(n, seed=seed)]
     try:
         out.append(fishrules.load(name, backend="native").start(n, seed=seed))
-    except fishrules.FishrulesError:  # no C compiler here: the engine alone
+    except fishrules.FishrulesError:  # no C compiler here: the Python backend alone
         pass
     return out
 

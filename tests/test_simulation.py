@@ -56,14 +56,11 @@ def test_a_rule_fires_when_its_lines_run_and_a_guard_when_its_condition_holds():
 
 @pytest.mark.parametrize("name", fishrules.bundled())
 def test_counting_rules_changes_no_game(name):
-    from fishrules.runtime import State
-
     game = fishrules.load(name)
     for seed in range(2):
-        rng_a, rng_b = random.Random(seed), random.Random(seed)
-        a = State._new(game, game.min_players, game._options({}), seed, False, quiet=rng_a).playout(rng_a)
-        counted = State._new(game, game.min_players, game._options({}), seed, False, quiet=rng_b, count_rules=True)
-        assert counted.playout(rng_b) == a
+        a = game.start(game.min_players, seed=seed).playout(random.Random(seed))
+        counted = game.start(game.min_players, seed=seed, count_rules=True)
+        assert counted.playout(random.Random(seed)) == a
         assert all(v >= 0 for v in counted.rules_fired.values())
         assert counted.clone().rules_fired is None  # a bot's trial counts nothing
 

@@ -644,8 +644,7 @@ def os_read(ruleset: str, players: int, text, via: str = "make_game") -> dict:
     else:
         state = _os_game(ruleset, players, via).deserialize_state(text)
     fs = state.fishrules_state
-    again = fs.game.replay(list(fs.history), players=fs.n,
-                           options={o.name: fs.g[o.slot] for o in fs.prog.model.options})
+    again = fs.game.replay(list(fs.history), players=fs.n, options=fs._options())
     if again != fs:
         raise Violation("the fishrules state read is not the one its own history leads to")
     return {"moves": [(h.player, h.action) for h in state.full_history()], "move_number": state.move_number(),
