@@ -290,7 +290,7 @@ class _Writer:
         elif s.name == "moves_action":
             pass
         elif s.name == "stale":
-            self.put(depth, "; ".join(f"DV[{a}] += 1" for a in args))
+            self.put(depth, "; ".join(f"KEPT{a}.clear()" for a in args))
         elif s.name in ("note_old", "note_new"):
             # a change of a noted value is work outside a playout (the engine's `note_set`, which
             # runs while it keeps events), and an event while a record is kept (kernel/record.py)
@@ -477,32 +477,34 @@ class _Writer:
         self.put(0, "")
 
     def kept(self, f: ir.Function) -> None:
-        """A define whose values are kept (see emit_c's `kept`): a dict by arguments of (epoch,
-        version, argument version, value); found kept, no work is counted (as the engine's memo)."""
+        """A define whose values are kept (see emit_c's `kept`): a dict of its values by arguments,
+        `KEPT{d}`, emptied where what it reads is written (`stale`, and pyruntime's helpers that
+        move cards and roll dice), and wholly when the kernel is called on another position than
+        the one its last call ended on (`PyBackend._enter`): values kept as the engine keeps its
+        memo, on the position, across calls.  Found kept, no work is counted (as the engine's
+        memo)."""
         keep = self.kp.keep
         d = keep.index[f.name]
-        args = ", ".join(f.params)
-        key = f.params[0] if len(f.params) == 1 else (f"({args},)" if f.params else "None")
+        key = f.params[0] if len(f.params) == 1 else (f"({', '.join(f.params)},)" if f.params else "None")
         value = f"{f.name}_raw(S{''.join(', ' + p for p in f.params)})"
-        self.put(0, f"KEPT{d} = {{}}")
+        self.put(0, f"KEPT{d} = KEPT[{d}]")
         self.put(0, f"# {f.comment}, its values kept")
         self.put(0, f"def {f.name}(S{''.join(', ' + p for p in f.params)}):")
+        depth = 1
         by_arg = keep.by_arg.get(f.name)
         if by_arg is not None:
-            low, count, off = by_arg
+            # kept only for an argument of the family (a write of one zone forgets its value)
+            low, count, _ = by_arg
             self.put(1, f"if {f.params[0]}.__class__ is not int or not {low} <= {f.params[0]} < {low + count}:")
             self.put(2, f"return {value}")
-            self.put(1, f"av = DVA[{off} + {f.params[0]} - {low}]")
-        else:
-            self.put(1, "av = 0")
-        self.put(1, f"e = KEPT{d}.get({key})")
-        self.put(1, f"if e is not None and e[0] == EP[0] and e[1] == DV[{d}] and e[2] == av:")
-        self.put(2, "return e[3]")
-        self.put(1, f"v = {'tuple(' + value + ')' if f.kind == 'buffer' else value}")
-        self.put(1, f"if len(KEPT{d}) > 4096:")
-        self.put(2, f"KEPT{d}.clear()")
-        self.put(1, f"KEPT{d}[{key}] = (EP[0], DV[{d}], av, v)")
-        self.put(1, "return v")
+        self.put(depth, f"v = KEPT{d}.get({key}, MISSING)")
+        self.put(depth, "if v is not MISSING:")
+        self.put(depth + 1, "return v")
+        self.put(depth, f"v = {'tuple(' + value + ')' if f.kind == 'buffer' else value}")
+        self.put(depth, f"if len(KEPT{d}) > 4096:")
+        self.put(depth + 1, f"KEPT{d}.clear()")
+        self.put(depth, f"KEPT{d}[{key}] = v")
+        self.put(depth, "return v")
         self.put(0, "")
 
     def block(self, f: ir.Function) -> None:
