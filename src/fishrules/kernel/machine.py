@@ -19,6 +19,9 @@ from typing import Any, Callable, Optional
 from ..limits import MAX_DICE, MAX_PLAYOUT_DECISIONS
 from . import abi as A
 from .abi import FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, M64, RESTART_WORK, below, decision_seed
+# (the header's cells the hot path writes, as plain globals)
+from .abi import CUR_RUN as _CUR_RUN, H_CUR as _H_CUR, H_MODE as _H_MODE, H_MOVE as _H_MOVE, H_SITE as _H_SITE
+from .abi import H_WHY as _H_WHY, H_WORK as _H_WORK, WHY_NONE as _WHY_NONE
 from .arms import AskAll
 from .emit_python import emit_python, frame_slots_python
 from .lower import KernelProgram
@@ -75,12 +78,12 @@ def _worded(method: Callable) -> Callable:
 
     @functools.wraps(method)
     def call(self, S, *args, **kwargs):
-        S[A.H_WHY] = A.WHY_NONE  # (what an earlier fault said)
+        S[_H_WHY] = _WHY_NONE  # (what an earlier fault said)
         try:
             return method(self, S, *args, **kwargs)
         except _PLAIN as exc:
             _LAST[1] = None
-            S[A.H_WHY] = why_of(exc)
+            S[_H_WHY] = why_of(exc)
             S[A.H_WHY_ARG] = 0
             raise KFault(FAULT_RULE) from None
         except BaseException:
@@ -273,8 +276,8 @@ class PyBackend:
         """The legal moves of `player` at the decision the game waits at: tuples (block, actor,
         values...), those that keep the rules first."""
         self._enter(S)
-        S[A.H_WORK] = 0
-        return self._sites[S[A.H_SITE]](S, player)
+        S[_H_WORK] = 0
+        return self._sites[S[_H_SITE]](S, player)
 
     # ---- the API's fast path (NativeBackend's calls, for a state on either backend) -----------------
     # A listing's "records" are the moves themselves here (a list of tuples); `NativeBackend`'s are
@@ -292,8 +295,13 @@ class PyBackend:
     def step_raw(self, S: list, records: list, i: int) -> tuple:
         """Play move `i` of a listing and list the moves of the player to choose next: (n, moves),
         or (0, None) where no single player is to choose (`NativeBackend.step_raw`)."""
-        self.play(S, records[i])
-        cur = S[A.H_CUR]
+        move = records[i]  # (`play`, `_run_on` and `moves` inline: the API loop's every step)
+        S[_H_MOVE:_H_MOVE + len(move)] = move
+        S[_H_CUR] = _CUR_RUN
+        S[_H_WORK] = 0
+        S[_H_MODE] = 0
+        self.run(S, True)
+        cur = S[_H_CUR]
         if cur < 0:
             return 0, None
         got = self.moves(S, cur)
