@@ -159,3 +159,95 @@ def test_values_of_one_position_never_answer_for_another(name, players):
         e.apply(pick)
         s.apply(pick)
         assert type(s).__name__ == "KState"
+
+
+# ---- lists of moves kept by what the listing reads (the engine's memo of legal lists) ----------------
+
+
+def test_a_list_of_moves_found_again_is_not_listed_again_and_counts_the_same_work():
+    # Fishfry's moves read only which dice show PANFISH: a position with those dice, the same
+    # chooser, finds the list listed at another (as the engine's `ChoosePause.memo` does), and
+    # counts the work its listing counted (the engine twin without shared lists counts it too)
+    game = fishrules.load("fishfry", backend="python")
+    kernel = Kernel(game, "python")
+    be, ns = kernel.backend, kernel.backend.ns
+    listed: list = []
+    raw = ns["site0_raw"]
+    ns["site0_raw"] = lambda S, w: listed.append(w) or raw(S, w)
+    S = be.new(2, game._options(None), 5)
+    be.start(S, False)
+    who = S[A.H_CUR]
+    first = be.moves(S, who)
+    work = S[A.H_WORK]
+    assert listed == [who] and work > len(first)
+    T = kernel.copy_state(S)
+    again = be.moves(T, who)
+    assert listed == [who] and again == first and T[A.H_WORK] == work
+    again.clear()  # (the caller's list: the kept one is not touched)
+    assert be.moves(S, who) == first
+
+
+_STATES = """game "Lists"
+players 2 to 3
+dice: 2 with faces HEAD, TAIL, PANFISH
+cards fish: colour in red, yellow and value in 1 x 3, 2 x 3
+the game has deck: zone of fish
+the game has row: zone of fish
+each player has hand: zone of fish
+each player has tally: number
+the game has x: number
+phase game:
+  move fish to deck face down
+  shuffle deck
+  for each player:
+    draw 3 from deck to player's hand
+  repeat:
+    for each player:
+      roll all dice
+      player chooses lay, pass or push
+
+action lay(card: one of your hand):
+  require "colour": count(row) = 0 or colour of card is colour of last(row)
+  move card to row face up
+  add 1 to your tally
+
+action pass:
+  require "tails": any die shows TAIL
+  add 1 to x
+  if count(deck) > 0:
+    draw from deck to your hand
+
+action push(n: a number from 1 to 3):
+  require "small": n <= x + your tally
+  set x to 0
+  if count(row) > 2:
+    move row to deck face down
+    shuffle deck
+"""
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_kept_lists_are_the_lists_of_every_position(players):
+    """Rules whose legality reads a player's zone, a player's value in every seat, a game value,
+    a game zone and which kinds the dice show, played on the Python kernel beside the engine for
+    many decisions: the texts of the moves offered are the engine's at every one, lists found
+    again included."""
+    from fishrules.kernel.pyruntime import decision_seed
+
+    from ._twins import decide_both
+
+    game = fishrules.loads(_STATES, "lists.fish", backend="python")
+    kernel = Kernel(game, "python")
+    be, bd, ns = kernel.backend, kernel.boundary, kernel.backend.ns
+    found = [0]
+    ref = engine_start(game, players, 9)
+    S = be.new(players, game._options(None), 9)
+    be.start(S, False)
+    ds, dd = decision_seed(9), 0
+    for _ in range(150):
+        if ref.is_over:
+            break
+        before = ns["TRIAL0"][1]
+        dd = decide_both(be, bd, S, ref, ds, dd)
+        found[0] += ns["TRIAL0"][1] - before
+    assert found[0] > 10  # lists found again, and each the engine's

@@ -231,7 +231,7 @@ def load(kp: KernelProgram, source: str) -> dict:
     ns["MAX_CHOICES"] = MAX_CHOICES
     ns["MAX_STACK"] = MAX_STACK
     ns["__builtins__"] = {"len": len, "range": range, "tuple": tuple, "int": int, "min": min, "max": max, "abs": abs, "any": any,
-                          "all": all, "sum": sum, "sorted": sorted, "set": set, "list": list, "True": True,
+                          "all": all, "sum": sum, "sorted": sorted, "set": set, "list": list, "map": map, "True": True,
                           "False": False, "None": None}
     exec(compile(source, "<fishrules kernel>", "exec"), ns)  # the lowering's own code: no rule text in it
     ns["SEEN"][:] = [ns[fn] for key, fn in kp.looks if key[0] == "seen by"]
@@ -282,7 +282,8 @@ def _bound(kp: KernelProgram) -> dict:
 
     def zstale(z):
         for k in ZSTALE[z]:
-            k.clear()
+            if k:
+                k.clear()
         for k, a in ZARG[z]:
             k.pop(a, None)
 
@@ -584,7 +585,8 @@ def _bound(kp: KernelProgram) -> dict:
 
     def roll(S, dice):
         for k in DSTALE:
-            k.clear()
+            if k:
+                k.clear()
         if dice.__class__ is not tuple:
             dice = tuple(dice)
         k = len(dice)
@@ -625,7 +627,8 @@ def _bound(kp: KernelProgram) -> dict:
     # the face the caller wrote into the first move slot (a face that stands for its kind)
     def roll_start(S, dice):
         for k in DSTALE:
-            k.clear()
+            if k:
+                k.clear()
         for d in dice:
             S[DICE + d] = UNROLLED
 
@@ -634,7 +637,8 @@ def _bound(kp: KernelProgram) -> dict:
         if f.__class__ is not int or not 0 <= f < nfaces or CANON[f] != f:
             raise KFault(FAULT_CAPACITY)
         for k in DSTALE:
-            k.clear()
+            if k:
+                k.clear()
         S[DICE + d] = f
         S[H_CHANCES] += 1
         S[H_CHANCE] = 0
