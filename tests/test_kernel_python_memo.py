@@ -251,3 +251,19 @@ def test_kept_lists_are_the_lists_of_every_position(players):
         dd = decide_both(be, bd, S, ref, ds, dd)
         found[0] += ns["TRIAL0"][1] - before
     assert found[0] > 10  # lists found again, and each the engine's
+
+
+def test_the_last_position_keeps_no_kernel_alive():
+    # (the position the last call ended on is remembered, not its kernel: a server that loads
+    # rule texts all day must not keep every one)
+    import gc
+    import weakref
+
+    game = fishrules.loads(RULES, "memo.fish", backend="python")
+    kernel = Kernel(game, "python")
+    s = _start(game, kernel)
+    _pick(s)
+    ref = weakref.ref(kernel.backend)
+    del s, kernel
+    gc.collect()
+    assert ref() is None

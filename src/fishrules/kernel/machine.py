@@ -61,8 +61,8 @@ def give_outcome(S: Any, outcome: int) -> None:
     S[A.H_CUR] = A.CUR_RUN
 
 
-#: The Python kernel and the position its last call ended on ([backend, S]; S None after a call
-#: that did not end).  Kept define values (emit_python's `kept`) are the values of that position:
+#: The Python kernel and the position its last call ended on ([the kernel's token, S]; S None
+#: after a call that did not end; a token, not the kernel, so that no kernel is kept alive here).  Kept define values (emit_python's `kept`) are the values of that position:
 #: a call on it again (the API's next call on the same state, played in place) keeps them, as
 #: the engine keeps its memo on its state; a call on any other position (a copy, a clone, another
 #: state of a search, another kernel's) forgets them first (`PyBackend._enter`).  One for every
@@ -128,6 +128,7 @@ class PyBackend:
         self._nplayer_vars = len(kp.model.player_vars)
         self._slots = {f.name: frame_slots_python(kp, f) for f in kp.functions if f.kind == "block"}
         self._forget_kept = ns["forget"]
+        self._token = object()  # (what `_LAST` knows this kernel by)
         self._trace = ns["TRACE"]
 
     # ---- setting a game up -------------------------------------------------------------------
@@ -162,7 +163,7 @@ class PyBackend:
         generators and the counts kept): the set-up, and `play again`."""
         lay = self.kp.layout
         self._forget_kept()  # (the engine's memo is forgotten at `play again`)
-        _LAST[0], _LAST[1] = self, S
+        _LAST[0], _LAST[1] = self._token, S
         self._init_values(S)
         for d in range(S[A.H_NDICE]):
             S[lay.dice + d] = self._unrolled
@@ -194,9 +195,9 @@ class PyBackend:
     def _enter(self, S: list) -> None:
         """A call on S begins: the values kept are S's if the last call into a Python kernel was
         this kernel's and ended on S (see `_LAST`), else they are forgotten."""
-        if _LAST[1] is not S or _LAST[0] is not self:
+        if _LAST[1] is not S or _LAST[0] is not self._token:
             self._forget_kept()
-            _LAST[0], _LAST[1] = self, S
+            _LAST[0], _LAST[1] = self._token, S
 
     @staticmethod
     def forget() -> None:
