@@ -7,15 +7,14 @@
     python benchmarks/python_backend.py --profile fishfry 8 --labels engine_playout kernel_playout
     python benchmarks/bench.py --python-backend      # the same, from make bench's script
 
-At step 6 `backend="python"` (today the engine's own machine: `compiler/` + `runtime/`) becomes the
-kernel's Python spelling (`kernel/emit_python.py` + `kernel/pyruntime.py`), and the issue's gate is
+At step 6 `backend="python"` (before, the engine's own machine: `compiler/` + `runtime/`) became the
+kernel's Python spelling (`kernel/emit_python.py` + `kernel/pyruntime.py`), behind the issue's gate,
 "playouts and the API loop no slower than today's engine".  For each bundled game at its fewest and
 most players, five contestants play whole random games in alternating slices of one process (as
 bench.py's, whose `Contestant` they are):
 
-- engine API: `load(..., backend="python").start(players, seed=s)`, then `legal_actions()` and
-  `apply()` of a random one until the game ends (the engine's `State`: `Game._states_on_kernel` is
-  False for backend "python");
+- engine API: the engine's own `State` started as `start` started it (`State._new`), then
+  `legal_actions()` and `apply()` of a random one until the game ends;
 - kernel API: the same loop on the Python kernel, through the API's own kernel state (`KState`,
   the class a native game's `start` gives, on the kernel's Python spelling);
 - kernel bare: the Python kernel's entry points alone (`moves`, `play`), the chosen move decoded
@@ -82,7 +81,10 @@ def contestants(name: str, players: int) -> list[Contestant]:
             return n
         return loop
 
-    engine_api = api(lambda seed: engine_game.start(players, seed=seed))
+    eopts0 = engine_game._options(None)
+    # the engine's own State, started as `start` started it before step 6 (`backend="python"` now
+    # gives the kernel's state on its Python spelling)
+    engine_api = api(lambda seed: State._new(engine_game, players, dict(eopts0), seed, False))
     kernel_api = api(lambda seed: kernel_start(game, players, dict(gopts), seed, False, kernel=kernel))
 
     rnd_b = random.Random(SEED + players).random

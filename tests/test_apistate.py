@@ -160,12 +160,15 @@ def test_a_rule_that_goes_wrong_is_the_engines_error_and_the_state_is_unchanged(
     assert k.history == e.history == []
 
 
-def test_a_game_asked_to_run_as_python_never_decides_on_the_kernel():
-    g = fishrules.load("fishfry", backend="python")
-    assert type(g.start(2, seed=1)) is State
-    assert type(g.start(2, seed=1, chance="manual")) is State
-    # (on a native game, manual chance is the kernel's, draws too: tests/test_kernel_chance.py)
-    assert type(fishrules.load("fatfish", backend="python").start(2, seed=1, chance="manual")) is State
+def test_a_game_asked_to_run_as_python_decides_on_the_kernels_python_spelling():
+    # (issue 32, step 6: the Python kernel's API loop and playouts no slower than the engine's)
+    for name in ("fishfry", "fatfish"):
+        g = fishrules.load(name, backend="python")
+        for chance in ("seeded", "manual"):  # (manual chance is the kernel's, draws too)
+            s = g.start(2, seed=1, chance=chance)
+            assert type(s) is KState and g.kernel.name == "python" and s._ks[0] is g.kernel
+            s.apply(s.legal_actions()[0])
+            assert type(s) is KState
 
 
 # ---- whether a first start decides on the kernel: by the rules' hash, nothing lowered ----------------

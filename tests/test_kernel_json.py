@@ -69,8 +69,9 @@ def plays_on_alike(a, b, seed: int) -> None:
 
 
 def on_kernel(g, chance: str) -> bool:
-    """Whether this game's states (of this chance) are the kernel's."""
-    return g.backend == "native" and (chance == "seeded" or g.kernel.manual_chance)
+    """Whether this game's states (of this chance) are the kernel's: on either backend, the
+    Python one too (its spelling of the kernel), where the kernel can wait for chance by hand."""
+    return g.backend in ("native", "python") and (chance == "seeded" or g.kernel.manual_chance)
 
 
 @pytest.mark.parametrize("name", RULESETS)

@@ -19,9 +19,8 @@ from ._twins import engine_start
 
 
 def _pair(name: str, players: int, seed: int, manual: bool = False):
-    """The engine's State and a kernel state on the kernel's Python spelling, from the same seed.
-    (`backend="python"` still starts the engine's: it becomes the kernel's once its API loop is
-    no slower than the engine's, docs/performance.md.)"""
+    """The engine's State and a kernel state on the kernel's Python spelling, from the same seed
+    (the one `backend="python"` starts)."""
     game = fishrules.load(name, backend="python")
     assert game.kernel.name == "python"
     chance = "manual" if manual else "seeded"

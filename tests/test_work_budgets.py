@@ -34,6 +34,8 @@ from fishrules.kernel import pyruntime
 from fishrules.limits import WORK_BUDGET
 from fishrules.variants import find_ruleset
 
+from ._twins import engine_start
+
 BUNDLED = ["fishfry", "fishfish", "fisherman", "fatfish", "fisheatfish"]
 SEED = 7
 #: the kernel's budget while measuring rules that do much work a move (the Python kernel only:
@@ -104,7 +106,7 @@ def calls(game: Any, kernel: Kernel, players: int, seed: int, most: int = 1000) 
     same moves in the same order.  KFault if the kernel cannot play a step; RuleError if the engine
     cannot (its positioned error)."""
     be, bd = kernel.backend, kernel.boundary
-    state = game.start(players, seed=seed)
+    state = engine_start(game, players, seed)  # (`backend="python"` starts the kernel's state now)
     S = be.new(players, game._options(None), seed)
     be.start(S, False)
     engine, ran = state._work, S[A.H_WORK]  # the engine's call, and the kernel's of the same step
@@ -270,7 +272,7 @@ def test_what_the_engine_refuses_as_too_much_work_the_kernel_refuses_too(what):
             be.play(S, be.moves(S, S[A.H_CUR])[0])
     assert got.value.code == A.FAULT_BUDGET
     with pytest.raises(RuleError, match=f"{WORK_BUDGET:,} steps"):  # and the engine, saying why
-        state = game.start(2, seed=SEED)
+        state = engine_start(game, 2, SEED)
         for _ in range(3):
             state.apply(state.legal_actions()[0])
 

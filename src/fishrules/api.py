@@ -226,13 +226,13 @@ class Game:
         return self._kernel
 
     def _states_on_kernel(self) -> bool:
-        """Whether `start` gives a state that decides on the native kernel: with backend "native",
-        or once the kernel is built (by `kernel`, a simulation, a search bot) or its library is in
-        the cache.  Never a compile of seconds at the first `start` of a game at a table, and no
-        lowering either: the cache is asked by the rules' hash (`kernel.native_is_cached`), so a
-        stranger's rule file costs nothing here, however deep it nests."""
-        if self._backend == "python":
-            return False
+        """Whether `start` gives a state that decides on the kernel: with backend "native" or
+        "python" (the kernel's Python spelling: its API loop and playouts no slower than the
+        engine's, docs/performance.md), or once the kernel is built (by `kernel`, a simulation, a
+        search bot) or its library is in the cache.  Never a compile of seconds at the first
+        `start` of a game at a table, and no lowering either: the cache is asked by the rules'
+        hash (`kernel.native_is_cached`), so a stranger's rule file costs nothing here, however
+        deep it nests.  Rules too large for the kernel play on the engine's own machine."""
         if self._kernel is None and self._backend == "auto":
             if self._cached is None:
                 from .kernel import native_is_cached
@@ -245,7 +245,7 @@ class Game:
         from .kernel import TooLargeForKernel
 
         try:
-            return self.kernel.name == "native"  # not "python", nor "engine" (rules too large for the kernel)
+            return self.kernel.name != "engine"  # (rules too large for the kernel)
         except TooLargeForKernel:  # a state of the engine's own machine; `simulate` still insists
             self._cached = False
             return False

@@ -17,7 +17,7 @@ import attrs
 from . import ir
 from .abi import (
     CHANCE_DIE, CHANCE_DRAW, CUR_CHANCE, CUR_RUN, CUR_SIMUL, FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, H_AT, H_CUR, H_DECISIONS, H_DEPTH,
-    H_LIMIT, H_MODE, H_MOVE, H_CHANCE, H_CHANCE_A, H_CHANCE_B, H_CHANCE_C, H_N, H_SITE, H_UNWIND, H_WORK, WHY_DEEP, WHY_NOBODY_CHOOSES,
+    H_LIMIT, H_MODE, H_MOVE, H_NDICE, H_CHANCE, H_CHANCE_A, H_CHANCE_B, H_CHANCE_C, H_N, H_SITE, H_UNWIND, H_WORK, WHY_DEEP, WHY_NOBODY_CHOOSES,
 )
 from .lower import KernelProgram
 from .lower_blocks import DONE, PAUSE, UNWIND
@@ -290,7 +290,9 @@ class _Writer:
         elif s.name == "moves_action":
             pass
         elif s.name == "stale":
-            self.put(depth, "; ".join(f"DV[{a}] += 1" for a in args))
+            for a in args:  # (a test of an empty dict is cheaper than a call that empties it)
+                self.put(depth, f"if KEPT{a}:")
+                self.put(depth + 1, f"KEPT{a}.clear()")
         elif s.name in ("note_old", "note_new"):
             # a change of a noted value is work outside a playout (the engine's `note_set`, which
             # runs while it keeps events), and an event while a record is kept (kernel/record.py)
@@ -477,32 +479,34 @@ class _Writer:
         self.put(0, "")
 
     def kept(self, f: ir.Function) -> None:
-        """A define whose values are kept (see emit_c's `kept`): a dict by arguments of (epoch,
-        version, argument version, value); found kept, no work is counted (as the engine's memo)."""
+        """A define whose values are kept (see emit_c's `kept`): a dict of its values by arguments,
+        `KEPT{d}`, emptied where what it reads is written (`stale`, and pyruntime's helpers that
+        move cards and roll dice), and wholly when the kernel is called on another position than
+        the one its last call ended on (`PyBackend._enter`): values kept as the engine keeps its
+        memo, on the position, across calls.  Found kept, no work is counted (as the engine's
+        memo)."""
         keep = self.kp.keep
         d = keep.index[f.name]
-        args = ", ".join(f.params)
-        key = f.params[0] if len(f.params) == 1 else (f"({args},)" if f.params else "None")
+        key = f.params[0] if len(f.params) == 1 else (f"({', '.join(f.params)},)" if f.params else "None")
         value = f"{f.name}_raw(S{''.join(', ' + p for p in f.params)})"
-        self.put(0, f"KEPT{d} = {{}}")
+        self.put(0, f"KEPT{d} = KEPT[{d}]")
         self.put(0, f"# {f.comment}, its values kept")
         self.put(0, f"def {f.name}(S{''.join(', ' + p for p in f.params)}):")
+        depth = 1
         by_arg = keep.by_arg.get(f.name)
         if by_arg is not None:
-            low, count, off = by_arg
+            # kept only for an argument of the family (a write of one zone forgets its value)
+            low, count, _ = by_arg
             self.put(1, f"if {f.params[0]}.__class__ is not int or not {low} <= {f.params[0]} < {low + count}:")
             self.put(2, f"return {value}")
-            self.put(1, f"av = DVA[{off} + {f.params[0]} - {low}]")
-        else:
-            self.put(1, "av = 0")
-        self.put(1, f"e = KEPT{d}.get({key})")
-        self.put(1, f"if e is not None and e[0] == EP[0] and e[1] == DV[{d}] and e[2] == av:")
-        self.put(2, "return e[3]")
-        self.put(1, f"v = {'tuple(' + value + ')' if f.kind == 'buffer' else value}")
-        self.put(1, f"if len(KEPT{d}) > 4096:")
-        self.put(2, f"KEPT{d}.clear()")
-        self.put(1, f"KEPT{d}[{key}] = (EP[0], DV[{d}], av, v)")
-        self.put(1, "return v")
+        self.put(depth, f"v = KEPT{d}.get({key}, MISSING)")
+        self.put(depth, "if v is not MISSING:")
+        self.put(depth + 1, "return v")
+        self.put(depth, f"v = {'tuple(' + value + ')' if f.kind == 'buffer' else value}")
+        self.put(depth, f"if len(KEPT{d}) > 4096:")
+        self.put(depth + 1, f"KEPT{d}.clear()")
+        self.put(depth, f"KEPT{d}[{key}] = v")
+        self.put(depth, "return v")
         self.put(0, "")
 
     def block(self, f: ir.Function) -> None:
@@ -550,7 +554,12 @@ class _Writer:
 
     def site(self, site) -> None:
         kp = self.kp
-        self.put(0, f"def site{site.number}(S, w):")
+        key = site_key(kp, site)
+        name = f"site{site.number}"
+        if key is not None:
+            self.site_kept(site.number, key)
+            name += "_raw"
+        self.put(0, f"def {name}(S, w):")
         if len(site.actions) == 1 and site.together:
             self.put(1, "ok = []")
             self.put(1, f"{kp.action_enum[site.actions[0]]}(S, w, ok, [])")
@@ -570,6 +579,111 @@ class _Writer:
                 self.put(2, "moves += broken")
             self.put(1, "return moves")
         self.put(0, "")
+
+
+    def site_kept(self, n: int, key: str) -> None:
+        """A site whose lists are kept by what its enumerators read (`site_key`), as the engine
+        keeps its legal lists by the position's legality key (`ChoosePause.memo`, and its
+        MEMO_TRIAL, MEMO_MIN_HITS and MEMO_LIMIT): a list found counts the work it counted when it
+        was listed (the same: the enumerators read only what the key holds), and the lists are
+        kept no more where positions seldom repeat (fewer than a quarter of the first 400 found)."""
+        self.put(0, f"LISTS{n} = {{}}")
+        self.put(0, f"TRIAL{n} = [0, 0]  # listings, lists found (listings -1: kept no more)")
+        self.put(0, f"def site{n}(S, w):")
+        self.put(1, f"t = TRIAL{n}")
+        self.put(1, "if t[0] < 0:")
+        self.put(2, f"return site{n}_raw(S, w)")
+        self.put(1, f"key = {key}")
+        self.put(1, "t[0] += 1")
+        self.put(1, f"got = LISTS{n}.get(key)")
+        self.put(1, "if got is not None:")
+        self.put(2, "t[1] += 1")
+        self.put(2, f"S[{H_WORK}] += got[1]")
+        self.put(2, f"if S[{H_WORK}] > BUDGET:")
+        self.put(3, "over_budget()")
+        self.put(2, "return list(got[0])")
+        self.put(1, "if t[0] == 400 and t[1] < 100:")
+        self.put(2, "t[0] = -1")
+        self.put(2, f"LISTS{n}.clear()")
+        self.put(2, f"return site{n}_raw(S, w)")
+        self.put(1, f"w0 = S[{H_WORK}]")
+        self.put(1, f"moves = site{n}_raw(S, w)")
+        self.put(1, f"if len(LISTS{n}) >= 2000:")
+        self.put(2, f"LISTS{n}.clear()")
+        self.put(1, f"LISTS{n}[key] = (tuple(moves), S[{H_WORK}] - w0)")
+        self.put(1, "return moves")
+        self.put(0, "")
+
+
+def site_key(kp: KernelProgram, site) -> "str | None":
+    """The key a site's lists are kept by: an expression of S and the chooser `w` that holds all
+    that its actions' enumerators read (`analysis.reads` of their rules and their parameters'
+    domains, laid out as `Layout` places it; which cards are face up where there are cards), or
+    None where that cannot be told, or where they ask a define (a kept define's value found
+    changes the work a listing counts, which a list found could not repeat)."""
+    from ..analysis import reads, reference
+
+    model, lay = kp.model, kp.layout
+    parts: set = set()
+    for a in site.actions:
+        decl = model.actions[kp.action_names[a]]
+        exprs = [r.condition for r in decl.requires] + [b.condition for b in decl.broken if b.condition is not None]
+        for prm in decl.params:
+            exprs += [prm.source, prm.low, prm.high]
+        for e in exprs:
+            stack = [e]
+            while stack:
+                x = stack.pop()
+                if x is None:
+                    continue
+                if reference(x) is not None:
+                    return None
+                stack.extend(x.iter_child_nodes())
+            r = reads(model, e)
+            if r is None:
+                return None
+            parts |= r
+    # the chooser, the players and the dice in the game (options may change how many)
+    pieces = ["w", f"S[{H_N}]"] + ([f"S[{H_NDICE}]"] if lay.dice_cap else [])
+    for part in sorted(parts, key=repr):
+        if part == "dice" or (isinstance(part, tuple) and part[0] == "shows"):
+            continue  # (below, once)
+        if not (isinstance(part, tuple) and len(part) == 2 and part[0] in ("g", "p")):
+            return None
+        scope, slot = part
+        if scope == "g" and slot in lay.g_index:
+            at = lay.g_index[slot]
+            if slot in lay.g_list:
+                pieces.append(f"*S[{at}:{at + lay.list_stride(slot, 'g')}]")
+            else:
+                pieces.append(f"S[{at}]")
+        elif scope == "g" and slot in lay.g_zone:
+            at = lay.zones[lay.g_zone[slot]][0]
+            pieces.append(f"*S[{at}:{at + 1} + S[{at}]]")
+        elif scope == "p" and slot in lay.p_index:
+            at = lay.p_index[slot]
+            stride = lay.list_stride(slot) if slot in lay.p_list else 1
+            pieces.append(f"*S[{at}:{at + stride * lay.seats}]")
+        elif scope == "p" and slot in lay.p_zone:
+            for seat in range(lay.seats):
+                at = lay.zones[lay.p_zone[slot] + seat][0]
+                pieces.append(f"*S[{at}:{at + 1} + S[{at}]]")
+        else:
+            return None
+    if "dice" in parts and lay.dice_cap:
+        pieces.append(f"*S[{lay.dice}:{lay.dice + lay.dice_cap}]")
+    elif lay.dice_cap and any(isinstance(p, tuple) and p[0] == "shows" for p in parts):
+        # only `die shows KIND` asked: a face matters only as one of those kinds or not (as the
+        # engine's key has it), so positions whose dice differ in nothing asked share their list
+        shown = sorted({p[1] for p in parts if isinstance(p, tuple) and p[0] == "shows"})
+        faces = kp.model.dice.faces if kp.model.dice is not None else ()
+        classes = tuple(shown.index(f.kind) if f.kind in shown else -1 for f in faces) + (-2,)  # (-2: not rolled)
+        pieces.append(f"*map({classes!r}.__getitem__, S[{lay.dice}:{lay.dice + lay.dice_cap}])")
+    if lay.ncards:
+        pieces.append(f"*S[{lay.up}:{lay.up + lay.ncards}]")
+    if len(pieces) > 2 + 64:  # (a key of so many parts costs more to build than most listings)
+        return None
+    return f"({', '.join(pieces)},)"
 
 
 class _Fn:

@@ -19,6 +19,9 @@ from typing import Any, Callable, Optional
 from ..limits import MAX_DICE, MAX_PLAYOUT_DECISIONS
 from . import abi as A
 from .abi import FAULT_CAPACITY, FAULT_ENDLESS, FAULT_RULE, FAULT_STUCK, M64, RESTART_WORK, below, decision_seed
+# (the header's cells the hot path writes, as plain globals)
+from .abi import CUR_RUN as _CUR_RUN, H_CUR as _H_CUR, H_MODE as _H_MODE, H_MOVE as _H_MOVE, H_SITE as _H_SITE
+from .abi import H_WHY as _H_WHY, H_WORK as _H_WORK, WHY_NONE as _WHY_NONE
 from .arms import AskAll
 from .emit_python import emit_python, frame_slots_python
 from .lower import KernelProgram
@@ -58,19 +61,34 @@ def give_outcome(S: Any, outcome: int) -> None:
     S[A.H_CUR] = A.CUR_RUN
 
 
+#: The Python kernel and the position its last call ended on ([the kernel's token, S]; S None
+#: after a call that did not end; a token, not the kernel, so that no kernel is kept alive here).  Kept define values (emit_python's `kept`) are the values of that position:
+#: a call on it again (the API's next call on the same state, played in place) keeps them, as
+#: the engine keeps its memo on its state; a call on any other position (a copy, a clone, another
+#: state of a search, another kernel's) forgets them first (`PyBackend._enter`).  One for every
+#: Python kernel: a position written by another kernel's call is another position.
+_LAST: list = [None, None]
+
+
 def _worded(method: Callable) -> Callable:
     """A call into the program that ends in one of Python's own errors ends as the C spelling's
-    fault: FAULT_RULE, with S[H_WHY] what the engine says of that error (S[H_AT] is where)."""
+    fault: FAULT_RULE, with S[H_WHY] what the engine says of that error (S[H_AT] is where).  A call
+    that does not end keeps no values for the next (the engine's call that fails is undone, its
+    memo forgotten)."""
 
     @functools.wraps(method)
     def call(self, S, *args, **kwargs):
-        S[A.H_WHY] = A.WHY_NONE  # (what an earlier fault said)
+        S[_H_WHY] = _WHY_NONE  # (what an earlier fault said)
         try:
             return method(self, S, *args, **kwargs)
         except _PLAIN as exc:
-            S[A.H_WHY] = why_of(exc)
+            _LAST[1] = None
+            S[_H_WHY] = why_of(exc)
             S[A.H_WHY_ARG] = 0
             raise KFault(FAULT_RULE) from None
+        except BaseException:
+            _LAST[1] = None
+            raise
 
     return call
 
@@ -109,7 +127,8 @@ class PyBackend:
         self._restart_cost = RESTART_WORK + kp.model.n_game_slots + len(kp.model.cards)
         self._nplayer_vars = len(kp.model.player_vars)
         self._slots = {f.name: frame_slots_python(kp, f) for f in kp.functions if f.kind == "block"}
-        self._epoch = ns["EP"]
+        self._forget_kept = ns["forget"]
+        self._token = object()  # (what `_LAST` knows this kernel by)
         self._trace = ns["TRACE"]
 
     # ---- setting a game up -------------------------------------------------------------------
@@ -143,7 +162,8 @@ class PyBackend:
         """Every value to its starting value, every card out of every zone (options, the random
         generators and the counts kept): the set-up, and `play again`."""
         lay = self.kp.layout
-        self._epoch[0] += 1
+        self._forget_kept()  # (the engine's memo is forgotten at `play again`)
+        _LAST[0], _LAST[1] = self._token, S
         self._init_values(S)
         for d in range(S[A.H_NDICE]):
             S[lay.dice + d] = self._unrolled
@@ -172,8 +192,25 @@ class PyBackend:
             del trace[mark:]  # a call that fails leaves no trace
             raise
 
+    def _enter(self, S: list) -> None:
+        """A call on S begins: the values kept are S's if the last call into a Python kernel was
+        this kernel's and ended on S (see `_LAST`), else they are forgotten."""
+        if _LAST[1] is not S or _LAST[0] is not self._token:
+            self._forget_kept()
+            _LAST[0], _LAST[1] = self._token, S
+
+    @staticmethod
+    def forget() -> None:
+        """Keep no define's values for the next call: for a caller that wrote a position between
+        two calls on it (beyond the header's generators and counts: values, zones, dice), and for
+        the calls whose work must be counted as the engine counts it from an empty memo."""
+        _LAST[1] = None
+
     def _run(self, S: list, resume: bool) -> None:
-        self._epoch[0] += 1
+        playout = S[A.H_MODE]
+        if playout:  # the engine forgets its memo as a playout starts (runtime/playout.py)
+            _LAST[1] = None
+        self._enter(S)
         frames = self.kp.layout.frames
         while True:
             if resume:
@@ -187,6 +224,8 @@ class PyBackend:
                 self._reset(S)
                 resume = False
                 continue
+            if playout:  # (a playout keeps values where the engine's calls forget them: reveals)
+                _LAST[1] = None
             if r == PAUSE:
                 return
             S[A.H_CUR] = A.CUR_OVER
@@ -224,6 +263,7 @@ class PyBackend:
             return
         if cur == A.CUR_CHANCE:  # (no playout goes on from an outcome the caller is to give, yet)
             raise KFault(FAULT_CAPACITY)
+        _LAST[1] = None  # (the engine forgets its memo as a playout starts)
         move = pick_waiting(self, S)
         S[A.H_MODE] = 1
         if cur == A.CUR_SIMUL:
@@ -236,9 +276,9 @@ class PyBackend:
     def moves(self, S: list, player: int) -> list:
         """The legal moves of `player` at the decision the game waits at: tuples (block, actor,
         values...), those that keep the rules first."""
-        self._epoch[0] += 1
-        S[A.H_WORK] = 0
-        return self._sites[S[A.H_SITE]](S, player)
+        self._enter(S)
+        S[_H_WORK] = 0
+        return self._sites[S[_H_SITE]](S, player)
 
     # ---- the API's fast path (NativeBackend's calls, for a state on either backend) -----------------
     # A listing's "records" are the moves themselves here (a list of tuples); `NativeBackend`'s are
@@ -256,8 +296,13 @@ class PyBackend:
     def step_raw(self, S: list, records: list, i: int) -> tuple:
         """Play move `i` of a listing and list the moves of the player to choose next: (n, moves),
         or (0, None) where no single player is to choose (`NativeBackend.step_raw`)."""
-        self.play(S, records[i])
-        cur = S[A.H_CUR]
+        move = records[i]  # (`play`, `_run_on` and `moves` inline: the API loop's every step)
+        S[_H_MOVE:_H_MOVE + len(move)] = move
+        S[_H_CUR] = _CUR_RUN
+        S[_H_WORK] = 0
+        S[_H_MODE] = 0
+        self.run(S, True)
+        cur = S[_H_CUR]
         if cur < 0:
             return 0, None
         got = self.moves(S, cur)
@@ -283,7 +328,7 @@ class PyBackend:
         is read against these (`BlockLowering.domains`).  S's move slots and work count are
         written: give a copy of the position."""
         name = self.kp.action_domains[action][param][0]
-        self._epoch[0] += 1
+        self._enter(S)
         S[A.H_MOVE:A.H_MOVE + len(move)] = move
         S[A.H_WORK] = 0
         return list(self.ns[name](S))
@@ -293,7 +338,7 @@ class PyBackend:
         """Which rule of `action` the move breaks at S: 0 none, k + 1 the first broken is its
         rule k and is refused, -(k + 1) its handler accepts it (`BlockLowering.why`; S as for
         `domain`)."""
-        self._epoch[0] += 1
+        self._enter(S)
         S[A.H_MOVE:A.H_MOVE + len(move)] = move
         S[A.H_WORK] = 0
         return self.ns[self.kp.action_why[action]](S)
@@ -318,6 +363,7 @@ class PyBackend:
         give_outcome(S, outcome)
         S[A.H_WORK] = 0
         S[A.H_MODE] = 0
+        _LAST[1] = None  # (the engine forgets its memo at a chance outcome given: decisions.py `_apply_chance`)
         self.run(S, True)
 
     def play_together(self, S: list, chosen: tuple, playout: bool = False) -> None:
@@ -392,7 +438,7 @@ class PyBackend:
 
     @_worded
     def scores(self, S: list) -> list:
-        self._epoch[0] += 1
+        self._enter(S)
         S[A.H_WORK] = 0
         return [self._score(S, p) for p in range(S[A.H_N])]
 
@@ -400,7 +446,7 @@ class PyBackend:
     def score_parts(self, S: list) -> list:
         """Each player's score in its parts (the rules' `score` lines, `t{i}`, in order): a row a
         player.  After a fault, `term` is the line that went wrong."""
-        self._epoch[0] += 1
+        self._enter(S)
         S[A.H_WORK] = 0
         out = []
         for p in range(S[A.H_N]):
@@ -413,7 +459,7 @@ class PyBackend:
 
     @_worded
     def winners(self, S: list) -> list:
-        self._epoch[0] += 1
+        self._enter(S)
         S[A.H_WORK] = 0
         return list(self._winners(S))
 
@@ -424,7 +470,7 @@ class PyBackend:
         values: list = []
         faults: list = []
         ns = self.ns
-        self._epoch[0] += 1
+        self._enter(S)
         for _, fn in self.kp.looks:
             S[A.H_WORK] = 0
             try:

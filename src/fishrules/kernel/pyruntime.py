@@ -14,9 +14,9 @@ source to it).
 
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import combinations, takewhile
 
-from ..limits import MAX_CHOICES, MAX_LIST_LENGTH, MAX_NUMBER, MAX_SUBSET
+from ..limits import MAX_CHOICES, MAX_DICE, MAX_LIST_LENGTH, MAX_NUMBER, MAX_SUBSET
 from .abi import (
     FAULT_BUDGET, FAULT_CAPACITY, FAULT_RULE, H_CHANCE, H_CHANCES, H_DDRAWS, H_DECISIONS, H_DRAWS, H_DSEED, H_MANUAL, H_MOVE, H_N, H_SEED,
     H_WHY, H_WHY_ARG, H_WORK, KERNEL_BUDGET, MAX_STACK, NIL, WHY_LIST, WHY_NOT_IN_LIST, WHY_NUMBER, WHY_SEAT,
@@ -219,7 +219,7 @@ HELPERS = (
     "unmask", "distinct_seats", "sorted_set", "same_items", "minus_one", "plus_one", "choose", "zone",
     "zone_in_family", "family_start", "adjacent", "slide", "card_choices", "subsets", "set_list", "list_append",
     "list_extend", "list_remove", "move_one", "move", "draw", "shuffle", "reveal", "roll", "roll_one",
-    "roll_rest", "roll_start", "roll_face", "draw_step", "draw_card", "note_old", "note_new", "stale_all", "BUDGET", "MAX_CHOICES", "MAX_STACK", "MISSING", "DV", "DVA", "EP", "TRACE",
+    "roll_rest", "roll_start", "roll_face", "draw_step", "draw_card", "note_old", "note_new", "stale_all", "forget", "BUDGET", "MAX_CHOICES", "MAX_STACK", "MISSING", "KEPT", "TRACE",
 )
 
 
@@ -231,7 +231,7 @@ def load(kp: KernelProgram, source: str) -> dict:
     ns["MAX_CHOICES"] = MAX_CHOICES
     ns["MAX_STACK"] = MAX_STACK
     ns["__builtins__"] = {"len": len, "range": range, "tuple": tuple, "int": int, "min": min, "max": max, "abs": abs, "any": any,
-                          "all": all, "sum": sum, "sorted": sorted, "set": set, "list": list, "True": True,
+                          "all": all, "sum": sum, "sorted": sorted, "set": set, "list": list, "map": map, "True": True,
                           "False": False, "None": None}
     exec(compile(source, "<fishrules kernel>", "exec"), ns)  # the lowering's own code: no rule text in it
     ns["SEEN"][:] = [ns[fn] for key, fn in kp.looks if key[0] == "seen by"]
@@ -258,27 +258,34 @@ def _bound(kp: KernelProgram) -> dict:
     CANON = tuple(first_face[f.label] for f in faces)
     UNROLLED = nfaces
     adjacency, runs = _board(kp)
-    # kept defines: a version each, bumped by a write of what it reads; an epoch per call (keep.py)
+    # kept defines: a dict of values each, by arguments (emit_python's `kept`), emptied by a write
+    # of what it reads (keep.py), or its value for one argument forgotten (`Keep.by_arg`); all
+    # emptied when the kernel is called on another position (`forget`, PyBackend._enter)
     keep = kp.keep
-    DV = [0] * (len(keep.index) if keep is not None else 0)
-    DVA = [0] * (keep.arg_versions if keep is not None else 0)
-    EP = [1]
-    ZSTALE = tuple(keep.of_zone(z) if keep is not None else () for z in range(len(lay.zones)))
-    ZARG = tuple(keep.args_of_zone(z) if keep is not None else () for z in range(len(lay.zones)))
-    DSTALE = keep.of("dice") if keep is not None else ()
+    KEPT: list = [{} for _ in (keep.index if keep is not None else ())]
+    arg_of: dict = {}  # an argument version's offset -> (the define's values, the argument)
+    if keep is not None:
+        for fn, (low, count, off) in keep.by_arg.items():
+            for i in range(count):
+                arg_of[off + i] = (KEPT[keep.index[fn]], low + i)
+    ZSTALE = tuple(tuple(KEPT[d] for d in keep.of_zone(z)) if keep is not None else () for z in range(len(lay.zones)))
+    ZARG = tuple(tuple(arg_of[a] for a in keep.args_of_zone(z)) if keep is not None else () for z in range(len(lay.zones)))
+    DSTALE = tuple(KEPT[d] for d in keep.of("dice")) if keep is not None else ()
 
-    ALL_KEPT = range(len(DV))
+    def forget():
+        """Every kept value forgotten (a shuffle; another position; a game set up again)."""
+        for k in KEPT:
+            if k:
+                k.clear()
 
-    def stale_all():
-        """Every kept value stale (a shuffle, cards shown: the engine forgets them all, keep.py)."""
-        for d in ALL_KEPT:
-            DV[d] += 1
+    stale_all = forget  # (a shuffle, cards shown: the engine forgets every value, keep.py)
 
     def zstale(z):
-        for d in ZSTALE[z]:
-            DV[d] += 1
-        for a in ZARG[z]:
-            DVA[a] += 1
+        for k in ZSTALE[z]:
+            if k:
+                k.clear()
+        for k, a in ZARG[z]:
+            k.pop(a, None)
 
     # The record being kept (kernel/record.py): a list of trace records while a caller keeps one,
     # else None (a playout pays one test of this cell at each move, reveal and roll).
@@ -572,26 +579,36 @@ def _bound(kp: KernelProgram) -> dict:
 
     # ---- dice --------------------------------------------------------------------------------
 
+    # nfaces ** k for each count of dice k rolled in one draw (the engine's `roll_faces`: one draw
+    # below nfaces ** k while that is at most 2 ** 62, else one draw a die)
+    ONE_DRAW = tuple(takewhile(lambda t: t <= 1 << 62, (nfaces ** k for k in range(MAX_DICE + 1))))
+
     def roll(S, dice):
-        dice = tuple(dice)
-        for d in DSTALE:
-            DV[d] += 1
-        for d in dice:
-            S[DICE + d] = UNROLLED
+        for k in DSTALE:
+            if k:
+                k.clear()
+        if dice.__class__ is not tuple:
+            dice = tuple(dice)
         k = len(dice)
         if not k:
             return
-        total = nfaces ** k
-        if total <= 1 << 62:
-            r = randbelow(S, total)
-            faces = []
-            for _ in range(k):
+        if k < len(ONE_DRAW):
+            r, S[H_DRAWS] = below(S[H_SEED], S[H_DRAWS], ONE_DRAW[k])
+            for d in dice:
                 r, f = divmod(r, nfaces)
-                faces.append(f)
-        else:
-            faces = [randbelow(S, nfaces) for _ in range(k)]
-        for d, f in zip(dice, faces):
-            S[DICE + d] = CANON[f]
+                S[DICE + d] = CANON[f]
+        else:  # (more dice than a game has: a list of dice that names some twice)
+            total = nfaces ** k
+            if total <= 1 << 62:
+                r = randbelow(S, total)
+                faces = []
+                for _ in range(k):
+                    r, f = divmod(r, nfaces)
+                    faces.append(f)
+            else:
+                faces = [randbelow(S, nfaces) for _ in range(k)]
+            for d, f in zip(dice, faces):
+                S[DICE + d] = CANON[f]
         S[H_CHANCES] += k
         if TRACE[0] is not None:
             TRACE[0].extend((1, d, S[DICE + d]) for d in dice)
@@ -609,8 +626,9 @@ def _bound(kp: KernelProgram) -> dict:
     # chance left to the caller (S[H_MANUAL]): the group's dice show no face, then each die gets
     # the face the caller wrote into the first move slot (a face that stands for its kind)
     def roll_start(S, dice):
-        for d in DSTALE:
-            DV[d] += 1
+        for k in DSTALE:
+            if k:
+                k.clear()
         for d in dice:
             S[DICE + d] = UNROLLED
 
@@ -618,8 +636,9 @@ def _bound(kp: KernelProgram) -> dict:
         f = S[H_MOVE]
         if f.__class__ is not int or not 0 <= f < nfaces or CANON[f] != f:
             raise KFault(FAULT_CAPACITY)
-        for x in DSTALE:
-            DV[x] += 1
+        for k in DSTALE:
+            if k:
+                k.clear()
         S[DICE + d] = f
         S[H_CHANCES] += 1
         S[H_CHANCE] = 0
@@ -631,7 +650,7 @@ def _bound(kp: KernelProgram) -> dict:
         "adjacent": adjacent, "slide": slide, "card_choices": card_choices, "subsets": subsets,
         "set_list": set_list, "list_append": list_append, "list_extend": list_extend, "list_remove": list_remove,
         "move_one": move_one, "move": move, "draw": draw, "shuffle": shuffle, "reveal": reveal, "roll": roll,
-        "roll_one": roll_one, "roll_rest": roll_rest, "roll_start": roll_start, "roll_face": roll_face, "draw_step": draw_step, "draw_card": draw_card, "randbelow": randbelow, "DV": DV, "DVA": DVA, "EP": EP,
+        "roll_one": roll_one, "roll_rest": roll_rest, "roll_start": roll_start, "roll_face": roll_face, "draw_step": draw_step, "draw_card": draw_card, "randbelow": randbelow, "KEPT": KEPT, "forget": forget,
         "note_old": note_old, "note_new": note_new, "stale_all": stale_all, "TRACE": TRACE, "SEEN": SEEN,
     }
 
