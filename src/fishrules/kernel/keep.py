@@ -6,8 +6,10 @@ part of the state (a game value or zone, a player's value or zone in any seat, t
 the version of every kept define that reads that part (`fishrules.analysis.reads`, the same
 analysis the engine's memo uses), so what it does not read keeps its values across the
 turns: who owns each circle of a board survives the turn counter moving on.  A define whose reads
-cannot be told is made stale by every write.  Each call into the kernel starts a new epoch
-(another state may be passed in), and so does setting a game up again.
+cannot be told is made stale by every write.  On the native kernel each call starts a new epoch
+(another state may be passed in); the Python spelling keeps its values across calls that go on
+from the very position the last one ended on, as the engine's memo lives on its state
+(`machine.PyBackend._enter`).  Setting a game up again starts a new epoch on both.
 """
 
 from __future__ import annotations
