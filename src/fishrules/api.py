@@ -49,7 +49,7 @@ class Game:
     native code where a C compiler can build it, else Python (see fishrules.kernel)."""
 
     def __init__(self, resolved: Resolved, model: m.Model, name: str, text_hash: str, backend: str = "auto"):
-        from .kernel import check_backend
+        from .backends import check_backend
 
         self._resolved = resolved
         self._model = model
@@ -534,7 +534,7 @@ def load(ruleset: str | os.PathLike, variant: Optional[str] = None, backend: str
         sibling = path.with_name(f"{path.stem}-{variant}.fish")
         if path.parent.resolve() == rulesets_dir().resolve() and sibling.is_file():
             return load(sibling, backend=backend)
-    from .kernel import check_backend
+    from .backends import check_backend
 
     key = (str(path.resolve()), variant, _stamp(path), check_backend(backend))
     if key in _cache:
@@ -558,7 +558,7 @@ def loads(text: str, name: str = "<rules>", variant: Optional[str] = None, base_
             raise RuleError(Diagnostic(None, f"{name}: the rules are not UTF-8 text")) from None
     if not isinstance(text, str):
         raise RuleError(Diagnostic(None, f"{name}: rules are a text, not {type(text).__name__}"))
-    from .kernel import check_backend
+    from .backends import check_backend
 
     check_backend(backend)
     resolved = resolve_text(text, name, variant, Path(base_dir) if base_dir else None)

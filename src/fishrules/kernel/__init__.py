@@ -28,6 +28,7 @@ import warnings
 from typing import Any, Iterator, NamedTuple, Optional
 
 from ..errors import OptionError
+from ..backends import BACKENDS, check_backend
 from ..runtime import CHANCE, recorded_moves
 from ..forms import FACE_UP
 from ..limits import MAX_PLAYOUT_DECISIONS
@@ -44,7 +45,6 @@ from .reference import Outcome, endless, reference_playout
 
 __all__ = ["Kernel", "Played", "NativeError", "TooLargeForKernel", "NativeUnavailable", "KFault", "Outcome", "BACKENDS", "decision_seed"]
 
-BACKENDS = ("auto", "native", "python")
 
 #: Games played per call into native code by `Kernel.simulate` (a progress bar moves between).
 CHUNK = 256
@@ -69,12 +69,6 @@ _warned: set = set()
 def _signed(v: int) -> int:
     v &= (1 << 64) - 1
     return v - (1 << 64) if v >= 1 << 63 else v
-
-
-def check_backend(backend: Any) -> str:
-    if backend not in BACKENDS:
-        raise OptionError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
-    return backend
 
 
 class TooLargeForKernel(NativeError, OptionError):
