@@ -384,6 +384,9 @@ LESS_MOTION = {"reduced_motion": "reduce"}
 def person(browser, server, path="/"):
     ctx = browser.new_context(viewport={"width": 1280, "height": 1000}, **LESS_MOTION)
     ctx.set_default_timeout(WAIT)
+    # a page of a table is drawn by a rules worker: on a machine loaded past its cores (ci36, load
+    # 9 on 2) one took more than WAIT to load; a server that never draws it still fails the test
+    ctx.set_default_navigation_timeout(4 * WAIT)
     page = ctx.new_page()
     errors: list = []
     page.on("pageerror", lambda e: errors.append(str(e)))

@@ -55,6 +55,8 @@ async def _person(ws_url: str, token: str, latencies: list, stop: asyncio.Event)
     """A person at seat 0 playing fast: each action's time from sent to answered."""
     async with websockets.connect(f"{ws_url}/ws/{token}") as ws:
         sent = None
+        sent_at = -1
+        latest = None  # the latest frame: the table may send the next position before its "ok"
         quiet_since = time.monotonic()
         while not stop.is_set():
             try:
@@ -66,11 +68,15 @@ async def _person(ws_url: str, token: str, latencies: list, stop: asyncio.Event)
             if msg["type"] in ("ok", "refused") and sent is not None:
                 latencies.append(time.monotonic() - sent)
                 sent = None
-            elif msg["type"] == "frame":
+                if latest is None or latest["at"] <= sent_at:
+                    continue
+                msg = latest  # this seat's turn again, said while the answer was on its way
+            if msg["type"] == "frame":
+                latest = msg
                 if msg["over"]:
                     return
                 if msg["mine"] and msg["actions"] and sent is None:
-                    sent = time.monotonic()
+                    sent, sent_at = time.monotonic(), msg["at"]
                     await ws.send(json.dumps({"type": "act", "at": msg["at"], "action": msg["actions"][0]["text"]}))
 
 
