@@ -315,10 +315,21 @@ class KState(State):
         an agent's loop asks for the outcomes several times a node (OpenSpiel: the outcomes, their
         ids to check the one drawn, then the action of that id), each a list of Actions and
         Fractions."""
-        legal = self._ks[_LEGAL]
+        ks = self._ks
+        legal = ks[_LEGAL]
         got = legal.get(_CHANCE_KEPT)
         if got is None:
-            got = legal[_CHANCE_KEPT] = [tuple(self._outcomes_at(self._ks[_S])), {}]
+            S = ks[_S]
+            if S[_H_CHANCE] != _CHANCE_DRAW:
+                # a die's outcomes are the die's, whatever the position: kept for the game's
+                # positions (the texts, Fractions and ids of a roll made once)
+                shared, key = ks[_SHARED], (_CHANCE_KEPT, S[_H_CHANCE_A])
+                got = shared.get(key)
+                if got is None:
+                    got = shared[key] = [tuple(self._outcomes_at(S)), {}]
+            else:
+                got = [tuple(self._outcomes_at(S)), {}]
+            legal[_CHANCE_KEPT] = got
         return got
 
     def chance_on_kernel(self, space: Any) -> Optional[tuple]:
@@ -335,7 +346,7 @@ class KState(State):
             for a, p in kept[0]:
                 k = space.chance_id(a)
                 ids.append(k)
-                merged[k] = merged.get(k, 0) + p
+                merged[k] = merged[k] + p if k in merged else p
             got = kept[1][space] = (tuple(ids), tuple(sorted(merged.items())))
         return got
 
