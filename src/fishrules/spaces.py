@@ -338,6 +338,10 @@ class ActionSpace:
     def legal_ids(self, state: "State", player: Optional[int] = None) -> list[int]:
         """The ids of `state.legal_actions(player)`, in the same order (chance: `chance_id`s)."""
         if state.current == "chance":
+            kept = getattr(state, "chance_on_kernel", None)  # a state on the game kernel keeps them
+            got = kept(self) if kept is not None else None
+            if got is not None:
+                return list(got[0])
             return [self.chance_id(a) for a in state.legal_actions()]
         kept = getattr(state, "ids_on_kernel", None)  # a state deciding on the game kernel keeps them
         if kept is not None:
@@ -537,6 +541,10 @@ def put(out: list, how: str, o: int, size: int, index: Mapping, v: Any) -> None:
 def chance_probabilities(space: ActionSpace, state: "State") -> list[tuple[int, Fraction]]:
     """(chance id, exact probability) of each outcome of a chance node, ids merged where two
     outcomes read the same."""
+    kept = getattr(state, "chance_on_kernel", None)  # a state on the game kernel keeps them
+    got = kept(space) if kept is not None else None
+    if got is not None:
+        return list(got[1])
     merged: dict[int, Fraction] = {}
     for a, p in state.chance_outcomes():
         k = space.chance_id(a)

@@ -106,6 +106,8 @@ _SHARED_LISTS = 4096
 _BY_TEXT = object()
 #: how many moves' action ids a kernel keeps, for each action space (all dropped when full)
 _SHARED_IDS = 1 << 16
+#: the key, among a position's legal lists (by actor), of what is kept of its chance node
+_CHANCE_KEPT = "chance"
 
 
 def start(game: Any, players: int, options: dict, seed: int, count_rules: bool, manual: bool = False,
@@ -305,7 +307,48 @@ class KState(State):
         ks = self._ks
         if ks is None:
             return State.chance_outcomes(self)
-        return self._outcomes_at(ks[_S])
+        return list(self._chance_kept()[0])
+
+    def _chance_kept(self) -> list:
+        """[outcomes, {action space: (chance ids, merged probabilities)}] of this chance node,
+        worked out once for the position (kept with its legal lists, which every move replaces):
+        an agent's loop asks for the outcomes several times a node (OpenSpiel: the outcomes, their
+        ids to check the one drawn, then the action of that id), each a list of Actions and
+        Fractions."""
+        ks = self._ks
+        legal = ks[_LEGAL]
+        got = legal.get(_CHANCE_KEPT)
+        if got is None:
+            S = ks[_S]
+            if S[_H_CHANCE] != _CHANCE_DRAW:
+                # a die's outcomes are the die's, whatever the position: kept for the game's
+                # positions (the texts, Fractions and ids of a roll made once)
+                shared, key = ks[_SHARED], (_CHANCE_KEPT, S[_H_CHANCE_A])
+                got = shared.get(key)
+                if got is None:
+                    got = shared[key] = [tuple(self._outcomes_at(S)), {}]
+            else:
+                got = [tuple(self._outcomes_at(S)), {}]
+            legal[_CHANCE_KEPT] = got
+        return got
+
+    def chance_on_kernel(self, space: Any) -> Optional[tuple]:
+        """(chance ids, [(id, probability)] merged and sorted) of this chance node in `space`,
+        kept with the position (fishrules.spaces: `legal_ids`, `chance_probabilities`); None where
+        the space must work them out (not a chance node, or this is a State now)."""
+        ks = self._ks
+        if ks is None or ks[_S][_H_CUR] != _CUR_CHANCE:
+            return None
+        kept = self._chance_kept()
+        got = kept[1].get(space)
+        if got is None:
+            ids, merged = [], {}
+            for a, p in kept[0]:
+                k = space.chance_id(a)
+                ids.append(k)
+                merged[k] = merged[k] + p if k in merged else p
+            got = kept[1][space] = (tuple(ids), tuple(sorted(merged.items())))
+        return got
 
     def _outcomes_at(self, S: Any) -> list:
         """`chance_outcomes` of position S (of this game)."""
@@ -840,9 +883,15 @@ class KState(State):
             return None
         if player is not None:
             check_seat(player, _SLOTS["n"].__get__(self))
-        by_position = ks[_KERNEL].api_by_position
+        kernel = ks[_KERNEL]
+        by_position = kernel.api_by_position
         if space not in by_position:
-            by_position[space] = {info.name for info in space.actions if any(p.kind == "positions" for p in info.params)}
+            # the kernel's move blocks of the actions with a parameter numbered by positions: a
+            # listing is looked through by its records' blocks, no move read into an Action
+            names = {info.name for info in space.actions if any(p.kind == "positions" for p in info.params)}
+            bd = kernel.boundary
+            by_position[space] = frozenset(b for b, (number, _, _) in bd.of_block.items()
+                                           if bd.programs[number].name in names)
         cur = ks[_S][_H_CUR]
         actor = cur if cur >= 0 and (player is None or player == cur) else player if cur == _CUR_SIMUL else None
         if actor is None or (cur == _CUR_SIMUL and actor not in self.waiting):
@@ -853,10 +902,10 @@ class KState(State):
             return None
         ids = got[4].get(space)
         if ids is None:
-            if by_position[space] and any(a.name in by_position[space] for a in actions):
+            blocks = by_position[space]
+            if blocks and not blocks.isdisjoint(_blocks_of(got[1], kernel.backend)):
                 return None  # an id that depends on what the rules offer now: worked out by the space
             # Lists rarely repeat where moves do ("bet 3 on p1"): an id is kept by its move's record
-            kernel = ks[_KERNEL]
             by_move = kernel.api_move_ids.get(space)
             if by_move is None or len(by_move) >= _SHARED_IDS:
                 by_move = kernel.api_move_ids[space] = {}
@@ -2215,6 +2264,15 @@ def position_of(kernel: Any, S: Any) -> tuple:
             _value(S[lay.up:lay.up + cards]), _value(S[lay.mixed:lay.mixed + len(lay.zones)]),
             [_value(S[at + 1:at + 1 + S[at]]) for at, _ in lay.zones],
             _value(S[lay.active:lay.active + lay.nblocks]), frames)
+
+
+def _blocks_of(records: Any, backend: Any) -> Any:
+    """The move block of each record of a listing (a record's first number, on either backend:
+    the native one's records are one flat array, `width` numbers each)."""
+    width = getattr(backend, "width", None)
+    if width is None or isinstance(records, (list, tuple)):
+        return [r[0] for r in records]
+    return records[::width]
 
 
 class KAction(Action):
