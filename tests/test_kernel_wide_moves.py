@@ -3,9 +3,10 @@ parameter where the action's offsets put it (`Layout.params_at`; a `some` parame
 and room for MAX_SUBSET things), as wide as the widest action's.  Rules whose moves are wider than
 64 numbers (four `some` parameters are) were too large for the kernel (`layout.TooLarge`) and
 played on the engine's own machine; they play on the kernel now, on both spellings, the API's
-state a `KState` that answers exactly as its engine twin (legal actions, history, views, scores),
-chosen alone or together (its answers frozen while it lived: tests/golden/engine/test_kernel_wide_moves.json).  The native kernel's lists of moves are bounded in bytes
-(`abi.MOVE_BYTES`, grown up to `abi.MOVE_BYTES_MAX`), not in a count of moves of any width.
+state a `KState` that answers exactly as the engine did (legal actions, history, views, scores),
+chosen alone or together (its answers frozen while it lived:
+tests/golden/engine/test_kernel_wide_moves.json).  The native kernel's lists of moves are bounded
+in bytes (`abi.MOVE_BYTES`, grown up to `abi.MOVE_BYTES_MAX`), not in a count of moves of any width.
 """
 
 from __future__ import annotations
