@@ -1,10 +1,11 @@
 """What a state on the kernel used to hand to the engine's machine is answered on the kernel (issue 32, 5f).
 
 Each test makes a call on a `KState` of either spelling of the kernel (Python and native C) and
-the same call on its engine twin (`tests/_twins.py engine_start`), and checks that the answers are
-the same (a refusal or a `RuleError` whole: message, line, caret and context) while no engine state
-is built for the kernel's (`KState._twin` is not called, nor `State._new`) and the state stays a
-`KState`:
+checks that the answers are the engine's (frozen while it lived, for the set-ups and what is no
+outcome: tests/golden/engine/test_kernel_fallbacks.json; from the same call on its engine twin,
+`tests/_twins.py engine_start`, for the rest), a refusal or a `RuleError` whole (message, line,
+caret and context), while no engine state is built for the kernel's (`KState._twin` is not
+called, nor `State._new`) and the state stays a `KState`:
 
 - a game whose set-up goes wrong (the number of dice out of its range or past the largest number,
   a rule of the first phase before anybody is asked, the first moves listed, at a choice made
