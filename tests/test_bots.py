@@ -18,7 +18,7 @@ from fishrules import SIMULTANEOUS
 from fishrules.bots import BOTS, GreedyBot, ISMCTSBot, MCTSBot, RandomBot, make_bot
 
 from ._frozen import digest, frozen
-from ._positions import layout, positions, step, swapped_draw_twins
+from ._positions import positions, step, swapped_draw_twins
 
 NAMES = fishrules.bundled()
 
@@ -50,7 +50,12 @@ def test_bots_choose_legal_actions_the_same_for_the_same_seed(name):
 
 
 def _twins(game, n, seed):
-    """(state, player, twin) triples: the twin differs only in what is hidden from the player."""
+    """(state, player, twin) triples: the twin differs only in what is hidden from the player (read
+    from the kernel's position: reading an engine field would replay the states on its machine)."""
+    from fishrules.forms import forms_of
+
+    from ._kernel_positions import kernel_layout
+
     s = game.start(players=n, seed=seed)
     rng = random.Random(seed)
     out = []
@@ -59,7 +64,7 @@ def _twins(game, n, seed):
             break
         p = pos.waiting[0]
         twin = pos.determinize(p, random.Random(1000 + k))
-        if layout(twin) == layout(pos) and not twin.prog.card_labels:
+        if kernel_layout(twin) == kernel_layout(pos) and not forms_of(game.model).card_labels:
             twin = None  # nothing hidden to differ in (dice games): the bots still must agree
         out.append((pos.clone(), p, twin if twin is not None else pos.determinize(p, random.Random(k))))
     return out
@@ -217,7 +222,7 @@ def test_the_command_lines_greedy_bot_reads_only_its_view(name, monkeypatch):
     on a copy of the real state (which holds what the player may not know), and twin states get
     the same choice."""
     from fishrules.cli import bot_choice
-    from fishrules.runtime import State
+    from fishrules.kernel.apistate import KState as State  # (the states `start` gives)
 
     real = {"clone": State.clone, "apply": State.apply, "determinize": State.determinize}
     allowed, inside, tried = set(), [0], []
@@ -246,6 +251,7 @@ def test_the_command_lines_greedy_bot_reads_only_its_view(name, monkeypatch):
     for state, p, twin in _twins(game, game.min_players, seed=3):
         if state.current == fishrules.SIMULTANEOUS:
             continue
+        assert type(state) is State and type(twin) is State
         for attr, fn in (("clone", clone), ("apply", apply), ("determinize", determinize)):
             monkeypatch.setattr(State, attr, fn)
         tried.clear()
