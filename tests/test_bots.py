@@ -17,7 +17,8 @@ import fishrules
 from fishrules import SIMULTANEOUS
 from fishrules.bots import BOTS, GreedyBot, ISMCTSBot, MCTSBot, RandomBot, make_bot
 
-from ._positions import layout, positions, step, swapped_draw_twins
+from ._frozen import digest, frozen
+from ._positions import positions, step, swapped_draw_twins
 
 NAMES = fishrules.bundled()
 
@@ -49,7 +50,12 @@ def test_bots_choose_legal_actions_the_same_for_the_same_seed(name):
 
 
 def _twins(game, n, seed):
-    """(state, player, twin) triples: the twin differs only in what is hidden from the player."""
+    """(state, player, twin) triples: the twin differs only in what is hidden from the player (read
+    from the kernel's position: reading an engine field would replay the states on its machine)."""
+    from fishrules.forms import forms_of
+
+    from ._kernel_positions import kernel_layout
+
     s = game.start(players=n, seed=seed)
     rng = random.Random(seed)
     out = []
@@ -58,7 +64,7 @@ def _twins(game, n, seed):
             break
         p = pos.waiting[0]
         twin = pos.determinize(p, random.Random(1000 + k))
-        if layout(twin) == layout(pos) and not twin.prog.card_labels:
+        if kernel_layout(twin) == kernel_layout(pos) and not forms_of(game.model).card_labels:
             twin = None  # nothing hidden to differ in (dice games): the bots still must agree
         out.append((pos.clone(), p, twin if twin is not None else pos.determinize(p, random.Random(k))))
     return out
@@ -216,7 +222,7 @@ def test_the_command_lines_greedy_bot_reads_only_its_view(name, monkeypatch):
     on a copy of the real state (which holds what the player may not know), and twin states get
     the same choice."""
     from fishrules.cli import bot_choice
-    from fishrules.runtime import State
+    from fishrules.kernel.apistate import KState as State  # (the states `start` gives)
 
     real = {"clone": State.clone, "apply": State.apply, "determinize": State.determinize}
     allowed, inside, tried = set(), [0], []
@@ -245,6 +251,7 @@ def test_the_command_lines_greedy_bot_reads_only_its_view(name, monkeypatch):
     for state, p, twin in _twins(game, game.min_players, seed=3):
         if state.current == fishrules.SIMULTANEOUS:
             continue
+        assert type(state) is State and type(twin) is State
         for attr, fn in (("clone", clone), ("apply", apply), ("determinize", determinize)):
             monkeypatch.setattr(State, attr, fn)
         tried.clear()
@@ -256,24 +263,33 @@ def test_the_command_lines_greedy_bot_reads_only_its_view(name, monkeypatch):
         assert tried and all(tried)
 
 
+def _searchers() -> list:
+    return [ISMCTSBot(seed=1, iterations=60), MCTSBot(seed=2, iterations=60), GreedyBot(seed=3)]
+
+
+def _searched(state, rng: random.Random):
+    """`state` played at random to a seat's decision past the 40th move: where the searches are run."""
+    while len(state.history) < 40 or state.current not in range(state.n):
+        step(state, rng)
+    return state
+
+
 def test_the_search_bots_leave_a_kernel_state_on_the_kernel():
     """A search (MCTS, ISMCTS, greedy) reads a KState's position and record through its seat: the
     state stays a KState (no replay onto the engine's machine), the search runs on kernel worlds,
-    chance by hand included, and decides as the same search on the state's twin on the engine."""
+    chance by hand included, and decides as the same search did on the engine's machine at the
+    same position (frozen: tests/golden/engine/test_bots.json)."""
     from fishrules.bots import Seat
     from fishrules.kernel.apistate import KState
 
     for chance in ("seeded", "manual"):
-        s = fishrules.load("fisherman").start(players=3, seed=7, chance=chance)
-        rng = random.Random(7)
-        while len(s.history) < 40 or s.current not in range(3):
-            step(s, rng)
+        engine = frozen("test_bots")[chance]
+        s = _searched(fishrules.load("fisherman").start(players=3, seed=7, chance=chance), random.Random(7))
         assert type(s) is KState
+        assert digest(s.history) == engine["history"], f"{chance}: not the engine's position"
         assert Seat(s, s.current).kernel_worlds() is not None
-        engine = s.clone()
-        engine._become_state()
-        for bot in (ISMCTSBot(seed=1, iterations=60), MCTSBot(seed=2, iterations=60), GreedyBot(seed=3)):
-            assert bot.choose(s, s.current).text == bot.choose(engine, engine.current).text
+        for bot, chose in zip(_searchers(), engine["choices"], strict=True):
+            assert [type(bot).__name__, bot.choose(s, s.current).text] == chose, chance
             assert type(s) is KState, (chance, bot)
 
 
@@ -295,3 +311,14 @@ def test_kernel_twins_by_hidden_draws_get_the_same_decisions():
         for bot_a, bot_b in zip(bots_for_test(2), bots_for_test(2)):
             assert bot_a.choose(s, 0).text == bot_b.choose(t, 0).text
         assert type(s) is KState and type(t) is KState
+
+
+def freeze(engine) -> dict:
+    """What the engine answered (run by tests/tools/freeze_engine.py while it lived): the searches'
+    choices on its machine, at the position the tests reach on the kernel."""
+    out: dict = {}
+    for chance in ("seeded", "manual"):
+        e = _searched(engine.start(fishrules.load("fisherman"), 3, 7, chance), random.Random(7))
+        out[chance] = {"history": digest(e.history),
+                       "choices": [[type(bot).__name__, bot.choose(e, e.current).text] for bot in _searchers()]}
+    return out

@@ -20,6 +20,7 @@ import fishrules
 from fishrules import SIMULTANEOUS
 from fishrules.determinize import Determinizer
 
+from ._frozen import digest, frozen, plain
 from ._kernel_positions import kernel_game, kernel_layout, kernel_twins
 from ._positions import layout, player_counts, positions, step, swapped_draw_twins
 
@@ -27,15 +28,9 @@ NAMES = fishrules.bundled()
 
 
 def consistent(d: fishrules.State) -> None:
-    """Every card is exactly where `where` says, once."""
-    seen = collections.Counter()
-    from fishrules.runtime import _zones_of
-
-    for key, cards in _zones_of(d):
-        for c in cards:
-            assert d.where[c] == key
-            seen[c] += 1
-    assert all(k == 1 for k in seen.values())
+    """Every card is exactly where `where` says, once (read from the kernel's position: reading the
+    engine's `where` of a KState would replay it on the engine's machine)."""
+    kernel_layout(d)
 
 
 def same_to(player, real: fishrules.State, d: fishrules.State) -> None:
@@ -99,11 +94,11 @@ def test_hidden_cards_move_and_seen_ones_do_not():
     rng = random.Random(5)
     for _ in range(40):
         step(s, rng)
-    real = layout(s)
+    real = kernel_layout(s)
     hands = collections.Counter()
     for i in range(50):
         d = s.determinize(0, random.Random(i))
-        mine = layout(d)
+        mine = kernel_layout(d)
         for zone in ("hand of p0", "rows(1)", "rows(2)", "rows(3)"):
             assert mine[zone] == real[zone]  # what p0 sees stays
         hands[tuple(mine["hand of p1"])] += 1
@@ -121,10 +116,10 @@ def test_fishfish_line_card_is_drawn_as_likely_as_the_hand_makes_it():
     D = Determinizer(s, 1)
     rng = random.Random(0)
     for _ in range(2000):
-        line[layout(D.sample(rng))["line_fishing"][0]] += 1
+        line[kernel_layout(D.sample(rng))["line_fishing"][0]] += 1
     assert 700 < line["Catch"] < 900, line  # 2/5 of 2000 = 800
     for i in range(20):
-        assert layout(s.determinize(0, random.Random(i)))["line_fishing"] == ["Catch"]
+        assert kernel_layout(s.determinize(0, random.Random(i)))["line_fishing"] == ["Catch"]
 
 
 def test_a_card_seen_before_stays_known_when_hidden_again():
@@ -137,7 +132,7 @@ def test_a_card_seen_before_stays_known_when_hidden_again():
         step(s, rng)
     shown = [e for e in s.events_for(1) if e["event"] == "reveal"][0]["cards"]
     for i in range(30):
-        assert layout(s.determinize(1, random.Random(i)))["discard"][:len(shown)] == shown
+        assert kernel_layout(s.determinize(1, random.Random(i)))["discard"][:len(shown)] == shown
 
 
 def test_fisherman_three_players_never_deal_the_squids():
@@ -150,7 +145,7 @@ def test_fisherman_three_players_never_deal_the_squids():
         step(s, rng)
     suit = {ci.label: dict(ci.values).get("suit") for ci in game._model.cards}
     for i in range(30):
-        d = layout(s.determinize(0, random.Random(i)))
+        d = kernel_layout(s.determinize(0, random.Random(i)))
         for p in (1, 2):
             assert "squid" not in {suit[c] for c in d[f"hand of p{p}"]}
         assert sum(suit[c] == "squid" for c in d["box"]) == sum(v == "squid" for v in suit.values())
@@ -230,32 +225,41 @@ def test_a_kernel_state_determinizes_on_the_kernel(name):
             assert type(s) is KState
 
 
+#: (ruleset, players, seed, random steps) of the positions whose worlds are held to the engine's
+WORLDS = (("fatfish", 3, 5, 40), ("fishfish", 3, 1, 1), ("fisherman", 3, 2, 20), ("fishfry", 2, 3, 15),
+          ("fisheatfish", 2, 6, 9))
+
+
+def cards_of(where: dict) -> dict:
+    """A layout without its empty zones (the kernel's has the zones of players not in the game)."""
+    return {zone: cards for zone, cards in where.items() if cards}
+
+
 def test_a_kernel_state_draws_the_engine_s_worlds():
-    """The same `rng` draws the same world from a KState as from its twin on the engine (the same
-    classes, places and random numbers): the distribution over worlds is the engine's.  And the
-    determinization's own twin on the engine (what a call the kernel cannot make falls back to)
-    is that world, played on alike: not the real game, not a new one."""
-    for name, n, seed, steps in (("fatfish", 3, 5, 40), ("fishfish", 3, 1, 1), ("fisherman", 3, 2, 20),
-                                 ("fishfry", 2, 3, 15), ("fisheatfish", 2, 6, 9)):
+    """The same `rng` draws the same world from a KState as the engine drew from the same game
+    (the same classes, places and random numbers): the distribution over worlds is the engine's.
+    And the world plays on as the engine's did: the same moves, cards and public view (each
+    compared with the engine's answers, frozen: tests/golden/engine/test_determinize.json)."""
+    from fishrules.kernel.apistate import KState
+
+    want = frozen("test_determinize")["worlds"]
+    for name, n, seed, steps in WORLDS:
         s = kernel_game(name, n, seed, steps)
-        engine = s.clone()
-        engine._become_state()
         for v in range(n):
             for i in range(3):
+                where = f"{name}/{n}/{seed}/{steps} p{v} rng {i}"
+                engine = want[where]
                 d = s.determinize(v, random.Random(i), chance="seeded")
-                e = engine.determinize(v, random.Random(i), chance="seeded")
+                assert digest(cards_of(kernel_layout(d))) == engine["world"], f"{where}: not the engine's world"
                 rng = random.Random(i)
                 for _ in range(4):
                     if d.is_over:
                         break
                     step(d, rng)
-                for text in d.history[len(e.history):]:
-                    e.apply(text)
-                twin = d.clone()
-                twin._become_state()  # the engine's machine, from the determinization's start
-                assert type(twin) is fishrules.State
-                assert layout(twin) == layout(e), (name, v, i)
-                assert twin.view(None) == e.view(None) and twin.history == e.history == d.history
+                assert d.history[len(s.history):] == engine["moves"], where
+                assert digest(cards_of(kernel_layout(d))) == engine["after"], f"{where}: not the engine's cards"
+                assert digest(plain(d.view(None))) == engine["view"], f"{where}: not the engine's view"
+                assert type(d) is KState and type(s) is KState
 
 
 def test_twin_kernel_states_give_the_same_determinization():
@@ -295,37 +299,32 @@ def test_a_kernel_determinization_moves_hidden_cards_only():
 
 def test_a_determinization_cannot_be_saved():
     """Its record is one player's and no history reaches it: `to_json` refuses (OptionError, the
-    library's words), on the kernel and on the engine, rather than write `draw ?` entries that
-    cannot be read back; the real state still saves."""
+    library's words, the engine's: tests/golden/engine/test_determinize.json), rather than write
+    `draw ?` entries that cannot be read back; the real state still saves."""
     s = kernel_game("fatfish", 3, 5, 20)
     d = s.determinize(1, random.Random(1))
-    engine = s.clone()
-    engine._become_state()
-    for state in (d, d.clone(), engine.determinize(1, random.Random(1)), s.determinize(1, random.Random(1), "manual")):
-        with pytest.raises(fishrules.OptionError, match="determinization.*cannot be saved"):
+    for state in (d, d.clone(), s.determinize(1, random.Random(1), "manual")):
+        with pytest.raises(fishrules.OptionError, match="determinization.*cannot be saved") as refused:
             state.to_json()
+        assert f"OptionError: {refused.value}" == frozen("test_determinize")["unsaved"]
     assert fishrules.load("fatfish").state_from_json(s.to_json()) == s
 
 
 def test_a_kernel_determinization_with_chance_by_hand_plays_on():
-    """chance="manual": the determinization waits for chance, given by hand, on the kernel; a
-    playout (the engine's machine, for chance by hand) plays the determinization, not a new game."""
+    """chance="manual": the determinization waits for chance, given by hand, on the kernel, and
+    plays as the engine's did (the same moves, chance given by hand, public view and seat to act:
+    tests/golden/engine/test_determinize.json); a playout plays the determinization to its end."""
     from fishrules.kernel.apistate import KState
 
     s = kernel_game("fisherman", 3, 4, 10)
     assert not s.is_over
     d = s.determinize(0, random.Random(2), chance="manual")
     assert type(d) is KState and d.manual
-    rng = random.Random(3)
-    chances = 0
-    while not d.is_over and chances < 3:
-        if d.current == fishrules.CHANCE:
-            chances += 1
-        step(d, rng)
+    chances = _by_hand(d, random.Random(3))
     assert chances
-    twin = d.clone()
-    twin._become_state()
-    assert twin.history == d.history and twin.view(None) == d.view(None) and twin.current == d.current
+    engine = frozen("test_determinize")["by hand"]
+    assert [chances, d.history, d.current] == [engine["chances"], engine["history"], engine["current"]]
+    assert digest(plain(d.view(None))) == engine["view"], "not the engine's view"
     d.playout(random.Random(4))
     assert d.is_over
 
@@ -347,3 +346,53 @@ def test_a_kernel_determinization_worked_out_again_starts_where_it_was_drawn():
     ks = _SLOTS["_ks"].__get__(d)
     kernel = ks[0]
     assert position_of(kernel, d._position_again()) == position_of(kernel, ks[1])
+
+
+def _by_hand(state, rng: random.Random) -> int:
+    """Random moves, chance given by hand, until the state is over or three chances were given."""
+    chances = 0
+    while not state.is_over and chances < 3:
+        if state.current == fishrules.CHANCE:
+            chances += 1
+        step(state, rng)
+    return chances
+
+
+def freeze(engine) -> dict:
+    """What the engine answered (run by tests/tools/freeze_engine.py while it lived): its worlds
+    drawn with the same `rng`, played on as the tests play the kernel's; its refusal to save a
+    determinization; its determinization with chance by hand, played on."""
+    def played(name: str, players: int, seed: int, steps: int, chance: str = "seeded"):
+        e = engine.start(fishrules.load(name), players, seed, chance)
+        rng = random.Random(seed)
+        for _ in range(steps):
+            if e.is_over:
+                break
+            step(e, rng)
+        return e
+
+    worlds: dict = {}
+    for name, n, seed, steps in WORLDS:
+        e = played(name, n, seed, steps)
+        for v in range(n):
+            for i in range(3):
+                d = e.determinize(v, random.Random(i), chance="seeded")
+                world = digest(cards_of(layout(d)))
+                rng = random.Random(i)
+                for _ in range(4):
+                    if d.is_over:
+                        break
+                    step(d, rng)
+                worlds[f"{name}/{n}/{seed}/{steps} p{v} rng {i}"] = {
+                    "world": world, "moves": d.history[len(e.history):], "after": digest(cards_of(layout(d))),
+                    "view": digest(plain(d.view(None)))}
+    try:
+        played("fatfish", 3, 5, 20).determinize(1, random.Random(1)).to_json()
+        unsaved = "saved"
+    except fishrules.FishrulesError as refused:
+        unsaved = f"{type(refused).__name__}: {refused}"
+    d = played("fisherman", 3, 4, 10).determinize(0, random.Random(2), chance="manual")
+    chances = _by_hand(d, random.Random(3))
+    return {"worlds": worlds, "unsaved": unsaved,
+            "by hand": {"chances": chances, "history": d.history, "current": d.current,
+                        "view": digest(plain(d.view(None)))}}

@@ -28,7 +28,7 @@ from fishrules.kernel import Kernel, KFault
 from fishrules.kernel import layout as L
 from fishrules.kernel.pyruntime import below, decision_seed
 
-from ._frozen import frozen, plain
+from ._frozen import digest, frozen, plain
 from ._twins import BACKENDS, NATIVE, kernel
 
 RULESETS = fishrules.bundled()
@@ -180,21 +180,37 @@ def test_a_rule_that_goes_wrong_in_a_simulation_is_the_engines_error():
     assert got.value.render() == frozen("playouts")["zero"]
 
 
+#: the slow tier's games are compared with the engine's a chunk of seeds at a time (a digest each)
+SLOW_CHUNK = 500
+
+
+def slow_tier(g) -> dict:
+    """The slow tier's seeds of `g`, by player count: 10,000 games in all."""
+    counts = list(range(g.min_players, g.max_players + 1))
+    per = 10_000 // len(counts) + 1
+    return {players: [fishrules.api.game_seed_of(20261203, i) for i in range(per)] for players in counts}
+
+
+def slow_digests(outcomes: list) -> list:
+    """What the golden file keeps of the slow tier's outcomes: a digest of each chunk of seeds."""
+    return [digest(plain(outcomes[at:at + SLOW_CHUNK])) for at in range(0, len(outcomes), SLOW_CHUNK)]
+
+
 @pytest.mark.skipif(not SLOW, reason="the slow tier: FISHRULES_SLOW_TESTS=1")
 @pytest.mark.parametrize("name", RULESETS)
 def test_slow_tier_ten_thousand_games_per_ruleset(name):
-    from fishrules.kernel.reference import reference_playout
-
+    """10,000 games of every ruleset end as the engine's did (its outcomes, frozen a chunk of seeds
+    at a time: tests/golden/engine/test_kernel.json)."""
     backend = "native" if NATIVE else "python"
     k = kernel(name, backend)
     g = k.game
-    counts = list(range(g.min_players, g.max_players + 1))
-    per = 10_000 // len(counts) + 1
-    for players in counts:
-        seeds = [fishrules.api.game_seed_of(20261203, i) for i in range(per)]
-        got = list(k.simulate(players, g._options(None), seeds))
-        for seed, played in zip(seeds, got):
-            assert tuple(played.outcome) == tuple(reference_playout(g, players, seed)), (players, seed)
+    want = frozen("test_kernel")["slow"][name]
+    for players, seeds in slow_tier(g).items():
+        got = slow_digests([list(played.outcome) for played in k.simulate(players, g._options(None), seeds)])
+        assert len(got) == len(want[str(players)]), players
+        for chunk, (mine, engine) in enumerate(zip(got, want[str(players)])):
+            assert mine == engine, (f"{players} players: a game of seeds {chunk * SLOW_CHUNK}.."
+                                    f"{(chunk + 1) * SLOW_CHUNK - 1} ended unlike the engine's")
 
 
 GOLDEN = Path(__file__).with_name("golden")
@@ -256,3 +272,15 @@ def test_a_best_of_a_best_plays_the_engines_games(backend):
     for players in (2, 3, 4):
         for seed in range(1, 6):
             assert outcome(k, players, seed) == frozen("playouts")["best"][f"{players}/{seed}"], (players, seed)
+
+
+def freeze(engine) -> dict:
+    """What the engine answered (run by tests/tools/freeze_engine.py while it lived): the slow
+    tier's 10,000 games of every ruleset (the rest of this file's engine answers are the
+    `playouts` part)."""
+    slow: dict = {}
+    for name in RULESETS:
+        g = fishrules.load(name, backend="python")
+        slow[name] = {str(players): slow_digests([list(engine.playout(g, players, seed)) for seed in seeds])
+                      for players, seeds in slow_tier(g).items()}
+    return {"slow": slow}

@@ -1,10 +1,11 @@
 """What a state on the kernel used to hand to the engine's machine is answered on the kernel (issue 32, 5f).
 
 Each test makes a call on a `KState` of either spelling of the kernel (Python and native C) and
-the same call on its engine twin (`tests/_twins.py engine_start`), and checks that the answers are
-the same (a refusal or a `RuleError` whole: message, line, caret and context) while no engine state
-is built for the kernel's (`KState._twin` is not called, nor `State._new`) and the state stays a
-`KState`:
+checks that the answers are the engine's (frozen while it lived, for the set-ups and what is no
+outcome: tests/golden/engine/test_kernel_fallbacks.json; from the same call on its engine twin,
+`tests/_twins.py engine_start`, for the rest), a refusal or a `RuleError` whole (message, line,
+caret and context), while no engine state is built for the kernel's (`KState._twin` is not
+called, nor `State._new`) and the state stays a `KState`:
 
 - a game whose set-up goes wrong (the number of dice out of its range or past the largest number,
   a rule of the first phase before anybody is asked, the first moves listed, at a choice made
@@ -25,6 +26,7 @@ from fishrules.kernel.apistate import KState, position_of, start
 from fishrules.limits import MAX_DICE
 from fishrules.runtime import CHANCE, State
 
+from ._frozen import digest, frozen, plain
 from ._twins import BACKENDS, bundled_game, engine_start, outcome, watched_twins
 
 _HEAD = """\
@@ -92,9 +94,9 @@ def test_a_set_up_that_goes_wrong_is_the_engines_error_from_the_kernel(case, bac
     opts = g._options(options)
     kernel = Kernel(g, backend)
     assert kernel.name == backend
-    wants = {players: outcome(lambda: engine_start(g, players, 1, options=options)) for players in (2, 3)}
     asked = no_engine_state()
-    for players, want in wants.items():
+    for players in (2, 3):
+        want = tuple(frozen("test_kernel_fallbacks")["set-ups"][f"{case}/{players}"])  # the engine's
         assert want[0] == "error", (case, want)
         assert outcome(lambda: start(g, players, opts, 1, False, kernel=kernel)) == want, (case, players)
     assert not asked, case
@@ -118,7 +120,8 @@ def test_a_count_of_dice_past_the_largest_number_is_a_rule_error_not_a_traceback
         with pytest.raises(fishrules.RuleError) as got:
             game.start(2, options=options)
         assert "the largest the rules may use" in str(got.value) and "while setting up the game" in got.value.render()
-        assert got.value.render() == outcome(lambda: engine_start(g, 2, 1, options=options))[1]
+        assert got.value.render() == frozen("test_kernel_fallbacks")["set-ups"][
+            "the number of dice past the largest number/2"][1]  # the engine's
 
 
 # ---- what is no outcome, at a wait for chance given by hand ---------------------------------------------------
@@ -127,37 +130,45 @@ def _dice_game() -> str:
     return next(n for n in fishrules.bundled() if bundled_game(n).model.dice is not None)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_what_is_no_outcome_is_refused_on_the_kernel_in_the_engines_words(backend, monkeypatch):
-    g = bundled_game(_dice_game())
-    players = g.min_players
-    k = start(g, players, g._options(None), 4, False, manual=True, kernel=Kernel(g, backend))
-    e = engine_start(g, players, 4, "manual")
+def _no_outcomes(s, clone: bool) -> dict:
+    """`s` (chance by hand) played by first moves to a wait for chance, then offered what is no
+    outcome now (a misspelt outcome, a player's move, a text too long, an outcome of another wait),
+    each on a clone of it or on it: how each was refused, and the history after."""
     steps = 0
-    while e.current != CHANCE:
-        k.apply(k.legal_actions(k.waiting[0])[0])
-        e.apply(e.legal_actions(e.waiting[0])[0])
+    while s.current != CHANCE:
+        s.apply(s.legal_actions(s.waiting[0])[0])
         steps += 1
-        assert steps < 200 and not e.is_over
-    outcomes = [a for a, _ in e.chance_outcomes()]
+        assert steps < 200 and not s.is_over
+    outcomes = [a for a, _ in s.chance_outcomes()]
     text = outcomes[0].text
     words = text.split(" ")
     bad: list = [" ".join(words[:-1]), text + "x", " ".join(words[:-1] + ["NOFACE"]), "pass", "p0: pass",
                  "die 999 rolls " + words[-1], "x" * 100_000, "", "  " + text.upper()]
-    other = e.clone()  # an outcome of the next wait for chance, where there is one of another die
+    other = s.clone()  # an outcome of the next wait for chance, where there is one of another die
     other.apply(outcomes[0])
     if other.current == CHANCE:
         bad += [a for a, _ in other.chance_outcomes() if a.text not in {o.text for o in outcomes}]
-    asked = watched_twins(monkeypatch)
+    refused = []
     for thing in bad:
-        with pytest.raises(FishrulesError) as want:
-            e.clone().apply(thing)
-        with pytest.raises(type(want.value)) as got:
-            k.apply(thing)
-        assert str(got.value) == str(want.value), thing
-        assert type(k) is KState and k.current == CHANCE
+        with pytest.raises(FishrulesError) as got:
+            (s.clone() if clone else s).apply(thing)
+        refused.append([type(got.value).__name__, str(got.value)])
+        assert s.current == CHANCE
+    return {"refused": [[kind, digest(words)] for kind, words in refused], "history": s.history}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_what_is_no_outcome_is_refused_on_the_kernel_in_the_engines_words(backend, monkeypatch):
+    g = bundled_game(_dice_game())
+    k = start(g, g.min_players, g._options(None), 4, False, manual=True, kernel=Kernel(g, backend))
+    asked = watched_twins(monkeypatch)
+    got = _no_outcomes(k, clone=False)
+    want = frozen("test_kernel_fallbacks")["no outcome"]  # the engine's refusals, its words digested
+    assert len(got["refused"]) == len(want["refused"])
+    for i, (mine, engine) in enumerate(zip(got["refused"], want["refused"])):
+        assert mine == engine, f"the {i}th thing that is no outcome was not refused in the engine's words"
     assert not asked
-    assert k.history == e.history and type(k) is KState
+    assert got["history"] == want["history"] and type(k) is KState
 
 
 # ---- a playout from a wait for chance handed back to the generator ---------------------------------------------
@@ -521,3 +532,16 @@ def test_a_kernel_playout_that_goes_wrong_is_worded_without_the_engines_machine(
         assert outcome(lambda: kernel.playout(2, opts, seed, limit=300).outcome) == want, (case, seed)
     assert outcome(lambda: [p.outcome for p in kernel.simulate(2, opts, [3, 4], limit=300)])[0] == "error"
     assert not calls, case
+
+
+def freeze(engine) -> dict:
+    """What the engine answered (run by tests/tools/freeze_engine.py while it lived): the set-ups
+    that go wrong, and what is no outcome at a wait for chance (the rest of this file still asks the
+    engine twin live)."""
+    set_ups = {}
+    for case, (text, options) in SET_UPS.items():
+        g = fishrules.loads(text, "setups.fish")
+        for players in (2, 3):
+            set_ups[f"{case}/{players}"] = plain(outcome(lambda: engine.start(g, players, 1, options=options)))
+    g = bundled_game(_dice_game())
+    return {"set-ups": set_ups, "no outcome": _no_outcomes(engine.start(g, g.min_players, 4, "manual"), clone=True)}

@@ -16,7 +16,8 @@ from fishrules import SIMULTANEOUS
 from fishrules.web.html import Markup, tag
 from fishrules.web.render import TableInfo, board_layout, frame, frame_json
 
-from ._positions import positions, step, swapped_draw_twins
+from ._kernel_positions import kernel_twins
+from ._positions import positions, step
 
 HOSTILE = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "' onmouseover='x", "&amp;<b>"]
 
@@ -54,7 +55,7 @@ def test_twin_positions_give_every_seat_the_same_bytes(name):
         for s, steps in played(state, random.Random(seed), every=9, most=4):
             for player in range(n):
                 mine = frame_json(s, player, info, steps)
-                for twin in swapped_draw_twins(game, s, player, most=1):
+                for twin in kernel_twins(game, s, player, most=1):
                     assert frame_json(twin, player, info, steps) == mine
                     compared += 1
                 d = s.determinize(player, random.Random(seed * 7 + player))
@@ -248,7 +249,7 @@ def test_the_score_sheet_tells_a_seat_nothing_hidden(name, n):
         mine = frame_json(state, player, info, steps)
         assert "Score sheet" in mine
         # (swapping draws in a long history is slow: the short games only)
-        for twin in swapped_draw_twins(game, state, player, most=1) if name in ("fishfish", "fisheatfish") else ():
+        for twin in kernel_twins(game, state, player, most=1) if name in ("fishfish", "fisheatfish") else ():
             assert frame_json(twin, player, info, steps) == mine
         assert frame_json(state.determinize(player, random.Random(player)), player, info, steps) == mine
     assert frame_json(state.determinize(None, random.Random(9)), None, info, steps) == frame_json(state, None, info, steps)
@@ -371,7 +372,7 @@ def test_what_just_happened_tells_a_seat_nothing_hidden(name, n):
             d = state.determinize(seat, random.Random(compared))
             assert _section(frame(d, seat, info, steps)["html"], "justnow") == mine
             if seat is not None and compared < 3:
-                for twin in swapped_draw_twins(game, state, seat, most=1):
+                for twin in kernel_twins(game, state, seat, most=1):
                     assert _section(frame(twin, seat, info, steps)["html"], "justnow") == mine
         compared += 1
     assert compared >= 6

@@ -305,7 +305,9 @@ MODULES = ["test_kernel_capacity_growth", "test_kernel_capacity", "test_kernel_z
            "test_kernel_budget", "test_kernel_words",
            "test_kernel_faults", "test_kernel_manual_playout",
            "test_kernel_together", "test_kernel_stuck", "test_kernel_unavailable",
-           "test_kernel_score_parts", "test_baseline_c", "test_native"]
+           "test_kernel_score_parts", "test_baseline_c", "test_native",
+           "test_determinize", "test_bots", "test_kernel",
+           "test_kernel_reseed", "test_kernel_wide_moves", "test_kernel_fallbacks"]
 
 
 PARTS = {"corpus": corpus, "playouts": playouts, "views": views, "record": record, "surface": surface}
