@@ -8,9 +8,17 @@ engine does).  Helpers the code calls come from `fishrules.kernel.pyruntime`, ea
 
 No text of the rules reaches the source: names are the lowering's own (`l3`, `d4`, `b7`), tables
 hold numbers, and comments give only line numbers.
+
+Rules may nest as deep as the language allows, deeper than CPython compiles one function (20 nested
+loops, 100 levels of indentation, an `elif` chain of a few thousand links): as the engine's compiler
+does (`compiler/blocks.py`, `compiler/actions.py`), a loop nested `_LOOPS` deep, or a statement
+`_INDENT` levels in, is written as a function of its own (`_Writer.outline`), and a chain of
+`otherwise if` is cut every `_CHAIN` links.  Code nested less deep is written as before.
 """
 
 from __future__ import annotations
+
+import re
 
 import attrs
 
@@ -24,6 +32,21 @@ from .lower_blocks import DONE, PAUSE, UNWIND
 
 __all__ = ["emit_python", "frame_slots_python"]
 
+#: A loop this many loops deep in one function (CPython compiles at most 20: the dispatch of a
+#: block's arms is one) is written as a function of its own (`_Writer.outline`).
+_LOOPS = 12
+#: So is a statement this many levels of indentation in (CPython reads at most 100; the statements
+#: of `s_Invoke` and `s_Ask` open three more).
+_INDENT = 60
+#: An `if … elif …` chain is one `if` nested in another to CPython's compiler, which gives up at a few
+#: thousand links: a longer chain (`otherwise if`, the dispatch of a block's many arms) is written
+#: as chains of this many links, each in the `else` of the one before (or after it, for arms).
+_CHAIN = 100
+#: The names an outlined function's lines assign: plain and chained assignments, `for` loops, `:=`.
+_ASSIGNED = re.compile(r"^\s*((?:[A-Za-z_]\w*(?:, *[A-Za-z_]\w*)*,? *(?:=|[-+]=)(?!=) *)+)")
+_LOOP_VAR = re.compile(r"^\s*for ([A-Za-z_]\w*) in ")
+_WALRUS = re.compile(r"([A-Za-z_]\w*) :=")
+
 
 def frame_slots_python(kp: KernelProgram, fn: ir.Function) -> list[str]:
     """The locals a Python frame keeps, in order, after its block number and place."""
@@ -36,8 +59,24 @@ class _Writer:
         self.kp = kp
         self.lines: list[str] = []
         self.lay = kp.layout
+        self.ctx = _Ctx(False)  # the Python function being written (a function's own, or outlined)
+        self.outlined = 0  # how many outlined functions are written
 
     def put(self, depth: int, text: str) -> None:
+        c = self.ctx
+        if c.outlined:
+            # in an outlined function, a return hands its value back in a tuple, and a break or a
+            # continue of a loop outside it is handed back as 1 or 2 (see `outline`)
+            if text == "return" or text.startswith("return "):
+                c.ret = True
+                text = f"return ({text[7:] or 'None'},)"
+            elif c.loops == 0 and text in ("break", "continue"):
+                if text == "break":
+                    c.brk = True
+                    text = "return 1"
+                else:
+                    c.cont = True
+                    text = "return 2"
         self.lines.append("    " * depth + text)
 
     # ---- expressions ---------------------------------------------------------------------------
@@ -231,7 +270,65 @@ class _Writer:
 
     def stmts(self, body, depth: int, fn: "_Fn") -> None:
         for s in body:
-            getattr(self, "s_" + type(s).__name__)(s, depth, fn)
+            if isinstance(s, (ir.If, ir.For, ir.While)) and (
+                    depth >= _INDENT or (self.ctx.loops >= _LOOPS and not isinstance(s, ir.If))):
+                self.outline((s,), depth, fn)
+            else:
+                getattr(self, "s_" + type(s).__name__)(s, depth, fn)
+
+    def outline(self, stmts, depth: int, fn: "_Fn") -> None:
+        """The statements `stmts`, nested too deep for CPython to compile where it stands, written as a
+        function of its own, defined at the start of the function being written (so that it
+        starts again at the left, with no loop around it) and called here.  It is a closure: the
+        locals it assigns are the function's own (`nonlocal`, each bound at the function's start,
+        `_Fn.nonlocals`).  What it hands back says how it ended: None (it ran to its end), a
+        tuple (it returned that value), 1 or 2 (a break or a continue of a loop around the call,
+        the dispatch of a block's arms among them)."""
+        self.outlined += 1
+        name = f"o{self.outlined}"
+        lines, ctx = self.lines, self.ctx
+        self.lines, self.ctx = [], _Ctx(True)
+        try:
+            self.stmts(stmts, 2, fn)
+            body, inner = self.lines, self.ctx
+        finally:
+            self.lines, self.ctx = lines, ctx
+        names: dict = {}
+        for line in body:
+            got = _ASSIGNED.match(line)
+            if got is not None:
+                names.update(dict.fromkeys(n.strip() for n in re.split(r"[-+]?=|,", got.group(1)) if n.strip()))
+            got = _LOOP_VAR.match(line)
+            if got is not None:
+                names[got.group(1)] = None
+            names.update(dict.fromkeys(_WALRUS.findall(line)))
+        fn.nonlocals.update(names)
+        fn.outlines.append(f"    def {name}():")
+        if names:
+            fn.outlines.append(f"        nonlocal {', '.join(names)}")
+        fn.outlines.extend(body)
+        if not (inner.ret or inner.brk or inner.cont):
+            self.put(depth, f"{name}()")
+            return
+        self.put(depth, f"ot = {name}()")
+        self.put(depth, "if ot is not None:")
+        if inner.brk:
+            self.put(depth + 1, "if ot == 1:")
+            self.put(depth + 2, "break")
+        if inner.cont:
+            self.put(depth + 1, "if ot == 2:")
+            self.put(depth + 2, "continue")
+        if inner.ret:
+            self.put(depth + 1, "return ot[0]")
+
+    def close(self, start: int, fn: "_Fn", bound) -> None:
+        """The outlined functions of the function whose body starts at line `start`, put there,
+        after the locals they assign are bound (but its parameters, `bound`)."""
+        if not fn.outlines:
+            return
+        fresh = [n for n in fn.nonlocals if n not in bound]
+        head = [f"    {' = '.join(fresh)} = None"] if fresh else []
+        self.lines[start:start] = head + fn.outlines
 
     def s_Set(self, s, depth, fn):
         self.put(depth, f"{s.var} = {self.x(s.value)}")
@@ -243,11 +340,38 @@ class _Writer:
         self.put(depth, f"S[{self.x(s.index)}] = {self.x(s.value)}")
 
     def s_If(self, s, depth, fn):
-        self.put(depth, f"if {self.x(s.test)}:")
-        self.body(s.then, depth + 1, fn)
-        if s.otherwise:
-            self.put(depth, "else:")
-            self.body(s.otherwise, depth + 1, fn)
+        # (not recursive along a chain of `otherwise if`, which may be thousands of links long: a
+        # long one is written as `elif`s, its links' positions set in their tests)
+        long = _chain(s) > _CHAIN
+        links = 0
+        test = self.x(s.test)
+        word = "if"
+        while True:
+            self.put(depth, f"{word} {test}:")
+            self.body(s.then, depth + 1, fn)
+            rest = s.otherwise
+            if not rest:
+                return
+            link = _link(rest)
+            if link is None:
+                self.put(depth, "else:")
+                self.body(rest, depth + 1, fn)
+                return
+            prefix, s = link
+            links += 1
+            test = self.x(s.test)
+            if long and links % _CHAIN:
+                word = "elif"
+                if prefix:
+                    test = f"(at_line(S, {prefix[-1].pos}) or {test})"
+                continue
+            self.put(depth, "else:")  # (a long chain: a new one, in the else of the one before)
+            depth += 1
+            word = "if"
+            if depth >= _INDENT:
+                self.outline((*prefix, s), depth, fn)
+                return
+            self.stmts(prefix, depth, fn)
 
     def body(self, stmts, depth, fn):
         if not stmts:
@@ -258,11 +382,18 @@ class _Writer:
     def s_While(self, s, depth, fn):
         test = "True" if isinstance(s.test, ir.Int) and s.test.value else self.x(s.test)
         self.put(depth, f"while {test}:")
-        self.body(s.body, depth + 1, fn)
+        self.loop(s.body, depth + 1, fn)
 
     def s_For(self, s, depth, fn):
         self.put(depth, f"for {s.var} in {self.items(s.stream)}:")
-        self.body(s.body, depth + 1, fn)
+        self.loop(s.body, depth + 1, fn)
+
+    def loop(self, stmts, depth, fn):
+        self.ctx.loops += 1
+        try:
+            self.body(stmts, depth, fn)
+        finally:
+            self.ctx.loops -= 1
 
     def s_Break(self, s, depth, fn):
         self.put(depth, "break")
@@ -472,10 +603,13 @@ class _Writer:
         if f.kind == "enum":
             params += ", ok, bad"
         self.put(0, f"def {f.name}(S{params}):")
+        start = len(self.lines)
         for i, (name, _, _) in enumerate(f.loads):  # the move in the state's move slots (`why`, domains)
             self.put(1, f"{name} = S[{H_MOVE + 1 + i}]")
         fn = _Fn(f, self.kp, 0, [])
+        self.ctx = _Ctx(False)
         self.body(f.body, 1, fn)
+        self.close(start, fn, {"S", "ok", "bad", *f.params})
         self.put(0, "")
 
     def kept(self, f: ir.Function) -> None:
@@ -516,6 +650,9 @@ class _Writer:
         fn = _Fn(f, kp, 2 + len(slots), slots)
         params = "".join(f", {p}=None" for p in f.params)
         self.put(0, f"def {f.name}(S, fp, resume{params}):")
+        start = len(self.lines)
+        self.ctx = _Ctx(False)
+        bound = {"S", "fp", "resume", *f.params}
         if arms is not None:
             self.put(1, "if resume:")
             self.put(2, f"pc = S[fp + 1]")
@@ -531,12 +668,16 @@ class _Writer:
             self.prologue(1, f)
         if arms is None:
             self.body(f.body + (ir.Leave(DONE),), 1, fn)
+            self.close(start, fn, bound)
             self.put(0, "")
             return
         self.put(1, "while True:")
+        self.ctx.loops = 1
         for i, label in enumerate(sorted(arms.code)):
-            self.put(2, f"{'if' if i == 0 else 'elif'} pc == {label}:")
+            # (every arm ends in a jump: a chain cut in several is the same dispatch)
+            self.put(2, f"{'if' if i % _CHAIN == 0 else 'elif'} pc == {label}:")
             self.body(arms.code[label], 3, fn)
+        self.close(start, fn, bound)
         self.put(0, "")
 
     def prologue(self, depth: int, f: ir.Function) -> None:
@@ -686,14 +827,44 @@ def site_key(kp: KernelProgram, site) -> "str | None":
     return f"({', '.join(pieces)},)"
 
 
+def _link(rest) -> "tuple | None":
+    """The `otherwise` of an `if` as the next link of a chain of `otherwise if`: the positions set
+    before its test, and the `if`; None where it is not one."""
+    if isinstance(rest[-1], ir.If) and all(isinstance(s, ir.Here) for s in rest[:-1]):
+        return tuple(rest[:-1]), rest[-1]
+    return None
+
+
+def _chain(s) -> int:
+    """How many links the chain of `otherwise if` starting at the `if` `s` has."""
+    n = 0
+    while s.otherwise and (link := _link(s.otherwise)) is not None:
+        s = link[1]
+        n += 1
+    return n
+
+
 class _Fn:
-    """The function being written: its IR, its frame's size and the locals its frame keeps."""
+    """The function being written: its IR, its frame's size and the locals its frame keeps, and the
+    functions outlined from it (`_Writer.outline`) with the locals they assign."""
 
     def __init__(self, f: ir.Function, kp: KernelProgram, frame: int, slots: list):
         self.fn = f
         self.kp = kp
         self.frame = frame
         self.slots = slots
+        self.outlines: list[str] = []
+        self.nonlocals: dict = {}
+
+
+class _Ctx:
+    """The Python function the lines are written into: outlined or not, how many loops are open
+    in it, and how an outlined one ends (it returns, breaks or continues a loop around it)."""
+
+    def __init__(self, outlined: bool):
+        self.outlined = outlined
+        self.loops = 0
+        self.ret = self.brk = self.cont = False
 
 
 def emit_python(kp: KernelProgram) -> str:
