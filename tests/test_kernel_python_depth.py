@@ -68,6 +68,12 @@ CASES = {
     "ifs": _blocks("if x >= 0:", DEEP, INNER),
     "ifs around a choice": _blocks("if x >= 0:", DEEP, WAIT),
     "repeats around a choice": _blocks("repeat 1 times:", DEEP, WAIT),
+    # an expression as deep as the language allows, in an action's rule and in a define
+    "a deep where": HEAD + "each player has points: number\ndefine many: count(" + "(" * 90 + "players"
+    + " where it is not last(players))" * 90 + ")\nphase game:\n  repeat 2 times:\n    for each player:\n"
+    "      player chooses poke or pass\naction poke:\n  require \"r\": count(" + "(" * 90 + "players"
+    + " where it is not last(players))" * 90 + ") > 0\n  add many to your points\naction pass:\n  nothing\n"
+    "score \"p\": your points\n",
     # a chain of `otherwise if` a thousand links long
     "a long chain": _chain(1000),
 }
@@ -131,5 +137,5 @@ def test_the_cut_code_is_only_the_deep_code():
         warnings.simplefilter("ignore")
         shallow = Kernel(fishrules.load("fishfry"), "python").program
         deep = Kernel(fishrules.loads(CASES["for each"], "deep.fish"), "python").program
-    assert "def o1()" not in emit_python(shallow) and "at_line(" not in emit_python(shallow)
+    assert "def xo1()" not in emit_python(shallow) and "def xh1(" not in emit_python(shallow) and "at_line(" not in emit_python(shallow)
     assert 0 < emit_python(deep).count("nonlocal") < 10

@@ -12,8 +12,9 @@ hold numbers, and comments give only line numbers.
 Rules may nest as deep as the language allows, deeper than CPython compiles one function (20 nested
 loops, 100 levels of indentation, an `elif` chain of a few thousand links): as the engine's compiler
 does (`compiler/blocks.py`, `compiler/actions.py`), a loop nested `_LOOPS` deep, or a statement
-`_INDENT` levels in, is written as a function of its own (`_Writer.outline`), and a chain of
-`otherwise if` is cut every `_CHAIN` links.  Code nested less deep is written as before.
+`_INDENT` levels in, is written as a function of its own (`_Writer.outline`), so is a part of an
+expression `_HOIST` levels deep (`_Writer.hoist`), and a chain of `otherwise if` is cut every
+`_CHAIN` links.  Code nested less deep is written as before.
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ _INDENT = 60
 #: thousand links: a longer chain (`otherwise if`, the dispatch of a block's many arms) is written
 #: as chains of this many links, each in the `else` of the one before (or after it, for arms).
 _CHAIN = 100
+#: How many levels of an expression are written inside one another (each opens at most three
+#: brackets; CPython reads 200): a part deeper is a function of its own (`_Writer.hoist`).
+_HOIST = 32
 #: The names an outlined function's lines assign: plain and chained assignments, `for` loops, `:=`.
 _ASSIGNED = re.compile(r"^\s*((?:[A-Za-z_]\w*(?:, *[A-Za-z_]\w*)*,? *(?:=|[-+]=)(?!=) *)+)")
 _LOOP_VAR = re.compile(r"^\s*for ([A-Za-z_]\w*) in ")
@@ -61,6 +65,9 @@ class _Writer:
         self.lay = kp.layout
         self.ctx = _Ctx(False)  # the Python function being written (a function's own, or outlined)
         self.outlined = 0  # how many outlined functions are written
+        self.fn: "_Fn | None" = None  # the function whose statements are being written
+        self.level = 0  # how deep inside the expression being written
+        self.bound: list[str] = []  # the variables of the comprehensions around it
 
     def put(self, depth: int, text: str) -> None:
         c = self.ctx
@@ -82,7 +89,59 @@ class _Writer:
     # ---- expressions ---------------------------------------------------------------------------
 
     def x(self, e) -> str:
-        return getattr(self, "x_" + type(e).__name__)(e)
+        level = self.level  # (here, not in a function for all three: the emitter recurses as deep as the IR nests)
+        if level >= _HOIST and self.fn is not None:
+            return self.hoist(e, "x_")
+        self.level = level + 1
+        try:
+            return getattr(self, "x_" + type(e).__name__)(e)
+        finally:
+            self.level = level
+
+    def hoist(self, e, kind: str) -> str:
+        """A part of an expression `_HOIST` levels deep, written as a function of its own (see
+        `closure`); returns the call."""
+        level, bound = self.level, self.bound
+        self.level, self.bound = 0, list(self.bound)
+        try:
+            text = getattr(self, kind + type(e).__name__)(e)
+        finally:
+            self.level, self.bound = level, bound
+        return self.closure(text)
+
+    def source(self, s) -> str:
+        """The stream `s` as the iterable of a comprehension, where CPython reads no `:=` (a value
+        kept by the lowering, `x_Cached`, in a condition of a comprehension inside it, where a
+        deep expression is cut): such a one as a function of its own."""
+        text = self.items(s)
+        if ":=" not in text or self.fn is None:
+            return text
+        return self.closure(text)
+
+    def closure(self, text: str) -> str:
+        """The expression `text` as a function defined at the start of the function being written
+        (a closure, as `outline`'s: what it keeps with `:=` is that function's), given the
+        variables of the comprehensions around it; returns the call."""
+        fn = self.fn
+        assert fn is not None
+        self.outlined += 1
+        name = f"xh{self.outlined}"
+        params = ", ".join(dict.fromkeys(self.bound))
+        names = dict.fromkeys(n for n in _WALRUS.findall(text) if n not in self.bound)
+        fn.nonlocals.update(names)
+        fn.outlines.append(f"    def {name}({params}):")
+        if names:
+            fn.outlines.append(f"        nonlocal {', '.join(names)}")
+        fn.outlines.append(f"        return {text}")
+        return f"{name}({params})"
+
+    def under(self, var: str, e) -> str:
+        """`e` written inside a comprehension over `var`."""
+        self.bound.append(var)
+        try:
+            return self.x(e)
+        finally:
+            self.bound.pop()
 
     def x_Int(self, e):
         return repr(e.value)
@@ -195,7 +254,7 @@ class _Writer:
         return f"{'last_of' if e.last else 'first_of'}({self.items(src)}, {empty})"
 
     def x_Quant(self, e):
-        test = f"({self.x(e.cond)} for {e.var} in ch(S, {self.items(e.stream)}))"
+        test = f"({self.under(e.var, e.cond)} for {e.var} in ch(S, {self.source(e.stream)}))"
         if e.kind == "every":
             return f"all{test}"
         if e.kind == "any":
@@ -209,7 +268,14 @@ class _Writer:
 
     def items(self, s) -> str:
         """A stream as a Python iterable that has a length."""
-        return getattr(self, "i_" + type(s).__name__)(s)
+        level = self.level
+        if level >= _HOIST and self.fn is not None:
+            return self.hoist(s, "i_")
+        self.level = level + 1
+        try:
+            return getattr(self, "i_" + type(s).__name__)(s)
+        finally:
+            self.level = level
 
     def i_SeatsS(self, s):
         return f"range(S[{H_N}])"
@@ -233,13 +299,20 @@ class _Writer:
         return f"one(({self.x(s.value)}))"
 
     def i_FilterS(self, s):
-        return f"[{s.var} for {s.var} in ch(S, {self.items(s.source)}) if {self.x(s.cond)}]"
+        return f"[{s.var} for {s.var} in ch(S, {self.source(s.source)}) if {self.under(s.var, s.cond)}]"
 
     def i_MapS(self, s):
-        return f"[{self.x(s.value)} for {s.var} in ch(S, {self.items(s.source)})]"
+        return f"[{self.under(s.var, s.value)} for {s.var} in ch(S, {self.source(s.source)})]"
 
     def b(self, b) -> str:
-        return getattr(self, "b_" + type(b).__name__)(b)
+        level = self.level
+        if level >= _HOIST and self.fn is not None:
+            return self.hoist(b, "b_")
+        self.level = level + 1
+        try:
+            return getattr(self, "b_" + type(b).__name__)(b)
+        finally:
+            self.level = level
 
     def b_BufVar(self, b):
         return b.name
@@ -260,7 +333,7 @@ class _Writer:
         return f"{b.name}(S, {', '.join(args)})"
 
     def b_BestBuf(self, b):
-        pairs = f"[({b.var}, {self.x(b.key)}) for {b.var} in ch(S, {self.items(b.source)})]"
+        pairs = f"[({b.var}, {self.under(b.var, b.key)}) for {b.var} in ch(S, {self.source(b.source)})]"
         return f"best_of(S, {pairs}, {1 if b.highest else 0})"
 
     def b_CondBuf(self, b):
@@ -285,7 +358,7 @@ class _Writer:
         tuple (it returned that value), 1 or 2 (a break or a continue of a loop around the call,
         the dispatch of a block's arms among them)."""
         self.outlined += 1
-        name = f"o{self.outlined}"
+        name = f"xo{self.outlined}"
         lines, ctx = self.lines, self.ctx
         self.lines, self.ctx = [], _Ctx(True)
         try:
@@ -310,16 +383,16 @@ class _Writer:
         if not (inner.ret or inner.brk or inner.cont):
             self.put(depth, f"{name}()")
             return
-        self.put(depth, f"ot = {name}()")
-        self.put(depth, "if ot is not None:")
+        self.put(depth, f"xt = {name}()")
+        self.put(depth, "if xt is not None:")
         if inner.brk:
-            self.put(depth + 1, "if ot == 1:")
+            self.put(depth + 1, "if xt == 1:")
             self.put(depth + 2, "break")
         if inner.cont:
-            self.put(depth + 1, "if ot == 2:")
+            self.put(depth + 1, "if xt == 2:")
             self.put(depth + 2, "continue")
         if inner.ret:
-            self.put(depth + 1, "return ot[0]")
+            self.put(depth + 1, "return xt[0]")
 
     def close(self, start: int, fn: "_Fn", bound) -> None:
         """The outlined functions of the function whose body starts at line `start`, put there,
@@ -607,8 +680,9 @@ class _Writer:
         for i, (name, _, _) in enumerate(f.loads):  # the move in the state's move slots (`why`, domains)
             self.put(1, f"{name} = S[{H_MOVE + 1 + i}]")
         fn = _Fn(f, self.kp, 0, [])
-        self.ctx = _Ctx(False)
+        self.ctx, self.fn = _Ctx(False), fn
         self.body(f.body, 1, fn)
+        self.fn = None
         self.close(start, fn, {"S", "ok", "bad", *f.params})
         self.put(0, "")
 
@@ -651,7 +725,7 @@ class _Writer:
         params = "".join(f", {p}=None" for p in f.params)
         self.put(0, f"def {f.name}(S, fp, resume{params}):")
         start = len(self.lines)
-        self.ctx = _Ctx(False)
+        self.ctx, self.fn = _Ctx(False), fn
         bound = {"S", "fp", "resume", *f.params}
         if arms is not None:
             self.put(1, "if resume:")
@@ -668,6 +742,7 @@ class _Writer:
             self.prologue(1, f)
         if arms is None:
             self.body(f.body + (ir.Leave(DONE),), 1, fn)
+            self.fn = None
             self.close(start, fn, bound)
             self.put(0, "")
             return
@@ -677,6 +752,7 @@ class _Writer:
             # (every arm ends in a jump: a chain cut in several is the same dispatch)
             self.put(2, f"{'if' if i % _CHAIN == 0 else 'elif'} pc == {label}:")
             self.body(arms.code[label], 3, fn)
+        self.fn = None
         self.close(start, fn, bound)
         self.put(0, "")
 
