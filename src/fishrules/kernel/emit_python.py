@@ -8,9 +8,18 @@ engine does).  Helpers the code calls come from `fishrules.kernel.pyruntime`, ea
 
 No text of the rules reaches the source: names are the lowering's own (`l3`, `d4`, `b7`), tables
 hold numbers, and comments give only line numbers.
+
+Rules may nest as deep as the language allows, deeper than CPython compiles one function (20 nested
+loops, 100 levels of indentation, an `elif` chain of a few thousand links): as the engine's compiler
+does (`compiler/blocks.py`, `compiler/actions.py`), a loop nested `_LOOPS` deep, or a statement
+`_INDENT` levels in, is written as a function of its own (`_Writer.outline`), so is a part of an
+expression `_HOIST` levels deep (`_Writer.hoist`), and a chain of `otherwise if` is cut every
+`_CHAIN` links.  Code nested less deep is written as before.
 """
 
 from __future__ import annotations
+
+import re
 
 import attrs
 
@@ -24,6 +33,24 @@ from .lower_blocks import DONE, PAUSE, UNWIND
 
 __all__ = ["emit_python", "frame_slots_python"]
 
+#: A loop this many loops deep in one function (CPython compiles at most 20: the dispatch of a
+#: block's arms is one) is written as a function of its own (`_Writer.outline`).
+_LOOPS = 12
+#: So is a statement this many levels of indentation in (CPython reads at most 100; the statements
+#: of `s_Invoke` and `s_Ask` open three more).
+_INDENT = 60
+#: An `if … elif …` chain is one `if` nested in another to CPython's compiler, which gives up at a few
+#: thousand links: a longer chain (`otherwise if`, the dispatch of a block's many arms) is written
+#: as chains of this many links, each in the `else` of the one before (or after it, for arms).
+_CHAIN = 100
+#: How many levels of an expression are written inside one another (each opens at most three
+#: brackets; CPython reads 200): a part deeper is a function of its own (`_Writer.hoist`).
+_HOIST = 32
+#: The names an outlined function's lines assign: plain and chained assignments, `for` loops, `:=`.
+_ASSIGNED = re.compile(r"^\s*((?:[A-Za-z_]\w*(?:, *[A-Za-z_]\w*)*,? *(?:=|[-+]=)(?!=) *)+)")
+_LOOP_VAR = re.compile(r"^\s*for ([A-Za-z_]\w*) in ")
+_WALRUS = re.compile(r"([A-Za-z_]\w*) :=")
+
 
 def frame_slots_python(kp: KernelProgram, fn: ir.Function) -> list[str]:
     """The locals a Python frame keeps, in order, after its block number and place."""
@@ -36,14 +63,85 @@ class _Writer:
         self.kp = kp
         self.lines: list[str] = []
         self.lay = kp.layout
+        self.ctx = _Ctx(False)  # the Python function being written (a function's own, or outlined)
+        self.outlined = 0  # how many outlined functions are written
+        self.fn: "_Fn | None" = None  # the function whose statements are being written
+        self.level = 0  # how deep inside the expression being written
+        self.bound: list[str] = []  # the variables of the comprehensions around it
 
     def put(self, depth: int, text: str) -> None:
+        c = self.ctx
+        if c.outlined:
+            # in an outlined function, a return hands its value back in a tuple, and a break or a
+            # continue of a loop outside it is handed back as 1 or 2 (see `outline`)
+            if text == "return" or text.startswith("return "):
+                c.ret = True
+                text = f"return ({text[7:] or 'None'},)"
+            elif c.loops == 0 and text in ("break", "continue"):
+                if text == "break":
+                    c.brk = True
+                    text = "return 1"
+                else:
+                    c.cont = True
+                    text = "return 2"
         self.lines.append("    " * depth + text)
 
     # ---- expressions ---------------------------------------------------------------------------
 
     def x(self, e) -> str:
-        return getattr(self, "x_" + type(e).__name__)(e)
+        level = self.level  # (here, not in a function for all three: the emitter recurses as deep as the IR nests)
+        if level >= _HOIST and self.fn is not None:
+            return self.hoist(e, "x_")
+        self.level = level + 1
+        try:
+            return getattr(self, "x_" + type(e).__name__)(e)
+        finally:
+            self.level = level
+
+    def hoist(self, e, kind: str) -> str:
+        """A part of an expression `_HOIST` levels deep, written as a function of its own (see
+        `closure`); returns the call."""
+        level, bound = self.level, self.bound
+        self.level, self.bound = 0, list(self.bound)
+        try:
+            text = getattr(self, kind + type(e).__name__)(e)
+        finally:
+            self.level, self.bound = level, bound
+        return self.closure(text)
+
+    def source(self, s) -> str:
+        """The stream `s` as the iterable of a comprehension, where CPython reads no `:=` (a value
+        kept by the lowering, `x_Cached`, in a condition of a comprehension inside it, where a
+        deep expression is cut): such a one as a function of its own."""
+        text = self.items(s)
+        if ":=" not in text or self.fn is None:
+            return text
+        return self.closure(text)
+
+    def closure(self, text: str) -> str:
+        """The expression `text` as a function defined at the start of the function being written
+        (a closure, as `outline`'s: what it keeps with `:=` is that function's), given the
+        variables of the comprehensions around it; returns the call."""
+        fn = self.fn
+        assert fn is not None
+        self.outlined += 1
+        name = f"xh{self.outlined}"
+        params = ", ".join(dict.fromkeys(self.bound))
+        names = dict.fromkeys(n for n in _WALRUS.findall(text) if n not in self.bound)
+        fn.nonlocals.update(names)
+        fn.outlines.append(f"    def {name}({params}):")
+        if names:
+            fn.outlines.append(f"        nonlocal {', '.join(names)}")
+        fn.outlines.append(f"        return {text}")
+        return f"{name}({params})"
+
+    def under(self, var: str, e) -> str:
+        """`e` written inside a comprehension over `var`."""
+        self.bound.append(var)
+        try:
+            return self.x(e)
+        finally:
+            self.bound.pop()
 
     def x_Int(self, e):
         return repr(e.value)
@@ -156,7 +254,7 @@ class _Writer:
         return f"{'last_of' if e.last else 'first_of'}({self.items(src)}, {empty})"
 
     def x_Quant(self, e):
-        test = f"({self.x(e.cond)} for {e.var} in ch(S, {self.items(e.stream)}))"
+        test = f"({self.under(e.var, e.cond)} for {e.var} in ch(S, {self.source(e.stream)}))"
         if e.kind == "every":
             return f"all{test}"
         if e.kind == "any":
@@ -170,7 +268,14 @@ class _Writer:
 
     def items(self, s) -> str:
         """A stream as a Python iterable that has a length."""
-        return getattr(self, "i_" + type(s).__name__)(s)
+        level = self.level
+        if level >= _HOIST and self.fn is not None:
+            return self.hoist(s, "i_")
+        self.level = level + 1
+        try:
+            return getattr(self, "i_" + type(s).__name__)(s)
+        finally:
+            self.level = level
 
     def i_SeatsS(self, s):
         return f"range(S[{H_N}])"
@@ -194,13 +299,20 @@ class _Writer:
         return f"one(({self.x(s.value)}))"
 
     def i_FilterS(self, s):
-        return f"[{s.var} for {s.var} in ch(S, {self.items(s.source)}) if {self.x(s.cond)}]"
+        return f"[{s.var} for {s.var} in ch(S, {self.source(s.source)}) if {self.under(s.var, s.cond)}]"
 
     def i_MapS(self, s):
-        return f"[{self.x(s.value)} for {s.var} in ch(S, {self.items(s.source)})]"
+        return f"[{self.under(s.var, s.value)} for {s.var} in ch(S, {self.source(s.source)})]"
 
     def b(self, b) -> str:
-        return getattr(self, "b_" + type(b).__name__)(b)
+        level = self.level
+        if level >= _HOIST and self.fn is not None:
+            return self.hoist(b, "b_")
+        self.level = level + 1
+        try:
+            return getattr(self, "b_" + type(b).__name__)(b)
+        finally:
+            self.level = level
 
     def b_BufVar(self, b):
         return b.name
@@ -221,7 +333,7 @@ class _Writer:
         return f"{b.name}(S, {', '.join(args)})"
 
     def b_BestBuf(self, b):
-        pairs = f"[({b.var}, {self.x(b.key)}) for {b.var} in ch(S, {self.items(b.source)})]"
+        pairs = f"[({b.var}, {self.under(b.var, b.key)}) for {b.var} in ch(S, {self.source(b.source)})]"
         return f"best_of(S, {pairs}, {1 if b.highest else 0})"
 
     def b_CondBuf(self, b):
@@ -231,7 +343,65 @@ class _Writer:
 
     def stmts(self, body, depth: int, fn: "_Fn") -> None:
         for s in body:
-            getattr(self, "s_" + type(s).__name__)(s, depth, fn)
+            if isinstance(s, (ir.If, ir.For, ir.While)) and (
+                    depth >= _INDENT or (self.ctx.loops >= _LOOPS and not isinstance(s, ir.If))):
+                self.outline((s,), depth, fn)
+            else:
+                getattr(self, "s_" + type(s).__name__)(s, depth, fn)
+
+    def outline(self, stmts, depth: int, fn: "_Fn") -> None:
+        """The statements `stmts`, nested too deep for CPython to compile where it stands, written as a
+        function of its own, defined at the start of the function being written (so that it
+        starts again at the left, with no loop around it) and called here.  It is a closure: the
+        locals it assigns are the function's own (`nonlocal`, each bound at the function's start,
+        `_Fn.nonlocals`).  What it hands back says how it ended: None (it ran to its end), a
+        tuple (it returned that value), 1 or 2 (a break or a continue of a loop around the call,
+        the dispatch of a block's arms among them)."""
+        self.outlined += 1
+        name = f"xo{self.outlined}"
+        lines, ctx = self.lines, self.ctx
+        self.lines, self.ctx = [], _Ctx(True)
+        try:
+            self.stmts(stmts, 2, fn)
+            body, inner = self.lines, self.ctx
+        finally:
+            self.lines, self.ctx = lines, ctx
+        names: dict = {}
+        for line in body:
+            got = _ASSIGNED.match(line)
+            if got is not None:
+                names.update(dict.fromkeys(n.strip() for n in re.split(r"[-+]?=|,", got.group(1)) if n.strip()))
+            got = _LOOP_VAR.match(line)
+            if got is not None:
+                names[got.group(1)] = None
+            names.update(dict.fromkeys(_WALRUS.findall(line)))
+        fn.nonlocals.update(names)
+        fn.outlines.append(f"    def {name}():")
+        if names:
+            fn.outlines.append(f"        nonlocal {', '.join(names)}")
+        fn.outlines.extend(body)
+        if not (inner.ret or inner.brk or inner.cont):
+            self.put(depth, f"{name}()")
+            return
+        self.put(depth, f"xt = {name}()")
+        self.put(depth, "if xt is not None:")
+        if inner.brk:
+            self.put(depth + 1, "if xt == 1:")
+            self.put(depth + 2, "break")
+        if inner.cont:
+            self.put(depth + 1, "if xt == 2:")
+            self.put(depth + 2, "continue")
+        if inner.ret:
+            self.put(depth + 1, "return xt[0]")
+
+    def close(self, start: int, fn: "_Fn", bound) -> None:
+        """The outlined functions of the function whose body starts at line `start`, put there,
+        after the locals they assign are bound (but its parameters, `bound`)."""
+        if not fn.outlines:
+            return
+        fresh = [n for n in fn.nonlocals if n not in bound]
+        head = [f"    {' = '.join(fresh)} = None"] if fresh else []
+        self.lines[start:start] = head + fn.outlines
 
     def s_Set(self, s, depth, fn):
         self.put(depth, f"{s.var} = {self.x(s.value)}")
@@ -243,11 +413,38 @@ class _Writer:
         self.put(depth, f"S[{self.x(s.index)}] = {self.x(s.value)}")
 
     def s_If(self, s, depth, fn):
-        self.put(depth, f"if {self.x(s.test)}:")
-        self.body(s.then, depth + 1, fn)
-        if s.otherwise:
-            self.put(depth, "else:")
-            self.body(s.otherwise, depth + 1, fn)
+        # (not recursive along a chain of `otherwise if`, which may be thousands of links long: a
+        # long one is written as `elif`s, its links' positions set in their tests)
+        long = _chain(s) > _CHAIN
+        links = 0
+        test = self.x(s.test)
+        word = "if"
+        while True:
+            self.put(depth, f"{word} {test}:")
+            self.body(s.then, depth + 1, fn)
+            rest = s.otherwise
+            if not rest:
+                return
+            link = _link(rest)
+            if link is None:
+                self.put(depth, "else:")
+                self.body(rest, depth + 1, fn)
+                return
+            prefix, s = link
+            links += 1
+            test = self.x(s.test)
+            if long and links % _CHAIN:
+                word = "elif"
+                if prefix:
+                    test = f"(at_line(S, {prefix[-1].pos}) or {test})"
+                continue
+            self.put(depth, "else:")  # (a long chain: a new one, in the else of the one before)
+            depth += 1
+            word = "if"
+            if depth >= _INDENT:
+                self.outline((*prefix, s), depth, fn)
+                return
+            self.stmts(prefix, depth, fn)
 
     def body(self, stmts, depth, fn):
         if not stmts:
@@ -258,11 +455,18 @@ class _Writer:
     def s_While(self, s, depth, fn):
         test = "True" if isinstance(s.test, ir.Int) and s.test.value else self.x(s.test)
         self.put(depth, f"while {test}:")
-        self.body(s.body, depth + 1, fn)
+        self.loop(s.body, depth + 1, fn)
 
     def s_For(self, s, depth, fn):
         self.put(depth, f"for {s.var} in {self.items(s.stream)}:")
-        self.body(s.body, depth + 1, fn)
+        self.loop(s.body, depth + 1, fn)
+
+    def loop(self, stmts, depth, fn):
+        self.ctx.loops += 1
+        try:
+            self.body(stmts, depth, fn)
+        finally:
+            self.ctx.loops -= 1
 
     def s_Break(self, s, depth, fn):
         self.put(depth, "break")
@@ -472,10 +676,14 @@ class _Writer:
         if f.kind == "enum":
             params += ", ok, bad"
         self.put(0, f"def {f.name}(S{params}):")
+        start = len(self.lines)
         for i, (name, _, _) in enumerate(f.loads):  # the move in the state's move slots (`why`, domains)
             self.put(1, f"{name} = S[{H_MOVE + 1 + i}]")
         fn = _Fn(f, self.kp, 0, [])
+        self.ctx, self.fn = _Ctx(False), fn
         self.body(f.body, 1, fn)
+        self.fn = None
+        self.close(start, fn, {"S", "ok", "bad", *f.params})
         self.put(0, "")
 
     def kept(self, f: ir.Function) -> None:
@@ -516,6 +724,9 @@ class _Writer:
         fn = _Fn(f, kp, 2 + len(slots), slots)
         params = "".join(f", {p}=None" for p in f.params)
         self.put(0, f"def {f.name}(S, fp, resume{params}):")
+        start = len(self.lines)
+        self.ctx, self.fn = _Ctx(False), fn
+        bound = {"S", "fp", "resume", *f.params}
         if arms is not None:
             self.put(1, "if resume:")
             self.put(2, f"pc = S[fp + 1]")
@@ -531,12 +742,18 @@ class _Writer:
             self.prologue(1, f)
         if arms is None:
             self.body(f.body + (ir.Leave(DONE),), 1, fn)
+            self.fn = None
+            self.close(start, fn, bound)
             self.put(0, "")
             return
         self.put(1, "while True:")
+        self.ctx.loops = 1
         for i, label in enumerate(sorted(arms.code)):
-            self.put(2, f"{'if' if i == 0 else 'elif'} pc == {label}:")
+            # (every arm ends in a jump: a chain cut in several is the same dispatch)
+            self.put(2, f"{'if' if i % _CHAIN == 0 else 'elif'} pc == {label}:")
             self.body(arms.code[label], 3, fn)
+        self.fn = None
+        self.close(start, fn, bound)
         self.put(0, "")
 
     def prologue(self, depth: int, f: ir.Function) -> None:
@@ -686,14 +903,44 @@ def site_key(kp: KernelProgram, site) -> "str | None":
     return f"({', '.join(pieces)},)"
 
 
+def _link(rest) -> "tuple | None":
+    """The `otherwise` of an `if` as the next link of a chain of `otherwise if`: the positions set
+    before its test, and the `if`; None where it is not one."""
+    if isinstance(rest[-1], ir.If) and all(isinstance(s, ir.Here) for s in rest[:-1]):
+        return tuple(rest[:-1]), rest[-1]
+    return None
+
+
+def _chain(s) -> int:
+    """How many links the chain of `otherwise if` starting at the `if` `s` has."""
+    n = 0
+    while s.otherwise and (link := _link(s.otherwise)) is not None:
+        s = link[1]
+        n += 1
+    return n
+
+
 class _Fn:
-    """The function being written: its IR, its frame's size and the locals its frame keeps."""
+    """The function being written: its IR, its frame's size and the locals its frame keeps, and the
+    functions outlined from it (`_Writer.outline`) with the locals they assign."""
 
     def __init__(self, f: ir.Function, kp: KernelProgram, frame: int, slots: list):
         self.fn = f
         self.kp = kp
         self.frame = frame
         self.slots = slots
+        self.outlines: list[str] = []
+        self.nonlocals: dict = {}
+
+
+class _Ctx:
+    """The Python function the lines are written into: outlined or not, how many loops are open
+    in it, and how an outlined one ends (it returns, breaks or continues a loop around it)."""
+
+    def __init__(self, outlined: bool):
+        self.outlined = outlined
+        self.loops = 0
+        self.ret = self.brk = self.cont = False
 
 
 def emit_python(kp: KernelProgram) -> str:

@@ -18,7 +18,7 @@ from itertools import combinations, takewhile
 
 from ..limits import MAX_CHOICES, MAX_DICE, MAX_LIST_LENGTH, MAX_NUMBER, MAX_SUBSET
 from .abi import (
-    FAULT_BUDGET, FAULT_CAPACITY, FAULT_RULE, H_CHANCE, H_CHANCES, H_DDRAWS, H_DECISIONS, H_DRAWS, H_DSEED, H_MANUAL, H_MOVE, H_N, H_SEED,
+    FAULT_BUDGET, FAULT_CAPACITY, FAULT_RULE, H_AT, H_CHANCE, H_CHANCES, H_DDRAWS, H_DECISIONS, H_DRAWS, H_DSEED, H_MANUAL, H_MOVE, H_N, H_SEED,
     H_WHY, H_WHY_ARG, H_WORK, KERNEL_BUDGET, MAX_STACK, NIL, WHY_LIST, WHY_NOT_IN_LIST, WHY_NUMBER, WHY_SEAT,
     WHY_ZONE_NOBODY, below, decision_seed,
 )
@@ -213,10 +213,16 @@ def plus_one(S, c):
     return c + 1
 
 
+def at_line(S, pos):
+    """S[H_AT] = pos, as an expression (None): the position of a link of a long `otherwise if`
+    chain, set in its test (emit_python's `s_If`)."""
+    S[H_AT] = pos
+
+
 HELPERS = (
     "KFault", "fail", "divide", "seat_at", "zone_of_seat", "over_budget", "checked", "ch", "charge", "one", "attr", "seat", "total", "least", "most", "first_of",
     "last_of", "top", "distinct", "largest", "best_of", "without_one", "without_all", "rotate", "direction", "numbers",
-    "unmask", "distinct_seats", "sorted_set", "same_items", "minus_one", "plus_one", "choose", "zone",
+    "unmask", "distinct_seats", "sorted_set", "same_items", "minus_one", "plus_one", "at_line", "choose", "zone",
     "zone_in_family", "family_start", "adjacent", "slide", "card_choices", "subsets", "set_list", "list_append",
     "list_extend", "list_remove", "move_one", "move", "draw", "shuffle", "reveal", "roll", "roll_one",
     "roll_rest", "roll_start", "roll_face", "draw_step", "draw_card", "note_old", "note_new", "stale_all", "forget", "BUDGET", "MAX_CHOICES", "MAX_STACK", "MISSING", "KEPT", "TRACE",
