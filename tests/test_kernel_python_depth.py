@@ -38,14 +38,18 @@ def _blocks(header: str, depth: int, inner: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _chain(links: int) -> str:
-    """A chain of `otherwise if` `links` long, between players' choices.  (Inside a loop, a chain
-    this long is too deep for the kernel's lowering: `kernel/lower.py` `rounds` recurses.)"""
+def _chain(links: int, in_a_loop: bool = False) -> str:
+    """A chain of `otherwise if` `links` long, between players' choices (in a `repeat` loop: the
+    lowering walks a loop's chain link by link, `kernel/lower.py` `_nesting` and `rounds`, which
+    recursed a call a link and raised a bare RecursionError)."""
+    at = "    " if in_a_loop else "  "
     lines = [HEAD.rstrip("\n"), "the game has x: number", "each player has points: number", "phase game:",
-             "  for each player:", "    player chooses poke or pass", "  if x = 0:", "    add 1 to x"]
+             "  for each player:", "    player chooses poke or pass"]
+    lines += ["  repeat 2 times:"] if in_a_loop else []
+    lines += [at + "if x = 0:", at + "  add 1 to x"]
     for i in range(1, links):
-        lines += [f"  otherwise if x = {i}:", f"    add {1 + i % 3} to x"]
-    lines += ["  otherwise:", "    add 5 to x", "  for each player:", "    player chooses poke or pass",
+        lines += [f"{at}otherwise if x = {i}:", f"{at}  add {1 + i % 3} to x"]
+    lines += [at + "otherwise:", at + "  add 5 to x", "  for each player:", "    player chooses poke or pass",
               "action poke:", "  add x to your points", "action pass:", "  nothing", 'score "x": x + your points']
     return "\n".join(lines) + "\n"
 
@@ -76,6 +80,7 @@ CASES = {
     "score \"p\": your points\n",
     # a chain of `otherwise if` a thousand links long
     "a long chain": _chain(1000),
+    "a long chain in a loop": _chain(1000, in_a_loop=True),
 }
 
 
@@ -126,6 +131,19 @@ def test_deep_rules_compile_on_the_python_spelling_and_play_as_the_engine(name, 
         assert a.scores() == b.scores() and a.history == b.history and steps > 0
         played = kernel.playout(2, game._options(None), seed)  # a whole game, on the kernel alone
         assert played.outcome.scores is not None
+
+
+def test_rules_too_deep_for_the_c_writer_are_the_native_backends_own_error():
+    # (the C of a chain of a thousand links nests one `if` a link: the writer's recursion is the
+    # build's NativeError, in words, and "auto" plays on the Python spelling)
+    from fishrules.kernel import NativeError
+
+    with pytest.raises(NativeError, match="nest deeper than the kernel writes as C"):
+        fishrules.loads(CASES["a long chain in a loop"], "chain.fish", backend="native").kernel
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kernel = fishrules.loads(CASES["a long chain in a loop"], "chain.fish").kernel
+    assert kernel.name == "python" and "nest deeper" in kernel.why_not_native
 
 
 def test_the_cut_code_is_only_the_deep_code():

@@ -164,15 +164,19 @@ _PLAIN_DEPTH = 60 - 8
 
 
 def _nesting(body) -> tuple[int, int]:
-    """(statements, loops) that `body` nests, itself included."""
+    """(statements, loops) that `body` nests, itself included.  Walked with a list, not by
+    recursion: a chain of `otherwise if` nests one statement a link, a thousand links deep."""
     depth = loops = 0
-    for s in body:
-        if isinstance(s, ir.If):
-            d, lp = map(max, zip(_nesting(s.then), _nesting(s.otherwise)))
-            depth, loops = max(depth, d + 1), max(loops, lp)
-        elif isinstance(s, (ir.While, ir.For)):
-            d, lp = _nesting(s.body)
-            depth, loops = max(depth, d + 1), max(loops, lp + 1)
+    todo = [(body, 0, 0)]  # (statements, statements and loops around them)
+    while todo:
+        stmts, d, lp = todo.pop()
+        for s in stmts:
+            if isinstance(s, ir.If):
+                depth = max(depth, d + 1)
+                todo += ((s.then, d + 1, lp), (s.otherwise, d + 1, lp))
+            elif isinstance(s, (ir.While, ir.For)):
+                depth, loops = max(depth, d + 1), max(loops, lp + 1)
+                todo.append((s.body, d + 1, lp + 1))
     return depth, loops
 
 
@@ -188,7 +192,7 @@ def _rounds_as_the_engine(fn: ir.Function) -> ir.Function:
         out = []
         for s in body:
             if isinstance(s, ir.If):
-                s = ir.If(s.test, rounds(s.then, depth + 1, loops), rounds(s.otherwise, depth + 1, loops))
+                s = chain(s, depth, loops)
             elif isinstance(s, ir.For):
                 s = ir.For(s.var, s.stream, rounds(s.body, depth + 1, loops + 1))
             elif isinstance(s, ir.While):
@@ -201,6 +205,23 @@ def _rounds_as_the_engine(fn: ir.Function) -> ir.Function:
                 s = ir.While(s.test, inner)
             out.append(s)
         return tuple(out)
+
+    def chain(s: ir.If, depth: int, loops: int) -> ir.If:
+        """`rounds` of an `if` and the `otherwise if`s chained to it, link by link (a link nests
+        one deeper than the one before, as the recursion it replaces counted: a chain of a
+        thousand links is no deeper a call)."""
+        links = []
+        while True:
+            then = rounds(s.then, depth + 1, loops)
+            o = s.otherwise
+            if o and isinstance(o[-1], ir.If):  # (after the line it is on: `ir.Here`)
+                links.append((s.test, then, rounds(o[:-1], depth + 1, loops)))
+                s, depth = o[-1], depth + 1
+                continue
+            done = ir.If(s.test, then, rounds(o, depth + 1, loops))
+            for test, then, before in reversed(links):
+                done = ir.If(test, then, (*before, done))
+            return done
 
     if not any(isinstance(s, ir.While) for s in ir.walk_stmts(fn.body)):
         return fn

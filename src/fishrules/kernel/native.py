@@ -581,7 +581,10 @@ def _tidy(folder: _Folder, keep: set) -> None:
 
 def build(kp: KernelProgram, sanitize: bool = False) -> _Library:
     """The shared library of a program, compiled now or found in the cache, opened and checked."""
-    source = emit_c(kp)
+    try:
+        source = emit_c(kp)
+    except RecursionError:  # (a chain of a thousand `otherwise if`s: one nested C `if` a link)
+        raise NativeError("the rules nest deeper than the kernel writes as C") from None
     if len(source) > MAX_C_SOURCE:
         raise NativeError(f"the rules make {len(source) >> 20} MiB of C, more than the {MAX_C_SOURCE >> 20} MiB "
                           "the kernel compiles")
