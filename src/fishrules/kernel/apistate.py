@@ -320,7 +320,9 @@ class KState(State):
         got = legal.get(_CHANCE_KEPT)
         if got is None:
             S = ks[_S]
-            if S[_H_CHANCE] != _CHANCE_DRAW:
+            if S[_H_CUR] != _CUR_CHANCE:  # (the header still names the last chance wait's die)
+                got = [(), {}]
+            elif S[_H_CHANCE] != _CHANCE_DRAW:
                 # a die's outcomes are the die's, whatever the position: kept for the game's
                 # positions (the texts, Fractions and ids of a roll made once)
                 shared, key = ks[_SHARED], (_CHANCE_KEPT, S[_H_CHANCE_A])
